@@ -1,0 +1,324 @@
+"""Retrieval-quality benchmark: BM25 baseline and the igraph-mcp service on two query sets.
+
+    python benchmarks/retrieval.py                        # both sets, all systems, default trees
+    python benchmarks/retrieval.py --set devset --systems bm25 --max-trees 2 --json out.json
+
+Sets: ``devset`` (SWE-bench issues -> gold files/functions) and ``docstrings`` (first docstring
+paragraph -> the symbol it documented, on trees with docstrings stripped). See benchmarks/README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import sys
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+# The package lives in <repo>/src; put it on the path so a plain checkout runs without installing.
+_SRC = Path(__file__).resolve().parents[1] / "src"
+if _SRC.is_dir() and str(_SRC) not in sys.path:
+    sys.path.insert(0, str(_SRC))
+
+import bench_data as bd  # noqa: E402 - after the sys.path set-up above
+import metrics as m  # noqa: E402
+from baseline_bm25 import Bm25Index, Ranking  # noqa: E402
+
+ALL_SYSTEMS = ("bm25", "fts", "dense", "hybrid", "hybrid+graph")
+TOP_K = 10
+
+# --------------------------------------------------------------------------- service adapter
+# Everything that knows the service's API is in this block; adjust here when the API moves.
+
+SERVICE_SYSTEMS: dict[str, tuple[tuple[str, ...], int]] = {
+    "fts": (("fts",), 0),
+    "dense": (("dense",), 0),
+    "hybrid": (("fts", "dense"), 0),
+    "hybrid+graph": (("fts", "dense"), 2),
+}
+# Issues can be ~9k characters; the service bounds query length, so the tail is cut here.
+MAX_QUERY_CHARS = 8000
+
+
+def open_service(root: Path) -> tuple[Any, float]:
+    """Build the service for a tree and run its index; return (service, seconds spent indexing)."""
+    from igraph_mcp.service import IGraphService  # imported lazily: the bm25-only run needs no package
+
+    started = time.perf_counter()
+    svc = IGraphService(root)
+    svc.index(full=False)
+    return svc, time.perf_counter() - started
+
+
+def service_search(svc: Any, query: str, system: str, top_k: int = TOP_K) -> Ranking:
+    """Run one query through the service as `system`; functions = hits (+ neighbours for graph)."""
+    channels, hops = SERVICE_SYSTEMS[system]
+    result = svc.explore(query[:MAX_QUERY_CHARS], top_k=top_k, hops=hops, channels=channels)
+    functions = [(h.file_path, h.qualified_name) for h in result.hits]
+    if hops:
+        functions += [(n.file_path, n.qualified_name) for n in result.neighbours]
+    return Ranking(functions, [f.file_path for f in result.files])
+
+
+def _service_search_as(svc: Any, system: str, query: str) -> Ranking:
+    return service_search(svc, query, system)
+
+
+def close_service(svc: Any) -> None:
+    """Release the service's resources when it offers a close()."""
+    close = getattr(svc, "close", None)
+    if callable(close):
+        close()
+
+
+# --------------------------------------------------------------------------- harness
+
+
+@dataclass(frozen=True)
+class Case:
+    """One query with its gold; docstring cases have one gold function and no file-level gold."""
+
+    qid: str
+    text: str
+    gold_files: tuple[str, ...]
+    gold_functions: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class TreeTask:
+    """A tree to index and the cases of one set that run against it."""
+
+    set_name: str
+    label: str
+    root: Path
+    cases: tuple[Case, ...]
+
+
+def devset_tasks(args: argparse.Namespace, cache: Path) -> list[TreeTask]:
+    """Select the devset trees, fetch them, and wrap their instances as cases."""
+    selection = bd.select_devset(bd.load_devset(args.devset), args.max_trees, args.limit)
+    script = args.fetch_tree or bd.devset_fetch_script(args.devset)
+    tasks = []
+    for tree in selection:
+        root = bd.fetch_tree(tree.project, tree.version, cache / "devset", script)
+        cases = tuple(Case(i.instance_id, i.query, i.gold_files, i.gold_functions) for i in tree.instances)
+        tasks.append(TreeTask("devset", f"{tree.project}=={tree.version}", root, cases))
+    return tasks
+
+
+def docstring_tasks(args: argparse.Namespace, cache: Path) -> list[TreeTask]:
+    """Fetch the docstring projects, strip them, and wrap their sampled queries as cases."""
+    script = args.fetch_tree or bd.devset_fetch_script(args.devset)
+    prepared = [
+        (name, version, *bd.prepare_docstring_project(name, version, cache, script, args.docstring_sample))
+        for name, version in bd.DEFAULT_DOC_PROJECTS
+    ]
+    capped = bd.round_robin([queries for *_, queries in prepared], args.limit)
+    tasks = []
+    for (name, version, root, _), queries in zip(prepared, capped, strict=True):
+        cases = tuple(Case(q.gold, q.query, (), (q.gold,)) for q in queries)
+        tasks.append(TreeTask("docstrings", f"{name}=={version}", root, cases))
+    return tasks
+
+
+def run_task(task: TreeTask, systems: list[str], log: Callable[[str], None]) -> dict[str, Any]:
+    """Index one tree, run every case through every system, and return per-query records and timings."""
+    bm25 = Bm25Index(task.root)
+    timings: dict[str, float] = {"bm25_build_s": bm25.build_seconds}
+    searchers: dict[str, Callable[[str], Ranking]] = {}
+    if "bm25" in systems:
+        searchers["bm25"] = lambda q: bm25.search(q, top_k=TOP_K)
+    svc = None
+    if any(s in SERVICE_SYSTEMS for s in systems):
+        svc, timings["service_index_s"] = open_service(task.root)
+        for system in (s for s in systems if s in SERVICE_SYSTEMS):
+            searchers[system] = functools.partial(_service_search_as, svc, system)
+    log(
+        f"[{task.set_name}] {task.label}: {len(task.cases)} queries, {bm25.documents} bm25 docs, "
+        + ", ".join(f"{k}={v:.1f}" for k, v in timings.items())
+    )
+    records: list[dict[str, Any]] = []
+    dropped = 0
+    try:
+        for case in task.cases:
+            golds = m.reachable_golds(case.gold_functions, bm25.symbol_keys, bm25.class_keys)
+            dropped += len(case.gold_functions) - len(golds)
+            if task.set_name == "docstrings" and not golds:
+                continue
+            for system, search in searchers.items():
+                records.append(_evaluate(task, case, golds, system, search, bm25.class_keys))
+    finally:
+        if svc is not None:
+            close_service(svc)
+    headline = ("acc@1", "mrr@10") if task.set_name == "docstrings" else ("file_acc@5", "func_acc@10")
+    for system in searchers:
+        means = m.mean_metrics([r["metrics"] for r in records if r["system"] == system])
+        log(f"    {system}: " + " ".join(f"{k}={_pct(means.get(k))}" for k in headline))
+    return {
+        "tree": task.label,
+        "set": task.set_name,
+        "root": str(task.root),
+        "timings": timings,
+        "unreachable_gold_functions": dropped,
+        "records": records,
+    }
+
+
+def _evaluate(
+    task: TreeTask,
+    case: Case,
+    golds: list[str],
+    system: str,
+    search: Callable[[str], Ranking],
+    class_keys: frozenset[str],
+) -> dict[str, Any]:
+    started = time.perf_counter()
+    error = None
+    try:
+        ranking = search(case.text)
+    except Exception as exc:  # one failing query is recorded and counted, not fatal
+        ranking, error = Ranking([], []), f"{type(exc).__name__}: {exc}"
+    seconds = time.perf_counter() - started
+    if task.set_name == "docstrings":
+        scores = m.docstring_metrics(golds[0], ranking.functions, class_keys)
+    else:
+        scores = m.devset_metrics(case.gold_files, golds, ranking.files, ranking.functions, class_keys)
+    return {
+        "tree": task.label,
+        "qid": case.qid,
+        "system": system,
+        "seconds": seconds,
+        "error": error,
+        "metrics": scores,
+        "top_functions": [f"{p}::{q}" for p, q in ranking.functions[:3]],
+        "top_files": ranking.files[:3],
+    }
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.1f}"
+
+
+def summarize(results: list[dict[str, Any]]) -> dict[str, dict[str, dict[str, Any]]]:
+    """Average metrics per (set, system) over all queries of that set."""
+    grouped: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+    for tree in results:
+        for rec in tree["records"]:
+            grouped[(tree["set"], rec["system"])].append(rec)
+    summary: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
+    for (set_name, system), recs in grouped.items():
+        summary[set_name][system] = {
+            "n": len(recs),
+            "errors": sum(r["error"] is not None for r in recs),
+            "ms_per_query": 1000 * sum(r["seconds"] for r in recs) / len(recs),
+            "metrics": m.mean_metrics([r["metrics"] for r in recs]),
+        }
+    return dict(summary)
+
+
+def format_table(set_name: str, rows: dict[str, dict[str, Any]], systems: list[str]) -> str:
+    """Render one set's summary: rows = systems, columns = metrics in percent, n and ms/query."""
+    columns = list(next(iter(rows.values()))["metrics"])
+    header = ["system", *columns, "n", "err", "ms/q"]
+    body = []
+    for system in (s for s in systems if s in rows):
+        row = rows[system]
+        cells = [_pct(row["metrics"][c]) for c in columns]
+        body.append([system, *cells, str(row["n"]), str(row["errors"]), f"{row['ms_per_query']:.0f}"])
+    widths = [max(len(r[i]) for r in [header, *body]) for i in range(len(header))]
+    lines = [f"== {set_name} =="]
+    for r in [header, *body]:
+        lines.append(
+            "  ".join(
+                c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True))
+            )
+        )
+    return "\n".join(lines)
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    """Parse the command line."""
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--set", choices=("devset", "docstrings", "both"), default="both")
+    ap.add_argument(
+        "--systems", default=",".join(ALL_SYSTEMS), help=f"comma list of {', '.join(ALL_SYSTEMS)}"
+    )
+    ap.add_argument("--max-trees", type=int, default=bd.DEFAULT_MAX_TREES, help="devset trees to use")
+    ap.add_argument(
+        "--limit", type=int, default=None, help="at most N queries per set (round-robin over trees)"
+    )
+    ap.add_argument(
+        "--docstring-sample", type=int, default=bd.DEFAULT_DOCSTRING_SAMPLE, help="queries per project"
+    )
+    ap.add_argument("--devset", type=Path, default=bd.DEFAULT_DEVSET)
+    ap.add_argument("--fetch-tree", type=Path, default=None, help="default: fetch_tree.py next to --devset")
+    ap.add_argument("--json", type=Path, default=None, help="write summary + per-query records here")
+    args = ap.parse_args(argv)
+    args.systems = [s.strip() for s in args.systems.split(",") if s.strip()]
+    unknown = sorted(set(args.systems) - set(ALL_SYSTEMS))
+    if unknown:
+        ap.error(f"unknown systems {unknown}; choose from {', '.join(ALL_SYSTEMS)}")
+    return args
+
+
+def _service_available() -> str | None:
+    try:
+        from igraph_mcp.service import IGraphService  # noqa: F401
+    except ImportError as exc:
+        return str(exc)
+    return None
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark and print one table per set plus per-tree timings."""
+    args = parse_args(argv)
+
+    def log(msg: str) -> None:
+        print(msg, file=sys.stderr, flush=True)
+
+    missing = _service_available() if any(s in SERVICE_SYSTEMS for s in args.systems) else None
+    if missing is not None:
+        log(f"igraph_mcp.service not importable ({missing}); running only the BM25 baseline")
+        args.systems = [s for s in args.systems if s not in SERVICE_SYSTEMS]
+    if not args.systems:
+        log("no system left to run")
+        return 2
+    cache = bd.cache_dir()
+    tasks: list[TreeTask] = []
+    if args.set in ("devset", "both"):
+        tasks += devset_tasks(args, cache)
+    if args.set in ("docstrings", "both"):
+        tasks += docstring_tasks(args, cache)
+    started = time.perf_counter()
+    results = [run_task(task, args.systems, log) for task in tasks]
+    summary = summarize(results)
+    for set_name, rows in summary.items():
+        print(format_table(set_name, rows, args.systems))
+        print()
+    print(
+        "timings (s): "
+        + "; ".join(
+            f"{r['tree']} " + " ".join(f"{k}={v:.1f}" for k, v in r["timings"].items()) for r in results
+        )
+    )
+    dropped = sum(r["unreachable_gold_functions"] for r in results if r["set"] == "devset")
+    elapsed = time.perf_counter() - started
+    print(f"gold functions absent from the trees (dropped): {dropped}; total {elapsed:.0f}s")
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        payload = {
+            "config": {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()},
+            "summary": summary,
+            "trees": results,
+        }
+        args.json.write_text(json.dumps(payload, indent=1), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,5 @@
+"""Allow ``python -m igraph_mcp``."""
+
+from igraph_mcp.cli import main
+
+raise SystemExit(main())

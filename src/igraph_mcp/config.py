@@ -1,0 +1,136 @@
+"""Configuration: ``<root>/.igraph/config.json`` validated with pydantic, IGraph's keys, IGRAPH_* overrides."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from igraph_mcp.errors import ConfigError
+
+CONFIG_DIR = ".igraph"
+CONFIG_FILE = "config.json"
+DB_FILE = "igraph.db"
+MOUNTS_FILE = "mounts.json"
+
+# Keys that look like credentials must never live in a file inside the repository.
+_CREDENTIAL_KEY = re.compile(r"(api[_-]?key|secret|token|password|passwd|credential|auth)", re.IGNORECASE)
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+class RetrievalConfig(_Strict):
+    """Retrieval knobs, same names and defaults as IGraph."""
+
+    fileTopK: int = Field(10, ge=1, le=200)
+    nodeTopK: int = Field(10, ge=1, le=200)
+    fallbackThreshold: float = Field(0.75, ge=0.0, le=1.0)
+    graphHops: int = Field(2, ge=0, le=5)
+    fusion: Literal["rrf"] = "rrf"
+    rrfK: int = Field(60, ge=1, le=1000)
+    denseWeight: float = Field(1.0, ge=0.0, le=10.0)
+    ftsWeight: float = Field(1.0, ge=0.0, le=10.0)
+    resourceTopK: int = Field(3, ge=0, le=50)
+    maxTokens: int = Field(4000, ge=200, le=100_000)
+
+
+class EmbedderConfig(_Strict):
+    """Which embedding backend to use; credentials only ever come from IGRAPH_API_KEY."""
+
+    backend: Literal["local", "openai", "hash", "none"] = "local"
+    model: str | None = None
+    baseUrl: str | None = None
+    dimension: int | None = Field(None, ge=8, le=8192)
+    batchSize: int = Field(64, ge=1, le=4096)
+
+
+class MultimodalConfig(_Strict):
+    """Thresholds for linking mounted documents to code, as IGraph's defaults."""
+
+    strongLinkThreshold: float = Field(0.85, ge=0.0, le=1.0)
+    weakLinkThreshold: float = Field(0.70, ge=0.0, le=1.0)
+    allowedDirs: list[str] = Field(default_factory=list)
+
+
+class IndexConfig(_Strict):
+    """Walker limits."""
+
+    maxFileBytes: int = Field(1_000_000, ge=1_000, le=100_000_000)
+    exclude: list[str] = Field(default_factory=list)
+
+
+class Config(_Strict):
+    """The whole configuration file."""
+
+    retrieval: RetrievalConfig = Field(default_factory=RetrievalConfig)
+    embedder: EmbedderConfig = Field(default_factory=EmbedderConfig)
+    multimodal: MultimodalConfig = Field(default_factory=MultimodalConfig)
+    index: IndexConfig = Field(default_factory=IndexConfig)
+
+
+def _reject_credentials(data: Any, where: str = "") -> None:
+    if isinstance(data, dict):
+        for key, value in data.items():
+            if _CREDENTIAL_KEY.search(str(key)):
+                raise ConfigError(
+                    f"config.json contains a credential-like key '{where}{key}'; remove it and set the "
+                    "IGRAPH_API_KEY environment variable instead (secrets never belong in the repository)"
+                )
+            _reject_credentials(value, f"{where}{key}.")
+
+
+# IGRAPH_* environment overrides: variable -> (section, key).
+_ENV_OVERRIDES: dict[str, tuple[str, str]] = {
+    **{f"IGRAPH_{re.sub(r'(?<!^)(?=[A-Z])', '_', k).upper()}": ("retrieval", k) for k in RetrievalConfig.model_fields},
+    "IGRAPH_EMBEDDER": ("embedder", "backend"),
+    "IGRAPH_EMBED_MODEL": ("embedder", "model"),
+    "IGRAPH_EMBED_BASE_URL": ("embedder", "baseUrl"),
+    "IGRAPH_EMBED_DIMENSION": ("embedder", "dimension"),
+    "IGRAPH_EMBED_BATCH_SIZE": ("embedder", "batchSize"),
+}
+
+
+def config_path(root: Path) -> Path:
+    """Location of the configuration file for ``root``."""
+    return root / CONFIG_DIR / CONFIG_FILE
+
+
+def load_config(root: Path, env: dict[str, str] | None = None) -> Config:
+    """Read, check and validate the config file, then apply IGRAPH_* environment overrides."""
+    env = dict(os.environ) if env is None else env
+    path = config_path(root)
+    data: dict[str, Any] = {}
+    if path.exists():
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise ConfigError(f"{path} is not valid JSON ({exc}); fix it or delete it to use the defaults") from exc
+        if not isinstance(data, dict):
+            raise ConfigError(f"{path} must hold a JSON object; fix it or delete it to use the defaults")
+        _reject_credentials(data)
+    for var, (section, key) in _ENV_OVERRIDES.items():
+        if var in env and env[var] != "":
+            data.setdefault(section, {})[key] = env[var]
+    try:
+        return Config.model_validate(data)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors(include_url=False)
+        )
+        raise ConfigError(f"invalid configuration ({problems}); fix {path} or the IGRAPH_* variables") from exc
+
+
+def write_default_config(root: Path, *, overwrite: bool = False) -> Path:
+    """Write the default configuration file and return its path."""
+    path = config_path(root)
+    if path.exists() and not overwrite:
+        raise ConfigError(f"{path} already exists; pass --force to overwrite it")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(Config().model_dump(), indent=2) + "\n", encoding="utf-8")
+    return path

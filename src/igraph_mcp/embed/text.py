@@ -1,0 +1,141 @@
+"""The text embedded for each code symbol, and its content hash.
+
+The default model (all-MiniLM-L6-v2) reads at most 256 word pieces, and code spends them fast
+(roughly 3 characters per piece). So the text puts what identifies the symbol first — kind,
+qualified name, the name split into words, the file path — then the signature and the first
+paragraph of the docstring, and fills whatever room is left with the head of the body.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+DEFAULT_MAX_CHARS = 1000
+"""Total bound; ~1,000 characters of code is ~250-350 word pieces, about one 256-token window."""
+
+_MAX_SIGNATURE_CHARS = 240
+_MAX_DOC_CHARS = 360
+_MIN_BODY_CHARS = 80  # below this a body fragment is noise rather than signal
+
+_WHITESPACE = re.compile(r"\s+")
+# C0/C1 controls and format characters (zero-width, bidi overrides) carry no meaning for a model.
+_INVISIBLE = re.compile(r"[\x00-\x08\x0e-\x1f\x7f-\x84\x86-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]")
+_PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
+
+
+def split_identifier(name: str) -> list[str]:
+    """Split an identifier into lower-case words: camelCase, PascalCase, snake_case, kebab, dots, digits."""
+    words: list[str] = []
+    current: list[str] = []
+
+    def flush() -> None:
+        if current:
+            words.append("".join(current).lower())
+            current.clear()
+
+    for i, ch in enumerate(name):
+        if not ch.isalnum():
+            flush()
+            continue
+        if current:
+            prev = current[-1]
+            if ch.isdigit() != prev.isdigit():
+                flush()  # letter <-> digit boundary: utf8Decode -> utf 8 decode
+            elif ch.isupper() and prev.islower():
+                flush()  # camelCase boundary: parseFile -> parse file
+            elif ch.isupper() and prev.isupper():
+                nxt = name[i + 1] if i + 1 < len(name) else ""
+                if nxt.islower():
+                    flush()  # end of an acronym: HTTPServer -> http server
+        current.append(ch)
+    flush()
+    return words
+
+
+def collapse_whitespace(text: str) -> str:
+    """Drop invisible control/format characters and collapse runs of whitespace to one space."""
+    return _WHITESPACE.sub(" ", _INVISIBLE.sub("", text)).strip()
+
+
+def _clip(text: str, limit: int) -> str:
+    """Cut at a word boundary at or before ``limit`` characters (hard cut if there is none nearby)."""
+    if len(text) <= limit:
+        return text
+    cut = max(text.rfind(" ", 0, limit + 1), text.rfind("\n", 0, limit + 1))
+    if cut < limit * 0.6:
+        cut = limit
+    return text[:cut].rstrip()
+
+
+def _docstring_ordered(docstring: str) -> str:
+    """First paragraph, then the rest: the summary line matters most when the budget is tight."""
+    paragraphs = [p for p in (collapse_whitespace(p) for p in _PARAGRAPH_BREAK.split(docstring)) if p]
+    return " ".join(paragraphs)
+
+
+def _strip_repeats(body: str, signature: str, docstring: str) -> str:
+    """Remove the signature and docstring from the body head when they repeat there verbatim."""
+    if signature and body.startswith(signature):
+        body = body[len(signature) :].lstrip()
+    if docstring and len(docstring) >= 12:
+        at = body.find(docstring)
+        if 0 <= at < 400:
+            body = (body[:at] + body[at + len(docstring) :]).strip()
+    return body
+
+
+def _scrub(text: str) -> str:
+    """Replace lone surrogates (from undecodable source bytes) so the text encodes as UTF-8 and JSON."""
+    return text.encode("utf-8", "replace").decode("utf-8")
+
+
+def symbol_embedding_text(
+    *,
+    kind: str,
+    name: str,
+    qualified_name: str | None,
+    path: str,
+    signature: str | None,
+    docstring: str | None,
+    body: str | None,
+    max_chars: int = DEFAULT_MAX_CHARS,
+) -> str:
+    """Build the bounded text embedded for one symbol (identity first, then signature, doc, body head)."""
+    if max_chars < 1:
+        raise ValueError("max_chars must be positive")
+    kind_s = collapse_whitespace(_scrub(kind or "symbol"))
+    name_s = collapse_whitespace(_scrub(name or ""))
+    qual_s = collapse_whitespace(_scrub(qualified_name or "")) or name_s
+    path_s = collapse_whitespace(_scrub(path or ""))
+    sig_s = _clip(collapse_whitespace(_scrub(signature or "")), _MAX_SIGNATURE_CHARS)
+    doc_full = _docstring_ordered(_scrub(docstring or ""))
+    doc_s = _clip(doc_full, _MAX_DOC_CHARS)
+    body_s = _strip_repeats(collapse_whitespace(_scrub(body or "")), sig_s, doc_full)
+
+    # The qualified name's words cover the enclosing class too (Parser.parseFile -> parser parse file).
+    name_words = " ".join(split_identifier(qual_s))
+    header = f"{kind_s} {qual_s}".strip()
+    if name_words and name_words != qual_s.lower():
+        header = f"{header} ({name_words})"
+    lines = [header]
+    if path_s:
+        path_words = " ".join(split_identifier(path_s))
+        lines.append(f"file {path_s} ({path_words})" if path_words else f"file {path_s}")
+    if sig_s:
+        lines.append(sig_s)
+    if doc_s:
+        lines.append(doc_s)
+
+    text = "\n".join(lines)
+    if len(text) > max_chars:
+        return _clip(text, max_chars)
+    room = max_chars - len(text) - 1
+    if body_s and room >= min(_MIN_BODY_CHARS, len(body_s)):
+        text = f"{text}\n{_clip(body_s, room)}"
+    return text
+
+
+def text_hash(text: str) -> str:
+    """Return the sha256 hex digest of the text, used to skip re-embedding unchanged symbols."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()

@@ -1,0 +1,39 @@
+"""Error hierarchy: every message tells the user or agent what to do next."""
+
+from __future__ import annotations
+
+
+class IGraphError(Exception):
+    """Base class for expected failures that are reported to the user, never as tracebacks."""
+
+
+class InvalidInput(IGraphError):
+    """A query, path or argument that cannot be accepted as given."""
+
+
+class PathOutsideRoot(InvalidInput):
+    """A path argument that resolves outside the repository root."""
+
+
+class NotIndexed(IGraphError):
+    """The repository has no index yet."""
+
+
+class IndexBusy(IGraphError):
+    """Another process or task is already writing the index."""
+
+
+class SchemaTooNew(IGraphError):
+    """The index was written by a newer igraph-mcp."""
+
+
+class ConfigError(IGraphError):
+    """The configuration file is invalid or unsafe."""
+
+
+class EmbedderError(IGraphError):
+    """The embedding backend failed or is unavailable."""
+
+
+class ResourceError(IGraphError):
+    """A document or schema could not be mounted."""

@@ -1,0 +1,80 @@
+"""The second indexing phase: embed symbols without a vector, batch by batch, each batch committed."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+import numpy as np
+
+from igraph_mcp.embed.base import Embedder
+from igraph_mcp.embed.text import symbol_embedding_text, text_hash
+from igraph_mcp.store import vectors as vec_store
+from igraph_mcp.store.db import Database
+
+log = logging.getLogger(__name__)
+
+Progress = Callable[[str, int, int], None]
+
+
+def prepare_vector_tables(db: Database, embedder: Embedder) -> bool:
+    """Create vector tables for this embedder; vectors of another embedder are dropped, never mixed.
+
+    Returns True when existing vectors had to be discarded.
+    """
+    stored_id = db.get_meta("embedder_id")
+    stored_dim = db.get_meta("embedder_dim")
+    changed = stored_id is not None and (stored_id != embedder.id or stored_dim != str(embedder.dimension))
+    with db.atomic() as con:
+        if changed:
+            log.warning("embedder changed from %s to %s: re-embedding everything", stored_id, embedder.id)
+            vec_store.drop_all_vectors(con)
+        elif stored_id is None:
+            # Vectors of unknown origin (interrupted first run) cannot be trusted either.
+            vec_store.drop_all_vectors(con)
+        vec_store.create_vector_tables(con, embedder.dimension)
+        db.set_meta(con, "embedder_id", embedder.id)
+        db.set_meta(con, "embedder_dim", str(embedder.dimension))
+    return changed
+
+
+def embed_nodes(
+    db: Database,
+    embedder: Embedder,
+    *,
+    reuse: dict[str, bytes] | None = None,
+    batch_size: int = 256,
+    progress: Progress | None = None,
+) -> tuple[int, int]:
+    """Embed every node lacking a vector; returns (embedded by the model, reused from unchanged text)."""
+    report = progress or (lambda _p, _d, _t: None)
+    reuse = reuse or {}
+    total = vec_store.count_nodes_to_embed(db)
+    done = embedded = reused = 0
+    report("embed", 0, total)
+    while True:
+        rows = vec_store.nodes_to_embed(db, batch_size)
+        if not rows:
+            break
+        texts: list[str] = []
+        hashes: list[str] = []
+        for _id, _fid, kind, name, qname, path, signature, docstring, body in rows:
+            text = symbol_embedding_text(kind=kind, name=name, qualified_name=qname, path=path,
+                                         signature=signature, docstring=docstring, body=body)
+            texts.append(text)
+            hashes.append(text_hash(text))
+        fresh = [i for i, h in enumerate(hashes) if h not in reuse]
+        vectors: dict[int, bytes] = {i: reuse[h] for i, h in enumerate(hashes) if h in reuse}
+        if fresh:
+            out = np.asarray(embedder.embed([texts[i] for i in fresh]), dtype=np.float32)
+            for j, i in enumerate(fresh):
+                vectors[i] = out[j].tobytes()
+        with db.atomic() as con:
+            vec_store.store_node_vectors(
+                con, ((rows[i][0], rows[i][1], vectors[i], hashes[i]) for i in range(len(rows)))
+            )
+        embedded += len(fresh)
+        reused += len(rows) - len(fresh)
+        done += len(rows)
+        report("embed", min(done, total), total)
+    return embedded, reused

@@ -1,0 +1,316 @@
+"""Incremental indexing: walk, detect changes by sha256, parse changed files, store them atomically, resolve."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from igraph_mcp.index import parse as parse_mod
+from igraph_mcp.index.identifiers import identifier_words
+from igraph_mcp.index.languages import language_for_path
+from igraph_mcp.index.model import ParsedFile, Symbol
+from igraph_mcp.index.resolve import Resolver, Sym
+from igraph_mcp.index.walk import WalkedFile, walk_repository
+from igraph_mcp.store import graph
+from igraph_mcp.store import vectors as vec_store
+from igraph_mcp.store.db import Database
+
+log = logging.getLogger(__name__)
+
+Progress = Callable[[str, int, int], None]
+MAX_BODY_CHARS = 4000  # stored per node: enough for snippets, FTS and the embedded head of a body
+MODULE_HEAD_CHARS = 1500
+FILES_PER_TRANSACTION = 100
+_CLASS_LIKE = frozenset({"class", "struct", "interface", "trait", "enum", "namespace"})
+
+
+@dataclass(slots=True)
+class IndexSummary:
+    """What one index run did."""
+
+    files: int = 0
+    symbols: int = 0
+    edges: int = 0
+    added: int = 0
+    modified: int = 0
+    deleted: int = 0
+    renamed: int = 0
+    unchanged: int = 0
+    parsed: int = 0
+    parse_errors: int = 0
+    skipped: dict[str, int] = field(default_factory=dict)
+    skipped_examples: dict[str, list[str]] = field(default_factory=dict)
+    reparsed_paths: list[str] = field(default_factory=list)
+    resolved_edges: int = 0
+    embedded: int = 0
+    embed_reused: int = 0
+    embed_note: str | None = None
+    seconds: float = 0.0
+    dry_run: bool = False
+
+
+@dataclass(slots=True)
+class _Change:
+    walked: WalkedFile
+    data: bytes
+    sha256: str
+    old_id: int | None  # set for a modified file
+
+
+def decode_source(data: bytes) -> bytes:
+    """Normalise a file's bytes to UTF-8 for the parser; UTF-16 with a BOM is transcoded so lines stay right."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return data.decode("utf-16", errors="replace").encode("utf-8")
+    if data.startswith(b"\xef\xbb\xbf"):
+        return data[3:]
+    return data
+
+
+def module_names(path: str) -> tuple[str, str]:
+    """(name, qualified name) of a file's module node: ``pkg/mod.py`` -> ("mod", "pkg.mod")."""
+    stem = path.rsplit(".", 1)[0] if "." in path.rsplit("/", 1)[-1] else path
+    return stem.rsplit("/", 1)[-1], stem.replace("/", ".")
+
+
+class Indexer:
+    """Runs one index update against a database."""
+
+    def __init__(self, root: Path, db: Database, *, max_file_bytes: int = 1_000_000,
+                 extra_ignores: tuple[str, ...] = ()) -> None:
+        self.root = root
+        self.db = db
+        self.max_file_bytes = max_file_bytes
+        self.extra_ignores = extra_ignores
+        # embed_hash -> vector of nodes about to be re-parsed, so unchanged symbols are not embedded again.
+        self.reusable_vectors: dict[str, bytes] = {}
+
+    # -- entry point ---------------------------------------------------------------------------------------
+    def run(self, *, full: bool = False, dry_run: bool = False, progress: Progress | None = None) -> IndexSummary:
+        """Bring the structure index up to date with the working tree; returns what changed."""
+        started = time.perf_counter()
+        report = progress or (lambda _phase, _done, _total: None)
+        summary = IndexSummary(dry_run=dry_run)
+        walked = walk_repository(self.root, language_for_path, max_file_bytes=self.max_file_bytes,
+                                 extra_ignores=self.extra_ignores)
+        summary.skipped = dict(walked.skipped)
+        summary.skipped_examples = {k: list(v) for k, v in walked.skipped_examples.items()}
+        if full and not dry_run:
+            self._clear()
+        states = {} if full else graph.file_states(self.db)
+        changes, unchanged, touched = self._diff(walked.files, states, summary, report)
+        seen = {w.path for w in walked.files}
+        gone = {p: s for p, s in states.items() if p not in seen}
+        renames = self._match_renames(changes, gone)
+        summary.renamed = len(renames)
+        summary.deleted = len(gone)
+        summary.added = sum(1 for c in changes if c.old_id is None)
+        summary.modified = len(changes) - summary.added
+        summary.unchanged = unchanged
+        summary.reparsed_paths = [c.walked.path for c in changes]
+        if dry_run:
+            summary.seconds = time.perf_counter() - started
+            return summary
+
+        with self.db.atomic() as con:
+            for file_id, w in renames:
+                graph.rename_file(con, file_id, w.path, w.mtime_ns)
+            for file_id, mtime in touched:
+                graph.touch_file(con, file_id, mtime)
+        changed_ids, names = self._store_changes(changes, gone, summary, report)
+        pending = self.db.get_meta("resolve_pending") == "1"
+        report("resolve", 0, 1)
+        summary.resolved_edges = self._resolve(changed_ids, names, everything=full or pending)
+        report("resolve", 1, 1)
+        c = graph.counts(self.db)
+        summary.files, summary.symbols, summary.edges = c["files"], c["symbols"], c["edges"]
+        with self.db.atomic() as con:
+            self.db.set_meta(con, "last_build", str(time.time()))
+            gen = int(self.db.get_meta("generation", "0") or 0) + 1
+            self.db.set_meta(con, "generation", str(gen))
+        summary.seconds = time.perf_counter() - started
+        return summary
+
+    # -- steps -----------------------------------------------------------------------------------------------
+    def _clear(self) -> None:
+        with self.db.atomic() as con:
+            con.execute("DELETE FROM nodes_fts")
+            if self.db.vec_available:
+                vec_store.drop_node_vectors(con)
+            con.execute("DELETE FROM edges")
+            con.execute("DELETE FROM nodes")
+            con.execute("DELETE FROM files")
+
+    def _diff(
+        self, files: list[WalkedFile], states: dict[str, graph.FileState], summary: IndexSummary, report: Progress
+    ) -> tuple[list[_Change], int, list[tuple[int, int]]]:
+        changes: list[_Change] = []
+        touched: list[tuple[int, int]] = []
+        unchanged = 0
+        for i, w in enumerate(files):
+            if i % 200 == 0:
+                report("scan", i, len(files))
+            old = states.get(w.path)
+            if old is not None and old.size == w.size and old.mtime_ns == w.mtime_ns:
+                unchanged += 1  # same size and mtime: trust it, like git's stat cache
+                continue
+            try:
+                data = w.abs_path.read_bytes()
+            except OSError as exc:
+                summary.skipped["unreadable"] = summary.skipped.get("unreadable", 0) + 1
+                log.warning("cannot read %s: %s", w.path, exc.strerror)
+                continue
+            sha = hashlib.sha256(data).hexdigest()
+            if old is not None and old.sha256 == sha:
+                unchanged += 1
+                touched.append((old.id, w.mtime_ns))
+                continue
+            changes.append(_Change(w, data, sha, old.id if old else None))
+        report("scan", len(files), len(files))
+        return changes, unchanged, touched
+
+    @staticmethod
+    def _match_renames(
+        changes: list[_Change], gone: dict[str, graph.FileState]
+    ) -> list[tuple[int, WalkedFile]]:
+        """Added files whose content equals exactly one deleted file are renames: keep nodes, change the path."""
+        by_sha: dict[str, list[str]] = {}
+        for path, st in gone.items():
+            by_sha.setdefault(st.sha256, []).append(path)
+        renames: list[tuple[int, WalkedFile]] = []
+        for change in list(changes):
+            olds = by_sha.get(change.sha256)
+            if change.old_id is None and olds and len(olds) == 1:
+                old_path = olds.pop()
+                renames.append((gone.pop(old_path).id, change.walked))
+                changes.remove(change)
+        return renames
+
+    def _store_changes(
+        self, changes: list[_Change], gone: dict[str, graph.FileState], summary: IndexSummary, report: Progress
+    ) -> tuple[list[int], set[str]]:
+        """Parse and write changed files in batches; each batch (whole files only) is one transaction."""
+        names: set[str] = set()
+        changed_ids: list[int] = []
+        vectors = self.db.vec_available and vec_store.has_node_vectors(self.db)
+        if gone:
+            names |= graph.names_in_files(self.db, [s.id for s in gone.values()])
+            with self.db.atomic() as con:
+                self.db.set_meta(con, "resolve_pending", "1")
+                for st in gone.values():
+                    graph.delete_file(con, st.id, vectors=vectors)
+        total = len(changes)
+        for start in range(0, total, FILES_PER_TRANSACTION):
+            batch = changes[start : start + FILES_PER_TRANSACTION]
+            parsed = [(c, self._parse(c)) for c in batch]
+            old_ids = [c.old_id for c in batch if c.old_id is not None]
+            if old_ids:
+                names |= graph.names_in_files(self.db, old_ids)
+                if vectors:
+                    self.reusable_vectors.update(vec_store.vectors_for_files(self.db, old_ids))
+            with self.db.atomic() as con:
+                self.db.set_meta(con, "resolve_pending", "1")
+                for c, pf in parsed:
+                    if c.old_id is not None:
+                        graph.delete_file(con, c.old_id, vectors=vectors)
+                    file_id = self._write_file(con, c, pf)
+                    changed_ids.append(file_id)
+                    names.update(s.name for s in pf.symbols if s.name)
+                    summary.parsed += 1
+                    summary.parse_errors += int(pf.has_error)
+            report("parse", min(start + len(batch), total), total)
+        return changed_ids, names
+
+    def _parse(self, change: _Change) -> ParsedFile:
+        source = decode_source(change.data)
+        try:
+            return parse_mod.parse_source(source, change.walked.language)
+        except (ValueError, RecursionError, MemoryError) as exc:
+            # One bad file must never stop the run: index it as a bare module and say why in the log.
+            log.warning("parse failed for %s: %s", change.walked.path, type(exc).__name__)
+            return ParsedFile(language=change.walked.language, has_error=True)
+
+    def _write_file(self, con: object, change: _Change, pf: ParsedFile) -> int:
+        w = change.walked
+        source = decode_source(change.data)
+        text_lines = source.count(b"\n") + 1
+        file_id = graph.insert_file(
+            con, w.path, w.language, change.sha256, w.size, w.mtime_ns, text_lines,  # type: ignore[arg-type]
+            "partial" if pf.has_error else "ok", time.time(),
+        )
+        mod_name, mod_qname = module_names(w.path)
+        symbols = pf.symbols or [Symbol("module", "", "", 1, text_lines, 0, len(source))]
+        # Where each class-like symbol's first child starts, to cut its stored body there.
+        first_child: dict[int, int] = {}
+        for s in symbols[1:]:
+            if s.parent is not None:
+                first_child.setdefault(s.parent, s.start_byte)
+        ids: list[int] = []
+        fts_rows = []
+        edges: list[tuple[object, ...]] = []
+        for i, s in enumerate(symbols):
+            if i == 0:
+                name, qname = mod_name, mod_qname
+                body = source[: MODULE_HEAD_CHARS * 2].decode("utf-8", "replace")[:MODULE_HEAD_CHARS]
+            else:
+                name, qname = s.name, s.qualified_name
+                end = s.end_byte
+                if s.kind in _CLASS_LIKE and i in first_child:
+                    # A class body would repeat every method; keep its header, docstring and attributes.
+                    end = max(first_child[i], s.start_byte)
+                end = min(end, s.start_byte + MAX_BODY_CHARS * 2)
+                body = source[s.start_byte : end].decode("utf-8", "replace")[:MAX_BODY_CHARS]
+            parent = ids[s.parent] if i > 0 and s.parent is not None and s.parent < len(ids) else None
+            nid = graph.insert_node(con, (  # type: ignore[arg-type]
+                file_id, parent, s.kind, name, qname, s.signature, s.docstring, body,
+                s.start_line, s.end_line, s.start_byte, s.end_byte, int(s.exported),
+            ))
+            ids.append(nid)
+            fts_rows.append((nid, name, identifier_words(name, qname), qname, w.path, s.signature, s.docstring,
+                             body if i > 0 else ""))
+            if i > 0:
+                edges.append((parent if parent is not None else ids[0], nid, "contains", name, "", "same_file",
+                              s.start_line))
+        graph.insert_fts(con, fts_rows)  # type: ignore[arg-type]
+        for ref in pf.references:
+            src_id = ids[ref.source] if 0 <= ref.source < len(ids) else ids[0]
+            edges.append((src_id, None, ref.kind, ref.name, ref.qualifier, "unresolved", ref.line))
+        for imp in pf.imports:
+            edges.append((ids[0], None, "imports", imp.name, imp.module, "unresolved", imp.line))
+        graph.insert_edges(con, edges)  # type: ignore[arg-type]
+        graph.insert_imports(con, [(file_id, imp.module, imp.name, imp.alias, imp.line)  # type: ignore[arg-type]
+                                   for imp in pf.imports])
+        return file_id
+
+    def _resolve(self, changed_ids: list[int], names: set[str], *, everything: bool) -> int:
+        """Bind reference edges from changed files and edges elsewhere that name what changed."""
+        rows = graph.all_reference_edges(self.db) if everything else graph.edges_to_resolve(
+            self.db, changed_ids, names)
+        if not rows:
+            with self.db.atomic() as con:
+                self.db.set_meta(con, "resolve_pending", "0")
+            return 0
+        symbols = [Sym(*r) for r in graph.symbol_table(self.db)]
+        resolver = Resolver(symbols, graph.file_paths(self.db), graph.imports_by_file(self.db))
+        updates: list[tuple[int | None, str, int]] = []
+        bound = 0
+        for edge_id, source_id, file_id, kind, target_name, qualifier in rows:
+            if kind == "imports":
+                target, how = resolver.resolve_import(file_id, qualifier, target_name)
+            else:
+                target, how = resolver.resolve(source_id, file_id, kind, target_name, qualifier)
+            bound += target is not None
+            updates.append((target, how, edge_id))
+        with self.db.atomic() as con:
+            graph.set_edge_targets(con, updates)
+            self.db.set_meta(con, "resolve_pending", "0")
+        return bound
+
+
+def count_skips(summary: IndexSummary) -> Counter[str]:
+    """Skip reasons as a Counter (for printing)."""
+    return Counter(summary.skipped)

@@ -1,0 +1,72 @@
+"""Plain data produced by parsing one file, before anything is stored or resolved."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+# Node kinds a parser may emit. "module" is the file itself; every other symbol lies inside it.
+NODE_KINDS = (
+    "module",
+    "class",
+    "struct",
+    "interface",
+    "trait",
+    "enum",
+    "function",
+    "method",
+    "type",
+    "constant",
+    "namespace",
+)
+
+# Reference kinds; each becomes an edge once its target is resolved.
+REF_KINDS = ("calls", "imports", "inherits", "implements", "references")
+
+
+@dataclass(slots=True)
+class Symbol:
+    """One definition found in a file. ``parent`` indexes into ``ParsedFile.symbols``."""
+
+    kind: str
+    name: str
+    qualified_name: str  # dotted path of enclosing definitions inside the file, e.g. "Outer.Inner.method"
+    start_line: int  # 1-based, inclusive
+    end_line: int  # 1-based, inclusive
+    start_byte: int
+    end_byte: int
+    signature: str = ""  # the definition's header line(s), trimmed, at most ~200 chars
+    docstring: str = ""  # docstring or leading doc comment, cleaned of comment markers
+    parent: int | None = None  # index of the enclosing symbol (None for the module symbol)
+    exported: bool = True  # visible outside the file (language rules: _private, lowercase Go, static C ...)
+
+
+@dataclass(slots=True)
+class Reference:
+    """A use of a name that may point at a definition elsewhere (a call, a base class, ...)."""
+
+    kind: str  # one of REF_KINDS
+    name: str  # the referenced simple name as written, e.g. "register_hook" for self.register_hook()
+    source: int  # index of the innermost enclosing symbol in ParsedFile.symbols (0 = the module)
+    line: int  # 1-based
+    qualifier: str = ""  # receiver or module path written before the name: "self", "os.path", "Foo"
+
+
+@dataclass(slots=True)
+class Import:
+    """One imported binding: ``from pkg.mod import name as alias`` or ``import x from './y'``."""
+
+    module: str  # module path as written: "pkg.mod", "./utils", "java.util.List", "fmt"
+    name: str = ""  # imported member, "" when the whole module is bound
+    alias: str = ""  # local binding name ("" = same as name, or the module's last segment)
+    line: int = 0
+
+
+@dataclass(slots=True)
+class ParsedFile:
+    """Everything extracted from one source file."""
+
+    language: str
+    symbols: list[Symbol] = field(default_factory=list)  # symbols[0] is always the module
+    references: list[Reference] = field(default_factory=list)
+    imports: list[Import] = field(default_factory=list)
+    has_error: bool = False  # tree-sitter reported syntax errors; what parsed is still kept

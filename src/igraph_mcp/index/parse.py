@@ -1,0 +1,531 @@
+"""Generic tree-sitter extraction driven by the query captures and the language table.
+
+Capture names understood in queries/<language>.scm (see /work/briefs/parse_convention.md):
+  @definition.<kind> + @name [+ @body] [+ @receiver]   a symbol; @receiver qualifies it ("Server.Start")
+  @scope + @name                                       a container that qualifies nested names (Rust impl)
+  @reference.<call|inherits|implements|type> + @name [+ @qualifier]
+  @import + @import.module [+ @import.name] [+ @import.alias | @import.default]
+  @export                                              a node whose top-level definitions are exported
+  @export.name                                         an identifier exported by a list (`export { a }`)
+Nothing here branches on the language name: per-language rules are fields of LanguageSpec.
+"""
+
+from __future__ import annotations
+
+import bisect
+import contextlib
+import logging
+import re
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from tree_sitter import Node, Parser, Query, QueryCursor
+from tree_sitter_language_pack import get_language, get_parser
+
+from igraph_mcp.index.languages import LanguageSpec, get_spec
+from igraph_mcp.index.model import Import, ParsedFile, Reference, Symbol
+
+log = logging.getLogger(__name__)
+
+QUERY_DIR = Path(__file__).parent / "queries"
+MAX_SIGNATURE = 200
+MAX_DOCSTRING = 2000
+MAX_QUALIFIER = 120
+# Header bytes read when a definition has no body (type aliases, constants, prototypes).
+_HEADER_SCAN = 600
+
+_REF_KINDS = {
+    "call": "calls",
+    "inherits": "inherits",
+    "implements": "implements",
+    "type": "references",
+    "references": "references",
+}
+_FUNCTION_KINDS = frozenset({"function", "method"})
+_TOP_KINDS = frozenset({"module", "namespace"})
+
+_WS = re.compile(r"\s+")
+_WORD = re.compile(r"[\w$#]+")
+_LINE_MARKER = re.compile(r"^\s*(?:///?|//!|#+|--)\s?")
+_BLOCK_LINE = re.compile(r"^\s*\*(?!/)\s?")
+_XML_DOC_TAG = re.compile(r"</?(?:summary|remarks|returns|para|value|example)\s*>")
+_STRING_PREFIX = re.compile(r"^[rRbBuUfF]{0,2}")
+
+_compile_lock = threading.Lock()
+_queries: dict[str, Query] = {}
+_thread = threading.local()
+
+
+def load_query(spec: LanguageSpec) -> Query:
+    """Return the compiled query for a language, compiling and caching it on first use."""
+    query = _queries.get(spec.name)
+    if query is not None:
+        return query
+    with _compile_lock:
+        query = _queries.get(spec.name)
+        if query is None:
+            parts = []
+            for fname in spec.queries:
+                path = QUERY_DIR / fname
+                if path.is_file():
+                    parts.append(path.read_text(encoding="utf-8"))
+                else:
+                    # A language whose queries are not written yet still yields its module symbol.
+                    log.warning("query file %s missing; %s files get no symbols", fname, spec.name)
+            query = Query(get_language(spec.grammar), "\n".join(parts))  # type: ignore[arg-type]
+            _queries[spec.name] = query
+    return query
+
+
+def _parser(spec: LanguageSpec) -> Parser:
+    # Parsers keep per-parse state, so each thread gets its own.
+    cache: dict[str, Parser] | None = getattr(_thread, "parsers", None)
+    if cache is None:
+        cache = _thread.parsers = {}
+    parser = cache.get(spec.grammar)
+    if parser is None:
+        parser = cache[spec.grammar] = get_parser(spec.grammar)  # type: ignore[arg-type]
+    return parser
+
+
+@dataclass(slots=True)
+class _Def:
+    """A definition (or qualifying scope) match before it becomes a Symbol."""
+
+    kind: str
+    node: Node
+    name_node: Node
+    body: Node | None
+    receiver: str
+    pattern: int
+    is_scope: bool = False
+    qualified: str = ""
+    index: int = 0  # index in ParsedFile.symbols (the nearest real symbol for scopes)
+
+
+@dataclass(slots=True)
+class _RawImport:
+    """One @import match; `default` marks an ES default import bound by @import.default."""
+
+    stmt: Node
+    module: Node
+    name: Node | None
+    alias: Node | None
+    default: bool = False
+
+
+@dataclass(slots=True)
+class _Matches:
+    """Captures of one file, sorted into their roles."""
+
+    defs: list[_Def]
+    refs: list[tuple[str, Node, Node | None]]
+    imports: list[_RawImport]
+    export_ranges: set[tuple[int, int]]
+    export_names: set[str]
+
+
+def _text(source: bytes, node: Node) -> str:
+    return source[node.start_byte : node.end_byte].decode("utf-8", "replace")
+
+
+def _collect(query: Query, root: Node) -> _Matches:
+    out = _Matches([], [], [], set(), set())
+    for pattern, caps in QueryCursor(query).matches(root):
+        role = ""
+        for key in caps:
+            if key.startswith(("definition.", "reference.")) or key in ("scope", "import"):
+                role = key
+                break
+        name_nodes = caps.get("name")
+        if role.startswith("definition.") or role == "scope":
+            if name_nodes:
+                body = caps.get("body")
+                recv = caps.get("receiver")
+                out.defs.append(
+                    _Def(
+                        kind=role[len("definition.") :] if role != "scope" else "scope",
+                        node=caps[role][0],
+                        name_node=name_nodes[0],
+                        body=body[0] if body else None,
+                        receiver=_clean_type(recv[0].text or b"") if recv else "",
+                        pattern=pattern,
+                        is_scope=role == "scope",
+                    )
+                )
+        elif role.startswith("reference."):
+            kind = _REF_KINDS.get(role[len("reference.") :])
+            if kind and name_nodes:
+                qual = caps.get("qualifier")
+                for name_node in name_nodes:
+                    out.refs.append((kind, name_node, qual[0] if qual else None))
+        elif role == "import":
+            modules = caps.get("import.module")
+            if modules:
+                names = caps.get("import.name")
+                aliases = caps.get("import.alias") or caps.get("import.default")
+                out.imports.append(
+                    _RawImport(
+                        stmt=caps["import"][0],
+                        module=modules[0],
+                        name=names[0] if names else None,
+                        alias=aliases[0] if aliases else None,
+                        default="import.default" in caps,
+                    )
+                )
+        for node in caps.get("export", ()):
+            out.export_ranges.add((node.start_byte, node.end_byte))
+        for node in caps.get("export.name", ()):
+            out.export_names.add((node.text or b"").decode("utf-8", "replace"))
+    return out
+
+
+def _clean_type(raw: bytes) -> str:
+    """Reduce a receiver/impl type like `*Server[T]` or `ns::Foo<T>` to `Server` / `ns.Foo`."""
+    text = raw.decode("utf-8", "replace")
+    for stop in "<[(":
+        text = text.split(stop, 1)[0]
+    text = text.replace("::", ".").replace("*", " ").replace("&", " ")
+    words = text.split()
+    return words[-1] if words else ""
+
+
+def _dedupe_defs(defs: list[_Def]) -> list[_Def]:
+    # Several patterns may name the same identifier (a decorated and a plain definition, an enum
+    # and a class): the earliest pattern chooses the kind, the widest node gives the range.
+    groups: dict[tuple[int, int], list[_Def]] = {}
+    for d in defs:
+        groups.setdefault((d.name_node.start_byte, d.name_node.end_byte), []).append(d)
+    merged: list[_Def] = []
+    for group in groups.values():
+        group.sort(key=lambda d: d.pattern)
+        first = group[0]
+        if len(group) > 1:
+            widest = max(group, key=lambda d: d.node.end_byte - d.node.start_byte)
+            first.body = first.body or next((d.body for d in group if d.body is not None), None)
+            if first.body is None:
+                first.body = first.node.child_by_field_name("body")
+            first.receiver = first.receiver or next((d.receiver for d in group if d.receiver), "")
+            first.node = widest.node
+        merged.append(first)
+    merged.sort(key=lambda d: (d.node.start_byte, -d.node.end_byte, d.pattern))
+    return merged
+
+
+def _last_line(source: bytes) -> int:
+    lines = source.count(b"\n")
+    return max(1, lines if source.endswith(b"\n") else lines + 1)
+
+
+def _end_line(node: Node) -> int:
+    row, col = node.end_point
+    start_row = node.start_point[0]
+    # A node ending right after a newline ends on the previous line.
+    return row if col == 0 and row > start_row else row + 1
+
+
+def _signature(source: bytes, d: _Def) -> str:
+    node = d.node
+    body = d.body if d.body is not None else node.child_by_field_name("body")
+    if body is not None and body.start_byte > node.start_byte:
+        header = source[node.start_byte : body.start_byte]
+    else:
+        header = source[node.start_byte : min(node.end_byte, node.start_byte + _HEADER_SCAN)]
+    text = _WS.sub(" ", header.decode("utf-8", "replace")).strip().rstrip(":{ ").strip()
+    return text[:MAX_SIGNATURE]
+
+
+def _clean_python_string(raw: str) -> str:
+    text = _STRING_PREFIX.sub("", raw.strip(), count=1)
+    for quote in ('"""', "'''", '"', "'"):
+        if text.startswith(quote) and text.endswith(quote) and len(text) >= 2 * len(quote):
+            text = text[len(quote) : -len(quote)]
+            break
+    return _dedent(text.splitlines())
+
+
+def _dedent(lines: list[str]) -> str:
+    """Like inspect.cleandoc: strip the common indent of lines after the first, drop blank edges."""
+    if not lines:
+        return ""
+    first = lines[0].strip()
+    rest = lines[1:]
+    indents = [len(ln) - len(ln.lstrip()) for ln in rest if ln.strip()]
+    cut = min(indents) if indents else 0
+    body = [first, *(ln[cut:].rstrip() for ln in rest)]
+    while body and not body[0]:
+        body.pop(0)
+    while body and not body[-1]:
+        body.pop()
+    return "\n".join(body)[:MAX_DOCSTRING]
+
+
+def _python_docstring(source: bytes, body: Node | None) -> str:
+    if body is None:
+        return ""
+    first = body.named_children[0] if body.named_child_count else None
+    if first is not None and first.type == "expression_statement" and first.named_child_count:
+        first = first.named_children[0]
+    if first is None or first.type != "string":
+        return ""
+    return _clean_python_string(_text(source, first))
+
+
+def _clean_comment(raw: str) -> list[str]:
+    text = raw.strip()
+    if text.startswith("/*"):
+        text = text[3:] if text.startswith(("/**", "/*!")) else text[2:]
+        text = text.removesuffix("*/")
+        return [_BLOCK_LINE.sub("", ln, count=1) for ln in text.splitlines()]
+    return [_LINE_MARKER.sub("", ln, count=1) for ln in text.splitlines()]
+
+
+def _is_comment(node: Node) -> bool:
+    return "comment" in node.type
+
+
+def _tail_comment(node: Node | None) -> Node | None:
+    """A comment nested at the very end of `node` (Kotlin attaches the comments after an import to it)."""
+    while node is not None and node.child_count:
+        node = node.children[-1]
+        if _is_comment(node):
+            return node
+    return None
+
+
+def _comment_docstring(source: bytes, node: Node, skip: frozenset[str]) -> str:
+    start: Node | None = None  # the comment nearest the definition, when not its own sibling
+    # Climb through wrappers that start on the definition's line (`export`, `type (`, `const`).
+    for _ in range(4):
+        prev = node.prev_sibling
+        while prev is not None and prev.type in skip:
+            prev = prev.prev_sibling
+        if prev is not None and _is_comment(prev):
+            break
+        start = _tail_comment(prev)
+        if start is not None:
+            break
+        parent = node.parent
+        wrapper = (prev is None or not prev.is_named) and parent is not None and parent.parent is not None
+        if wrapper and parent is not None and parent.start_point[0] == node.start_point[0]:
+            node = parent
+            continue
+        return ""
+    comments: list[Node] = []
+    top_row = node.start_point[0]
+    cur = start if start is not None else node.prev_sibling
+    while cur is not None:
+        if cur.type in skip:
+            top_row = cur.start_point[0]
+        elif _is_comment(cur) and _end_line(cur) >= top_row:  # _end_line is 1-based: adjacent line
+            comments.append(cur)
+            top_row = cur.start_point[0]
+        else:
+            break
+        cur = cur.prev_sibling
+    # A comment trailing code on the same line belongs to that code, not to us.
+    if comments and cur is not None and cur.end_point[0] == comments[-1].start_point[0]:
+        comments.pop()
+    lines: list[str] = []
+    for comment in reversed(comments):
+        lines.extend(_clean_comment(_text(source, comment)))
+    text = _XML_DOC_TAG.sub("", "\n".join(lines))
+    return _dedent(text.splitlines())
+
+
+def _docstring(source: bytes, spec: LanguageSpec, d: _Def) -> str:
+    if spec.docstring == "python_string":
+        body = d.body if d.body is not None else d.node.child_by_field_name("body")
+        return _python_docstring(source, body)
+    if spec.docstring == "preceding_comment":
+        return _comment_docstring(source, d.node, spec.doc_skip_types)
+    return ""
+
+
+def _has_export_ancestor(node: Node, ranges: set[tuple[int, int]]) -> bool:
+    cur: Node | None = node
+    while cur is not None:
+        if (cur.start_byte, cur.end_byte) in ranges:
+            return True
+        cur = cur.parent
+    return False
+
+
+def _is_exported(source: bytes, spec: LanguageSpec, d: _Def, parent: Symbol, m: _Matches) -> bool:
+    if parent.kind in _FUNCTION_KINDS or not parent.exported:
+        return False  # locals and members of hidden types are not visible outside the file
+    name = d.name_node.text.decode("utf-8", "replace") if d.name_node.text else ""
+    rule = spec.export_rule
+    top = parent.kind in _TOP_KINDS
+    if rule == "always":
+        return True
+    if rule == "python_underscore":
+        return not name.startswith("_") or (name.startswith("__") and name.endswith("__"))
+    if rule == "go_capitalized":
+        return name[:1].isupper()
+    words = set(_WORD.findall(source[d.node.start_byte : d.name_node.start_byte].decode("utf-8", "replace")))
+    if rule == "js_export_keyword_or_toplevel":
+        if top and parent.kind == "module":
+            # A file without any export is a script or CommonJS module: its top level is public.
+            if not m.export_ranges and not m.export_names:
+                return True
+            return name in m.export_names or _has_export_ancestor(d.node, m.export_ranges)
+        return not name.startswith("#") and not words & spec.private_modifiers
+    if rule == "modifier_not_private":
+        return not words & spec.private_modifiers
+    if rule == "modifier_public":
+        return bool(words & spec.public_modifiers) or top or parent.kind == "interface"
+    if rule == "modifier_required":
+        return bool(words & spec.public_modifiers)
+    raise ValueError(f"unknown export rule {rule!r} in the table row for {spec.name}")
+
+
+def _build_symbols(source: bytes, spec: LanguageSpec, pf: ParsedFile, m: _Matches) -> None:
+    stack: list[_Def] = []
+    for d in _dedupe_defs(m.defs):
+        start, end = d.node.start_byte, d.node.end_byte
+        while stack and (stack[-1].node.end_byte < end or stack[-1].node.end_byte <= start):
+            stack.pop()
+        outer = stack[-1] if stack else None
+        parent_index = outer.index if outer is not None else 0
+        parent = pf.symbols[parent_index]
+        name = _text(source, d.name_node).strip()
+        if d.receiver:
+            qualified = f"{d.receiver}.{name}"
+        elif outer is not None:
+            qualified = f"{outer.qualified}.{name}"
+        else:
+            qualified = name
+        d.qualified = qualified
+        if d.is_scope:
+            d.index = parent_index
+            stack.append(d)
+            continue
+        kind = d.kind
+        in_class = outer is not None and (outer.is_scope or outer.kind in spec.class_kinds)
+        if kind == "function" and (in_class or d.receiver):
+            kind = "method"
+        d.kind = kind
+        d.index = len(pf.symbols)
+        pf.symbols.append(
+            Symbol(
+                kind=kind,
+                name=name,
+                qualified_name=qualified,
+                start_line=d.node.start_point[0] + 1,
+                end_line=_end_line(d.node),
+                start_byte=start,
+                end_byte=end,
+                signature=_signature(source, d),
+                docstring=_docstring(source, spec, d),
+                parent=parent_index,
+                exported=_is_exported(source, spec, d, parent, m),
+            )
+        )
+        stack.append(d)
+
+
+def _innermost(symbols: list[Symbol], starts: list[int], pos: int) -> int:
+    i = bisect.bisect_right(starts, pos) - 1
+    while i > 0:
+        sym = symbols[i]
+        if sym.start_byte <= pos < sym.end_byte:
+            return i
+        i = sym.parent or 0
+    return 0
+
+
+def _clean_module(text: str) -> str:
+    return text.strip().strip("\"'`<>").strip()
+
+
+def normalize_source(raw: bytes) -> bytes:
+    """Return the UTF-8 bytes parse_source works on: UTF-16 (with BOM) and non-UTF-8 text transcoded.
+
+    Symbol byte offsets refer to these bytes; line numbers are the same as in the raw file.
+    Text that is not UTF-8 is read as latin-1, which maps every byte and so never fails.
+    """
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        # A BOM-led file that is not valid UTF-16 falls through to the latin-1 reading below.
+        with contextlib.suppress(UnicodeDecodeError):
+            return raw.decode("utf-16").encode("utf-8")
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return raw.decode("latin-1").encode("utf-8")
+    return raw
+
+
+def parse_source(source: bytes, language: str) -> ParsedFile:
+    """Parse one file's bytes into symbols, references and imports; ValueError for an unknown language.
+
+    Never raises on bad input: syntax errors set has_error and keep what parsed. Offsets refer to
+    normalize_source(source), which is `source` itself for UTF-8 input.
+    """
+    spec = get_spec(language)
+    query = load_query(spec)
+    source = normalize_source(source)
+    tree = _parser(spec).parse(source)
+    root = tree.root_node
+    pf = ParsedFile(language=language, has_error=root.has_error)
+    module_doc = ""
+    if spec.docstring == "python_string":
+        module_doc = _python_docstring(source, root)
+    pf.symbols.append(
+        Symbol(
+            kind="module",
+            name="",
+            qualified_name="",
+            start_line=1,
+            end_line=_last_line(source),
+            start_byte=0,
+            end_byte=len(source),
+            docstring=module_doc,
+            parent=None,
+            exported=True,
+        )
+    )
+    m = _collect(query, root)
+    _build_symbols(source, spec, pf, m)
+
+    starts = [s.start_byte for s in pf.symbols]
+    # A type reference pattern may also hit the name being defined (`type Alias = ...`).
+    seen: set[tuple[str, int]] = {("references", d.name_node.start_byte) for d in m.defs}
+    for kind, name_node, qual_node in sorted(m.refs, key=lambda r: r[1].start_byte):
+        key = (kind, name_node.start_byte)
+        if key in seen:
+            continue
+        seen.add(key)
+        qualifier = _WS.sub("", _text(source, qual_node))[:MAX_QUALIFIER] if qual_node is not None else ""
+        pf.references.append(
+            Reference(
+                kind=kind,
+                name=_text(source, name_node).strip(),
+                source=_innermost(pf.symbols, starts, name_node.start_byte),
+                line=name_node.start_point[0] + 1,
+                qualifier=qualifier,
+            )
+        )
+
+    seen_imports: set[tuple[int, int, int]] = set()
+    # A bare pattern (`import './x'`) also matches statements that bind names; keep only the bindings.
+    bound = {(i.stmt.start_byte, i.module.start_byte) for i in m.imports if i.name or i.alias}
+    for imp in sorted(m.imports, key=lambda i: i.stmt.start_byte):
+        name, alias = imp.name, imp.alias
+        if not (name or alias) and (imp.stmt.start_byte, imp.module.start_byte) in bound:
+            continue
+        ikey = (imp.module.start_byte, name.start_byte if name else -1, alias.start_byte if alias else -1)
+        if ikey in seen_imports:
+            continue
+        seen_imports.add(ikey)
+        name_text = _text(source, name).strip() if name is not None else ""
+        pf.imports.append(
+            Import(
+                module=_clean_module(_text(source, imp.module)),
+                name="default" if imp.default else name_text,
+                alias=_text(source, alias).strip() if alias is not None else "",
+                line=imp.stmt.start_point[0] + 1,
+            )
+        )
+    return pf

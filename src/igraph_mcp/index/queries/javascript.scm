@@ -1,0 +1,119 @@
+; ECMAScript patterns shared by JavaScript, TypeScript and TSX (every pattern must compile in all three).
+; Earlier patterns choose the kind when several name the same identifier.
+
+; --- definitions
+(variable_declarator
+  name: (identifier) @name
+  value: [(arrow_function body: (_) @body)
+          (function_expression body: (_) @body)
+          (generator_function body: (_) @body)]) @definition.function
+
+(variable_declarator name: (identifier) @name value: (class)) @definition.class
+
+(class_declaration name: (_) @name) @definition.class
+
+(function_declaration name: (identifier) @name) @definition.function
+
+(generator_function_declaration name: (identifier) @name) @definition.function
+
+(method_definition name: (_) @name) @definition.method
+
+; class fields holding a class or a function (JavaScript field_definition; TypeScript: typescript.scm)
+(class_body
+  (_ property: (_) @name value: (class)) @definition.class)
+
+(class_body
+  (_
+    property: (_) @name
+    value: [(arrow_function body: (_) @body) (function_expression body: (_) @body)]) @definition.method)
+
+(program
+  (export_statement
+    declaration: (lexical_declaration
+      kind: "const"
+      (variable_declarator name: (identifier) @name) @definition.constant)))
+
+; --- what the module exports (ES modules and CommonJS)
+(export_statement) @export
+
+(export_specifier name: (identifier) @export.name)
+
+(assignment_expression
+  left: (member_expression object: (identifier) @_module property: (property_identifier) @_exports)
+  right: [(identifier) @export.name (object (shorthand_property_identifier) @export.name)]
+  (#eq? @_module "module")
+  (#eq? @_exports "exports"))
+
+(assignment_expression
+  left: (member_expression object: (identifier) @_exports property: (property_identifier) @export.name)
+  (#eq? @_exports "exports"))
+
+(assignment_expression
+  left: (member_expression
+    object: (member_expression object: (identifier) @_module property: (property_identifier) @_exports)
+    property: (property_identifier) @export.name)
+  (#eq? @_module "module")
+  (#eq? @_exports "exports"))
+
+; --- calls (`new Foo()` counts as a call to Foo)
+(call_expression function: (identifier) @name) @reference.call
+
+(call_expression
+  function: (member_expression object: (_) @qualifier property: (_) @name)) @reference.call
+
+(new_expression constructor: (identifier) @name) @reference.call
+
+(new_expression
+  constructor: (member_expression object: (_) @qualifier property: (_) @name)) @reference.call
+
+; --- imports
+(import_statement
+  (import_clause (identifier) @import.default)
+  source: (string) @import.module) @import
+
+(import_statement
+  (import_clause
+    (named_imports (import_specifier name: (_) @import.name alias: (_)? @import.alias)))
+  source: (string) @import.module) @import
+
+(import_statement
+  (import_clause (namespace_import (identifier) @import.alias))
+  source: (string) @import.module) @import
+
+; side-effect import `import './polyfill'`; bare duplicates of the forms above are dropped
+(import_statement source: (string) @import.module) @import
+
+(export_statement
+  (export_clause (export_specifier name: (_) @import.name alias: (_)? @import.alias))
+  source: (string) @import.module) @import
+
+(export_statement source: (string) @import.module) @import
+
+(call_expression
+  function: (import)
+  arguments: (arguments . (string) @import.module)) @import
+
+(variable_declarator
+  name: (identifier) @import.alias
+  value: (call_expression
+    function: (identifier) @_require
+    arguments: (arguments . (string) @import.module))
+  (#eq? @_require "require")) @import
+
+(variable_declarator
+  name: (object_pattern
+    [(shorthand_property_identifier_pattern) @import.name
+     (pair_pattern key: (_) @import.name value: (identifier) @import.alias)])
+  value: (call_expression
+    function: (identifier) @_require
+    arguments: (arguments . (string) @import.module))
+  (#eq? @_require "require")) @import
+
+; --- inheritance. JavaScript: `class A extends B`; TypeScript wraps the base in extends_clause (see
+; typescript.scm), so these stay generic enough to compile there and the regex rejects the clause.
+(class_heritage
+  (_) @name
+  (#match? @name "^[A-Za-z_$][A-Za-z0-9_$]*$")) @reference.inherits
+
+(class_heritage
+  (_ object: (_) @qualifier property: (_) @name)) @reference.inherits

@@ -1,0 +1,56 @@
+; TypeScript additions to javascript.scm (also used by TSX).
+
+; --- definitions
+(interface_declaration name: (_) @name) @definition.interface
+
+(type_alias_declaration name: (_) @name) @definition.type
+
+(enum_declaration name: (_) @name) @definition.enum
+
+(abstract_class_declaration name: (_) @name) @definition.class
+
+(internal_module name: [(identifier) (nested_identifier)] @name) @definition.namespace
+
+(module name: [(identifier) (nested_identifier)] @name) @definition.namespace
+
+(module name: (string (string_fragment) @name)) @definition.namespace
+
+(public_field_definition name: (_) @name value: (class)) @definition.class
+
+(public_field_definition
+  name: (_) @name
+  value: [(arrow_function body: (_) @body) (function_expression body: (_) @body)]) @definition.method
+
+(function_signature name: (identifier) @name) @definition.function
+
+(method_signature name: (_) @name) @definition.method
+
+(abstract_method_signature name: (_) @name) @definition.method
+
+; --- inheritance
+(class_heritage
+  (extends_clause
+    value: [(identifier) @name
+            (member_expression object: (_) @qualifier property: (_) @name)])) @reference.inherits
+
+(implements_clause
+  [(type_identifier) @name
+   (nested_type_identifier module: (_) @qualifier name: (_) @name)
+   (generic_type name: [(type_identifier) @name
+                        (nested_type_identifier module: (_) @qualifier name: (_) @name)])]) @reference.implements
+
+(extends_type_clause
+  type: [(type_identifier) @name
+         (nested_type_identifier module: (_) @qualifier name: (_) @name)
+         (generic_type name: [(type_identifier) @name
+                              (nested_type_identifier module: (_) @qualifier name: (_) @name)])]) @reference.inherits
+
+; --- type references
+(type_annotation (type_identifier) @name) @reference.type
+(type_annotation (generic_type name: (type_identifier) @name)) @reference.type
+(type_arguments (type_identifier) @name) @reference.type
+(type_annotation (nested_type_identifier module: (_) @qualifier name: (_) @name)) @reference.type
+
+; --- imports: `import fs = require('fs')`
+(import_statement
+  (import_require_clause (identifier) @import.alias source: (string) @import.module)) @import

@@ -1,0 +1,496 @@
+"""Repository walker: ignore rules, default excludes, file filters and safe symlink handling.
+
+Ignore precedence, highest first (the first layer with a matching pattern decides):
+  1. ``extra_ignores`` (root-relative gitignore lines, e.g. from the config),
+  2. ``.igraphignore`` files, deepest directory first,
+  3. ``.gitignore`` files, deepest directory first, then ``.git/info/exclude``.
+So an ``.igraphignore`` can both hide tracked files from the index and re-include (``!dist/``) what git
+ignores or what the default excludes would drop. Inside one file the last matching pattern wins (git).
+An ignored directory is never entered; git cannot re-include a file below an excluded directory either.
+
+Directories are skipped (and counted once, not per file inside). Content reached through a symlink is
+indexed once: under its real path when that is walked, otherwise under the first link path in walk order.
+"""
+
+from __future__ import annotations
+
+import collections
+import errno
+import os
+import re
+import stat
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pathspec import GitIgnoreSpec
+
+from igraph_mcp.errors import InvalidInput
+
+# Never entered, whatever an ignore file says: VCS internals and our own index.
+ALWAYS_EXCLUDED_DIRS = frozenset({".git", ".hg", ".svn", ".igraph"})
+
+# Dependency, tool-cache and build-output directories; an ignore file can re-include one with "!name/".
+DEFAULT_EXCLUDED_DIRS = ALWAYS_EXCLUDED_DIRS | frozenset(
+    {
+        "node_modules",
+        "bower_components",
+        "__pycache__",
+        ".venv",
+        "venv",
+        ".tox",
+        ".nox",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+        "dist",
+        "build",
+        "target",
+        "out",
+        ".next",
+        ".nuxt",
+        "coverage",
+        ".gradle",
+        ".idea",
+        ".vscode",
+        "vendor",
+        "Pods",
+        ".eggs",
+        "site-packages",
+    }
+)
+DEFAULT_EXCLUDED_SUFFIXES = (".egg-info",)
+# A directory holding this file is a virtualenv (covers "env", "myenv", ...), whatever its name.
+VENV_MARKER = "pyvenv.cfg"
+
+BINARY_SNIFF_BYTES = 8192
+MINIFIED_SNIFF_BYTES = 4096
+MINIFIED_MAX_LINE = 1000
+MINIFIED_MAX_AVG_LINE = 300
+# Content-based minification check only for text that bundlers minify; a long line in Python is not that.
+MINIFIABLE_SUFFIXES = frozenset(
+    {".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx", ".css", ".scss", ".less", ".html", ".htm"}
+)
+_MINIFIED_NAME = re.compile(r"[.-]min\.(?:js|mjs|cjs|css)$|\.(?:bundle|chunk)\.js$", re.IGNORECASE)
+# UTF-16/32 text is full of NUL bytes; a BOM tells it apart from binary data.
+_TEXT_BOMS = (b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")
+_MAX_IGNORE_FILE_BYTES = 1_000_000
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+_MAX_EXAMPLES = 5
+
+
+@dataclass(frozen=True, slots=True)
+class WalkedFile:
+    """A file accepted for indexing."""
+
+    path: str  # POSIX path relative to the root, e.g. "pkg/mod.py"
+    abs_path: Path
+    size: int
+    mtime_ns: int
+    language: str
+
+
+@dataclass(slots=True)
+class WalkResult:
+    """Accepted files (sorted by path) and every skip, counted by reason."""
+
+    files: list[WalkedFile] = field(default_factory=list)
+    skipped: collections.Counter[str] = field(default_factory=collections.Counter)
+    skipped_examples: dict[str, list[str]] = field(default_factory=dict)
+
+    def skip(self, reason: str, path: str) -> None:
+        """Count one skipped file or directory and keep a few example paths per reason."""
+        self.skipped[reason] += 1
+        examples = self.skipped_examples.setdefault(reason, [])
+        if len(examples) < _MAX_EXAMPLES:
+            examples.append(path)
+
+
+@dataclass(frozen=True, slots=True)
+class _Layer:
+    """The patterns of one ignore file, applying to paths below ``base`` ("" = the root)."""
+
+    base: str
+    spec: GitIgnoreSpec
+    reason: str
+
+    def check(self, rel: str, is_dir: bool) -> bool | None:
+        """True = ignored, False = re-included by a negation, None = no pattern matched."""
+        if self.base:
+            if not rel.startswith(self.base + "/"):
+                return None
+            rel = rel[len(self.base) + 1 :]
+        return self.spec.check_file(rel + "/" if is_dir else rel).include
+
+
+@dataclass(frozen=True, slots=True)
+class IgnoreRules:
+    """The ignore layers in force in one directory; immutable so subdirectories can share a parent's."""
+
+    git: tuple[_Layer, ...] = ()
+    igraph: tuple[_Layer, ...] = ()
+    extra: _Layer | None = None
+
+    def decide(self, rel: str, is_dir: bool) -> tuple[bool | None, str]:
+        """Return (True ignored / False re-included / None undecided, reason of the deciding layer)."""
+        if self.extra is not None:
+            verdict = self.extra.check(rel, is_dir)
+            if verdict is not None:
+                return verdict, self.extra.reason
+        for layers in (self.igraph, self.git):
+            for layer in reversed(layers):
+                verdict = layer.check(rel, is_dir)
+                if verdict is not None:
+                    return verdict, layer.reason
+        return None, ""
+
+    def nested(
+        self, base: str, gitignore: GitIgnoreSpec | None, igraphignore: GitIgnoreSpec | None
+    ) -> IgnoreRules:
+        """Rules for a directory that has its own ignore files (each argument None when absent)."""
+        git, igraph = self.git, self.igraph
+        if gitignore is not None:
+            git = (*git, _Layer(base, gitignore, "gitignored"))
+        if igraphignore is not None:
+            igraph = (*igraph, _Layer(base, igraphignore, "igraphignored"))
+        return IgnoreRules(git, igraph, self.extra)
+
+
+def compile_ignore_lines(lines: Iterable[str]) -> GitIgnoreSpec | None:
+    """Compile gitignore lines, dropping any single malformed pattern; None when nothing is left."""
+    kept = [line for line in lines if line.strip() and not line.lstrip().startswith("#")]
+    if not kept:
+        return None
+    try:
+        return GitIgnoreSpec.from_lines(kept)
+    except (ValueError, re.error):
+        # One bad pattern (e.g. "[z-a]") must not disable the whole file, as it does not in git.
+        valid = [line for line in kept if _compiles(line)]
+        return GitIgnoreSpec.from_lines(valid) if valid else None
+
+
+def _compiles(line: str) -> bool:
+    try:
+        GitIgnoreSpec.from_lines([line])
+    except (ValueError, re.error):
+        return False
+    return True
+
+
+def _read_ignore_file(directory: str, name: str, names: set[str] | None = None) -> GitIgnoreSpec | None:
+    """Read and compile one ignore file; unreadable or absent gives None (git ignores it too)."""
+    if names is not None and name not in names:
+        return None  # known absent from the listing: spare the failed open
+    path = os.path.join(directory, name)
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(_MAX_IGNORE_FILE_BYTES)
+    except OSError:
+        return None
+    return compile_ignore_lines(data.decode("utf-8", errors="replace").splitlines())
+
+
+def _git_info_exclude(root: str) -> str | None:
+    """Path of the repository's info/exclude, also for worktrees and submodules where .git is a file."""
+    dot_git = os.path.join(root, ".git")
+    if os.path.isdir(dot_git):
+        return os.path.join(dot_git, "info", "exclude")
+    try:
+        with open(dot_git, encoding="utf-8", errors="replace") as handle:
+            first = handle.readline().strip()
+    except OSError:
+        return None
+    if not first.startswith("gitdir:"):
+        return None
+    gitdir = os.path.join(root, first.removeprefix("gitdir:").strip())
+    # Linked worktrees keep info/exclude in the common directory named by "commondir".
+    try:
+        with open(os.path.join(gitdir, "commondir"), encoding="utf-8") as handle:
+            gitdir = os.path.join(gitdir, handle.read().strip())
+    except OSError:
+        pass  # no commondir file: a submodule or plain gitdir link; info/ is in gitdir itself
+    return os.path.join(gitdir, "info", "exclude")
+
+
+def root_rules(root: str, extra_ignores: Sequence[str] = ()) -> IgnoreRules:
+    """Ignore rules in force at the root before its own ignore files: info/exclude and extra lines."""
+    exclude_path = _git_info_exclude(root)
+    info = _read_ignore_file(*os.path.split(exclude_path)) if exclude_path else None
+    extra = compile_ignore_lines(extra_ignores)
+    return IgnoreRules(
+        git=(_Layer("", info, "gitignored"),) if info is not None else (),
+        extra=_Layer("", extra, "igraphignored") if extra is not None else None,
+    )
+
+
+def is_inside(root_real: str, candidate_real: str) -> bool:
+    """True when a resolved path lies in (or is) the resolved root; commonpath, never a string prefix."""
+    try:
+        return os.path.commonpath([root_real, candidate_real]) == root_real
+    except ValueError:  # different drives on Windows, or mixed absolute/relative paths
+        return False
+
+
+def is_default_excluded_dir(name: str) -> bool:
+    """True for dependency, cache and build-output directory names skipped by default."""
+    return name in DEFAULT_EXCLUDED_DIRS or name.endswith(DEFAULT_EXCLUDED_SUFFIXES)
+
+
+def is_minified_name(name: str) -> bool:
+    """True for bundler output recognisable by name alone (``app.min.js``, ``x.bundle.js``)."""
+    return _MINIFIED_NAME.search(name) is not None
+
+
+def looks_binary(head: bytes) -> bool:
+    """True when the first block holds a NUL byte and no UTF-16/32 byte-order mark explains it."""
+    return b"\0" in head and not head.startswith(_TEXT_BOMS)
+
+
+def looks_minified(head: bytes) -> bool:
+    """True when the first 4 KiB has a line over 1,000 chars or lines averaging over 300 chars."""
+    sample = head[:MINIFIED_SNIFF_BYTES]
+    lines = sample.split(b"\n")
+    if len(sample) == MINIFIED_SNIFF_BYTES and len(lines) > 1:
+        lines.pop()  # the last line is cut by the sample size; its length says nothing
+    if not any(lines):
+        return False
+    if max(len(line) for line in lines) > MINIFIED_MAX_LINE:
+        return True
+    return len(sample) / len(lines) > MINIFIED_MAX_AVG_LINE
+
+
+def _is_utf8_name(name: str) -> bool:
+    # Undecodable bytes in a file name come back as lone surrogates; they cannot be stored as UTF-8.
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _list_dir(path: str) -> list[os.DirEntry[str]]:
+    """Directory entries sorted by name, for a deterministic walk."""
+    with os.scandir(path) as entries:
+        return sorted(entries, key=lambda entry: entry.name)
+
+
+def _read_head(path: str) -> tuple[os.stat_result, bytes]:
+    """Open without blocking (a FIFO swapped in must not hang us), fstat, and read the first block."""
+    fd = os.open(path, _OPEN_FLAGS)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return st, b""
+        chunks: list[bytes] = []
+        remaining = BINARY_SNIFF_BYTES
+        while remaining > 0:
+            chunk = os.read(fd, remaining)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            remaining -= len(chunk)
+        return st, b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+@dataclass(slots=True)
+class _Dir:
+    """A directory waiting on the stack."""
+
+    abs_path: str  # path to list (through a link for linked directories)
+    real_path: str  # resolved path, for loop and duplicate detection
+    rel: str  # POSIX path relative to the root, "" for the root
+    rules: IgnoreRules
+    via_link: bool
+
+
+@dataclass(slots=True)
+class _Candidate:
+    walked: WalkedFile
+    identity: tuple[int, int]  # (st_dev, st_ino) to drop link-reached duplicates
+    via_link: bool
+
+
+class _Walker:
+    """One walk over one root; state lives here so the loop stays flat (no recursion)."""
+
+    def __init__(self, root_real: str, language_of: Callable[[str], str | None], max_file_bytes: int) -> None:
+        self.root_real = root_real
+        self.language_of = language_of
+        self.max_file_bytes = max_file_bytes
+        self.result = WalkResult()
+        self.visited: set[str] = set()
+        self.candidates: list[_Candidate] = []
+        # Linked directories wait until the real tree is walked, so real paths win over link paths.
+        self.pending_links: list[_Dir] = []
+
+    def run(self, rules: IgnoreRules) -> WalkResult:
+        stack = [_Dir(self.root_real, self.root_real, "", rules, via_link=False)]
+        while stack or self.pending_links:
+            if not stack:
+                stack.append(self.pending_links.pop(0))
+            directory = stack.pop()
+            stack.extend(reversed(self._walk_dir(directory)))
+        self._finish()
+        return self.result
+
+    def _walk_dir(self, directory: _Dir) -> list[_Dir]:
+        """List one directory, classify its entries, and return its subdirectories to walk."""
+        if directory.real_path in self.visited:
+            self.result.skip("symlink_duplicate", directory.rel)
+            return []
+        self.visited.add(directory.real_path)
+        try:
+            entries = _list_dir(directory.abs_path)
+        except OSError:  # permission denied, or removed since its parent was listed
+            self.result.skip("unreadable", directory.rel or ".")
+            return []
+        names = {entry.name for entry in entries}
+        if directory.rel and VENV_MARKER in names:
+            self.result.skip("default_excluded", directory.rel)
+            return []
+        rules = directory.rules.nested(
+            directory.rel,
+            _read_ignore_file(directory.abs_path, ".gitignore", names),
+            _read_ignore_file(directory.abs_path, ".igraphignore", names),
+        )
+        subdirs: list[_Dir] = []
+        for entry in entries:
+            sub = self._classify(entry, directory, rules)
+            if sub is not None:
+                subdirs.append(sub)
+        return subdirs
+
+    def _classify(self, entry: os.DirEntry[str], parent: _Dir, rules: IgnoreRules) -> _Dir | None:
+        rel = f"{parent.rel}/{entry.name}" if parent.rel else entry.name
+        if not _is_utf8_name(entry.name):
+            self.result.skip("bad_filename", rel.encode("utf-8", "replace").decode("utf-8"))
+            return None
+        try:
+            if entry.is_symlink():
+                return self._classify_link(entry, rel, parent, rules)
+            if entry.is_dir(follow_symlinks=False):
+                return self._accept_dir(entry, rel, parent.real_path + os.sep + entry.name, rules, parent)
+            if entry.is_file(follow_symlinks=False):
+                self._consider_file(entry.path, rel, rules, via_link=parent.via_link)
+            else:
+                self.result.skip("not_regular_file", rel)
+        except FileNotFoundError:
+            self.result.skip("vanished", rel)  # deleted while we walked; the next run settles it
+        except OSError:  # permission denied, I/O error
+            self.result.skip("unreadable", rel)
+        return None
+
+    def _classify_link(
+        self, entry: os.DirEntry[str], rel: str, parent: _Dir, rules: IgnoreRules
+    ) -> _Dir | None:
+        try:
+            st = os.stat(entry.path)
+        except FileNotFoundError:
+            self.result.skip("broken_symlink", rel)
+            return None
+        except OSError as exc:
+            self.result.skip("symlink_loop" if exc.errno == errno.ELOOP else "unreadable", rel)
+            return None
+        target = os.path.realpath(entry.path)
+        if not is_inside(self.root_real, target):
+            self.result.skip("symlink_outside_root", rel)
+            return None
+        if ALWAYS_EXCLUDED_DIRS.intersection(Path(os.path.relpath(target, self.root_real)).parts):
+            self.result.skip("default_excluded", rel)  # a link must not open a way into .git or .igraph
+            return None
+        if stat.S_ISDIR(st.st_mode):
+            if is_inside(target, parent.real_path):  # the link points at itself or an ancestor
+                self.result.skip("symlink_loop", rel)
+                return None
+            linked = self._accept_dir(entry, rel, target, rules, parent)
+            if linked is not None:
+                linked.via_link = True
+                self.pending_links.append(linked)
+            return None
+        if stat.S_ISREG(st.st_mode):
+            self._consider_file(entry.path, rel, rules, via_link=True)
+        else:
+            self.result.skip("not_regular_file", rel)
+        return None
+
+    def _accept_dir(
+        self, entry: os.DirEntry[str], rel: str, real: str, rules: IgnoreRules, parent: _Dir
+    ) -> _Dir | None:
+        """Apply name-based and ignore-file rules to a directory; return it if it is to be walked."""
+        if entry.name in ALWAYS_EXCLUDED_DIRS:
+            self.result.skip("default_excluded", rel)
+            return None
+        verdict, reason = rules.decide(rel, is_dir=True)
+        if verdict:
+            self.result.skip(reason, rel)
+            return None
+        if verdict is None and is_default_excluded_dir(entry.name):
+            self.result.skip("default_excluded", rel)
+            return None
+        return _Dir(entry.path, real, rel, rules, via_link=parent.via_link)
+
+    def _consider_file(self, path: str, rel: str, rules: IgnoreRules, *, via_link: bool) -> None:
+        """Run the cheap name checks first, then open once: fstat and the first block decide the rest."""
+        verdict, reason = rules.decide(rel, is_dir=False)
+        if verdict:
+            self.result.skip(reason, rel)
+            return
+        name = rel.rsplit("/", 1)[-1]
+        language = self.language_of(rel)
+        if language is None:
+            self.result.skip("unsupported_language", rel)
+            return
+        if is_minified_name(name):
+            self.result.skip("minified", rel)
+            return
+        st, head = _read_head(path)
+        if not stat.S_ISREG(st.st_mode):  # swapped for something else since it was listed
+            self.result.skip("not_regular_file", rel)
+            return
+        if st.st_size > self.max_file_bytes:
+            self.result.skip("too_large", rel)
+            return
+        if looks_binary(head):
+            self.result.skip("binary", rel)
+            return
+        if os.path.splitext(name)[1].lower() in MINIFIABLE_SUFFIXES and looks_minified(head):
+            self.result.skip("minified", rel)
+            return
+        walked = WalkedFile(
+            path=rel,
+            abs_path=Path(path),  # root_real joined with rel, as every listed path starts at root_real
+            size=st.st_size,
+            mtime_ns=st.st_mtime_ns,
+            language=language,
+        )
+        self.candidates.append(_Candidate(walked, (st.st_dev, st.st_ino), via_link))
+
+    def _finish(self) -> None:
+        """Drop link-reached copies of files already indexed, then sort by path."""
+        self.candidates.sort(key=lambda candidate: candidate.walked.path)
+        seen = {candidate.identity for candidate in self.candidates if not candidate.via_link}
+        for candidate in self.candidates:
+            if candidate.via_link:
+                if candidate.identity in seen:
+                    self.result.skip("symlink_duplicate", candidate.walked.path)
+                    continue
+                seen.add(candidate.identity)
+            self.result.files.append(candidate.walked)
+
+
+def walk_repository(
+    root: Path,
+    language_of: Callable[[str], str | None],
+    *,
+    max_file_bytes: int = 1_000_000,
+    extra_ignores: Sequence[str] = (),
+) -> WalkResult:
+    """Walk ``root`` and return the indexable files (sorted by path) plus every skip by reason."""
+    if max_file_bytes <= 0:
+        raise ValueError("max_file_bytes must be positive")
+    root_real = os.path.realpath(root)
+    if not os.path.isdir(root_real):
+        raise InvalidInput(f"Repository root {root} is not a directory; pass an existing directory.")
+    return _Walker(root_real, language_of, max_file_bytes).run(root_rules(root_real, extra_ignores))

@@ -1,0 +1,220 @@
+"""Result shapes shared by the service, the CLI (--json) and the MCP tools' output schemas.
+
+Field names are camelCase because they are the wire format (IGraph-compatible) and the `search --json` contract.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+
+class Hit(BaseModel):
+    """A ranked symbol."""
+
+    nodeId: int
+    name: str
+    qualifiedName: str
+    kind: str
+    filePath: str
+    startLine: int
+    endLine: int
+    signature: str = ""
+    score: float
+    matchChannel: str = Field(description="Which channels found it: 'dense+fts5', 'dense' or 'fts5'")
+    ranks: dict[str, int] = Field(default_factory=dict, description="Rank (from 1) in each channel that found it")
+    boosts: list[str] = Field(default_factory=list, description="Boosts applied after fusion")
+    docstring: str = ""
+    snippet: str = ""
+    stale: bool = Field(False, description="The file changed on disk since it was indexed")
+
+
+class FileHit(BaseModel):
+    """A ranked file (aggregated from its symbols)."""
+
+    filePath: str
+    score: float
+
+
+class Neighbour(BaseModel):
+    """A symbol reached from a hit along the graph."""
+
+    nodeId: int
+    name: str
+    qualifiedName: str
+    kind: str
+    filePath: str
+    startLine: int
+    endLine: int
+    signature: str = ""
+    score: float
+    viaNodeId: int = Field(description="The hit this neighbour was reached from")
+    viaName: str
+    edgeKind: str = Field(description="calls, inherits, implements or imports")
+    direction: str = Field(description="'callee' (the hit uses it) or 'caller' (it uses the hit)")
+    distance: int
+
+
+class ResourceHit(BaseModel):
+    """A mounted PRD section or DB table attached to the answer."""
+
+    resourceId: int
+    kind: str
+    title: str
+    headingPath: list[str]
+    sourceName: str
+    sourcePath: str
+    startLine: int = 0
+    endLine: int = 0
+    score: float
+    reason: str = Field(description="'linked' (via code in this answer) or 'direct' (matched the query itself)")
+    linkedVia: list[str] = Field(default_factory=list, description="Code this resource is linked to, with method")
+    text: str = ""
+    columns: list[dict[str, str]] = Field(default_factory=list)
+
+
+class Diagnostics(BaseModel):
+    """How the answer was produced."""
+
+    channels: list[str] = Field(default_factory=list)
+    degraded: bool = False
+    note: str | None = None
+    fallbackTriggered: bool = False
+    denseCoverage: float | None = None
+    candidates: dict[str, int] = Field(default_factory=dict)
+    timingsMs: dict[str, float] = Field(default_factory=dict)
+    staleFiles: list[str] = Field(default_factory=list)
+    resourceNote: str | None = None
+
+
+class ExploreResult(BaseModel):
+    """The answer to one explore/search call."""
+
+    query: str
+    degraded: bool = False
+    note: str | None = None
+    hits: list[Hit] = Field(default_factory=list)
+    files: list[FileHit] = Field(default_factory=list)
+    neighbours: list[Neighbour] = Field(default_factory=list)
+    resources: list[ResourceHit] = Field(default_factory=list)
+    diagnostics: Diagnostics = Field(default_factory=Diagnostics)
+    truncated: bool = False
+    budgetNote: str | None = None
+
+
+class EdgeRef(BaseModel):
+    """One end of an edge as shown in node details."""
+
+    nodeId: int | None
+    name: str
+    qualifiedName: str = ""
+    kind: str = ""
+    filePath: str = ""
+    line: int = 0
+    edgeKind: str
+    resolution: str
+
+
+class NodeSummary(BaseModel):
+    """Location of a symbol, used for candidates and file outlines."""
+
+    nodeId: int
+    name: str
+    qualifiedName: str
+    kind: str
+    filePath: str
+    startLine: int
+    endLine: int
+    signature: str = ""
+
+
+class NodeDetail(BaseModel):
+    """Everything about one symbol (igraph_node)."""
+
+    found: bool
+    message: str | None = None
+    node: NodeSummary | None = None
+    docstring: str = ""
+    source: str = ""
+    sourceTruncated: bool = False
+    callers: list[EdgeRef] = Field(default_factory=list)
+    callees: list[EdgeRef] = Field(default_factory=list)
+    bases: list[EdgeRef] = Field(default_factory=list)
+    candidates: list[NodeSummary] = Field(default_factory=list)
+    stale: bool = False
+
+
+class FileDetail(BaseModel):
+    """A file's outline (igraph_file)."""
+
+    found: bool
+    message: str | None = None
+    filePath: str | None = None
+    language: str | None = None
+    lines: int = 0
+    parseStatus: str | None = None
+    symbols: list[NodeSummary] = Field(default_factory=list)
+    imports: list[str] = Field(default_factory=list)
+    candidates: list[str] = Field(default_factory=list)
+    stale: bool = False
+
+
+class RelatedResult(BaseModel):
+    """Callers and/or callees of a symbol, several hops out (igraph_related)."""
+
+    found: bool
+    message: str | None = None
+    node: NodeSummary | None = None
+    related: list[Neighbour] = Field(default_factory=list)
+    candidates: list[NodeSummary] = Field(default_factory=list)
+    truncated: bool = False
+
+
+class IndexResult(BaseModel):
+    """Summary of an index run."""
+
+    files: int
+    symbols: int
+    edges: int
+    added: int
+    modified: int
+    deleted: int
+    renamed: int
+    unchanged: int
+    parsed: int
+    parseErrors: int
+    skipped: dict[str, int]
+    embedded: int = 0
+    embedReused: int = 0
+    embedNote: str | None = None
+    seconds: float
+    dryRun: bool = False
+    reparsedPaths: list[str] = Field(default_factory=list)
+    recoveredFrom: str | None = None
+
+
+class StatusResult(BaseModel):
+    """State of the index (igraph_status)."""
+
+    root: str
+    indexed: bool
+    files: int = 0
+    symbols: int = 0
+    edges: int = 0
+    unresolvedRefs: int = 0
+    edgeKinds: dict[str, int] = Field(default_factory=dict)
+    languages: dict[str, int] = Field(default_factory=dict)
+    embedder: str | None = None
+    embedderDimension: int | None = None
+    denseCoverage: float = 0.0
+    vectors: int = 0
+    lastBuild: float | None = None
+    schemaVersion: int | None = None
+    resources: int = 0
+    resourceSources: int = 0
+    staleFiles: list[str] = Field(default_factory=list)
+    staleCount: int = 0
+    dbBytes: int = 0
+    notes: list[str] = Field(default_factory=list)
+    extra: dict[str, Any] = Field(default_factory=dict)

@@ -1,0 +1,44 @@
+"""Path containment: every path argument is resolved inside the repository root (or an allowed directory)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from igraph_mcp.errors import InvalidInput, PathOutsideRoot
+
+MAX_PATH_CHARS = 4096
+
+
+def _inside(child: str, parent: str) -> bool:
+    # commonpath, not a string prefix: "/x/repo_evil" is not inside "/x/repo".
+    try:
+        return os.path.commonpath([child, parent]) == parent
+    except ValueError:
+        return False
+
+
+def resolve_inside(root: Path, user_path: str, *, allowed: Sequence[Path] = ()) -> Path:
+    """Resolve ``user_path`` (relative to ``root`` or absolute) to a real path inside root or an allowed dir."""
+    if not isinstance(user_path, str) or not user_path.strip():
+        raise InvalidInput("path is empty; pass a path relative to the repository root")
+    if "\x00" in user_path:
+        raise InvalidInput("path contains a NUL byte; pass a plain relative path")
+    if len(user_path) > MAX_PATH_CHARS:
+        raise InvalidInput(f"path is longer than {MAX_PATH_CHARS} characters")
+    real_root = os.path.realpath(root)
+    candidate = Path(user_path)
+    joined = candidate if candidate.is_absolute() else Path(real_root) / candidate
+    real = os.path.realpath(joined)  # follows symlinks, so a link pointing outside is caught here
+    bases = [real_root, *(os.path.realpath(a) for a in allowed)]
+    if not any(_inside(real, base) for base in bases):
+        raise PathOutsideRoot(
+            f"'{user_path}' is outside the repository root; only paths inside {real_root} can be used"
+        )
+    return Path(real)
+
+
+def relative_posix(root: Path, path: Path) -> str:
+    """POSIX path of ``path`` relative to the real root."""
+    return Path(os.path.relpath(os.path.realpath(path), os.path.realpath(root))).as_posix()

@@ -1,0 +1,153 @@
+"""Compact text renderings of results, shared by the CLI and the MCP tools' text content."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from igraph_mcp.models import (
+    ExploreResult,
+    FileDetail,
+    IndexResult,
+    NodeDetail,
+    RelatedResult,
+    StatusResult,
+)
+
+
+def render_index(r: IndexResult) -> str:
+    """One summary block for an index run."""
+    lines = [
+        f"{'dry run: ' if r.dryRun else ''}{r.files} files, {r.symbols} symbols, {r.edges} edges "
+        f"in {r.seconds:.2f}s",
+        f"changes: {r.added} added, {r.modified} modified, {r.deleted} deleted, {r.renamed} renamed, "
+        f"{r.unchanged} unchanged ({r.parsed} parsed, {r.parseErrors} with syntax errors)",
+    ]
+    if r.skipped:
+        lines.append("skipped: " + ", ".join(f"{k} {v}" for k, v in sorted(r.skipped.items())))
+    if r.embedded or r.embedReused:
+        lines.append(f"embedded {r.embedded} symbols ({r.embedReused} reused unchanged)")
+    if r.embedNote:
+        lines.append(f"note: {r.embedNote}")
+    if r.recoveredFrom:
+        lines.append(f"note: the previous index was {r.recoveredFrom}; it was moved aside and rebuilt")
+    return "\n".join(lines)
+
+
+def render_explore(r: ExploreResult) -> str:
+    """Hits, neighbours and resources as short lines an agent can act on."""
+    out: list[str] = []
+    if r.note:
+        out.append(f"note: {r.note}")
+    for i, h in enumerate(r.hits, 1):
+        out.append(f"{i}. {h.kind} {h.qualifiedName or h.name}  {h.filePath}:{h.startLine}-{h.endLine}"
+                   f"  [{h.matchChannel} {h.score:.4f}]{' (stale)' if h.stale else ''}")
+        if h.signature:
+            out.append(f"   {h.signature}")
+        if h.snippet:
+            out.extend("   | " + line for line in h.snippet.splitlines())
+    if r.neighbours:
+        out.append("related:")
+        for n in r.neighbours:
+            arrow = "->" if n.direction == "callee" else "<-"
+            out.append(f"  {n.viaName} {arrow}[{n.edgeKind}] {n.qualifiedName}  {n.filePath}:{n.startLine}")
+    if r.resources:
+        out.append("resources:")
+        for res in r.resources:
+            why = "direct match" if res.reason == "direct" else "linked via " + ", ".join(res.linkedVia[:3])
+            out.append(f"  [{res.kind}] {' › '.join(res.headingPath)}  ({res.sourceName}; {why})")
+            if res.columns:
+                out.append("    columns: " + ", ".join(f"{c.get('name')} {c.get('type', '')}".strip()
+                                                      for c in res.columns))
+    if r.files:
+        out.append("files: " + ", ".join(f.filePath for f in r.files[:10]))
+    if r.budgetNote:
+        out.append(f"note: {r.budgetNote}")
+    if not r.hits:
+        out.append("no matches")
+    return "\n".join(out)
+
+
+def render_node(r: NodeDetail) -> str:
+    """Symbol detail with source and call edges."""
+    if not r.found or r.node is None:
+        lines = [r.message or "not found"]
+        lines += [f"  {c.kind} {c.qualifiedName}  {c.filePath}:{c.startLine}" for c in r.candidates]
+        return "\n".join(lines)
+    n = r.node
+    lines = [f"{n.kind} {n.qualifiedName}  {n.filePath}:{n.startLine}-{n.endLine}{' (stale)' if r.stale else ''}"]
+    if r.source:
+        lines += ["", r.source, ""]
+    for label, refs in (("bases", r.bases), ("callers", r.callers), ("callees", r.callees)):
+        if refs:
+            lines.append(f"{label}: " + ", ".join(
+                f"{e.qualifiedName or e.name}" + (f" ({e.filePath}:{e.line})" if e.filePath else f" [{e.resolution}]")
+                for e in refs))
+    return "\n".join(lines)
+
+
+def render_file(r: FileDetail) -> str:
+    """File outline."""
+    if not r.found:
+        return "\n".join([r.message or "not found", *("  " + c for c in r.candidates)])
+    lines = [f"{r.filePath} ({r.language}, {r.lines} lines{', has syntax errors' if r.parseStatus != 'ok' else ''})"]
+    lines += [f"  {s.startLine:>5}  {s.kind} {s.qualifiedName}" for s in r.symbols]
+    if r.imports:
+        lines.append("imports: " + ", ".join(r.imports))
+    return "\n".join(lines)
+
+
+def render_related(r: RelatedResult) -> str:
+    """Callers and callees list."""
+    if not r.found or r.node is None:
+        return "\n".join([r.message or "not found", *(f"  {c.qualifiedName}  {c.filePath}" for c in r.candidates)])
+    lines = [f"{r.node.kind} {r.node.qualifiedName}  {r.node.filePath}:{r.node.startLine}"]
+    for n in r.related:
+        lines.append(f"  {'caller' if n.direction == 'caller' else 'callee'} d={n.distance} [{n.edgeKind}] "
+                     f"{n.qualifiedName}  {n.filePath}:{n.startLine}")
+    if r.truncated:
+        lines.append("  … more not shown")
+    return "\n".join(lines)
+
+
+def render_status(r: StatusResult) -> str:
+    """Index statistics."""
+    if not r.indexed:
+        return "\n".join([f"{r.root}: not indexed", *r.notes])
+    lines = [
+        f"{r.root}",
+        f"{r.files} files, {r.symbols} symbols, {r.edges} edges ({r.unresolvedRefs} unresolved references)",
+        "languages: " + ", ".join(f"{k} {v}" for k, v in sorted(r.languages.items(), key=lambda kv: -kv[1])),
+        f"embedder: {r.embedder or 'none'}; dense coverage {r.denseCoverage:.0%} ({r.vectors} vectors)",
+        f"resources: {r.resources} chunks from {r.resourceSources} sources",
+        f"stale files: {r.staleCount}; index size {r.dbBytes / 1e6:.1f} MB",
+    ]
+    lines += [f"note: {n}" for n in r.notes]
+    return "\n".join(lines)
+
+
+def render_mount(r: Any) -> str:
+    """Mount result."""
+    data = r.model_dump() if hasattr(r, "model_dump") else dict(r)
+    lines = [f"mounted {data.get('name')} ({data.get('sourceType')}, id {data.get('id')}): "
+             f"{data.get('chunks')} chunks, {data.get('links', 0)} links"]
+    lines += [f"  line {p['line']}: {p['message']}" for p in data.get("problems", [])]
+    return "\n".join(lines)
+
+
+def render_unmount(r: Any) -> str:
+    """Unmount result."""
+    data = r.model_dump() if hasattr(r, "model_dump") else dict(r)
+    return data.get("message") or f"unmounted {data.get('path')}"
+
+
+def render_resources(r: Any) -> str:
+    """Mounted sources."""
+    data = r.model_dump() if hasattr(r, "model_dump") else dict(r)
+    items = data.get("sources", [])
+    if not items:
+        return "no resources mounted"
+    return "\n".join(
+        f"{s['id']:>4}  {s['sourceType']:<4} {s['name']}  {s['path']}  {s['chunks']} chunks"
+        + ("  (MISSING on disk)" if s.get("missing") else "")
+        for s in items
+    )

@@ -1,0 +1,113 @@
+"""Query analysis: identifiers, dotted names, file paths, traceback frames and kind hints in free text."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from igraph_mcp.index.identifiers import split_identifier
+from igraph_mcp.store.fts import fts_tokens
+
+MAX_QUERY_CHARS = 10_000
+
+_DOTTED = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->|#)[A-Za-z_$][\w$]*)+")
+_IDENT = re.compile(r"[A-Za-z_$][\w$]*")
+_PATH = re.compile(r"(?:[\w.-]+/)*[\w-]+\.(?:py|pyi|js|jsx|mjs|cjs|ts|tsx|go|java|rs|c|h|cc|cpp|hpp|cs|rb|php|kt|kts)\b")
+_FRAME = re.compile(r'File "([^"]+)", line \d+, in ([\w<>]+)')
+_KIND_WORDS = {
+    "class": "class", "classes": "class", "struct": "struct", "interface": "interface", "trait": "trait",
+    "enum": "enum", "function": "function", "functions": "function", "method": "method", "methods": "method",
+    "constant": "constant", "type": "type", "module": "module",
+}
+# Words too common in issue prose to help lexical matching; code identifiers are never dropped here.
+STOPWORDS = frozenset(
+    "a an and are as at be been but by can could did do does doing for from had has have how i if in into is it "
+    "its it's me my no not of on or our so such than that the their them then there these they this those to too "
+    "was we were what when where which while who why will with would you your should also just like using use used "
+    "get got any all some one two same other more most very there's here issue bug error fix works work expected "
+    "actual behavior behaviour happens example following code see seems return returns".split()
+)
+
+
+@dataclass(slots=True)
+class QueryAnalysis:
+    """What a query mentions that the ranker can use."""
+
+    text: str
+    tokens: list[str] = field(default_factory=list)  # FTS tokens (lowercased), identifiers first
+    identifiers: list[str] = field(default_factory=list)  # code-shaped words as written: snake, camel, dotted parts
+    dotted: list[str] = field(default_factory=list)  # "Session.request", "a.b.c" (normalised to dots)
+    paths: list[str] = field(default_factory=list)  # file paths or names mentioned
+    frames: list[tuple[str, str]] = field(default_factory=list)  # traceback (path, function)
+    kind_hints: set[str] = field(default_factory=set)
+    is_identifier_query: bool = False  # the whole query is one identifier or dotted name
+
+
+def _is_code_shaped(word: str) -> bool:
+    return "_" in word or (any(c.isupper() for c in word[1:]) and any(c.islower() for c in word)) or "$" in word
+
+
+def analyze_query(text: str) -> QueryAnalysis:
+    """Extract identifiers, paths, frames and hints; the text is treated as data, never as FTS syntax."""
+    clean = "".join(ch if ch.isprintable() or ch in "\n\t" else " " for ch in text)
+    qa = QueryAnalysis(text=clean)
+    stripped = clean.strip()
+    for path, func in _FRAME.findall(clean):
+        qa.frames.append((path.replace("\\", "/"), func))
+    seen_paths: dict[str, None] = {}
+    for m in _PATH.finditer(clean):
+        seen_paths.setdefault(m.group(0).lstrip("./"), None)
+    for path, _func in qa.frames:
+        seen_paths.setdefault(path, None)
+    qa.paths = list(seen_paths)
+    dotted: dict[str, None] = {}
+    for m in _DOTTED.finditer(clean):
+        norm = re.sub(r"::|->|#", ".", m.group(0))
+        if not _PATH.fullmatch(m.group(0)):
+            dotted.setdefault(norm, None)
+    qa.dotted = list(dotted)
+    idents: dict[str, None] = {}
+    for d in qa.dotted:
+        for part in d.split("."):
+            if len(part) > 1:
+                idents.setdefault(part, None)
+    for m in _IDENT.finditer(clean):
+        w = m.group(0)
+        if _is_code_shaped(w) or (w[:1].isupper() and len(w) > 2 and w[1:].islower() and w.lower() not in STOPWORDS):
+            idents.setdefault(w, None)
+    for _path, func in qa.frames:
+        idents.setdefault(func, None)
+    qa.identifiers = [i for i in idents if len(i) > 1]
+    qa.is_identifier_query = bool(re.fullmatch(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->|#)[A-Za-z_$][\w$]*)*", stripped))
+    if qa.is_identifier_query and stripped not in idents:
+        qa.identifiers.insert(0, stripped)
+    for w in re.findall(r"[A-Za-z]+", clean.lower()):
+        if w in _KIND_WORDS:
+            qa.kind_hints.add(_KIND_WORDS[w])
+    # FTS tokens: identifiers (whole and split into words) first, then the remaining non-stopwords.
+    toks: dict[str, None] = {}
+    for ident in qa.identifiers:
+        for t in fts_tokens(ident):
+            toks.setdefault(t, None)
+        for w in split_identifier(ident):
+            if len(w) > 1:
+                toks.setdefault(w, None)
+    for t in fts_tokens(clean):
+        if t not in STOPWORDS and (len(t) > 1 or not t.isascii()):
+            toks.setdefault(t, None)
+    qa.tokens = list(toks)
+    return qa
+
+
+def select_fts_tokens(qa: QueryAnalysis, doc_freqs: dict[str, int], total_docs: int, limit: int = 48) -> list[str]:
+    """Pick at most ``limit`` tokens that exist in the index: identifiers first, then the rarest words."""
+    present = [t for t in qa.tokens if doc_freqs.get(t, 0) > 0]
+    if len(present) <= limit:
+        return present
+    ident_tokens = {t for i in qa.identifiers for t in fts_tokens(i)}
+    # Very common tokens carry little evidence; prefer identifiers, then by rarity (stable for equal counts).
+    ranked = sorted(
+        present,
+        key=lambda t: (t not in ident_tokens, doc_freqs.get(t, total_docs) / max(total_docs, 1), qa.tokens.index(t)),
+    )
+    return ranked[:limit]

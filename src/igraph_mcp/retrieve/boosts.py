@@ -1,0 +1,73 @@
+"""Multiplicative boosts applied after fusion: exact names, dotted names, mentioned identifiers and files."""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from igraph_mcp.retrieve.analyze import QueryAnalysis
+
+EXACT_NAME = 3.0  # the whole query is this symbol's name
+QUALIFIED_NAME = 3.0  # a dotted name in the query ends with this symbol's qualified name
+IDENTIFIER = 1.5  # the symbol's name is an identifier mentioned in the query
+FRAME = 1.6  # the symbol is a function named in a traceback frame of the query, in that file
+PATH_MENTIONED = 1.4  # the symbol's file is mentioned in the query
+KIND_HINT = 1.15  # the query says "class", "method"... and this is one
+CONTEXT_FILE = 1.5  # the caller said this file is in context
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """What the booster needs to know about a fused candidate."""
+
+    name: str
+    qualified_name: str
+    kind: str
+    path: str
+
+
+def _path_matches(path: str, mentioned: str) -> bool:
+    mentioned = mentioned.lstrip("/")
+    return path == mentioned or path.endswith("/" + mentioned) or mentioned.endswith("/" + path)
+
+
+def boost(c: Candidate, qa: QueryAnalysis, context_files: Sequence[str] = ()) -> tuple[float, list[str]]:
+    """Factor to multiply the fused score by, and the names of the boosts that applied."""
+    factor = 1.0
+    why: list[str] = []
+    stripped = qa.text.strip()
+    if qa.is_identifier_query and c.kind != "module":
+        norm = stripped.replace("::", ".").replace("->", ".").replace("#", ".")
+        if c.name == norm or c.qualified_name == norm:
+            factor *= EXACT_NAME
+            why.append("exactName")
+        elif c.name.lower() == norm.lower():
+            factor *= EXACT_NAME * 0.8
+            why.append("exactNameCaseInsensitive")
+    if c.kind != "module" and "." in c.qualified_name:
+        for d in qa.dotted:
+            if d == c.qualified_name or d.endswith("." + c.qualified_name) or c.qualified_name.endswith("." + d):
+                factor *= QUALIFIED_NAME
+                why.append("qualifiedName")
+                break
+    if c.kind != "module" and "exactName" not in why and c.name in qa.identifiers:
+        factor *= IDENTIFIER
+        why.append("identifier")
+    if qa.frames and c.kind in ("function", "method"):
+        for path, func in qa.frames:
+            if func == c.name and _path_matches(c.path, path) or func == c.name and posixpath.basename(
+                    path) == posixpath.basename(c.path):
+                factor *= FRAME
+                why.append("tracebackFrame")
+                break
+    if any(_path_matches(c.path, p) for p in qa.paths):
+        factor *= PATH_MENTIONED
+        why.append("pathMentioned")
+    if c.kind in qa.kind_hints:
+        factor *= KIND_HINT
+        why.append("kindHint")
+    if any(_path_matches(c.path, p) for p in context_files):
+        factor *= CONTEXT_FILE
+        why.append("contextFile")
+    return factor, why

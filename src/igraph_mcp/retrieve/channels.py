@@ -1,0 +1,49 @@
+"""Retrieval channels, each returning a ranked list: FTS5/BM25 over symbols and dense KNN over node vectors."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from igraph_mcp.retrieve.analyze import QueryAnalysis, select_fts_tokens
+from igraph_mcp.store import graph
+from igraph_mcp.store import vectors as vec_store
+from igraph_mcp.store.db import Database
+
+FILE_POOL_PROBE = 200  # global neighbours looked at to choose the closest files
+
+
+def fts_channel(db: Database, qa: QueryAnalysis, limit: int, total_docs: int) -> list[tuple[int, float]]:
+    """BM25 ranking of symbols for the query's informative tokens."""
+    if not qa.tokens:
+        return []
+    freqs = graph.token_doc_freqs(db, qa.tokens)
+    tokens = select_fts_tokens(qa, freqs, total_docs)
+    return graph.fts_search(db, tokens, limit)
+
+
+@dataclass(slots=True)
+class DenseResult:
+    """Ranked (node id, similarity) plus whether the file pre-filter had to be widened."""
+
+    ranked: list[tuple[int, float]]
+    fallback_triggered: bool
+    best_similarity: float
+    pool_files: int
+
+
+def dense_channel(
+    db: Database, query_vector: bytes, *, limit: int, file_top_k: int, fallback_threshold: float
+) -> DenseResult:
+    """IGraph's dense semantics: KNN inside the fileTopK closest files, widened to a global KNN when the best
+    similarity is below fallbackThreshold or the pool is empty."""
+    probe = vec_store.knn_nodes(db, query_vector, max(FILE_POOL_PROBE, limit))
+    best_by_file: dict[int, float] = {}
+    for _nid, fid, sim in probe:
+        best_by_file[fid] = max(sim, best_by_file.get(fid, -1.0))
+    files = sorted(best_by_file, key=lambda f: -best_by_file[f])[:file_top_k]
+    pool = vec_store.knn_nodes(db, query_vector, limit, files) if files else []
+    best = pool[0][2] if pool else 0.0
+    if not pool or best < fallback_threshold:
+        ranked = [(nid, sim) for nid, _fid, sim in probe[:limit]]
+        return DenseResult(ranked, True, probe[0][2] if probe else 0.0, len(files))
+    return DenseResult([(nid, sim) for nid, _fid, sim in pool], False, best, len(files))

@@ -1,0 +1,220 @@
+"""igraph_explore's engine: channels -> weighted RRF -> boosts -> graph expansion -> resources -> budget."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from igraph_mcp.config import RetrievalConfig
+from igraph_mcp.embed.base import Embedder
+from igraph_mcp.errors import EmbedderError, InvalidInput
+from igraph_mcp.models import Diagnostics, ExploreResult, FileHit, Hit, Neighbour, ResourceHit
+from igraph_mcp.retrieve.analyze import MAX_QUERY_CHARS, QueryAnalysis, analyze_query
+from igraph_mcp.retrieve.boosts import Candidate, boost
+from igraph_mcp.retrieve.budget import fit_to_budget, snippet_of
+from igraph_mcp.retrieve.channels import dense_channel, fts_channel
+from igraph_mcp.retrieve.expand import expand
+from igraph_mcp.retrieve.fusion import rrf
+from igraph_mcp.store import graph
+from igraph_mcp.store import vectors as vec_store
+from igraph_mcp.store.db import Database
+
+log = logging.getLogger(__name__)
+
+CHANNEL_DEPTH = 100  # candidates taken from each channel before fusion
+FILE_SCORE_DECAY = 0.5  # a file's score: its best symbol plus decaying credit for further ones
+
+# (analysis, query vector or None, node ids in the answer) -> (resources, note)
+ResourceFinder = Callable[[QueryAnalysis, bytes | None, list[int]], tuple[list[ResourceHit], str | None]]
+StaleCheck = Callable[[list[str]], set[str]]
+
+
+@dataclass(slots=True)
+class DenseState:
+    """Whether the dense channel can be used, and if not, why."""
+
+    embedder: Embedder | None
+    reason: str | None  # why dense is off (None = usable)
+    coverage: float | None
+
+
+def validate(query: str, top_k: int, hops: int) -> None:
+    """Reject inputs outside the documented bounds with a message that says what to send instead."""
+    if not isinstance(query, str) or not query.strip():
+        raise InvalidInput("query is empty; describe the code you are looking for, or paste the issue text")
+    if len(query) > MAX_QUERY_CHARS:
+        raise InvalidInput(
+            f"query is {len(query)} characters; the limit is {MAX_QUERY_CHARS}. Send the most relevant part "
+            "(title, error message, traceback, names of the functions involved)"
+        )
+    if not 1 <= top_k <= 50:
+        raise InvalidInput("topK must be between 1 and 50")
+    if not 0 <= hops <= 5:
+        raise InvalidInput("hops must be between 0 and 5")
+
+
+class Explorer:
+    """Runs one query against an index."""
+
+    def __init__(self, db: Database, config: RetrievalConfig, dense: DenseState,
+                 resource_finder: ResourceFinder | None = None, stale_check: StaleCheck | None = None) -> None:
+        self.db = db
+        self.cfg = config
+        self.dense = dense
+        self.resource_finder = resource_finder
+        self.stale_check = stale_check
+
+    def explore(
+        self,
+        query: str,
+        *,
+        top_k: int = 5,
+        hops: int | None = None,
+        kinds: Sequence[str] | None = None,
+        context_files: Sequence[str] = (),
+        max_tokens: int | None = None,
+        channels: Sequence[str] = ("fts", "dense"),
+    ) -> ExploreResult:
+        """Answer a question about the code with ranked symbols, files, neighbours and resources."""
+        hops = self.cfg.graphHops if hops is None else hops
+        validate(query, top_k, hops)
+        timings: dict[str, float] = {}
+        t0 = time.perf_counter()
+        qa = analyze_query(query)
+        diag = Diagnostics()
+        total_docs = int(self.db.scalar("SELECT count(*) FROM nodes", default=0))
+
+        ranked: dict[str, list[int]] = {}
+        if "fts" in channels:
+            t = time.perf_counter()
+            fts = fts_channel(self.db, qa, CHANNEL_DEPTH, total_docs)
+            ranked["fts5"] = [nid for nid, _ in fts]
+            timings["fts"] = _ms(t)
+            diag.channels.append("fts5")
+        query_vector: bytes | None = None
+        notes: list[str] = []
+        if "dense" in channels or self.resource_finder is not None:
+            query_vector, dense_note = self._query_vector(qa.text, timings)
+            if dense_note and "dense" in channels:
+                notes.append(dense_note)
+        if "dense" in channels and query_vector is not None:
+            t = time.perf_counter()
+            dres = dense_channel(self.db, query_vector, limit=CHANNEL_DEPTH, file_top_k=self.cfg.fileTopK,
+                                 fallback_threshold=self.cfg.fallbackThreshold)
+            ranked["dense"] = [nid for nid, _ in dres.ranked]
+            diag.fallbackTriggered = dres.fallback_triggered
+            timings["dense"] = _ms(t)
+            diag.channels.append("dense")
+            if self.dense.coverage is not None and self.dense.coverage < 0.999:
+                notes.append(f"dense channel partial: {self.dense.coverage:.0%} of symbols embedded so far")
+        diag.denseCoverage = self.dense.coverage
+        diag.candidates = {k: len(v) for k, v in ranked.items()}
+
+        t = time.perf_counter()
+        fused = rrf(ranked, {"fts5": self.cfg.ftsWeight, "dense": self.cfg.denseWeight}, self.cfg.rrfK)
+        rows = graph.nodes_by_ids(self.db, [f.id for f in fused])
+        scored: list[tuple[float, Hit]] = []
+        wanted_kinds = set(kinds) if kinds else None
+        for f in fused:
+            row = rows.get(f.id)
+            if row is None or (wanted_kinds and row.kind not in wanted_kinds):
+                continue
+            factor, why = boost(Candidate(row.name, row.qualified_name, row.kind, row.path), qa, context_files)
+            hit = Hit(nodeId=row.id, name=row.name, qualifiedName=row.qualified_name, kind=row.kind,
+                      filePath=row.path, startLine=row.start_line, endLine=row.end_line, signature=row.signature,
+                      score=f.score * factor, matchChannel=f.match_channel(), ranks=dict(f.ranks), boosts=why,
+                      docstring=row.docstring[:300])
+            scored.append((hit.score, hit))
+        scored.sort(key=lambda s: (-s[0], s[1].nodeId))
+        all_hits = [h for _, h in scored]
+        files = _rank_files(all_hits)
+        hits = all_hits[:top_k]
+        timings["fuse"] = _ms(t)
+
+        t = time.perf_counter()
+        neighbours = self._neighbours(hits, hops, top_k)
+        timings["expand"] = _ms(t)
+
+        bodies = graph.node_bodies(self.db, [h.nodeId for h in hits])
+        for h in hits:
+            h.snippet = snippet_of(bodies.get(h.nodeId, ""))
+
+        resources: list[ResourceHit] = []
+        if self.resource_finder is not None:
+            t = time.perf_counter()
+            resources, rnote = self.resource_finder(qa, query_vector,
+                                                    [h.nodeId for h in hits] + [n.nodeId for n in neighbours])
+            diag.resourceNote = rnote
+            timings["resources"] = _ms(t)
+
+        if self.stale_check is not None:
+            stale = self.stale_check(sorted({h.filePath for h in hits} | {n.filePath for n in neighbours}))
+            for h in hits:
+                h.stale = h.filePath in stale
+            diag.staleFiles = sorted(stale)
+            if stale:
+                notes.append(f"{len(stale)} file(s) in this answer changed since indexing; run igraph_index")
+
+        if "dense" in channels and "dense" not in diag.channels:
+            diag.degraded = True
+        diag.note = "; ".join(notes) if notes else None
+        timings["total"] = _ms(t0)
+        diag.timingsMs = timings
+        result = ExploreResult(query=query if len(query) <= 200 else query[:200] + "…", degraded=diag.degraded,
+                               note=diag.note, hits=hits, files=files[: max(top_k, 10)], neighbours=neighbours,
+                               resources=resources, diagnostics=diag)
+        return fit_to_budget(result, max_tokens or self.cfg.maxTokens)
+
+    # -- helpers --------------------------------------------------------------------------------------------
+    def _query_vector(self, text: str, timings: dict[str, float]) -> tuple[bytes | None, str | None]:
+        if self.dense.reason is not None or self.dense.embedder is None:
+            return None, self.dense.reason or "dense channel off"
+        t = time.perf_counter()
+        try:
+            vec = np.asarray(self.dense.embedder.embed_query(text), dtype=np.float32)
+        except EmbedderError as exc:
+            return None, f"embedding backend failed ({exc}); answered from FTS only"
+        timings["embed"] = _ms(t)
+        dim = int(self.db.get_meta("embedder_dim", "0") or 0)
+        if vec.shape != (dim,):
+            return None, f"query vector has dimension {vec.shape[-1]}, the index has {dim}; answered from FTS only"
+        return vec_store.to_blob(vec), None
+
+    def _neighbours(self, hits: list[Hit], hops: int, top_k: int) -> list[Neighbour]:
+        if hops <= 0 or not hits:
+            return []
+        seeds = {h.nodeId: h.score for h in hits}
+        reached = expand(self.db, seeds, hops, limit=max(2 * top_k, 8))
+        rows = graph.nodes_by_ids(self.db, [r.node_id for r in reached])
+        names = {h.nodeId: h.qualifiedName or h.name for h in hits}
+        out: list[Neighbour] = []
+        for r in reached:
+            row = rows.get(r.node_id)
+            if row is None:
+                continue
+            out.append(Neighbour(nodeId=row.id, name=row.name, qualifiedName=row.qualified_name, kind=row.kind,
+                                 filePath=row.path, startLine=row.start_line, endLine=row.end_line,
+                                 signature=row.signature, score=r.score, viaNodeId=r.via,
+                                 viaName=names.get(r.via, ""), edgeKind=r.edge_kind, direction=r.direction,
+                                 distance=r.distance))
+        return out
+
+
+def _rank_files(hits: list[Hit]) -> list[FileHit]:
+    scores: dict[str, list[float]] = {}
+    for h in hits:
+        scores.setdefault(h.filePath, []).append(h.score)
+    ranked = []
+    for path, vals in scores.items():
+        vals.sort(reverse=True)
+        ranked.append(FileHit(filePath=path, score=sum(v * FILE_SCORE_DECAY**i for i, v in enumerate(vals[:5]))))
+    ranked.sort(key=lambda f: (-f.score, f.filePath))
+    return ranked
+
+
+def _ms(start: float) -> float:
+    return round((time.perf_counter() - start) * 1000, 2)

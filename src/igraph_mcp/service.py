@@ -1,0 +1,368 @@
+"""The one service behind the CLI and the MCP server: index, explore, node, file, related, status."""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import logging
+import os
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+
+from igraph_mcp.config import CONFIG_DIR, DB_FILE, Config, load_config
+from igraph_mcp.embed.base import Embedder
+from igraph_mcp.embed.registry import make_embedder
+from igraph_mcp.errors import ConfigError, EmbedderError, IndexBusy, InvalidInput, NotIndexed
+from igraph_mcp.index.embedding import embed_nodes, prepare_vector_tables
+from igraph_mcp.index.indexer import Indexer
+from igraph_mcp.models import (
+    EdgeRef,
+    ExploreResult,
+    FileDetail,
+    IndexResult,
+    Neighbour,
+    NodeDetail,
+    NodeSummary,
+    RelatedResult,
+    StatusResult,
+)
+from igraph_mcp.paths import resolve_inside
+from igraph_mcp.retrieve.expand import expand
+from igraph_mcp.retrieve.explore import DenseState, Explorer, ResourceFinder
+from igraph_mcp.store import graph
+from igraph_mcp.store import vectors as vec_store
+from igraph_mcp.store.db import Database
+from igraph_mcp.store.graph import NodeRow
+
+log = logging.getLogger(__name__)
+
+Progress = Callable[[str, int, int], None]
+MAX_SOURCE_LINES = 300
+MAX_NAME_CHARS = 500
+
+
+def _summary(row: NodeRow) -> NodeSummary:
+    return NodeSummary(nodeId=row.id, name=row.name, qualifiedName=row.qualified_name, kind=row.kind,
+                       filePath=row.path, startLine=row.start_line, endLine=row.end_line, signature=row.signature)
+
+
+class IGraphService:
+    """Owns the store, the embedder and the indexer for one repository root."""
+
+    def __init__(self, root: Path | str, *, config: Config | None = None, embedder: Embedder | None = None,
+                 embed: bool = True) -> None:
+        self.root = Path(os.path.realpath(root))
+        if not self.root.is_dir():
+            raise InvalidInput(f"{root} is not a directory; pass the repository root with --root")
+        self.config = config or load_config(self.root)
+        self.state_dir = self.root / CONFIG_DIR
+        self.db_path = self.state_dir / DB_FILE
+        self._embedder = embedder
+        self._embedder_error: str | None = None
+        self._embed_enabled = embed
+        self._db: Database | None = None
+        self._db_lock = threading.Lock()
+        self._write_lock = threading.Lock()
+        self.resource_finder: ResourceFinder | None = None
+        self.on_after_index: list[Callable[[Database, Embedder | None], None]] = []
+
+    # -- plumbing ----------------------------------------------------------------------------------------------
+    def _ensure_state_dir(self) -> None:
+        self.state_dir.mkdir(parents=True, exist_ok=True)
+        ignore = self.state_dir / ".gitignore"
+        if not ignore.exists():
+            # The index is derived data: keep it out of the user's commits.
+            ignore.write_text("# created by igraph-mcp\n*\n!config.json\n!mounts.json\n", encoding="utf-8")
+
+    @property
+    def db(self) -> Database:
+        """The read connection (opened on first use; WAL lets it read while an index run writes)."""
+        with self._db_lock:
+            if self._db is None:
+                self._ensure_state_dir()
+                self._db = Database(self.db_path)
+            return self._db
+
+    def close(self) -> None:
+        """Close connections."""
+        with self._db_lock:
+            if self._db is not None:
+                self._db.close()
+                self._db = None
+
+    def is_indexed(self) -> bool:
+        """True when at least one build has completed."""
+        return self.db_path.exists() and self.db.get_meta("last_build") is not None
+
+    def embedder(self) -> Embedder | None:
+        """The configured embedder, created on first use; None when disabled or unavailable (see dense_state)."""
+        if self._embedder is not None or self._embedder_error is not None or not self._embed_enabled:
+            return self._embedder
+        e = self.config.embedder
+        try:
+            self._embedder = make_embedder(e.backend, model=e.model, base_url=e.baseUrl, dimension=e.dimension)
+        except (EmbedderError, ConfigError) as exc:
+            self._embedder_error = str(exc)
+        if self._embedder is None and self._embedder_error is None:
+            self._embedder_error = "embedder is 'none' (FTS only)"
+        return self._embedder
+
+    @contextlib.contextmanager
+    def _writer(self) -> Iterator[Database]:
+        """Exclusive writer: one per process (thread lock) and one per repository (file lock)."""
+        if not self._write_lock.acquire(blocking=False):
+            raise IndexBusy("an index build is already running in this server; wait for it to finish")
+        try:
+            self._ensure_state_dir()
+            with open(self.state_dir / "index.lock", "a+") as lock_file:
+                try:
+                    fcntl.flock(lock_file, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError as exc:
+                    raise IndexBusy(
+                        "another igraph-mcp process is indexing this repository; wait for it to finish and retry"
+                    ) from exc
+                db = Database(self.db_path)
+                try:
+                    yield db
+                finally:
+                    db.close()
+        finally:
+            self._write_lock.release()
+
+    # -- index -------------------------------------------------------------------------------------------------
+    def index(self, *, full: bool = False, dry_run: bool = False, embed: bool = True,
+              progress: Progress | None = None) -> IndexResult:
+        """Build or update the index: structure + FTS first (committed), then embeddings batch by batch."""
+        with self._writer() as db:
+            idx = Indexer(self.root, db, max_file_bytes=self.config.index.maxFileBytes,
+                          extra_ignores=tuple(self.config.index.exclude))
+            s = idx.run(full=full, dry_run=dry_run, progress=progress)
+            note: str | None = None
+            embedder = self.embedder() if embed and not dry_run else None
+            if not dry_run:
+                if embed and embedder is None:
+                    note = self._embedder_error
+                elif embedder is not None and not db.vec_available:
+                    note = db.vec_error
+                elif embedder is not None:
+                    try:
+                        prepare_vector_tables(db, embedder)
+                        s.embedded, s.embed_reused = embed_nodes(
+                            db, embedder, reuse=idx.reusable_vectors, batch_size=max(256, self.config.embedder.batchSize),
+                            progress=progress)
+                    except EmbedderError as exc:
+                        note = f"embedding stopped: {exc}; structure and FTS are up to date"
+                for hook in self.on_after_index:
+                    hook(db, embedder if note is None else None)
+            return IndexResult(
+                files=s.files, symbols=s.symbols, edges=s.edges, added=s.added, modified=s.modified,
+                deleted=s.deleted, renamed=s.renamed, unchanged=s.unchanged, parsed=s.parsed,
+                parseErrors=s.parse_errors, skipped=s.skipped, embedded=s.embedded, embedReused=s.embed_reused,
+                embedNote=note, seconds=round(s.seconds, 3), dryRun=dry_run, reparsedPaths=s.reparsed_paths[:50],
+                recoveredFrom=db.recovered_from,
+            )
+
+    # -- retrieval ----------------------------------------------------------------------------------------------
+    def _require_index(self) -> Database:
+        db = self.db
+        if db.get_meta("last_build") is None:
+            raise NotIndexed("this repository has no index yet; run `igraph-mcp index` (or the igraph_index tool)")
+        return db
+
+    def dense_state(self) -> DenseState:
+        """Whether the dense channel can answer, and why not when it cannot."""
+        db = self.db
+        if not db.vec_available:
+            return DenseState(None, db.vec_error, None)
+        embedder = self.embedder()
+        if embedder is None:
+            return DenseState(None, self._embedder_error, None)
+        stored = db.get_meta("embedder_id")
+        total = int(db.scalar("SELECT count(*) FROM nodes", default=0))
+        vectors = vec_store.node_vector_count(db)
+        if stored is None or vectors == 0:
+            return DenseState(None, "no vectors yet: run `igraph-mcp index` to embed the symbols; FTS only", 0.0)
+        if stored != embedder.id:
+            return DenseState(None, f"index was embedded with {stored} but the embedder is {embedder.id}; "
+                                    "run `igraph-mcp index` to re-embed; FTS only", None)
+        return DenseState(embedder, None, vectors / total if total else 0.0)
+
+    def explore(self, query: str, *, top_k: int = 5, hops: int | None = None, kinds: Sequence[str] | None = None,
+                context_files: Sequence[str] = (), max_tokens: int | None = None,
+                channels: Sequence[str] = ("fts", "dense")) -> ExploreResult:
+        """Hybrid retrieval with graph expansion and attached resources."""
+        db = self._require_index()
+        dense = self.dense_state() if "dense" in channels or self.resource_finder else DenseState(None, None, None)
+        explorer = Explorer(db, self.config.retrieval, dense, self.resource_finder, self.stale_files)
+        return explorer.explore(query, top_k=top_k, hops=hops, kinds=kinds, context_files=context_files,
+                                max_tokens=max_tokens, channels=channels)
+
+    def stale_files(self, paths: list[str]) -> set[str]:
+        """Those of ``paths`` whose file on disk differs from what was indexed (or is gone)."""
+        stale: set[str] = set()
+        for path in paths:
+            row = self.db.one("SELECT size, mtime_ns FROM files WHERE path = ?", (path,))
+            try:
+                st = (self.root / path).stat()
+            except OSError:
+                stale.add(path)
+                continue
+            if row is None or (st.st_size, st.st_mtime_ns) != (row[0], row[1]):
+                stale.add(path)
+        return stale
+
+    def _find(self, name: str, file: str | None) -> list[NodeRow]:
+        if not isinstance(name, str) or not name.strip():
+            raise InvalidInput("name is empty; pass a symbol name such as `Session.request` or `parse_file`")
+        if len(name) > MAX_NAME_CHARS:
+            raise InvalidInput(f"name is longer than {MAX_NAME_CHARS} characters")
+        name = name.strip().replace("::", ".").replace("#", ".")
+        rows = graph.nodes_named(self._require_index(), name)
+        if not rows and "." in name:  # "module.Class.method" or "pkg.mod.func": try the qualified suffixes
+            parts = name.split(".")
+            for i in range(1, len(parts)):
+                rows = [r for r in graph.nodes_named(self.db, ".".join(parts[i:]))
+                        if r.path.replace("/", ".").find(".".join(parts[:i])) >= 0 or i == len(parts) - 1]
+                if rows:
+                    break
+        if file:
+            norm = file.strip().lstrip("./")
+            rows = [r for r in rows if r.path == norm or r.path.endswith("/" + norm)]
+        exact = [r for r in rows if r.qualified_name == name]
+        return exact if len(exact) == 1 else rows
+
+    def node(self, name: str, file: str | None = None) -> NodeDetail:
+        """Detail of one symbol: source, signature, callers, callees; candidates when ambiguous."""
+        rows = self._find(name, file)
+        if not rows:
+            return NodeDetail(found=False, message=f"no symbol named '{name}'"
+                              + (f" in '{file}'" if file else "") + "; try igraph_explore with a description")
+        if len(rows) > 1:
+            return NodeDetail(found=False, message=f"'{name}' is ambiguous ({len(rows)} symbols); call again "
+                              "with a qualified name or the file argument", candidates=[_summary(r) for r in rows])
+        row = rows[0]
+        source, truncated = self._source(row)
+        callers = self._edge_refs(row.id, outgoing=False, kinds=("calls",))
+        callees = self._edge_refs(row.id, outgoing=True, kinds=("calls",))
+        bases = self._edge_refs(row.id, outgoing=True, kinds=("inherits", "implements"))
+        return NodeDetail(found=True, node=_summary(row), docstring=row.docstring, source=source,
+                          sourceTruncated=truncated, callers=callers, callees=callees, bases=bases,
+                          stale=bool(self.stale_files([row.path])))
+
+    def _source(self, row: NodeRow) -> tuple[str, bool]:
+        try:
+            with open(self.root / row.path, encoding="utf-8", errors="replace") as fh:
+                lines = fh.read().splitlines()
+        except OSError:
+            body = graph.node_bodies(self.db, [row.id]).get(row.id, "")
+            return body, True
+        chunk = lines[row.start_line - 1 : row.end_line]
+        truncated = len(chunk) > MAX_SOURCE_LINES
+        return "\n".join(chunk[:MAX_SOURCE_LINES]), truncated
+
+    def _edge_refs(self, node_id: int, *, outgoing: bool, kinds: tuple[str, ...], limit: int = 50) -> list[EdgeRef]:
+        edges = graph.edges_of(self.db, [node_id], outgoing=outgoing, kinds=kinds, resolved_only=not outgoing)
+        other_ids = [e.target_id if outgoing else e.source_id for e in edges]
+        rows = graph.nodes_by_ids(self.db, [i for i in other_ids if i is not None])
+        out: list[EdgeRef] = []
+        seen: set[tuple[int | None, str]] = set()
+        for e, oid in zip(edges, other_ids, strict=True):
+            r = rows.get(oid) if oid is not None else None
+            key = (oid, e.target_name if r is None else "")
+            if key in seen:
+                continue
+            seen.add(key)
+            out.append(EdgeRef(nodeId=oid, name=r.name if r else e.target_name,
+                               qualifiedName=r.qualified_name if r else (f"{e.qualifier}.{e.target_name}"
+                                                                          if e.qualifier else e.target_name),
+                               kind=r.kind if r else "", filePath=r.path if r else "", line=e.line,
+                               edgeKind=e.kind, resolution=e.resolution))
+            if len(out) >= limit:
+                break
+        return out
+
+    def file(self, path: str) -> FileDetail:
+        """Outline of one file: exact path or an unambiguous suffix."""
+        db = self._require_index()
+        if not isinstance(path, str) or not path.strip():
+            raise InvalidInput("path is empty; pass a path relative to the repository root")
+        norm = path.strip().replace("\\", "/")
+        if os.path.isabs(norm) or ".." in norm.split("/"):
+            real = resolve_inside(self.root, norm)  # raises for paths outside the root
+            norm = real.relative_to(self.root).as_posix()
+        norm = norm.lstrip("./") if norm.startswith("./") else norm
+        matches = graph.file_paths_with_suffix(db, norm)
+        if not matches:
+            return FileDetail(found=False, message=f"no indexed file matches '{path}'; "
+                              "check the path or run igraph_index if it is new")
+        exact = [m for m in matches if m == norm]
+        if len(matches) > 1 and not exact:
+            return FileDetail(found=False, message=f"'{path}' matches {len(matches)} files; give more of the path",
+                              candidates=matches)
+        chosen = exact[0] if exact else matches[0]
+        row = graph.file_row(db, chosen)
+        assert row is not None
+        nodes = [n for n in graph.nodes_in_file(db, int(row[0])) if n.kind != "module"]
+        imports = [f"{m}{'.' + n if n else ''}{' as ' + a if a else ''}"
+                   for m, n, a in graph.imports_by_file_id(db, int(row[0]))]
+        return FileDetail(found=True, filePath=chosen, language=row[2], lines=int(row[5]), parseStatus=row[6],
+                          symbols=[_summary(n) for n in nodes[:500]], imports=imports[:200],
+                          stale=bool(self.stale_files([chosen])))
+
+    def related(self, name: str, direction: str = "both", hops: int | None = None) -> RelatedResult:
+        """Callers and/or callees of a symbol up to ``hops`` away."""
+        if direction not in ("both", "callers", "callees"):
+            raise InvalidInput("direction must be 'both', 'callers' or 'callees'")
+        hops = 1 if hops is None else hops
+        if not 1 <= hops <= 5:
+            raise InvalidInput("hops must be between 1 and 5")
+        rows = self._find(name, None)
+        if not rows:
+            return RelatedResult(found=False, message=f"no symbol named '{name}'; try igraph_explore")
+        if len(rows) > 1:
+            return RelatedResult(found=False, message=f"'{name}' is ambiguous; call again with a qualified name",
+                                 candidates=[_summary(r) for r in rows])
+        row = rows[0]
+        dirs = {"both": ("callee", "caller"), "callers": ("caller",), "callees": ("callee",)}[direction]
+        limit = 100
+        reached = expand(self.db, {row.id: 1.0}, hops, limit=limit + 1, directions=dirs,
+                         kinds=("calls", "inherits", "implements"))
+        truncated = len(reached) > limit
+        nodes = graph.nodes_by_ids(self.db, [r.node_id for r in reached[:limit]])
+        related = [
+            Neighbour(nodeId=n.id, name=n.name, qualifiedName=n.qualified_name, kind=n.kind, filePath=n.path,
+                      startLine=n.start_line, endLine=n.end_line, signature=n.signature, score=round(r.score, 4),
+                      viaNodeId=r.via, viaName=row.qualified_name, edgeKind=r.edge_kind, direction=r.direction,
+                      distance=r.distance)
+            for r in reached[:limit] if (n := nodes.get(r.node_id)) is not None
+        ]
+        return RelatedResult(found=True, node=_summary(row), related=related, truncated=truncated)
+
+    # -- status ------------------------------------------------------------------------------------------------
+    def status(self) -> StatusResult:
+        """Counts, embedder, dense coverage, last build, stale files."""
+        if not self.db_path.exists():
+            return StatusResult(root=str(self.root), indexed=False,
+                                notes=["no index yet: run `igraph-mcp index` or the igraph_index tool"])
+        db = self.db
+        c = graph.counts(db)
+        vectors = vec_store.node_vector_count(db) if db.vec_available else 0
+        total_nodes = int(db.scalar("SELECT count(*) FROM nodes", default=0))
+        last = db.get_meta("last_build")
+        stale = self.stale_files(list(graph.file_paths(db).values()))
+        notes: list[str] = []
+        if db.vec_error:
+            notes.append(db.vec_error)
+        dim = db.get_meta("embedder_dim")
+        return StatusResult(
+            root=str(self.root), indexed=last is not None, files=c["files"], symbols=c["symbols"],
+            edges=c["edges"], unresolvedRefs=c["unresolvedRefs"], edgeKinds=graph.edge_kind_counts(db),
+            languages=graph.file_languages(db), embedder=db.get_meta("embedder_id"),
+            embedderDimension=int(dim) if dim else None,
+            denseCoverage=round(vectors / total_nodes, 4) if total_nodes else 0.0, vectors=vectors,
+            lastBuild=float(last) if last else None, schemaVersion=int(db.get_meta("schema_version", "0") or 0),
+            resources=int(db.scalar("SELECT count(*) FROM resources", default=0)),
+            resourceSources=int(db.scalar("SELECT count(*) FROM resource_sources", default=0)),
+            staleFiles=sorted(stale)[:50], staleCount=len(stale), dbBytes=self.db_path.stat().st_size, notes=notes,
+        )

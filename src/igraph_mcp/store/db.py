@@ -1,0 +1,167 @@
+"""The SQLite connection: pragmas, sqlite-vec loading, migrations, corruption handling, one write primitive."""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import apsw
+
+from igraph_mcp.errors import IndexBusy, SchemaTooNew
+from igraph_mcp.store.schema import MIGRATIONS, SCHEMA_VERSION
+
+log = logging.getLogger(__name__)
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
+BUSY_TIMEOUT_MS = 5_000
+
+
+def _load_vec(con: apsw.Connection) -> str | None:
+    """Load sqlite-vec; returns None on success or the reason it is unavailable."""
+    try:
+        import sqlite_vec
+
+        con.enable_load_extension(True)
+        con.load_extension(sqlite_vec.loadable_path())
+        con.enable_load_extension(False)
+    except (ImportError, apsw.Error, OSError) as exc:
+        return f"sqlite-vec could not be loaded ({type(exc).__name__}); dense retrieval is off"
+    return None
+
+
+def _looks_corrupt(path: Path) -> str | None:
+    """Return why the file at ``path`` is not a usable SQLite database, or None if it looks fine."""
+    if not path.exists() or path.stat().st_size == 0:
+        return None
+    with path.open("rb") as fh:
+        head = fh.read(len(SQLITE_MAGIC))
+    if head != SQLITE_MAGIC:
+        return "not a SQLite database"
+    try:
+        con = apsw.Connection(str(path), flags=apsw.SQLITE_OPEN_READONLY)
+        try:
+            row = con.execute("PRAGMA quick_check").fetchone()
+        finally:
+            con.close()
+    except apsw.Error as exc:
+        return f"unreadable ({type(exc).__name__})"
+    if row is None or row[0] != "ok":
+        return "integrity check failed"
+    return None
+
+
+def _move_aside(path: Path, reason: str) -> Path:
+    """Rename a broken index (and its WAL files) so a fresh one can be built; nothing is deleted."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    target = path.with_name(f"{path.name}.corrupt-{stamp}")
+    for suffix in ("", "-wal", "-shm"):
+        src = Path(str(path) + suffix)
+        if src.exists():
+            os.replace(src, Path(str(target) + suffix))
+    log.warning("index at %s is %s; moved aside to %s and rebuilding", path, reason, target.name)
+    return target
+
+
+class Database:
+    """One apsw connection to the index with WAL, a busy timeout and a write-transaction helper."""
+
+    def __init__(self, path: Path, *, readonly: bool = False) -> None:
+        self.path = path
+        self.recovered_from: str | None = None
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if not readonly:
+            reason = _looks_corrupt(path)
+            if reason is not None:
+                _move_aside(path, reason)
+                self.recovered_from = reason
+        flags = apsw.SQLITE_OPEN_READONLY if readonly else apsw.SQLITE_OPEN_READWRITE | apsw.SQLITE_OPEN_CREATE
+        self.con = apsw.Connection(str(path), flags=flags)
+        self.con.set_busy_timeout(BUSY_TIMEOUT_MS)
+        self.vec_error = _load_vec(self.con)
+        self._lock = threading.RLock()
+        self.con.execute("PRAGMA foreign_keys=ON")
+        if not readonly:
+            self.con.execute("PRAGMA journal_mode=WAL")
+            self.con.execute("PRAGMA synchronous=NORMAL")
+            self._migrate()
+
+    @property
+    def vec_available(self) -> bool:
+        """True when sqlite-vec is loaded and vector tables can be used."""
+        return self.vec_error is None
+
+    def close(self) -> None:
+        """Close the connection."""
+        self.con.close()
+
+    # -- queries -------------------------------------------------------------------------------------------
+    def rows(self, sql: str, params: Any = ()) -> list[tuple[Any, ...]]:
+        """Run a read query and return all rows."""
+        with self._lock:
+            return list(self.con.execute(sql, params))
+
+    def one(self, sql: str, params: Any = ()) -> tuple[Any, ...] | None:
+        """Run a read query and return the first row or None."""
+        with self._lock:
+            return self.con.execute(sql, params).fetchone()
+
+    def scalar(self, sql: str, params: Any = (), default: Any = None) -> Any:
+        """Run a read query and return the first column of the first row."""
+        row = self.one(sql, params)
+        return default if row is None else row[0]
+
+    @contextmanager
+    def atomic(self) -> Iterator[apsw.Connection]:
+        """The one write primitive: BEGIN IMMEDIATE ... COMMIT, rolled back on any error."""
+        with self._lock:
+            try:
+                self.con.execute("BEGIN IMMEDIATE")
+            except apsw.BusyError as exc:
+                raise IndexBusy(
+                    "the index is being written by another igraph-mcp process; wait for it to finish and retry"
+                ) from exc
+            try:
+                yield self.con
+            except BaseException:
+                self.con.execute("ROLLBACK")
+                raise
+            else:
+                self.con.execute("COMMIT")
+
+    # -- meta ---------------------------------------------------------------------------------------------
+    def get_meta(self, key: str, default: str | None = None) -> str | None:
+        """Read one value from the meta table."""
+        value = self.scalar("SELECT value FROM meta WHERE key = ?", (key,))
+        return default if value is None else str(value)
+
+    def set_meta(self, con: apsw.Connection, key: str, value: str) -> None:
+        """Write one meta value inside an open transaction."""
+        con.execute("INSERT INTO meta(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value=excluded.value",
+                    (key, value))
+
+    # -- migrations ---------------------------------------------------------------------------------------
+    def _migrate(self) -> None:
+        with self.atomic() as con:
+            con.execute("CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+            con.execute(
+                "CREATE TABLE IF NOT EXISTS migrations(version INTEGER PRIMARY KEY, applied_at REAL NOT NULL)"
+            )
+            current = con.execute("SELECT coalesce(max(version), 0) FROM migrations").fetchone()[0]
+            if current > SCHEMA_VERSION:
+                raise SchemaTooNew(
+                    f"the index at {self.path} has schema version {current}, newer than this igraph-mcp "
+                    f"supports ({SCHEMA_VERSION}); upgrade igraph-mcp or run `igraph-mcp index --full`"
+                )
+            for version, statements in MIGRATIONS:
+                if version <= current:
+                    continue
+                for sql in statements:
+                    con.execute(sql)
+                con.execute("INSERT INTO migrations(version, applied_at) VALUES(?, ?)", (version, time.time()))
+            self.set_meta(con, "schema_version", str(SCHEMA_VERSION))

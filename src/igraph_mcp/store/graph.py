@@ -1,0 +1,386 @@
+"""SQL for files, nodes, edges, imports and the node FTS index."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import apsw
+
+from igraph_mcp.store.db import Database
+from igraph_mcp.store.fts import NODE_BM25_WEIGHTS, fts_or_query
+
+_NODE_COLUMNS = (
+    "n.id, n.file_id, f.path, n.kind, n.name, n.qualified_name, n.signature, n.docstring, "
+    "n.start_line, n.end_line, n.parent_id, n.exported"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class NodeRow:
+    """A stored symbol with its file path."""
+
+    id: int
+    file_id: int
+    path: str
+    kind: str
+    name: str
+    qualified_name: str
+    signature: str
+    docstring: str
+    start_line: int
+    end_line: int
+    parent_id: int | None
+    exported: bool
+
+
+def _node(row: Sequence[Any]) -> NodeRow:
+    return NodeRow(*row[:11], bool(row[11]))  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True, slots=True)
+class FileState:
+    """What the index remembers about one file, to detect changes."""
+
+    id: int
+    path: str
+    sha256: str
+    size: int
+    mtime_ns: int
+
+
+@dataclass(frozen=True, slots=True)
+class EdgeRow:
+    """One edge (resolved or not) with both ends' node ids."""
+
+    id: int
+    source_id: int
+    target_id: int | None
+    kind: str
+    target_name: str
+    qualifier: str
+    resolution: str
+    line: int
+
+
+def _placeholders(n: int) -> str:
+    return ",".join("?" * n)
+
+
+def _chunks(ids: Sequence[int], size: int = 900) -> Iterable[Sequence[int]]:
+    # SQLite caps bound parameters; stay well under the limit.
+    for i in range(0, len(ids), size):
+        yield ids[i : i + size]
+
+
+# -- files ---------------------------------------------------------------------------------------------------
+def file_states(db: Database) -> dict[str, FileState]:
+    """All indexed files keyed by path."""
+    return {
+        r[1]: FileState(*r) for r in db.rows("SELECT id, path, sha256, size, mtime_ns FROM files")
+    }
+
+
+def insert_file(
+    con: apsw.Connection, path: str, language: str, sha256: str, size: int, mtime_ns: int, line_count: int,
+    parse_status: str, now: float,
+) -> int:
+    """Insert a file row and return its id."""
+    con.execute(
+        "INSERT INTO files(path, language, sha256, size, mtime_ns, line_count, parse_status, indexed_at) "
+        "VALUES(?,?,?,?,?,?,?,?)",
+        (path, language, sha256, size, mtime_ns, line_count, parse_status, now),
+    )
+    return int(con.last_insert_rowid())
+
+
+def delete_file(con: apsw.Connection, file_id: int, *, vectors: bool) -> None:
+    """Delete a file with its nodes, their FTS rows and vectors; edges into it become unresolved."""
+    con.execute("DELETE FROM nodes_fts WHERE rowid IN (SELECT id FROM nodes WHERE file_id = ?)", (file_id,))
+    if vectors:
+        con.execute("DELETE FROM node_vectors WHERE node_id IN (SELECT id FROM nodes WHERE file_id = ?)", (file_id,))
+    # Unbind incoming edges explicitly so their resolution label does not claim a target they no longer have.
+    con.execute(
+        "UPDATE edges SET target_id = NULL, resolution = 'stale' "
+        "WHERE target_id IN (SELECT id FROM nodes WHERE file_id = ?)",
+        (file_id,),
+    )
+    con.execute("DELETE FROM files WHERE id = ?", (file_id,))
+
+
+def rename_file(con: apsw.Connection, file_id: int, new_path: str, mtime_ns: int) -> None:
+    """Move a file whose content did not change: its nodes and vectors are kept, paths updated."""
+    con.execute("UPDATE files SET path = ?, mtime_ns = ? WHERE id = ?", (new_path, mtime_ns, file_id))
+    con.execute(
+        "UPDATE nodes_fts SET path = ? WHERE rowid IN (SELECT id FROM nodes WHERE file_id = ?)",
+        (new_path, file_id),
+    )
+
+
+def touch_file(con: apsw.Connection, file_id: int, mtime_ns: int) -> None:
+    """Record a new mtime for a file whose content hash did not change."""
+    con.execute("UPDATE files SET mtime_ns = ? WHERE id = ?", (mtime_ns, file_id))
+
+
+def file_row(db: Database, path: str) -> tuple[Any, ...] | None:
+    """id, path, language, sha256, size, line_count, parse_status, indexed_at of one file."""
+    return db.one(
+        "SELECT id, path, language, sha256, size, line_count, parse_status, indexed_at FROM files WHERE path = ?",
+        (path,),
+    )
+
+
+def file_paths_with_suffix(db: Database, suffix: str, limit: int = 20) -> list[str]:
+    """Indexed paths equal to ``suffix`` or ending in ``/suffix``."""
+    like = "%/" + suffix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return [
+        r[0]
+        for r in db.rows(
+            "SELECT path FROM files WHERE path = ? OR path LIKE ? ESCAPE '\\' ORDER BY length(path) LIMIT ?",
+            (suffix, like, limit),
+        )
+    ]
+
+
+def file_paths(db: Database) -> dict[int, str]:
+    """file id -> path for every file."""
+    return {int(r[0]): str(r[1]) for r in db.rows("SELECT id, path FROM files")}
+
+
+def file_languages(db: Database) -> dict[str, int]:
+    """language -> file count."""
+    return {str(r[0]): int(r[1]) for r in db.rows("SELECT language, count(*) FROM files GROUP BY language")}
+
+
+# -- nodes ---------------------------------------------------------------------------------------------------
+def insert_node(con: apsw.Connection, values: tuple[Any, ...]) -> int:
+    """Insert one node (file_id, parent_id, kind, name, qualified_name, signature, docstring, body,
+    start_line, end_line, start_byte, end_byte, exported) and return its id."""
+    con.execute(
+        "INSERT INTO nodes(file_id, parent_id, kind, name, qualified_name, signature, docstring, body, "
+        "start_line, end_line, start_byte, end_byte, exported) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        values,
+    )
+    return int(con.last_insert_rowid())
+
+
+def insert_fts(con: apsw.Connection, rows: Iterable[tuple[Any, ...]]) -> None:
+    """Insert FTS rows (rowid=node id, name, words, qualified_name, path, signature, docstring, body)."""
+    con.executemany(
+        "INSERT INTO nodes_fts(rowid, name, words, qualified_name, path, signature, docstring, body) "
+        "VALUES(?,?,?,?,?,?,?,?)",
+        rows,
+    )
+
+
+def nodes_by_ids(db: Database, ids: Sequence[int]) -> dict[int, NodeRow]:
+    """Fetch nodes by id."""
+    out: dict[int, NodeRow] = {}
+    for chunk in _chunks(list(ids)):
+        for r in db.rows(
+            f"SELECT {_NODE_COLUMNS} FROM nodes n JOIN files f ON f.id = n.file_id "  # noqa: S608 - placeholders only
+            f"WHERE n.id IN ({_placeholders(len(chunk))})",
+            tuple(chunk),
+        ):
+            out[int(r[0])] = _node(r)
+    return out
+
+
+def nodes_named(db: Database, name: str, limit: int = 50) -> list[NodeRow]:
+    """Nodes whose name or qualified name equals ``name`` (qualified first)."""
+    return [
+        _node(r)
+        for r in db.rows(
+            f"SELECT {_NODE_COLUMNS} FROM nodes n JOIN files f ON f.id = n.file_id "  # noqa: S608
+            "WHERE n.qualified_name = ? OR (n.name = ? AND n.kind != 'module') "
+            "ORDER BY (n.qualified_name = ?) DESC, f.path, n.start_line LIMIT ?",
+            (name, name, name, limit),
+        )
+    ]
+
+
+def nodes_in_file(db: Database, file_id: int) -> list[NodeRow]:
+    """All nodes of one file in source order."""
+    return [
+        _node(r)
+        for r in db.rows(
+            f"SELECT {_NODE_COLUMNS} FROM nodes n JOIN files f ON f.id = n.file_id "  # noqa: S608
+            "WHERE n.file_id = ? ORDER BY n.start_line, n.id",
+            (file_id,),
+        )
+    ]
+
+
+def module_node_ids(db: Database, file_ids: Sequence[int]) -> dict[int, int]:
+    """file id -> id of its module node."""
+    out: dict[int, int] = {}
+    for chunk in _chunks(list(file_ids)):
+        for fid, nid in db.rows(
+            f"SELECT file_id, id FROM nodes WHERE kind = 'module' AND file_id IN ({_placeholders(len(chunk))})",  # noqa: S608
+            tuple(chunk),
+        ):
+            out[int(fid)] = int(nid)
+    return out
+
+
+def node_bodies(db: Database, ids: Sequence[int]) -> dict[int, str]:
+    """Stored (bounded) source text of nodes."""
+    out: dict[int, str] = {}
+    for chunk in _chunks(list(ids)):
+        for nid, body in db.rows(
+            f"SELECT id, body FROM nodes WHERE id IN ({_placeholders(len(chunk))})", tuple(chunk)  # noqa: S608
+        ):
+            out[int(nid)] = str(body)
+    return out
+
+
+def symbol_table(db: Database) -> list[tuple[int, int, str, str, str, int | None]]:
+    """(id, file_id, kind, name, qualified_name, parent_id) of every node, for reference resolution."""
+    return [tuple(r) for r in db.rows(  # type: ignore[misc]
+        "SELECT id, file_id, kind, name, qualified_name, parent_id FROM nodes"
+    )]
+
+
+def names_in_files(db: Database, file_ids: Sequence[int]) -> set[str]:
+    """Simple names defined in the given files."""
+    out: set[str] = set()
+    for chunk in _chunks(list(file_ids)):
+        out.update(
+            str(r[0])
+            for r in db.rows(
+                f"SELECT DISTINCT name FROM nodes WHERE file_id IN ({_placeholders(len(chunk))})",  # noqa: S608
+                tuple(chunk),
+            )
+        )
+    return out
+
+
+# -- edges and imports ----------------------------------------------------------------------------------------
+def insert_edges(con: apsw.Connection, rows: Iterable[tuple[Any, ...]]) -> None:
+    """Insert edges (source_id, target_id, kind, target_name, qualifier, resolution, line)."""
+    con.executemany(
+        "INSERT INTO edges(source_id, target_id, kind, target_name, qualifier, resolution, line) "
+        "VALUES(?,?,?,?,?,?,?)",
+        rows,
+    )
+
+
+def insert_imports(con: apsw.Connection, rows: Iterable[tuple[Any, ...]]) -> None:
+    """Insert imports (file_id, module, name, alias, line)."""
+    con.executemany("INSERT INTO imports(file_id, module, name, alias, line) VALUES(?,?,?,?,?)", rows)
+
+
+def imports_by_file(db: Database) -> dict[int, list[tuple[str, str, str]]]:
+    """file id -> [(module, name, alias)]."""
+    out: dict[int, list[tuple[str, str, str]]] = {}
+    for fid, module, name, alias in db.rows("SELECT file_id, module, name, alias FROM imports"):
+        out.setdefault(int(fid), []).append((str(module), str(name), str(alias)))
+    return out
+
+
+def edges_to_resolve(db: Database, file_ids: Sequence[int], names: set[str]) -> list[tuple[Any, ...]]:
+    """Reference edges needing (re-)resolution: all from the given files, plus any elsewhere naming ``names``.
+
+    Rows: (edge id, source node id, source file id, kind, target_name, qualifier).
+    """
+    sql = (
+        "SELECT e.id, e.source_id, n.file_id, e.kind, e.target_name, e.qualifier FROM edges e "
+        "JOIN nodes n ON n.id = e.source_id WHERE e.kind != 'contains' AND "
+    )
+    out: dict[int, tuple[Any, ...]] = {}
+    for chunk in _chunks(list(file_ids)):
+        for r in db.rows(sql + f"n.file_id IN ({_placeholders(len(chunk))})", tuple(chunk)):  # noqa: S608
+            out[int(r[0])] = r
+    for chunk in _chunks(sorted(names)):
+        for r in db.rows(sql + f"e.target_name IN ({_placeholders(len(chunk))})", tuple(chunk)):  # noqa: S608
+            out[int(r[0])] = r
+    # Edges whose target was deleted or re-parsed in this run (see delete_file).
+    for r in db.rows(sql + "e.resolution = 'stale'"):
+        out[int(r[0])] = r
+    return list(out.values())
+
+
+def all_reference_edges(db: Database) -> list[tuple[Any, ...]]:
+    """Every reference edge, in the row shape of ``edges_to_resolve``."""
+    return db.rows(
+        "SELECT e.id, e.source_id, n.file_id, e.kind, e.target_name, e.qualifier FROM edges e "
+        "JOIN nodes n ON n.id = e.source_id WHERE e.kind != 'contains'"
+    )
+
+
+def set_edge_targets(con: apsw.Connection, rows: Iterable[tuple[int | None, str, int]]) -> None:
+    """Bind edges: rows of (target_id or None, resolution, edge id)."""
+    con.executemany("UPDATE edges SET target_id = ?, resolution = ? WHERE id = ?", rows)
+
+
+def edges_of(
+    db: Database, node_ids: Sequence[int], *, outgoing: bool, kinds: Sequence[str], resolved_only: bool = True
+) -> list[EdgeRow]:
+    """Edges leaving (outgoing) or entering the given nodes, restricted to ``kinds``."""
+    col = "source_id" if outgoing else "target_id"
+    out: list[EdgeRow] = []
+    kind_ph = _placeholders(len(kinds))
+    cond = " AND target_id IS NOT NULL" if resolved_only else ""
+    for chunk in _chunks(list(node_ids)):
+        out.extend(
+            EdgeRow(*r)
+            for r in db.rows(
+                "SELECT id, source_id, target_id, kind, target_name, qualifier, resolution, line FROM edges "  # noqa: S608
+                f"WHERE {col} IN ({_placeholders(len(chunk))}) AND kind IN ({kind_ph}){cond}",
+                (*chunk, *kinds),
+            )
+        )
+    return out
+
+
+# -- FTS -------------------------------------------------------------------------------------------------------
+def fts_search(db: Database, tokens: list[str], limit: int) -> list[tuple[int, float]]:
+    """Rank nodes by BM25 over an OR of the quoted tokens; returns (node id, score) best first (score > 0)."""
+    query = fts_or_query(tokens)
+    if not query:
+        return []
+    weights = ",".join(str(w) for w in NODE_BM25_WEIGHTS)
+    rows = db.rows(
+        f"SELECT rowid, -bm25(nodes_fts, {weights}) AS s FROM nodes_fts WHERE nodes_fts MATCH ? "  # noqa: S608
+        "ORDER BY bm25(nodes_fts, " + weights + ") LIMIT ?",
+        (query, limit),
+    )
+    return [(int(r[0]), float(r[1])) for r in rows]
+
+
+def token_doc_freqs(db: Database, tokens: list[str]) -> dict[str, int]:
+    """Number of FTS rows containing each token (tokens absent from the index are left out)."""
+    out: dict[str, int] = {}
+    for chunk in _chunks(tokens):
+        for term, doc in db.rows(
+            f"SELECT term, doc FROM nodes_fts_vocab WHERE term IN ({_placeholders(len(chunk))})",  # noqa: S608
+            tuple(chunk),
+        ):
+            out[str(term)] = int(doc)
+    return out
+
+
+# -- counts ----------------------------------------------------------------------------------------------------
+def counts(db: Database) -> dict[str, int]:
+    """Row counts for status output."""
+    return {
+        "files": int(db.scalar("SELECT count(*) FROM files", default=0)),
+        "symbols": int(db.scalar("SELECT count(*) FROM nodes WHERE kind != 'module'", default=0)),
+        "edges": int(db.scalar("SELECT count(*) FROM edges WHERE target_id IS NOT NULL", default=0)),
+        "unresolvedRefs": int(db.scalar("SELECT count(*) FROM edges WHERE target_id IS NULL", default=0)),
+    }
+
+
+def edge_kind_counts(db: Database) -> dict[str, int]:
+    """Resolved edges by kind."""
+    return {
+        str(k): int(c)
+        for k, c in db.rows("SELECT kind, count(*) FROM edges WHERE target_id IS NOT NULL GROUP BY kind")
+    }
+
+
+def imports_by_file_id(db: Database, file_id: int) -> list[tuple[str, str, str]]:
+    """(module, name, alias) imported by one file, in source order."""
+    return [(str(m), str(n), str(a)) for m, n, a in db.rows(
+        "SELECT module, name, alias FROM imports WHERE file_id = ? ORDER BY line, id", (file_id,))]

@@ -1,0 +1,112 @@
+"""Numbered schema migrations. Vector tables are created on demand (their dimension comes from the embedder)."""
+
+from __future__ import annotations
+
+SCHEMA_VERSION = 1
+
+_V1 = [
+    """CREATE TABLE files(
+        id INTEGER PRIMARY KEY,
+        path TEXT NOT NULL UNIQUE,
+        language TEXT NOT NULL,
+        sha256 TEXT NOT NULL,
+        size INTEGER NOT NULL,
+        mtime_ns INTEGER NOT NULL DEFAULT 0,
+        line_count INTEGER NOT NULL DEFAULT 0,
+        parse_status TEXT NOT NULL DEFAULT 'ok',
+        indexed_at REAL NOT NULL
+    )""",
+    """CREATE TABLE nodes(
+        id INTEGER PRIMARY KEY,
+        file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+        parent_id INTEGER REFERENCES nodes(id) ON DELETE CASCADE,
+        kind TEXT NOT NULL,
+        name TEXT NOT NULL,
+        qualified_name TEXT NOT NULL,
+        signature TEXT NOT NULL DEFAULT '',
+        docstring TEXT NOT NULL DEFAULT '',
+        body TEXT NOT NULL DEFAULT '',
+        start_line INTEGER NOT NULL,
+        end_line INTEGER NOT NULL,
+        start_byte INTEGER NOT NULL,
+        end_byte INTEGER NOT NULL,
+        exported INTEGER NOT NULL DEFAULT 1,
+        embed_hash TEXT
+    )""",
+    "CREATE INDEX nodes_file ON nodes(file_id)",
+    "CREATE INDEX nodes_name ON nodes(name)",
+    "CREATE INDEX nodes_qname ON nodes(qualified_name)",
+    "CREATE INDEX nodes_parent ON nodes(parent_id)",
+    # A reference is kept whether or not its target is known: target_id NULL means unresolved or ambiguous.
+    # Deleting a target node only unbinds the edge (SET NULL) so the next resolve pass can re-bind it.
+    """CREATE TABLE edges(
+        id INTEGER PRIMARY KEY,
+        source_id INTEGER NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,
+        target_id INTEGER REFERENCES nodes(id) ON DELETE SET NULL,
+        kind TEXT NOT NULL,
+        target_name TEXT NOT NULL DEFAULT '',
+        qualifier TEXT NOT NULL DEFAULT '',
+        resolution TEXT NOT NULL DEFAULT 'unresolved',
+        line INTEGER NOT NULL DEFAULT 0
+    )""",
+    "CREATE INDEX edges_source ON edges(source_id)",
+    "CREATE INDEX edges_target ON edges(target_id)",
+    "CREATE INDEX edges_target_name ON edges(target_name) WHERE target_id IS NULL",
+    "CREATE INDEX edges_name_all ON edges(target_name)",
+    """CREATE VIEW unresolved_refs AS
+        SELECT id, source_id, kind, target_name, qualifier, resolution, line FROM edges WHERE target_id IS NULL""",
+    """CREATE TABLE imports(
+        id INTEGER PRIMARY KEY,
+        file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+        module TEXT NOT NULL,
+        name TEXT NOT NULL DEFAULT '',
+        alias TEXT NOT NULL DEFAULT '',
+        line INTEGER NOT NULL DEFAULT 0
+    )""",
+    "CREATE INDEX imports_file ON imports(file_id)",
+    # Column order matters: bm25() weights are positional (see store/fts.py).
+    """CREATE VIRTUAL TABLE nodes_fts USING fts5(
+        name, words, qualified_name, path, signature, docstring, body,
+        tokenize = "unicode61 remove_diacritics 2 tokenchars '_'"
+    )""",
+    "CREATE VIRTUAL TABLE nodes_fts_vocab USING fts5vocab(nodes_fts, 'row')",
+    """CREATE TABLE resource_sources(
+        id INTEGER PRIMARY KEY,
+        path TEXT NOT NULL UNIQUE,
+        name TEXT NOT NULL,
+        source_type TEXT NOT NULL,
+        sha256 TEXT NOT NULL,
+        mounted_at REAL NOT NULL,
+        problems TEXT NOT NULL DEFAULT '[]'
+    )""",
+    """CREATE TABLE resources(
+        id INTEGER PRIMARY KEY,
+        source_id INTEGER NOT NULL REFERENCES resource_sources(id) ON DELETE CASCADE,
+        kind TEXT NOT NULL,
+        title TEXT NOT NULL,
+        heading_path TEXT NOT NULL,
+        text TEXT NOT NULL,
+        start_line INTEGER NOT NULL DEFAULT 0,
+        end_line INTEGER NOT NULL DEFAULT 0,
+        identifiers TEXT NOT NULL DEFAULT '[]',
+        columns TEXT NOT NULL DEFAULT '[]',
+        embed_hash TEXT
+    )""",
+    "CREATE INDEX resources_source ON resources(source_id)",
+    """CREATE VIRTUAL TABLE resources_fts USING fts5(
+        title, heading_path, identifiers, text,
+        tokenize = "unicode61 remove_diacritics 2 tokenchars '_'"
+    )""",
+    """CREATE TABLE resource_links(
+        id INTEGER PRIMARY KEY,
+        resource_id INTEGER NOT NULL REFERENCES resources(id) ON DELETE CASCADE,
+        node_id INTEGER NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,
+        score REAL NOT NULL,
+        method TEXT NOT NULL,
+        evidence TEXT NOT NULL DEFAULT '',
+        UNIQUE(resource_id, node_id, method)
+    )""",
+    "CREATE INDEX resource_links_node ON resource_links(node_id)",
+]
+
+MIGRATIONS: list[tuple[int, list[str]]] = [(1, _V1)]

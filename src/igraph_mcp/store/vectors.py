@@ -1,0 +1,161 @@
+"""SQL for sqlite-vec tables: node and resource vectors, KNN with an optional file pre-filter."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import apsw
+import numpy as np
+
+from igraph_mcp.store.db import Database
+
+
+def _table_exists(db: Database, name: str) -> bool:
+    return db.scalar("SELECT 1 FROM sqlite_master WHERE name = ?", (name,)) is not None
+
+
+def has_node_vectors(db: Database) -> bool:
+    """True when the node vector table exists."""
+    return _table_exists(db, "node_vectors")
+
+
+def has_resource_vectors(db: Database) -> bool:
+    """True when the resource vector table exists."""
+    return _table_exists(db, "resource_vectors")
+
+
+def create_vector_tables(con: apsw.Connection, dimension: int) -> None:
+    """Create the vec0 tables for ``dimension``; file_id is a metadata column so KNN can be pre-filtered."""
+    con.execute(
+        "CREATE VIRTUAL TABLE IF NOT EXISTS node_vectors USING vec0("
+        f"node_id INTEGER PRIMARY KEY, file_id INTEGER, embedding float[{int(dimension)}] distance_metric=cosine)"
+    )
+    con.execute(
+        "CREATE VIRTUAL TABLE IF NOT EXISTS resource_vectors USING vec0("
+        f"resource_id INTEGER PRIMARY KEY, embedding float[{int(dimension)}] distance_metric=cosine)"
+    )
+
+
+def drop_node_vectors(con: apsw.Connection) -> None:
+    """Drop the node vectors and forget which texts were embedded."""
+    con.execute("DROP TABLE IF EXISTS node_vectors")
+    con.execute("UPDATE nodes SET embed_hash = NULL")
+
+
+def drop_all_vectors(con: apsw.Connection) -> None:
+    """Drop node and resource vectors (embedder changed)."""
+    drop_node_vectors(con)
+    con.execute("DROP TABLE IF EXISTS resource_vectors")
+    con.execute("UPDATE resources SET embed_hash = NULL")
+
+
+def to_blob(vector: np.ndarray[Any, Any]) -> bytes:
+    """float32 bytes as sqlite-vec expects."""
+    return np.asarray(vector, dtype=np.float32).tobytes()
+
+
+def from_blob(blob: bytes) -> np.ndarray[Any, Any]:
+    """Vector from float32 bytes."""
+    return np.frombuffer(blob, dtype=np.float32)
+
+
+# -- nodes -------------------------------------------------------------------------------------------------------
+def nodes_to_embed(db: Database, limit: int) -> list[tuple[Any, ...]]:
+    """Nodes without a vector: (id, file_id, kind, name, qualified_name, path, signature, docstring, body)."""
+    return db.rows(
+        "SELECT n.id, n.file_id, n.kind, n.name, n.qualified_name, f.path, n.signature, n.docstring, n.body "
+        "FROM nodes n JOIN files f ON f.id = n.file_id WHERE n.embed_hash IS NULL ORDER BY n.id LIMIT ?",
+        (limit,),
+    )
+
+
+def count_nodes_to_embed(db: Database) -> int:
+    """How many nodes still lack a vector."""
+    return int(db.scalar("SELECT count(*) FROM nodes WHERE embed_hash IS NULL", default=0))
+
+
+def vectors_for_files(db: Database, file_ids: Sequence[int]) -> dict[str, bytes]:
+    """embed_hash -> vector of the nodes of some files (kept before re-parsing them, to reuse unchanged ones)."""
+    if not file_ids or not has_node_vectors(db):
+        return {}
+    ph = ",".join("?" * len(file_ids))
+    return {
+        str(h): bytes(v)
+        for h, v in db.rows(
+            "SELECT n.embed_hash, v.embedding FROM nodes n JOIN node_vectors v ON v.node_id = n.id "  # noqa: S608
+            f"WHERE n.file_id IN ({ph}) AND n.embed_hash IS NOT NULL",
+            tuple(file_ids),
+        )
+    }
+
+
+def store_node_vectors(con: apsw.Connection, rows: Iterable[tuple[int, int, bytes, str]]) -> None:
+    """Write vectors: rows of (node id, file id, vector bytes, hash of the embedded text)."""
+    for node_id, file_id, blob, text_hash in rows:
+        con.execute("DELETE FROM node_vectors WHERE node_id = ?", (node_id,))
+        con.execute("INSERT INTO node_vectors(node_id, file_id, embedding) VALUES(?,?,?)", (node_id, file_id, blob))
+        con.execute("UPDATE nodes SET embed_hash = ? WHERE id = ?", (text_hash, node_id))
+
+
+def node_vector_count(db: Database) -> int:
+    """Number of stored node vectors."""
+    if not has_node_vectors(db):
+        return 0
+    return int(db.scalar("SELECT count(*) FROM node_vectors", default=0))
+
+
+def knn_nodes(
+    db: Database, query: bytes, k: int, file_ids: Sequence[int] | None = None
+) -> list[tuple[int, int, float]]:
+    """Nearest nodes: (node id, file id, cosine similarity) best first, optionally only within ``file_ids``."""
+    if file_ids is not None:
+        if not file_ids:
+            return []
+        ph = ",".join("?" * len(file_ids))
+        rows = db.rows(
+            "SELECT node_id, file_id, distance FROM node_vectors "  # noqa: S608
+            f"WHERE embedding MATCH ? AND k = ? AND file_id IN ({ph})",
+            (query, k, *file_ids),
+        )
+    else:
+        rows = db.rows(
+            "SELECT node_id, file_id, distance FROM node_vectors WHERE embedding MATCH ? AND k = ?", (query, k)
+        )
+    return [(int(r[0]), int(r[1]), 1.0 - float(r[2])) for r in rows]
+
+
+def node_vectors_by_id(db: Database, ids: Sequence[int]) -> dict[int, bytes]:
+    """Stored vectors of some nodes."""
+    if not ids or not has_node_vectors(db):
+        return {}
+    ph = ",".join("?" * len(ids))
+    return {
+        int(r[0]): bytes(r[1])
+        for r in db.rows(f"SELECT node_id, embedding FROM node_vectors WHERE node_id IN ({ph})", tuple(ids))  # noqa: S608
+    }
+
+
+# -- resources -----------------------------------------------------------------------------------------------------
+def store_resource_vectors(con: apsw.Connection, rows: Iterable[tuple[int, bytes, str]]) -> None:
+    """Write resource vectors: rows of (resource id, vector bytes, text hash)."""
+    for rid, blob, text_hash in rows:
+        con.execute("DELETE FROM resource_vectors WHERE resource_id = ?", (rid,))
+        con.execute("INSERT INTO resource_vectors(resource_id, embedding) VALUES(?,?)", (rid, blob))
+        con.execute("UPDATE resources SET embed_hash = ? WHERE id = ?", (text_hash, rid))
+
+
+def delete_resource_vectors(con: apsw.Connection, resource_ids: Sequence[int]) -> None:
+    """Remove vectors of some resources."""
+    for rid in resource_ids:
+        con.execute("DELETE FROM resource_vectors WHERE resource_id = ?", (rid,))
+
+
+def knn_resources(db: Database, query: bytes, k: int) -> list[tuple[int, float]]:
+    """Nearest resource chunks: (resource id, cosine similarity) best first."""
+    if not has_resource_vectors(db):
+        return []
+    rows = db.rows(
+        "SELECT resource_id, distance FROM resource_vectors WHERE embedding MATCH ? AND k = ?", (query, k)
+    )
+    return [(int(r[0]), 1.0 - float(r[1])) for r in rows]

@@ -1,0 +1,194 @@
+"""The language-independent parse framework: table, robustness, caching, structure."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from parse_helpers import by_qname, parse
+
+from igraph_mcp.index import languages
+from igraph_mcp.index.languages import LANGUAGES, get_spec, language_for_path
+from igraph_mcp.index.parse import QUERY_DIR, load_query, normalize_source, parse_source
+
+
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [
+        ("a/b.py", "python"),
+        ("x.pyi", "python"),
+        ("web/app.JS", "javascript"),
+        ("c.jsx", "javascript"),
+        ("t.ts", "typescript"),
+        ("types.d.ts", "typescript"),
+        ("v.tsx", "tsx"),
+        ("main.go", "go"),
+        ("A.java", "java"),
+        ("P.cs", "csharp"),
+        ("lib.rs", "rust"),
+        ("dir/Rakefile", "ruby"),
+        ("win\\path\\m.py", "python"),
+        ("README.md", None),
+        ("Makefile", None),
+        ("noext", None),
+        ("", None),
+    ],
+)
+def test_language_for_path(path: str, expected: str | None) -> None:
+    assert language_for_path(path) == expected
+
+
+def test_table_rows_are_consistent() -> None:
+    for name, spec in LANGUAGES.items():
+        assert spec.name == name
+        assert spec.extensions and all(e.startswith(".") for e in spec.extensions)
+        assert spec.docstring in {"python_string", "preceding_comment", "none"}
+        assert spec.queries and all(q.endswith(".scm") for q in spec.queries)
+
+
+@pytest.mark.parametrize("name", ["python", "javascript", "typescript", "tsx", "go", "java", "csharp"])
+def test_my_queries_exist_and_compile(name: str) -> None:
+    spec = get_spec(name)
+    for fname in spec.queries:
+        assert (QUERY_DIR / fname).is_file(), fname
+    assert load_query(spec).pattern_count > 0
+
+
+def test_unknown_language_is_a_clear_value_error() -> None:
+    with pytest.raises(ValueError, match=r"unknown language 'cobol'.*python"):
+        parse_source(b"x", "cobol")
+
+
+def test_module_symbol_shape() -> None:
+    src = b"def f():\n    pass\n\n"
+    pf = parse_source(src, "python")
+    mod = pf.symbols[0]
+    assert (mod.kind, mod.name, mod.qualified_name, mod.parent) == ("module", "", "", None)
+    assert (mod.start_line, mod.end_line, mod.start_byte, mod.end_byte) == (1, 3, 0, len(src))
+    assert pf.language == "python"
+
+
+def test_empty_file() -> None:
+    pf = parse_source(b"", "python")
+    assert len(pf.symbols) == 1
+    assert pf.symbols[0].end_line == 1
+    assert not pf.references and not pf.imports and not pf.has_error
+
+
+def test_syntax_error_keeps_symbols() -> None:
+    pf = parse("python", "def broken(:\n    pass\n\nclass Fine:\n    def ok(self):\n        go()\n")
+    assert pf.has_error
+    names = by_qname(pf)
+    assert names["Fine.ok"].kind == "method"
+    assert any(r.name == "go" for r in pf.references)
+
+
+def test_merge_conflict_markers_do_not_raise() -> None:
+    code = "<<<<<<< HEAD\ndef a():\n    pass\n=======\ndef b():\n    pass\n>>>>>>> branch\n"
+    pf = parse("python", code)
+    assert pf.has_error
+    assert pf.symbols[0].end_line == 7
+
+
+@pytest.mark.parametrize(
+    ("language", "code"),
+    [
+        ("python", b"x = " + b"(" * 5000 + b"1" + b")" * 5000 + b"\ndef after():\n    pass\n"),
+        ("python", b"x = " + b"[" * 5000 + b"]" * 5000 + b"\ndef after():\n    pass\n"),
+        ("javascript", b"x = " + b"f(" * 5000 + b")" * 5000 + b";\nfunction after() {}\n"),
+        ("go", b"package p\nvar x = " + b"(" * 5000 + b"1" + b")" * 5000 + b"\nfunc after() {}\n"),
+    ],
+)
+def test_deep_nesting_has_no_recursion_error(language: str, code: bytes) -> None:
+    pf = parse_source(code, language)
+    assert "after" in by_qname(pf)
+
+
+def test_invalid_utf8_bytes_do_not_raise_and_lines_stay_right() -> None:
+    src = b"def f():\n    '''\xff\xfe bad'''\n    return g()\n\ndef h():\n    pass\n"
+    pf = parse_source(src, "python")
+    names = by_qname(pf)
+    assert names["h"].start_line == 5
+    assert names["f"].docstring.endswith("bad")
+    assert pf.references[0].line == 3
+
+
+def test_latin1_text_is_transcoded() -> None:
+    src = "def café():\n    '''Été.'''\n\nclass Ça:\n    pass\n".encode("latin-1")
+    pf = parse_source(src, "python")
+    names = by_qname(pf)
+    assert names["café"].docstring == "Été."
+    assert names["Ça"].start_line == 4
+
+
+def test_utf16_with_bom_is_transcoded() -> None:
+    src = "def f():\n    pass\n".encode("utf-16")
+    assert normalize_source(src) == b"def f():\n    pass\n"
+    assert by_qname(parse_source(src, "python"))["f"].kind == "function"
+
+
+def test_normalize_source_keeps_utf8_identity() -> None:
+    src = "x = 'ü'\n".encode()
+    assert normalize_source(src) is src
+
+
+def test_nul_bytes_do_not_raise() -> None:
+    pf = parse_source(b"def f():\x00\n    pass\n\x00\x00", "python")
+    assert pf.symbols[0].kind == "module"
+
+
+def test_missing_query_file_degrades_to_module_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    row = languages.LanguageSpec(
+        name="ghost", grammar="python", extensions=(".ghost",), queries=("ghost.scm",)
+    )
+    monkeypatch.setitem(languages.LANGUAGES, "ghost", row)
+    pf = parse_source(b"def f():\n    pass\n", "ghost")
+    assert [s.kind for s in pf.symbols] == ["module"]
+
+
+def test_symbols_are_ordered_and_parents_precede_children() -> None:
+    pf = parse(
+        "python", "class A:\n    def m(self):\n        def inner():\n            pass\n\ndef z():\n    pass\n"
+    )
+    starts = [s.start_byte for s in pf.symbols]
+    assert starts == sorted(starts)
+    for i, sym in enumerate(pf.symbols[1:], start=1):
+        assert sym.parent is not None and sym.parent < i
+        parent = pf.symbols[sym.parent]
+        assert parent.start_byte <= sym.start_byte and sym.end_byte <= parent.end_byte
+
+
+def test_nested_function_is_a_private_function_not_a_method() -> None:
+    names = by_qname(parse("python", "class A:\n    def m(self):\n        def inner():\n            pass\n"))
+    assert names["A.m.inner"].kind == "function"
+    assert names["A.m.inner"].parent == 2
+    assert names["A.m.inner"].exported is False
+
+
+def test_signature_is_collapsed_and_capped() -> None:
+    params = ", ".join(f"p{i}" for i in range(100))
+    pf = parse("python", f"def long(\n    {params}\n):\n    pass\n")
+    sig = by_qname(pf)["long"].signature
+    assert sig.startswith("def long( p0, p1")
+    assert len(sig) <= 200 and "\n" not in sig
+
+
+def test_docstring_is_capped() -> None:
+    pf = parse("python", 'def f():\n    """' + "word " * 1000 + '"""\n')
+    assert len(by_qname(pf)["f"].docstring) == 2000
+
+
+def test_parse_is_thread_safe() -> None:
+    src = b"class A:\n    def m(self):\n        return self.x.y()\n" * 50
+    results: list[int] = []
+
+    def work() -> None:
+        for _ in range(20):
+            results.append(len(parse_source(src, "python").symbols))
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert results == [101] * 80
