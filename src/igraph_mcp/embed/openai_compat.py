@@ -67,7 +67,9 @@ class OpenAICompatEmbedder:
                 "The openai embedder needs a base URL like http://127.0.0.1:8080/v1 (http or https)."
             )
         if not model:
-            raise ConfigError("The openai embedder needs a model name (the 'model' field sent to /embeddings).")
+            raise ConfigError(
+                "The openai embedder needs a model name (the 'model' field sent to /embeddings)."
+            )
         if dimension is not None and dimension < 1:
             raise ConfigError("The embedding dimension must be a positive integer.")
         if batch_size < 1 or max_attempts < 1 or timeout <= 0:

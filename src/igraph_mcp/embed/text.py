@@ -1,9 +1,10 @@
 """The text embedded for each code symbol, and its content hash.
 
-The default model (all-MiniLM-L6-v2) reads at most 256 word pieces, and code spends them fast
-(roughly 3 characters per piece). So the text puts what identifies the symbol first — kind,
-qualified name, the name split into words, the file path — then the signature and the first
-paragraph of the docstring, and fills whatever room is left with the head of the body.
+The local model (all-MiniLM-L6-v2) reads 128 word pieces by default (256 at most), and code spends
+them fast: about 2 characters per piece on real Python. So the text puts what identifies the symbol
+first — kind, qualified name and its words, the file path — then the signature and the docstring
+(first paragraph first), and fills the room left with the head of the body; whatever the model
+cuts off is the least important part.
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ import hashlib
 import re
 
 DEFAULT_MAX_CHARS = 1000
-"""Total bound; ~1,000 characters of code is ~250-350 word pieces, about one 256-token window."""
+"""Total bound: ~1,000 characters is ~450-550 word pieces of code, past any local window; larger-context
+HTTP models still get a useful body head."""
 
 _MAX_SIGNATURE_CHARS = 240
 _MAX_DOC_CHARS = 360
@@ -20,8 +22,12 @@ _MIN_BODY_CHARS = 80  # below this a body fragment is noise rather than signal
 
 _WHITESPACE = re.compile(r"\s+")
 # C0/C1 controls and format characters (zero-width, bidi overrides) carry no meaning for a model.
-_INVISIBLE = re.compile(r"[\x00-\x08\x0e-\x1f\x7f-\x84\x86-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]")
+_INVISIBLE = re.compile(
+    r"[\x00-\x08\x0e-\x1f\x7f-\x84\x86-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]"
+)
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
+_QUOTE_MARKS = frozenset("\"'`")
+_PLAIN_WORDS = re.compile(r"[^\W\d_]+|\d+")
 
 
 def split_identifier(name: str) -> list[str]:
@@ -42,8 +48,8 @@ def split_identifier(name: str) -> list[str]:
             prev = current[-1]
             if ch.isdigit() != prev.isdigit():
                 flush()  # letter <-> digit boundary: utf8Decode -> utf 8 decode
-            elif ch.isupper() and prev.islower():
-                flush()  # camelCase boundary: parseFile -> parse file
+            elif ch.isupper() and not prev.isupper():
+                flush()  # camelCase boundary (also after caseless scripts): parseFile -> parse file
             elif ch.isupper() and prev.isupper():
                 nxt = name[i + 1] if i + 1 < len(name) else ""
                 if nxt.islower():
@@ -76,13 +82,33 @@ def _docstring_ordered(docstring: str) -> str:
 
 def _strip_repeats(body: str, signature: str, docstring: str) -> str:
     """Remove the signature and docstring from the body head when they repeat there verbatim."""
-    if signature and body.startswith(signature):
-        body = body[len(signature) :].lstrip()
+    if signature:
+        at = body.find(signature)
+        if 0 <= at <= 120:  # after decorators/modifiers ("async", "export"), which are kept
+            body = f"{body[:at].rstrip()} {body[at + len(signature) :].lstrip()}".strip()
     if docstring and len(docstring) >= 12:
         at = body.find(docstring)
         if 0 <= at < 400:
-            body = (body[:at] + body[at + len(docstring) :]).strip()
+            start, end = at, at + len(docstring)
+            # Take the quotes/comment marks around it too, so no empty """""" is left behind.
+            while start > 0 and at - start < 4 and body[start - 1] in _QUOTE_MARKS:
+                start -= 1
+            while end < len(body) and end - at - len(docstring) < 4 and body[end] in _QUOTE_MARKS:
+                end += 1
+            body = f"{body[:start].rstrip()} {body[end:].lstrip()}".strip()
     return body
+
+
+def _extra_words(identifier: str) -> str:
+    """The identifier's words, or "" when the model's own tokenizer would find the same words.
+
+    Word-piece tokenizers already split on ``_``, ``/`` and ``.`` and lower-case, so snake_case and
+    paths cost tokens twice for nothing; only case and digit boundaries (parseHTTPResponse) add words.
+    """
+    words = split_identifier(identifier)
+    if words == _PLAIN_WORDS.findall(identifier.lower()):
+        return ""
+    return " ".join(words)
 
 
 def _scrub(text: str) -> str:
@@ -114,13 +140,13 @@ def symbol_embedding_text(
     body_s = _strip_repeats(collapse_whitespace(_scrub(body or "")), sig_s, doc_full)
 
     # The qualified name's words cover the enclosing class too (Parser.parseFile -> parser parse file).
-    name_words = " ".join(split_identifier(qual_s))
     header = f"{kind_s} {qual_s}".strip()
-    if name_words and name_words != qual_s.lower():
+    name_words = _extra_words(qual_s)
+    if name_words:
         header = f"{header} ({name_words})"
     lines = [header]
     if path_s:
-        path_words = " ".join(split_identifier(path_s))
+        path_words = _extra_words(path_s)
         lines.append(f"file {path_s} ({path_words})" if path_words else f"file {path_s}")
     if sig_s:
         lines.append(sig_s)

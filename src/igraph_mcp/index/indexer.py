@@ -62,15 +62,6 @@ class _Change:
     old_id: int | None  # set for a modified file
 
 
-def decode_source(data: bytes) -> bytes:
-    """Normalise a file's bytes to UTF-8 for the parser; UTF-16 with a BOM is transcoded so lines stay right."""
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return data.decode("utf-16", errors="replace").encode("utf-8")
-    if data.startswith(b"\xef\xbb\xbf"):
-        return data[3:]
-    return data
-
-
 def module_names(path: str) -> tuple[str, str]:
     """(name, qualified name) of a file's module node: ``pkg/mod.py`` -> ("mod", "pkg.mod")."""
     stem = path.rsplit(".", 1)[0] if "." in path.rsplit("/", 1)[-1] else path
@@ -121,8 +112,9 @@ class Indexer:
                 graph.rename_file(con, file_id, w.path, w.mtime_ns)
             for file_id, mtime in touched:
                 graph.touch_file(con, file_id, mtime)
-        changed_ids, names = self._store_changes(changes, gone, summary, report)
+        # A previous run that died between storing files and binding their edges left this flag set.
         pending = self.db.get_meta("resolve_pending") == "1"
+        changed_ids, names = self._store_changes(changes, gone, summary, report)
         report("resolve", 0, 1)
         summary.resolved_edges = self._resolve(changed_ids, names, everything=full or pending)
         report("resolve", 1, 1)
@@ -208,10 +200,9 @@ class Indexer:
             batch = changes[start : start + FILES_PER_TRANSACTION]
             parsed = [(c, self._parse(c)) for c in batch]
             old_ids = [c.old_id for c in batch if c.old_id is not None]
-            if old_ids:
-                names |= graph.names_in_files(self.db, old_ids)
-                if vectors:
-                    self.reusable_vectors.update(vec_store.vectors_for_files(self.db, old_ids))
+            old_names = {fid: graph.names_in_files(self.db, [fid]) for fid in old_ids}
+            if old_ids and vectors:
+                self.reusable_vectors.update(vec_store.vectors_for_files(self.db, old_ids))
             with self.db.atomic() as con:
                 self.db.set_meta(con, "resolve_pending", "1")
                 for c, pf in parsed:
@@ -219,14 +210,17 @@ class Indexer:
                         graph.delete_file(con, c.old_id, vectors=vectors)
                     file_id = self._write_file(con, c, pf)
                     changed_ids.append(file_id)
-                    names.update(s.name for s in pf.symbols if s.name)
+                    new_names = {s.name for s in pf.symbols if s.name}
+                    # Edges that pointed at a re-parsed symbol are marked stale and re-bound anyway; elsewhere
+                    # only a name whose set of definitions changed (added or removed) can bind differently.
+                    names |= new_names ^ old_names.get(c.old_id, set()) if c.old_id is not None else new_names
                     summary.parsed += 1
                     summary.parse_errors += int(pf.has_error)
             report("parse", min(start + len(batch), total), total)
         return changed_ids, names
 
     def _parse(self, change: _Change) -> ParsedFile:
-        source = decode_source(change.data)
+        source = parse_mod.normalize_source(change.data)
         try:
             return parse_mod.parse_source(source, change.walked.language)
         except (ValueError, RecursionError, MemoryError) as exc:
@@ -236,7 +230,7 @@ class Indexer:
 
     def _write_file(self, con: object, change: _Change, pf: ParsedFile) -> int:
         w = change.walked
-        source = decode_source(change.data)
+        source = parse_mod.normalize_source(change.data)
         text_lines = source.count(b"\n") + 1
         file_id = graph.insert_file(
             con, w.path, w.language, change.sha256, w.size, w.mtime_ns, text_lines,  # type: ignore[arg-type]

@@ -123,7 +123,9 @@ _ROWS = (
         extensions=(".cc", ".cpp", ".cxx", ".c++", ".hh", ".hpp", ".hxx", ".h++", ".ipp", ".tpp"),
         queries=("cpp.scm",),
         export_rule="modifier_not_private",
-        private_modifiers=frozenset({"static"}),
+        # Not "static": inside a class it marks a public member (`static Foo create();`), and
+        # file-local C++ helpers live in anonymous namespaces more often than behind `static`.
+        private_modifiers=frozenset(),
     ),
     LanguageSpec(
         name="ruby",
@@ -131,6 +133,8 @@ _ROWS = (
         extensions=(".rb", ".rake", ".gemspec"),
         filenames=("Rakefile", "Gemfile", "Guardfile", "Vagrantfile"),
         queries=("ruby.scm",),
+        # A `def` inside a module is a (mixin) method, not a free function.
+        class_kinds=CLASS_LIKE | {"namespace"},
     ),
     LanguageSpec(
         name="php",

@@ -7,6 +7,9 @@ Capture names understood in queries/<language>.scm (see /work/briefs/parse_conve
   @import + @import.module [+ @import.name] [+ @import.alias | @import.default]
   @export                                              a node whose top-level definitions are exported
   @export.name                                         an identifier exported by a list (`export { a }`)
+A pattern's role is the capture on its outer node; @export patterns carry no other role.
+Query pitfalls met so far: py-tree-sitter 0.26 ignores `#not-any-of?` (use `#not-match?`), and a
+field repeated in one node (`name: a, name: b`) only matches its first child; drop the field name.
 Nothing here branches on the language name: per-language rules are fields of LanguageSpec.
 """
 
@@ -54,6 +57,7 @@ _STRING_PREFIX = re.compile(r"^[rRbBuUfF]{0,2}")
 
 _compile_lock = threading.Lock()
 _queries: dict[str, Query] = {}
+_roles: dict[str, dict[int, str]] = {}  # language -> pattern index -> role capture name
 _thread = threading.local()
 
 
@@ -130,36 +134,43 @@ def _text(source: bytes, node: Node) -> str:
     return source[node.start_byte : node.end_byte].decode("utf-8", "replace")
 
 
-def _collect(query: Query, root: Node) -> _Matches:
+def _role_of(caps: dict[str, list[Node]]) -> str:
+    """The capture that says what a pattern is about (fixed per pattern: it sits on the outer node)."""
+    for key in caps:
+        if key.startswith(("definition.", "reference.")) or key in ("scope", "import"):
+            return key
+    return "export" if "export" in caps or "export.name" in caps else ""
+
+
+def _collect(query: Query, root: Node, roles: dict[int, str]) -> _Matches:
     out = _Matches([], [], [], set(), set())
     for pattern, caps in QueryCursor(query).matches(root):
-        role = ""
-        for key in caps:
-            if key.startswith(("definition.", "reference.")) or key in ("scope", "import"):
-                role = key
-                break
-        name_nodes = caps.get("name")
-        if role.startswith("definition.") or role == "scope":
-            if name_nodes:
-                body = caps.get("body")
-                recv = caps.get("receiver")
+        role = roles.get(pattern)
+        if role is None:
+            role = roles[pattern] = _role_of(caps)
+        if role.startswith("reference."):
+            kind = _REF_KINDS.get(role[10:])
+            name_nodes = caps.get("name")
+            if kind and name_nodes:
+                qual = caps.get("qualifier")
+                for name_node in name_nodes:
+                    out.refs.append((kind, name_node, qual[0] if qual else None))
+        elif role.startswith("definition.") or role == "scope":
+            body = caps.get("body")
+            recv = caps.get("receiver")
+            # `const a, b = 1, 2` names two symbols in one match; each gets the whole node.
+            for name_node in caps.get("name", ()):
                 out.defs.append(
                     _Def(
                         kind=role[len("definition.") :] if role != "scope" else "scope",
                         node=caps[role][0],
-                        name_node=name_nodes[0],
+                        name_node=name_node,
                         body=body[0] if body else None,
                         receiver=_clean_type(recv[0].text or b"") if recv else "",
                         pattern=pattern,
                         is_scope=role == "scope",
                     )
                 )
-        elif role.startswith("reference."):
-            kind = _REF_KINDS.get(role[len("reference.") :])
-            if kind and name_nodes:
-                qual = caps.get("qualifier")
-                for name_node in name_nodes:
-                    out.refs.append((kind, name_node, qual[0] if qual else None))
         elif role == "import":
             modules = caps.get("import.module")
             if modules:
@@ -174,10 +185,11 @@ def _collect(query: Query, root: Node) -> _Matches:
                         default="import.default" in caps,
                     )
                 )
-        for node in caps.get("export", ()):
-            out.export_ranges.add((node.start_byte, node.end_byte))
-        for node in caps.get("export.name", ()):
-            out.export_names.add((node.text or b"").decode("utf-8", "replace"))
+        elif role == "export":
+            for node in caps.get("export", ()):
+                out.export_ranges.add((node.start_byte, node.end_byte))
+            for node in caps.get("export.name", ()):
+                out.export_names.add((node.text or b"").decode("utf-8", "replace"))
     return out
 
 
@@ -325,7 +337,7 @@ def _comment_docstring(source: bytes, node: Node, skip: frozenset[str]) -> str:
             break
         cur = cur.prev_sibling
     # A comment trailing code on the same line belongs to that code, not to us.
-    if comments and cur is not None and cur.end_point[0] == comments[-1].start_point[0]:
+    if comments and cur is not None and _end_line(cur) - 1 == comments[-1].start_point[0]:
         comments.pop()
     lines: list[str] = []
     for comment in reversed(comments):
@@ -385,7 +397,12 @@ def _build_symbols(source: bytes, spec: LanguageSpec, pf: ParsedFile, m: _Matche
     stack: list[_Def] = []
     for d in _dedupe_defs(m.defs):
         start, end = d.node.start_byte, d.node.end_byte
-        while stack and (stack[-1].node.end_byte < end or stack[-1].node.end_byte <= start):
+        # Pop entries that end before this one ends; an identical range is a sibling, not a parent.
+        while stack and (
+            stack[-1].node.end_byte < end
+            or stack[-1].node.end_byte <= start
+            or (stack[-1].node.start_byte == start and stack[-1].node.end_byte == end)
+        ):
             stack.pop()
         outer = stack[-1] if stack else None
         parent_index = outer.index if outer is not None else 0
@@ -434,6 +451,36 @@ def _innermost(symbols: list[Symbol], starts: list[int], pos: int) -> int:
             return i
         i = sym.parent or 0
     return 0
+
+
+def _scope_owner(pf: ParsedFile, scopes: list[_Def], starts: list[int], node: Node) -> int:
+    """Source of a reference in a scope but in no symbol of it: the symbol the scope names, if here.
+
+    `impl Trait for Foo { ... }` (a @scope named Foo) implements Trait on behalf of struct Foo.
+    """
+    index = _innermost(pf.symbols, starts, node.start_byte)
+    sym = pf.symbols[index]
+    owner = None
+    for d in scopes:
+        inside_sym = sym.start_byte <= d.node.start_byte and d.node.end_byte <= sym.end_byte
+        holds_ref = d.node.start_byte <= node.start_byte < d.node.end_byte
+        if inside_sym and holds_ref and (owner is None or d.node.start_byte > owner.node.start_byte):
+            owner = d
+    if owner is None:
+        return index
+    return next((i for i, s in enumerate(pf.symbols) if i and s.qualified_name == owner.qualified), index)
+
+
+def _module_text(source: bytes, module: Node, name: Node | None) -> str:
+    """Module text; a name captured inside the module node is cut off with its separator.
+
+    Kotlin's grammar has one node for `a.b.C`, so its query captures it whole as the module and
+    `C` as the name: the module is then "a.b".
+    """
+    if name is not None and module.start_byte < name.start_byte and name.end_byte <= module.end_byte:
+        head = source[module.start_byte : name.start_byte].decode("utf-8", "replace")
+        return head.rstrip().rstrip(".:\\/")
+    return _text(source, module)
 
 
 def _clean_module(text: str) -> str:
@@ -486,13 +533,15 @@ def parse_source(source: bytes, language: str) -> ParsedFile:
             exported=True,
         )
     )
-    m = _collect(query, root)
+    m = _collect(query, root, _roles.setdefault(spec.name, {}))
     _build_symbols(source, spec, pf, m)
 
     starts = [s.start_byte for s in pf.symbols]
+    scopes = [d for d in m.defs if d.is_scope and d.qualified]
     # A type reference pattern may also hit the name being defined (`type Alias = ...`).
     seen: set[tuple[str, int]] = {("references", d.name_node.start_byte) for d in m.defs}
-    for kind, name_node, qual_node in sorted(m.refs, key=lambda r: r[1].start_byte):
+    # When two patterns hit one name, the qualified reading (`pkg.Type`) wins over the bare one.
+    for kind, name_node, qual_node in sorted(m.refs, key=lambda r: (r[1].start_byte, r[2] is None)):
         key = (kind, name_node.start_byte)
         if key in seen:
             continue
@@ -502,7 +551,7 @@ def parse_source(source: bytes, language: str) -> ParsedFile:
             Reference(
                 kind=kind,
                 name=_text(source, name_node).strip(),
-                source=_innermost(pf.symbols, starts, name_node.start_byte),
+                source=_scope_owner(pf, scopes, starts, name_node),
                 line=name_node.start_point[0] + 1,
                 qualifier=qualifier,
             )
@@ -522,7 +571,7 @@ def parse_source(source: bytes, language: str) -> ParsedFile:
         name_text = _text(source, name).strip() if name is not None else ""
         pf.imports.append(
             Import(
-                module=_clean_module(_text(source, imp.module)),
+                module=_clean_module(_module_text(source, imp.module, name)),
                 name="default" if imp.default else name_text,
                 alias=_text(source, alias).strip() if alias is not None else "",
                 line=imp.stmt.start_point[0] + 1,

@@ -67,12 +67,14 @@ def _as_identifier(raw: str, *, strict: bool) -> str | None:
 def extract_identifiers(text: str) -> list[str]:
     """Backquoted identifiers, identifier-like quoted names, snake_case words and `name()` calls."""
     found: dict[str, None] = {}
-    candidates: list[str | None] = [_as_identifier(m.group(1), strict=False) for m in _CODE_SPAN.finditer(text)]
+    candidates: list[str | None] = [
+        _as_identifier(m.group(1), strict=False) for m in _CODE_SPAN.finditer(text)
+    ]
     candidates += [_as_identifier(m.group(1), strict=True) for m in _QUOTED.finditer(text)]
     candidates += [m.group(0) for m in _SNAKE.finditer(text)]
     candidates += [m.group(1) for m in _BARE_CALL.finditer(text)]
     for name in candidates:
-        if name and name not in found:
+        if name and len(name) > 1 and name not in found:
             found[name] = None
             if len(found) >= MAX_IDENTIFIERS:
                 break
@@ -139,9 +141,10 @@ def _section_chunk(
 
 
 def _groups(
-    lines: list[DocLine], title: str, path: list[str], *, first_part: int, target: int = GROUP_TARGET_CHARS
+    lines: list[DocLine], title: str, path: list[str], *, first_part: int, target: int | None = None
 ) -> list[Chunk]:
     """Paragraph groups of about `target` characters (never over MAX_CHUNK_CHARS), titled by part."""
+    target = GROUP_TARGET_CHARS if target is None else target
     groups: list[list[DocLine]] = []
     current: list[DocLine] = []
     size = 0
@@ -177,7 +180,7 @@ def _replace_text(ln: DocLine, text: str) -> DocLine:
 
 def _make_chunk(lines: list[DocLine], title: str, path: list[str]) -> Chunk:
     """A chunk from lines, leading and trailing blank lines dropped."""
-    body = [ln for ln in lines]
+    body = list(lines)
     while body and not body[-1].text.strip():
         body.pop()
     lead = 0
@@ -249,7 +252,13 @@ def detect_text_headings(
         adornment = _ADORNMENT.match(text)
         if adornment:
             after = lines[i + 2].text.strip() if i + 2 < len(lines) else ""
-            if nxt and not _ADORNMENT.match(nxt) and after and after[0] == text[0] and _ADORNMENT.match(after):
+            if (
+                nxt
+                and not _ADORNMENT.match(nxt)
+                and after
+                and after[0] == text[0]
+                and _ADORNMENT.match(after)
+            ):
                 _mark(lines[i], style_level(text[0], True), nxt)  # overline + title + underline (reST)
                 i += 3
                 continue
@@ -288,13 +297,16 @@ def chunk_pdf(data: bytes, doc_name: str) -> tuple[list[Chunk], list[ParseProble
     try:
         reader = PdfReader(io.BytesIO(data))
         if reader.is_encrypted and not reader.decrypt(""):
-            raise ResourceError(f"{doc_name} is a password-protected PDF; remove the password and mount again")
+            raise ResourceError(
+                f"{doc_name} is a password-protected PDF; remove the password and mount again"
+            )
         pages = list(reader.pages)
     except ResourceError:
         raise
     except Exception as exc:  # pypdf raises many exception types on malformed files
         raise ResourceError(
-            f"{doc_name} could not be read as a PDF ({type(exc).__name__}); re-export it or mount a text version"
+            f"{doc_name} could not be read as a PDF ({type(exc).__name__}); "
+            "re-export it or mount a text version"
         ) from exc
     page_lines: list[list[str]] = []
     total = 0
@@ -302,7 +314,9 @@ def chunk_pdf(data: bytes, doc_name: str) -> tuple[list[Chunk], list[ParseProble
         try:
             text = page.extract_text() or ""
         except Exception as exc:  # one broken page must not lose the others
-            problems.append(ParseProblem(0, f"page {number}: text could not be extracted ({type(exc).__name__})"))
+            problems.append(
+                ParseProblem(0, f"page {number}: text could not be extracted ({type(exc).__name__})")
+            )
             text = ""
         total += len(text)
         if total > MAX_EXTRACTED_CHARS:
@@ -311,15 +325,17 @@ def chunk_pdf(data: bytes, doc_name: str) -> tuple[list[Chunk], list[ParseProble
         page_lines.append(text.replace("\r\n", "\n").replace("\r", "\n").split("\n"))
     if not any(ln.strip() for lines in page_lines for ln in lines):
         raise ResourceError(
-            f"{doc_name} has no extractable text (a scanned or image-only PDF?); OCR it or mount a text export"
+            f"{doc_name} has no extractable text (a scanned or image-only PDF?); "
+            "OCR it or mount a text export"
         )
+    # Running headers and footers repeat on many pages: noise in every chunk, and false headings.
+    repeated = _repeated_lines(page_lines)
     lines: list[DocLine] = []
     for number, texts in enumerate(page_lines, 1):
-        lines += [DocLine(t.rstrip(), page=number) for t in texts]
+        lines += [DocLine(t.rstrip(), page=number) for t in texts if t.strip() not in repeated]
         lines.append(DocLine("", page=number))  # pages are paragraph boundaries
-    # PDF text has few blank lines, so headings need no blank before them; running headers and
-    # footers repeat on many pages and would otherwise become headings every page.
-    detect_text_headings(lines, need_blank_before=False, ignore=_repeated_lines(page_lines))
+    # PDF text has few blank lines, so headings need no blank line before them.
+    detect_text_headings(lines, need_blank_before=False)
     return build_sections(lines, doc_name, split_headless=True), problems
 
 
@@ -354,7 +370,9 @@ def chunk_docx(data: bytes, doc_name: str) -> list[Chunk]:
         if isinstance(block, Paragraph):
             text = block.text.strip()
             level = _docx_heading_level(block) if text else 0
-            lines.append(DocLine(text, level=level if level <= 3 else 0, title=text if level <= 3 else ""))
+            if level > 3:  # Heading 4+ stays inside its parent section
+                level = 0
+            lines.append(DocLine(text, level=level, title=text if level else ""))
         elif isinstance(block, Table):
             lines += [DocLine(row) for row in _table_rows(block)]
         lines.append(DocLine(""))
@@ -367,9 +385,13 @@ def _check_zip(data: bytes, doc_name: str) -> None:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             unpacked = sum(info.file_size for info in archive.infolist())
     except (zipfile.BadZipFile, OSError, ValueError) as exc:
-        raise ResourceError(f"{doc_name} is not a valid .docx (not a zip archive); re-save it from Word") from exc
+        raise ResourceError(
+            f"{doc_name} is not a valid .docx (not a zip archive); re-save it from Word"
+        ) from exc
     if unpacked > MAX_DOCX_UNZIPPED_BYTES:
-        raise ResourceError(f"{doc_name} unpacks to {unpacked // 2**20} MB; split the document and mount the parts")
+        raise ResourceError(
+            f"{doc_name} unpacks to {unpacked // 2**20} MB; split the document and mount the parts"
+        )
 
 
 def _docx_heading_level(paragraph: object) -> int:

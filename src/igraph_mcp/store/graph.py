@@ -349,15 +349,32 @@ def fts_search(db: Database, tokens: list[str], limit: int) -> list[tuple[int, f
     return [(int(r[0]), float(r[1])) for r in rows]
 
 
+def _vocab_terms(db: Database, tokens: list[str]) -> dict[str, list[str]]:
+    """token -> the terms the FTS tokenizer stores for it ("café" -> ["cafe"]: diacritics removed, case folded)."""
+    tokenize = db.con.fts5_tokenizer("unicode61", ["remove_diacritics", "2", "tokenchars", "_"])
+    return {
+        t: list(tokenize(t.encode("utf-8"), apsw.FTS5_TOKENIZE_QUERY, None, include_offsets=False,
+                         include_colocated=False))
+        for t in tokens
+    }
+
+
 def token_doc_freqs(db: Database, tokens: list[str]) -> dict[str, int]:
     """Number of FTS rows containing each token (tokens absent from the index are left out)."""
-    out: dict[str, int] = {}
-    for chunk in _chunks(tokens):
+    # The vocabulary holds tokenizer output, so look tokens up in that form, not as Python lowercased them.
+    terms = _vocab_terms(db, tokens)
+    wanted = sorted({term for ts in terms.values() for term in ts})
+    docs: dict[str, int] = {}
+    for chunk in _chunks(wanted):
         for term, doc in db.rows(
             f"SELECT term, doc FROM nodes_fts_vocab WHERE term IN ({_placeholders(len(chunk))})",  # noqa: S608
             tuple(chunk),
         ):
-            out[str(term)] = int(doc)
+            docs[str(term)] = int(doc)
+    out: dict[str, int] = {}
+    for token, ts in terms.items():
+        if ts and all(term in docs for term in ts):
+            out[token] = min(docs[term] for term in ts)  # a phrase is no more frequent than its rarest term
     return out
 
 

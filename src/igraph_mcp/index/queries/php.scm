@@ -36,7 +36,8 @@
 
 ; ---------------------------------------------------------------- calls
 
-(function_call_expression function: (name) @name) @reference.call
+((function_call_expression function: (name) @name) @reference.call
+  (#not-eq? @name "define"))
 (function_call_expression
   function: (qualified_name (namespace_name) @qualifier (name) @name)) @reference.call
 (member_call_expression object: (_) @qualifier name: (name) @name) @reference.call

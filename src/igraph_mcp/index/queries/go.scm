@@ -1,0 +1,68 @@
+; Go. Earlier patterns choose the kind; the later type_declaration/const_declaration patterns only
+; widen a lone spec to its keyword so the signature reads "type Server struct".
+
+; --- definitions
+(type_spec
+  name: (type_identifier) @name
+  type: (struct_type (field_declaration_list "{" @body))) @definition.struct
+
+(type_spec name: (type_identifier) @name type: (interface_type "{" @body)) @definition.interface
+
+(type_spec name: (type_identifier) @name) @definition.type
+
+(type_alias name: (type_identifier) @name) @definition.type
+
+; `name:` would only see the first of `A, B = 1, 2`
+(const_spec (identifier) @name) @definition.constant
+
+(function_declaration name: (identifier) @name) @definition.function
+
+(method_declaration
+  receiver: (parameter_list
+    (parameter_declaration
+      type: [(type_identifier) @receiver
+             (pointer_type (type_identifier) @receiver)
+             (generic_type type: (type_identifier) @receiver)
+             (pointer_type (generic_type type: (type_identifier) @receiver))]))
+  name: (field_identifier) @name) @definition.method
+
+(method_elem name: (field_identifier) @name) @definition.method
+
+(type_declaration . [(type_spec name: (type_identifier) @name) (type_alias name: (type_identifier) @name)] .) @definition.type
+
+(const_declaration . (const_spec name: (identifier) @name) .) @definition.constant
+
+; --- calls (a composite literal `Server{}` counts as constructing Server)
+(call_expression function: (identifier) @name) @reference.call
+
+(call_expression
+  function: (selector_expression operand: (_) @qualifier field: (field_identifier) @name)) @reference.call
+
+(composite_literal type: (type_identifier) @name) @reference.call
+
+(composite_literal type: (qualified_type package: (_) @qualifier name: (_) @name)) @reference.call
+
+; --- embedding is Go's inheritance
+(field_declaration
+  !name
+  type: [(type_identifier) @name
+         (pointer_type (type_identifier) @name)
+         (qualified_type package: (_) @qualifier name: (_) @name)
+         (pointer_type (qualified_type package: (_) @qualifier name: (_) @name))]) @reference.inherits
+
+(interface_type
+  (type_elem
+    [(type_identifier) @name
+     (qualified_type package: (_) @qualifier name: (_) @name)])) @reference.inherits
+
+; --- type references (predeclared types left out)
+(qualified_type package: (_) @qualifier name: (_) @name) @reference.type
+
+; (#not-any-of? is ignored by py-tree-sitter 0.26, so the list is a regex)
+((type_identifier) @name @reference.type
+  (#not-match? @name "^(bool|byte|complex64|complex128|error|float32|float64|u?int(8|16|32|64)?|uintptr|rune|string|any|comparable)$"))
+
+; --- imports
+(import_spec path: (_) @import.module) @import
+
+(import_spec name: (_) @import.alias path: (_) @import.module) @import

@@ -1,0 +1,77 @@
+; Java. Earlier patterns choose the kind when several name the same identifier.
+
+; --- definitions
+(package_declaration [(identifier) (scoped_identifier)] @name) @definition.namespace
+
+(class_declaration name: (identifier) @name) @definition.class
+
+(record_declaration name: (identifier) @name) @definition.class
+
+(interface_declaration name: (identifier) @name) @definition.interface
+
+(annotation_type_declaration name: (identifier) @name) @definition.interface
+
+(enum_declaration name: (identifier) @name) @definition.enum
+
+(method_declaration name: (identifier) @name) @definition.method
+
+(constructor_declaration name: (identifier) @name) @definition.method
+
+(compact_constructor_declaration name: (identifier) @name) @definition.method
+
+; `static final` fields and interface constants
+(field_declaration
+  (modifiers "static" "final")
+  declarator: (variable_declarator name: (identifier) @name)) @definition.constant
+
+(constant_declaration declarator: (variable_declarator name: (identifier) @name)) @definition.constant
+
+; --- calls (`new Foo()` counts as a call to Foo)
+(method_invocation !object name: (identifier) @name) @reference.call
+
+(method_invocation object: (_) @qualifier name: (identifier) @name) @reference.call
+
+(object_creation_expression
+  type: [(type_identifier) @name
+         (generic_type (type_identifier) @name)
+         (scoped_type_identifier (_) @qualifier (type_identifier) @name .)
+         (generic_type (scoped_type_identifier (_) @qualifier (type_identifier) @name .))]) @reference.call
+
+; --- inheritance
+(superclass
+  [(type_identifier) @name
+   (generic_type (type_identifier) @name)
+   (scoped_type_identifier (_) @qualifier (type_identifier) @name .)
+   (generic_type (scoped_type_identifier (_) @qualifier (type_identifier) @name .))]) @reference.inherits
+
+(super_interfaces
+  (type_list
+    [(type_identifier) @name
+     (generic_type (type_identifier) @name)
+     (scoped_type_identifier (_) @qualifier (type_identifier) @name .)
+     (generic_type (scoped_type_identifier (_) @qualifier (type_identifier) @name .))])) @reference.implements
+
+(extends_interfaces
+  (type_list
+    [(type_identifier) @name
+     (generic_type (type_identifier) @name)
+     (scoped_type_identifier (_) @qualifier (type_identifier) @name .)
+     (generic_type (scoped_type_identifier (_) @qualifier (type_identifier) @name .))])) @reference.inherits
+
+; --- type references in declarations (java.lang basics and scoped parts like `java.io` left out)
+(formal_parameter type: [(type_identifier) @name (generic_type (type_identifier) @name)]
+  (#not-match? @name "^(String|Object|Integer|Long|Double|Boolean|Void)$")) @reference.type
+(field_declaration type: [(type_identifier) @name (generic_type (type_identifier) @name)]
+  (#not-match? @name "^(String|Object|Integer|Long|Double|Boolean|Void)$")) @reference.type
+(local_variable_declaration type: [(type_identifier) @name (generic_type (type_identifier) @name)]
+  (#not-match? @name "^(String|Object|Integer|Long|Double|Boolean|Void)$")) @reference.type
+(method_declaration type: [(type_identifier) @name (generic_type (type_identifier) @name)]
+  (#not-match? @name "^(String|Object|Integer|Long|Double|Boolean|Void)$")) @reference.type
+(type_arguments [(type_identifier) @name (generic_type (type_identifier) @name)]
+  (#not-match? @name "^(String|Object|Integer|Long|Double|Boolean|Void)$")) @reference.type
+
+; --- imports: `import a.b.C` -> module "a.b", name "C"; `import a.b.*` -> name "*"
+(import_declaration
+  (scoped_identifier scope: (_) @import.module name: (identifier) @import.name) .) @import
+
+(import_declaration (scoped_identifier) @import.module (asterisk) @import.name) @import

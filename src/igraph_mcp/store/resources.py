@@ -1,0 +1,378 @@
+"""SQL for mounted resources: sources, chunks, their FTS rows and vectors, and links to code nodes."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import apsw
+
+from igraph_mcp.index.identifiers import identifier_words
+from igraph_mcp.resources.model import Chunk
+from igraph_mcp.store.db import Database
+from igraph_mcp.store.fts import RESOURCE_BM25_WEIGHTS, fts_or_query
+from igraph_mcp.store.vectors import has_node_vectors, has_resource_vectors
+
+_BATCH = 900  # SQLite caps bound parameters; stay well under the limit
+
+
+@dataclass(frozen=True, slots=True)
+class SourceRow:
+    """One mounted source file."""
+
+    id: int
+    path: str
+    name: str
+    source_type: str
+    sha256: str
+    mounted_at: float
+    problems: list[dict[str, Any]]
+    chunks: int
+    links: int
+
+
+@dataclass(frozen=True, slots=True)
+class ResourceRow:
+    """One stored chunk with the name and path of its source."""
+
+    id: int
+    source_id: int
+    kind: str
+    title: str
+    heading_path: list[str]
+    text: str
+    start_line: int
+    end_line: int
+    identifiers: list[str]
+    columns: list[dict[str, str]]
+    source_name: str
+    source_path: str
+
+
+@dataclass(frozen=True, slots=True)
+class LinkRow:
+    """A link from a resource chunk to a code node."""
+
+    resource_id: int
+    node_id: int
+    score: float
+    method: str
+    evidence: str
+
+
+@dataclass(frozen=True, slots=True)
+class CodeCandidate:
+    """A node considered for an identifier link: what it is called and the text it contains."""
+
+    id: int
+    file_id: int
+    kind: str
+    name: str
+    qualified_name: str
+    signature: str
+    body: str
+
+
+def _batches(ids: Sequence[int]) -> Iterable[Sequence[int]]:
+    for i in range(0, len(ids), _BATCH):
+        yield ids[i : i + _BATCH]
+
+
+def _ph(n: int) -> str:
+    return ",".join("?" * n)
+
+
+# -- sources -------------------------------------------------------------------------------------------------
+_SOURCE_SQL = (
+    "SELECT s.id, s.path, s.name, s.source_type, s.sha256, s.mounted_at, s.problems, "
+    "(SELECT count(*) FROM resources r WHERE r.source_id = s.id), "
+    "(SELECT count(*) FROM resource_links l JOIN resources r ON r.id = l.resource_id WHERE r.source_id = s.id) "
+    "FROM resource_sources s"
+)
+
+
+def _source(row: Sequence[Any]) -> SourceRow:
+    return SourceRow(int(row[0]), str(row[1]), str(row[2]), str(row[3]), str(row[4]), float(row[5]),
+                     json.loads(row[6] or "[]"), int(row[7]), int(row[8]))
+
+
+def list_sources(db: Database) -> list[SourceRow]:
+    """Every mounted source with its chunk and link counts, by id."""
+    return [_source(r) for r in db.rows(_SOURCE_SQL + " ORDER BY s.id")]
+
+
+def source_by_path(db: Database, path: str) -> SourceRow | None:
+    """The source stored under ``path`` (the root-relative or absolute key), if any."""
+    row = db.one(_SOURCE_SQL + " WHERE s.path = ?", (path,))
+    return None if row is None else _source(row)
+
+
+def source_by_id(db: Database, source_id: int) -> SourceRow | None:
+    """The source with this id, if any."""
+    row = db.one(_SOURCE_SQL + " WHERE s.id = ?", (source_id,))
+    return None if row is None else _source(row)
+
+
+def insert_source(con: apsw.Connection, path: str, name: str, source_type: str, sha256: str, now: float,
+                  problems: list[dict[str, Any]]) -> int:
+    """Insert a source row and return its id."""
+    con.execute(
+        "INSERT INTO resource_sources(path, name, source_type, sha256, mounted_at, problems) VALUES(?,?,?,?,?,?)",
+        (path, name, source_type, sha256, now, json.dumps(problems)),
+    )
+    return int(con.last_insert_rowid())
+
+
+def delete_source(con: apsw.Connection, source_id: int) -> None:
+    """Delete a source with its chunks, their FTS rows, vectors and links."""
+    con.execute("DELETE FROM resources_fts WHERE rowid IN (SELECT id FROM resources WHERE source_id = ?)",
+                (source_id,))
+    if _exists(con, "resource_vectors"):
+        con.execute("DELETE FROM resource_vectors WHERE resource_id IN (SELECT id FROM resources WHERE source_id = ?)",
+                    (source_id,))
+    # resources and resource_links go by ON DELETE CASCADE; said explicitly so it holds even without FKs.
+    con.execute("DELETE FROM resource_links WHERE resource_id IN (SELECT id FROM resources WHERE source_id = ?)",
+                (source_id,))
+    con.execute("DELETE FROM resources WHERE source_id = ?", (source_id,))
+    con.execute("DELETE FROM resource_sources WHERE id = ?", (source_id,))
+
+
+def _exists(con: apsw.Connection, table: str) -> bool:
+    return con.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (table,)).fetchone() is not None
+
+
+# -- chunks --------------------------------------------------------------------------------------------------
+def insert_chunks(con: apsw.Connection, source_id: int, chunks: Sequence[Chunk]) -> list[int]:
+    """Insert chunks and their FTS rows; returns the new resource ids in chunk order."""
+    ids: list[int] = []
+    for c in chunks:
+        con.execute(
+            "INSERT INTO resources(source_id, kind, title, heading_path, text, start_line, end_line, identifiers, "
+            "columns) VALUES(?,?,?,?,?,?,?,?,?)",
+            (source_id, c.kind, c.title, json.dumps(c.heading_path), c.text, c.start_line, c.end_line,
+             json.dumps(c.identifiers), json.dumps(c.columns)),
+        )
+        rid = int(con.last_insert_rowid())
+        ids.append(rid)
+        # Identifiers are indexed whole (total_cents) and as words (total cents) so prose queries match too.
+        idents = " ".join(c.identifiers) + " " + identifier_words(*c.identifiers)
+        con.execute(
+            "INSERT INTO resources_fts(rowid, title, heading_path, identifiers, text) VALUES(?,?,?,?,?)",
+            (rid, c.title, " › ".join(c.heading_path), idents, c.text),
+        )
+    return ids
+
+
+_RESOURCE_SQL = (
+    "SELECT r.id, r.source_id, r.kind, r.title, r.heading_path, r.text, r.start_line, r.end_line, r.identifiers, "
+    "r.columns, s.name, s.path FROM resources r JOIN resource_sources s ON s.id = r.source_id"
+)
+
+
+def _resource(row: Sequence[Any]) -> ResourceRow:
+    return ResourceRow(int(row[0]), int(row[1]), str(row[2]), str(row[3]), json.loads(row[4]), str(row[5]),
+                       int(row[6]), int(row[7]), json.loads(row[8]), json.loads(row[9]), str(row[10]), str(row[11]))
+
+
+def resources_by_ids(db: Database, ids: Sequence[int]) -> dict[int, ResourceRow]:
+    """Fetch chunks by id."""
+    out: dict[int, ResourceRow] = {}
+    for chunk in _batches(list(ids)):
+        for r in db.rows(_RESOURCE_SQL + f" WHERE r.id IN ({_ph(len(chunk))})", tuple(chunk)):  # noqa: S608
+            out[int(r[0])] = _resource(r)
+    return out
+
+
+def all_resources(db: Database) -> list[ResourceRow]:
+    """Every stored chunk, by id."""
+    return [_resource(r) for r in db.rows(_RESOURCE_SQL + " ORDER BY r.id")]
+
+
+def resource_ids_of_source(db: Database, source_id: int) -> list[int]:
+    """Ids of one source's chunks."""
+    return [int(r[0]) for r in db.rows("SELECT id FROM resources WHERE source_id = ? ORDER BY id", (source_id,))]
+
+
+def resources_to_embed(db: Database) -> list[ResourceRow]:
+    """Chunks without a vector (never embedded, or their vectors were dropped with the embedder)."""
+    return [_resource(r) for r in db.rows(_RESOURCE_SQL + " WHERE r.embed_hash IS NULL ORDER BY r.id")]
+
+
+def source_vectors(db: Database, source_id: int) -> dict[str, bytes]:
+    """embed_hash -> vector of one source's chunks, kept across a remount so unchanged sections are not re-embedded."""
+    if not has_resource_vectors(db):
+        return {}
+    return {
+        str(h): bytes(v)
+        for h, v in db.rows(
+            "SELECT r.embed_hash, v.embedding FROM resources r JOIN resource_vectors v ON v.resource_id = r.id "
+            "WHERE r.source_id = ? AND r.embed_hash IS NOT NULL",
+            (source_id,),
+        )
+    }
+
+
+def resource_vectors_by_id(db: Database, ids: Sequence[int]) -> dict[int, bytes]:
+    """Stored vectors of some chunks."""
+    if not ids or not has_resource_vectors(db):
+        return {}
+    out: dict[int, bytes] = {}
+    for chunk in _batches(list(ids)):
+        for rid, blob in db.rows(
+            f"SELECT resource_id, embedding FROM resource_vectors WHERE resource_id IN ({_ph(len(chunk))})",  # noqa: S608
+            tuple(chunk),
+        ):
+            out[int(rid)] = bytes(blob)
+    return out
+
+
+def fts_resources(db: Database, tokens: list[str], limit: int) -> list[tuple[int, float]]:
+    """Rank chunks by BM25 over an OR of quoted tokens: (resource id, score) best first."""
+    query = fts_or_query(tokens)
+    if not query:
+        return []
+    weights = ",".join(str(w) for w in RESOURCE_BM25_WEIGHTS)
+    rows = db.rows(
+        f"SELECT rowid, -bm25(resources_fts, {weights}) FROM resources_fts WHERE resources_fts MATCH ? "  # noqa: S608
+        f"ORDER BY bm25(resources_fts, {weights}) LIMIT ?",
+        (query, limit),
+    )
+    return [(int(r[0]), float(r[1])) for r in rows]
+
+
+# -- links ---------------------------------------------------------------------------------------------------
+def insert_links(con: apsw.Connection, links: Iterable[LinkRow]) -> int:
+    """Insert or refresh links (one per resource, node and method); returns how many were written."""
+    n = 0
+    for link in links:
+        con.execute(
+            "INSERT INTO resource_links(resource_id, node_id, score, method, evidence) VALUES(?,?,?,?,?) "
+            "ON CONFLICT(resource_id, node_id, method) DO UPDATE SET score = excluded.score, "
+            "evidence = excluded.evidence",
+            (link.resource_id, link.node_id, link.score, link.method, link.evidence),
+        )
+        n += 1
+    return n
+
+
+def delete_links(con: apsw.Connection, *, method: str | None = None, file_ids: Sequence[int] | None = None,
+                 resource_ids: Sequence[int] | None = None) -> None:
+    """Delete links, optionally only of one method, to nodes of some files, or from some resources."""
+    cond, params = ["1=1"], []
+    if method is not None:
+        cond.append("method = ?")
+        params.append(method)
+    where = " AND ".join(cond)
+    if file_ids is None and resource_ids is None:
+        con.execute(f"DELETE FROM resource_links WHERE {where}", params)  # noqa: S608
+        return
+    for chunk in _batches(list(file_ids or [])):
+        con.execute(
+            f"DELETE FROM resource_links WHERE {where} AND node_id IN "  # noqa: S608
+            f"(SELECT id FROM nodes WHERE file_id IN ({_ph(len(chunk))}))",
+            (*params, *chunk),
+        )
+    for chunk in _batches(list(resource_ids or [])):
+        con.execute(
+            f"DELETE FROM resource_links WHERE {where} AND resource_id IN ({_ph(len(chunk))})",  # noqa: S608
+            (*params, *chunk),
+        )
+
+
+def links_for_nodes(db: Database, node_ids: Sequence[int], min_score: float = 0.0) -> list[LinkRow]:
+    """Links into some code nodes, strongest first."""
+    out: list[LinkRow] = []
+    for chunk in _batches(list(node_ids)):
+        out += [
+            LinkRow(int(r[0]), int(r[1]), float(r[2]), str(r[3]), str(r[4]))
+            for r in db.rows(
+                "SELECT resource_id, node_id, score, method, evidence FROM resource_links "  # noqa: S608
+                f"WHERE node_id IN ({_ph(len(chunk))}) AND score >= ?",
+                (*chunk, min_score),
+            )
+        ]
+    out.sort(key=lambda link: (-link.score, link.resource_id, link.node_id))
+    return out
+
+
+def links_of_resources(db: Database, resource_ids: Sequence[int]) -> list[LinkRow]:
+    """Links out of some chunks, strongest first."""
+    out: list[LinkRow] = []
+    for chunk in _batches(list(resource_ids)):
+        out += [
+            LinkRow(int(r[0]), int(r[1]), float(r[2]), str(r[3]), str(r[4]))
+            for r in db.rows(
+                "SELECT resource_id, node_id, score, method, evidence FROM resource_links "  # noqa: S608
+                f"WHERE resource_id IN ({_ph(len(chunk))})",
+                tuple(chunk),
+            )
+        ]
+    out.sort(key=lambda link: (-link.score, link.resource_id, link.node_id))
+    return out
+
+
+# -- code side of linking ------------------------------------------------------------------------------------
+def files_indexed_after(db: Database, since: float) -> list[int]:
+    """Ids of files (re)indexed after ``since`` (seconds since the epoch)."""
+    return [int(r[0]) for r in db.rows("SELECT id FROM files WHERE indexed_at > ? ORDER BY id", (since,))]
+
+
+def latest_index_time(db: Database) -> float:
+    """When the most recently (re)indexed file was written; 0 for an empty index."""
+    return float(db.scalar("SELECT max(indexed_at) FROM files", default=None) or 0.0)
+
+
+def nodes_mentioning(db: Database, tokens: list[str], limit: int) -> list[int]:
+    """Ids of nodes whose name, words, signature or body contain any of the tokens (BM25 order)."""
+    query = fts_or_query(tokens)
+    if not query:
+        return []
+    return [int(r[0]) for r in db.rows(
+        "SELECT rowid FROM nodes_fts WHERE nodes_fts MATCH ? ORDER BY rank LIMIT ?", (query, limit))]
+
+
+def code_candidates(db: Database, node_ids: Sequence[int]) -> list[CodeCandidate]:
+    """Name, signature and stored body of some nodes, for identifier evidence."""
+    out: list[CodeCandidate] = []
+    for chunk in _batches(list(node_ids)):
+        out += [
+            CodeCandidate(int(r[0]), int(r[1]), str(r[2]), str(r[3]), str(r[4]), str(r[5]), str(r[6]))
+            for r in db.rows(
+                "SELECT id, file_id, kind, name, qualified_name, signature, body FROM nodes "  # noqa: S608
+                f"WHERE id IN ({_ph(len(chunk))})",
+                tuple(chunk),
+            )
+        ]
+    return out
+
+
+def nodes_with_qualified_name(db: Database, name: str, limit: int = 20) -> list[int]:
+    """Ids of nodes whose qualified name is ``name`` or ends with ``.name``."""
+    like = "%." + name.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return [int(r[0]) for r in db.rows(
+        "SELECT id FROM nodes WHERE qualified_name = ? OR qualified_name LIKE ? ESCAPE '\\' LIMIT ?",
+        (name, like, limit))]
+
+
+def module_nodes_for_path(db: Database, path: str, limit: int = 5) -> list[int]:
+    """Module nodes of files whose path is ``path`` or ends with ``/path``."""
+    like = "%/" + path.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return [int(r[0]) for r in db.rows(
+        "SELECT n.id FROM nodes n JOIN files f ON f.id = n.file_id WHERE n.kind = 'module' "
+        "AND (f.path = ? OR f.path LIKE ? ESCAPE '\\') LIMIT ?", (path, like, limit))]
+
+
+def node_vectors_of_files(db: Database, file_ids: Sequence[int] | None) -> list[tuple[int, bytes]]:
+    """(node id, vector) of the nodes of some files, or of every node when ``file_ids`` is None."""
+    if not has_node_vectors(db):
+        return []
+    if file_ids is None:
+        return [(int(r[0]), bytes(r[1])) for r in db.rows("SELECT node_id, embedding FROM node_vectors")]
+    out: list[tuple[int, bytes]] = []
+    for chunk in _batches(list(file_ids)):
+        out += [(int(r[0]), bytes(r[1])) for r in db.rows(
+            f"SELECT node_id, embedding FROM node_vectors WHERE file_id IN ({_ph(len(chunk))})",  # noqa: S608
+            tuple(chunk))]
+    return out

@@ -1,0 +1,119 @@
+"""C# query: namespaces, classes, structs, interfaces, records, calls, bases, usings, XML docs."""
+
+from __future__ import annotations
+
+import pytest
+from parse_helpers import by_qname, imports, parse, ref_named, refs, source_of
+
+CODE = """\
+using System;
+using System.Collections.Generic;
+using IO = System.IO;
+using static System.Math;
+
+namespace Acme.App
+{
+    /// <summary>
+    /// Outer doc.
+    /// </summary>
+    [Serializable]
+    public class Outer : Base, IRunnable, Ns.IThing
+    {
+        public const int MaxSize = 10;
+        public class Inner
+        {
+            public void Method(Widget w)
+            {
+                this.svc.Send(w);
+                Helper();
+                new List<int>();
+                new Ns.Thing();
+            }
+        }
+        void Secret() {}
+        public Outer() : base() {}
+    }
+
+    // Shapes.
+    public interface IShape : IBase { double Area(); }
+    public struct Point : IShape { public double Area() => 0; }
+    public enum Color { Red }
+    public record Person(string Name) : Entity, IAudit;
+    public delegate void Handler(int x);
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def pf():
+    return parse("csharp", CODE)
+
+
+def test_definition_kinds(pf) -> None:
+    names = by_qname(pf)
+    assert names["Acme.App"].kind == "namespace"
+    assert names["Acme.App.Outer"].kind == "class"
+    assert names["Acme.App.IShape"].kind == "interface"
+    assert names["Acme.App.IShape.Area"].kind == "method"
+    assert names["Acme.App.Point"].kind == "struct"
+    assert names["Acme.App.Color"].kind == "enum"
+    assert names["Acme.App.Person"].kind == "class"
+    assert names["Acme.App.Handler"].kind == "type"
+    assert names["Acme.App.Outer.MaxSize"].kind == "constant"
+    assert names["Acme.App.Outer.Outer"].kind == "method"
+
+
+def test_nested_class_method(pf) -> None:
+    names = by_qname(pf)
+    method = names["Acme.App.Outer.Inner.Method"]
+    assert method.kind == "method" and method.name == "Method"
+    assert pf.symbols[method.parent].qualified_name == "Acme.App.Outer.Inner"
+    assert (method.start_line, method.end_line) == (17, 23)
+
+
+def test_signatures_and_docs(pf) -> None:
+    names = by_qname(pf)
+    assert (
+        names["Acme.App.Outer"].signature == "[Serializable] public class Outer : Base, IRunnable, Ns.IThing"
+    )
+    assert names["Acme.App.Outer.Inner.Method"].signature == "public void Method(Widget w)"
+    assert names["Acme.App.Outer"].docstring == "Outer doc."
+    assert names["Acme.App.IShape"].docstring == "Shapes."
+
+
+def test_exported_flags(pf) -> None:
+    names = by_qname(pf)
+    assert names["Acme.App.Outer"].exported
+    assert names["Acme.App.Outer.Inner.Method"].exported
+    assert not names["Acme.App.Outer.Secret"].exported  # members default to private
+    assert names["Acme.App.IShape.Area"].exported  # interface members are public
+
+
+def test_calls(pf) -> None:
+    calls = refs(pf, "calls")
+    assert {("this.svc", "Send"), ("", "Helper"), ("", "List"), ("Ns", "Thing")} <= calls
+    assert source_of(pf, ref_named(pf, "calls", "Send")) == "Acme.App.Outer.Inner.Method"
+    assert ref_named(pf, "calls", "Send").line == 19
+
+
+def test_bases(pf) -> None:
+    assert refs(pf, "inherits") == {("", "Base"), ("", "IBase"), ("", "Entity")}
+    assert refs(pf, "implements") == {("", "IRunnable"), ("Ns", "IThing"), ("", "IShape"), ("", "IAudit")}
+    assert source_of(pf, ref_named(pf, "implements", "IShape")) == "Acme.App.Point"
+    assert ("", "Widget") in refs(pf, "references")
+
+
+def test_usings(pf) -> None:
+    assert imports(pf) == {
+        ("System", "", ""),
+        ("System.Collections.Generic", "", ""),
+        ("System.IO", "", "IO"),
+        ("System.Math", "", ""),
+    }
+
+
+def test_file_scoped_namespace() -> None:
+    pf = parse("csharp", "namespace Acme;\ninternal class Late { private int x; }\n")
+    names = by_qname(pf)
+    assert names["Acme"].kind == "namespace"
+    assert names["Late"].exported  # internal is visible in the assembly

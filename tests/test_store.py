@@ -1,0 +1,392 @@
+"""Tests for the store: connection, migrations, corruption handling, the write primitive, graph SQL, FTS, vectors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import apsw
+import numpy as np
+import pytest
+
+from igraph_mcp.errors import IndexBusy, SchemaTooNew
+from igraph_mcp.store import db as db_mod
+from igraph_mcp.store import graph
+from igraph_mcp.store import vectors as vec_store
+from igraph_mcp.store.db import Database
+from igraph_mcp.store.fts import fts_or_query, fts_tokens, quote_token
+from igraph_mcp.store.schema import SCHEMA_VERSION
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Database:
+    database = Database(tmp_path / ".igraph" / "igraph.db")
+    yield database
+    database.close()
+
+
+def _add_file(db: Database, path: str, names: list[str]) -> tuple[int, list[int]]:
+    """A file with a module node plus one function per name, FTS rows included."""
+    with db.atomic() as con:
+        fid = graph.insert_file(con, path, "python", "sha-" + path, 10, 1, 5, "ok", 0.0)
+        ids = [graph.insert_node(con, (fid, None, "module", path, path, "", "", "", 1, 5, 0, 10, 1))]
+        for i, name in enumerate(names):
+            ids.append(graph.insert_node(con, (fid, ids[0], "function", name, name, f"def {name}()", "", "",
+                                               i + 1, i + 1, 0, 1, 1)))
+        graph.insert_fts(con, [(nid, n, n, n, path, "", "", "") for nid, n in zip(ids, [path, *names], strict=True)])
+    return fid, ids
+
+
+# -- connection and migrations ------------------------------------------------------------------------------------
+def test_new_database_has_schema_wal_and_foreign_keys(db: Database) -> None:
+    assert db.get_meta("schema_version") == str(SCHEMA_VERSION)
+    assert db.scalar("PRAGMA journal_mode") == "wal"
+    assert db.scalar("PRAGMA foreign_keys") == 1
+    tables = {r[0] for r in db.rows("SELECT name FROM sqlite_master")}
+    assert {"files", "nodes", "edges", "imports", "nodes_fts", "meta", "migrations", "resources"} <= tables
+
+
+def test_reopening_does_not_reapply_migrations(tmp_path: Path) -> None:
+    path = tmp_path / "i.db"
+    Database(path).close()
+    again = Database(path)
+    try:
+        assert again.rows("SELECT version FROM migrations") == [(SCHEMA_VERSION,)]
+    finally:
+        again.close()
+
+
+def test_newer_schema_is_refused_with_upgrade_hint(tmp_path: Path) -> None:
+    path = tmp_path / "i.db"
+    first = Database(path)
+    with first.atomic() as con:
+        con.execute("INSERT INTO migrations(version, applied_at) VALUES(?, 0)", (SCHEMA_VERSION + 5,))
+    first.close()
+    with pytest.raises(SchemaTooNew, match="upgrade igraph-mcp"):
+        Database(path)
+    assert path.exists()  # refused, never moved aside or wiped
+
+
+def test_sqlite_vec_loads_here(db: Database) -> None:
+    assert db.vec_available, db.vec_error
+
+
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [
+        (b"this is not a database at all" * 100, "not a SQLite database"),
+        (b"\x00\xff" * 4096, "not a SQLite database"),
+    ],
+)
+def test_garbage_file_is_moved_aside_and_rebuilt(tmp_path: Path, content: bytes, reason: str) -> None:
+    path = tmp_path / "i.db"
+    path.write_bytes(content)
+    database = Database(path)
+    try:
+        assert database.recovered_from == reason
+        assert database.get_meta("schema_version") == str(SCHEMA_VERSION)
+    finally:
+        database.close()
+    aside = list(tmp_path.glob("i.db.corrupt-*"))
+    assert len(aside) == 1 and aside[0].read_bytes() == content  # nothing is deleted
+
+
+def test_truncated_database_is_moved_aside(tmp_path: Path) -> None:
+    path = tmp_path / "i.db"
+    database = Database(path)
+    _add_file(database, "a.py", [f"fn_{i}" for i in range(400)])
+    database.con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    database.close()
+    data = path.read_bytes()
+    assert len(data) > 8192
+    path.write_bytes(data[: len(data) // 2])
+    again = Database(path)
+    try:
+        assert again.recovered_from is not None
+        assert again.scalar("SELECT count(*) FROM files") == 0
+    finally:
+        again.close()
+
+
+def test_empty_file_is_treated_as_new_database(tmp_path: Path) -> None:
+    path = tmp_path / "i.db"
+    path.write_bytes(b"")
+    database = Database(path)
+    try:
+        assert database.recovered_from is None
+        assert database.get_meta("schema_version") == str(SCHEMA_VERSION)
+    finally:
+        database.close()
+
+
+def test_readonly_connection_reads(tmp_path: Path) -> None:
+    path = tmp_path / "i.db"
+    writer = Database(path)
+    _add_file(writer, "a.py", ["alpha"])
+    ro = Database(path, readonly=True)
+    try:
+        assert ro.scalar("SELECT count(*) FROM files") == 1
+    finally:
+        ro.close()
+        writer.close()
+
+
+# -- the write primitive -------------------------------------------------------------------------------------------
+def test_atomic_commits(db: Database) -> None:
+    with db.atomic() as con:
+        db.set_meta(con, "k", "v")
+    assert db.get_meta("k") == "v"
+
+
+def test_atomic_rolls_back_on_error(db: Database) -> None:
+    with pytest.raises(RuntimeError), db.atomic() as con:
+        db.set_meta(con, "k", "v")
+        raise RuntimeError("boom")
+    assert db.get_meta("k") is None
+    with db.atomic() as con:  # the connection is usable again
+        db.set_meta(con, "k", "w")
+    assert db.get_meta("k") == "w"
+
+
+def test_atomic_raises_index_busy_when_another_connection_writes(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(db_mod, "BUSY_TIMEOUT_MS", 50)
+    path = tmp_path / "i.db"
+    first, second = Database(path), Database(path)
+    try:
+        with first.atomic() as con:
+            db_mod.Database.set_meta(first, con, "held", "1")
+            with pytest.raises(IndexBusy, match="another igraph-mcp process"), second.atomic():
+                pass
+        assert second.get_meta("held") == "1"  # readers see the committed write afterwards
+    finally:
+        first.close()
+        second.close()
+
+
+def test_meta_upsert(db: Database) -> None:
+    with db.atomic() as con:
+        db.set_meta(con, "gen", "1")
+        db.set_meta(con, "gen", "2")
+    assert db.get_meta("gen") == "2"
+    assert db.get_meta("missing", "dflt") == "dflt"
+
+
+# -- FTS helpers -----------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("text", "tokens"),
+    [
+        ("parse_file", ["parse_file"]),
+        ("Session.request", ["session", "request"]),
+        ('foo" NEAR( a* ^x a:b', ["foo", "near", "a", "x", "b"]),
+        ("__init__", ["init"]),
+        ("dup Dup DUP", ["dup"]),
+        ("", []),
+        ("!!! ??? ...", []),
+        ("用户登录", ["用户登录"]),
+        ("café", ["café"]),
+    ],
+)
+def test_fts_tokens(text: str, tokens: list[str]) -> None:
+    assert fts_tokens(text) == tokens
+
+
+@pytest.mark.parametrize(
+    ("token", "quoted"),
+    [("foo", '"foo"'), ('foo"', '"foo"""'), ("NEAR(", '"NEAR("'), ("a*", '"a*"'), ("", '""')],
+)
+def test_quote_token(token: str, quoted: str) -> None:
+    assert quote_token(token) == quoted
+
+
+def test_fts_or_query_skips_empty_tokens() -> None:
+    assert fts_or_query(["a", "", "b"]) == '"a" OR "b"'
+    assert fts_or_query([]) == ""
+
+
+# -- graph SQL -------------------------------------------------------------------------------------------------------
+def test_fts_search_ranks_name_matches_first(db: Database) -> None:
+    _add_file(db, "a.py", ["load_config", "save_config", "unrelated"])
+    _add_file(db, "b.py", ["render", "paint"])
+    hits = graph.fts_search(db, ["load_config"], 10)
+    rows = graph.nodes_by_ids(db, [nid for nid, _ in hits])
+    assert rows[hits[0][0]].name == "load_config"
+    assert all(score > 0 for _, score in hits)
+    assert graph.fts_search(db, [], 10) == []
+
+
+@pytest.mark.parametrize("token", ['foo"', "NEAR(", "a*", "^x", "a:b", "AND", "OR", "(", "don't", '"', "*"])
+def test_fts_search_never_sees_syntax(db: Database, token: str) -> None:
+    # Unquoted, "a*" would prefix-match "alpha" and "NEAR(" would be a syntax error; quoted, both match nothing.
+    _add_file(db, "mod.py", ["alpha"])
+    assert graph.fts_search(db, [token], 5) == []
+
+
+def test_token_doc_freqs_counts_rows(db: Database) -> None:
+    _add_file(db, "a.py", ["alpha", "beta"])
+    _add_file(db, "b.py", ["alpha"])
+    freqs = graph.token_doc_freqs(db, ["alpha", "beta", "absent"])
+    assert freqs == {"alpha": 2, "beta": 1}
+
+
+def test_token_doc_freqs_folds_like_the_tokenizer(db: Database) -> None:
+    # unicode61 with remove_diacritics stores "café" as "cafe"; the lookup must fold the same way or the
+    # token is dropped as "absent" and an accented query never matches (Q3).
+    _add_file(db, "a.py", ["café_total", "Größe"])
+    freqs = graph.token_doc_freqs(db, ["café_total", "größe"])
+    assert freqs == {"café_total": 1, "größe": 1}
+
+
+def test_delete_file_cascades_and_unbinds_incoming_edges(db: Database) -> None:
+    fa, ids_a = _add_file(db, "a.py", ["caller"])
+    fb, ids_b = _add_file(db, "b.py", ["callee"])
+    with db.atomic() as con:
+        graph.insert_edges(con, [(ids_a[1], ids_b[1], "calls", "callee", "", "unique_global", 1)])
+        graph.insert_imports(con, [(fb, "os", "", "", 1)])
+    with db.atomic() as con:
+        graph.delete_file(con, fb, vectors=False)
+    assert graph.nodes_by_ids(db, ids_b) == {}
+    assert db.scalar("SELECT count(*) FROM nodes_fts WHERE rowid IN (?, ?)", tuple(ids_b)) == 0
+    assert db.scalar("SELECT count(*) FROM imports") == 0
+    edge = db.one("SELECT target_id, resolution, target_name FROM edges WHERE source_id = ?", (ids_a[1],))
+    assert edge == (None, "stale", "callee")  # kept, so a later run can re-bind it
+    assert graph.counts(db)["unresolvedRefs"] == 1
+
+
+def test_deleting_a_source_node_removes_its_edges(db: Database) -> None:
+    fa, ids_a = _add_file(db, "a.py", ["caller"])
+    _fb, ids_b = _add_file(db, "b.py", ["callee"])
+    with db.atomic() as con:
+        graph.insert_edges(con, [(ids_a[1], ids_b[1], "calls", "callee", "", "unique_global", 1)])
+        graph.delete_file(con, fa, vectors=False)
+    assert db.scalar("SELECT count(*) FROM edges") == 0
+
+
+def test_rename_file_updates_path_and_fts(db: Database) -> None:
+    fid, ids = _add_file(db, "old/place.py", ["moved_fn"])
+    with db.atomic() as con:
+        graph.rename_file(con, fid, "new/spot.py", 7)
+    assert graph.file_paths(db) == {fid: "new/spot.py"}
+    assert graph.nodes_by_ids(db, ids)[ids[1]].path == "new/spot.py"
+    assert db.scalar("SELECT count(*) FROM nodes_fts WHERE nodes_fts MATCH '\"spot\"'") == 2
+    assert db.scalar("SELECT count(*) FROM nodes_fts WHERE nodes_fts MATCH 'path:\"old\"'") == 0
+
+
+def test_file_paths_with_suffix_escapes_like_wildcards(db: Database) -> None:
+    _add_file(db, "src/a_b.py", [])
+    _add_file(db, "src/axb.py", [])
+    _add_file(db, "lib/a_b.py", [])
+    assert graph.file_paths_with_suffix(db, "a_b.py") == ["lib/a_b.py", "src/a_b.py"]
+    assert graph.file_paths_with_suffix(db, "src/a_b.py") == ["src/a_b.py"]
+    assert graph.file_paths_with_suffix(db, "%.py") == []
+    assert graph.file_paths_with_suffix(db, "b.py") == []  # a suffix matches whole path segments only
+
+
+def test_nodes_named_prefers_qualified_and_skips_modules(db: Database) -> None:
+    with db.atomic() as con:
+        fid = graph.insert_file(con, "m.py", "python", "s", 1, 1, 1, "ok", 0.0)
+        mod = graph.insert_node(con, (fid, None, "module", "run", "m", "", "", "", 1, 9, 0, 1, 1))
+        cls = graph.insert_node(con, (fid, mod, "class", "Job", "Job", "", "", "", 1, 5, 0, 1, 1))
+        meth = graph.insert_node(con, (fid, cls, "method", "run", "Job.run", "", "", "", 2, 3, 0, 1, 1))
+        fn = graph.insert_node(con, (fid, mod, "function", "run", "run", "", "", "", 6, 7, 0, 1, 1))
+    assert [n.id for n in graph.nodes_named(db, "run")] == [fn, meth]
+    assert [n.id for n in graph.nodes_named(db, "Job.run")] == [meth]
+
+
+def test_edges_to_resolve_collects_changed_named_and_stale(db: Database) -> None:
+    fa, ids_a = _add_file(db, "a.py", ["one"])
+    fb, ids_b = _add_file(db, "b.py", ["two"])
+    fc, ids_c = _add_file(db, "c.py", ["three"])
+    with db.atomic() as con:
+        graph.insert_edges(con, [
+            (ids_a[1], None, "calls", "x", "", "unresolved", 1),
+            (ids_b[1], None, "calls", "wanted", "", "unresolved", 1),
+            (ids_c[1], None, "calls", "y", "", "stale", 1),
+            (ids_c[0], ids_c[1], "contains", "three", "", "same_file", 1),
+        ])
+    rows = graph.edges_to_resolve(db, [fa], {"wanted"})
+    assert sorted(r[4] for r in rows) == ["wanted", "x", "y"]
+    assert len(graph.all_reference_edges(db)) == 3
+
+
+def test_edges_of_directions_and_kinds(db: Database) -> None:
+    _fa, ids_a = _add_file(db, "a.py", ["caller"])
+    _fb, ids_b = _add_file(db, "b.py", ["callee"])
+    with db.atomic() as con:
+        graph.insert_edges(con, [
+            (ids_a[1], ids_b[1], "calls", "callee", "", "unique_global", 3),
+            (ids_a[1], None, "calls", "ghost", "", "unresolved", 4),
+        ])
+    out = graph.edges_of(db, [ids_a[1]], outgoing=True, kinds=("calls",))
+    assert [(e.target_id, e.line) for e in out] == [(ids_b[1], 3)]
+    assert len(graph.edges_of(db, [ids_a[1]], outgoing=True, kinds=("calls",), resolved_only=False)) == 2
+    assert [e.source_id for e in graph.edges_of(db, [ids_b[1]], outgoing=False, kinds=("calls",))] == [ids_a[1]]
+    assert graph.edges_of(db, [ids_a[1]], outgoing=True, kinds=("inherits",)) == []
+
+
+def test_many_ids_are_chunked(db: Database) -> None:
+    _fid, ids = _add_file(db, "big.py", [f"f{i}" for i in range(2000)])
+    assert len(graph.nodes_by_ids(db, ids)) == len(ids)
+    assert len(graph.node_bodies(db, ids)) == len(ids)
+
+
+def test_counts(db: Database) -> None:
+    _fa, ids_a = _add_file(db, "a.py", ["x", "y"])
+    with db.atomic() as con:
+        graph.insert_edges(con, [(ids_a[1], ids_a[2], "calls", "y", "", "same_file", 1),
+                                 (ids_a[1], None, "calls", "z", "", "unresolved", 1)])
+    assert graph.counts(db) == {"files": 1, "symbols": 2, "edges": 1, "unresolvedRefs": 1}
+    assert graph.edge_kind_counts(db) == {"calls": 1}
+
+
+# -- vectors ---------------------------------------------------------------------------------------------------------
+def _unit(*values: float) -> np.ndarray:
+    v = np.asarray(values, dtype=np.float32)
+    return v / np.linalg.norm(v)
+
+
+def test_vectors_knn_prefilter_and_reuse(db: Database) -> None:
+    fa, ids_a = _add_file(db, "a.py", ["x", "y"])
+    fb, ids_b = _add_file(db, "b.py", ["z"])
+    with db.atomic() as con:
+        vec_store.create_vector_tables(con, 4)
+        vec_store.store_node_vectors(con, [
+            (ids_a[1], fa, vec_store.to_blob(_unit(1, 0, 0, 0)), "h1"),
+            (ids_a[2], fa, vec_store.to_blob(_unit(0, 1, 0, 0)), "h2"),
+            (ids_b[1], fb, vec_store.to_blob(_unit(1, 0.1, 0, 0)), "h3"),
+        ])
+    assert vec_store.has_node_vectors(db) and vec_store.node_vector_count(db) == 3
+    q = vec_store.to_blob(_unit(1, 0, 0, 0))
+    best = vec_store.knn_nodes(db, q, 3)
+    assert [b[0] for b in best] == [ids_a[1], ids_b[1], ids_a[2]]
+    assert best[0][2] == pytest.approx(1.0, abs=1e-5) and best[2][2] == pytest.approx(0.0, abs=1e-5)
+    assert [b[0] for b in vec_store.knn_nodes(db, q, 3, [fb])] == [ids_b[1]]
+    assert vec_store.knn_nodes(db, q, 3, []) == []
+    assert set(vec_store.vectors_for_files(db, [fa])) == {"h1", "h2"}
+    assert np.allclose(vec_store.from_blob(vec_store.node_vectors_by_id(db, [ids_a[2]])[ids_a[2]]), _unit(0, 1, 0, 0))
+    with db.atomic() as con:  # rewriting a vector replaces it, never duplicates it
+        vec_store.store_node_vectors(con, [(ids_a[1], fa, vec_store.to_blob(_unit(0, 0, 1, 0)), "h1b")])
+    assert vec_store.node_vector_count(db) == 3
+    assert vec_store.count_nodes_to_embed(db) == 2  # the two module nodes
+
+
+def test_drop_node_vectors_forgets_hashes(db: Database) -> None:
+    fa, ids = _add_file(db, "a.py", ["x"])
+    with db.atomic() as con:
+        vec_store.create_vector_tables(con, 2)
+        vec_store.store_node_vectors(con, [(ids[1], fa, vec_store.to_blob(_unit(1, 0)), "h")])
+        vec_store.drop_all_vectors(con)
+    assert not vec_store.has_node_vectors(db)
+    assert vec_store.node_vector_count(db) == 0
+    assert db.scalar("SELECT count(*) FROM nodes WHERE embed_hash IS NOT NULL") == 0
+
+
+def test_load_vec_reports_failure(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    import sqlite_vec
+
+    monkeypatch.setattr(sqlite_vec, "loadable_path", lambda: str(tmp_path / "no-such-extension"))
+    con = apsw.Connection(":memory:")
+    try:
+        reason = db_mod._load_vec(con)
+    finally:
+        con.close()
+    assert reason is not None and "dense retrieval is off" in reason
