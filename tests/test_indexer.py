@@ -163,6 +163,20 @@ def test_rename_renames_the_module_node(repo: Path) -> None:
     assert "app.tools" in fts_names(svc.db, "tools")
 
 
+def test_rename_refreshes_vectors_whose_text_named_the_old_path(repo: Path, tmp_path: Path) -> None:
+    svc = index_repo(repo)
+    os.rename(repo / "app/util.py", repo / "app/tools.py")
+    r = svc.index()
+    assert r.embedded >= 3  # module, helper_value, unused_thing: their embedded text includes the path
+    hashes = "SELECT n.qualified_name, n.embed_hash FROM nodes n JOIN files f ON f.id = n.file_id WHERE f.path = ?"
+    got = sorted(svc.db.rows(hashes, ("app/tools.py",)))
+    clean = make_service(make_repo(tmp_path / "clean", {**APP, "app/tools.py": APP["app/util.py"]}))
+    del_path = clean.root / "app/util.py"
+    del_path.unlink()
+    clean.index()
+    assert got == sorted(clean.db.rows(hashes, ("app/tools.py",)))
+
+
 def test_rename_rebinds_imports_of_the_new_module_name(repo: Path) -> None:
     # A caller already importing the new name was unresolved; after the rename it binds like in a clean build.
     write_file(repo, "app/later.py", "from app.tools import helper_value\n\ndef later_user():\n"

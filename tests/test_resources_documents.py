@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import zipfile
 from collections.abc import Callable
+from itertools import pairwise
 from pathlib import Path
 
 import docx
@@ -134,7 +135,7 @@ def test_headless_text_becomes_bounded_paragraph_groups(monkeypatch: pytest.Monk
     # groups end on paragraph boundaries and keep their line numbers
     joined = [p.strip() for c in chunks for p in c.text.split("\n\n")]
     assert joined == [p.strip() for p in paragraphs]
-    assert all(c.end_line < after.start_line for c, after in zip(chunks, chunks[1:], strict=False))
+    assert all(c.end_line < after.start_line for c, after in pairwise(chunks))
 
 
 # --- PDF ---------------------------------------------------------------------------------------

@@ -23,14 +23,15 @@ from typing import Annotated, Any, Literal, TypeVar
 
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.server.mcpserver.tools import Tool
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from igraph_mcp import __version__, render
 from igraph_mcp.errors import IGraphError, IndexBusy, InvalidInput
 from igraph_mcp.models import ExploreResult, FileDetail, IndexResult, NodeDetail, RelatedResult, StatusResult
+from igraph_mcp.resources.results import MountResult, ResourceList, UnmountResult
 from igraph_mcp.service import IGraphService
 
 log = logging.getLogger(__name__)
@@ -183,13 +184,38 @@ def _answer(model: BaseModel, text: str) -> CallToolResult:
                           structured_content=model.model_dump(mode="json"))
 
 
-def _strict(tool: Tool) -> Tool:
-    """Reject unknown argument names instead of silently ignoring them, and say so in the input schema."""
-    base = tool.fn_metadata.arg_model
-    strict = type(base.__name__, (base,), {"model_config": ConfigDict(**{**base.model_config, "extra": "forbid"}),
-                                            "__module__": __name__})
-    meta = tool.fn_metadata.model_copy(update={"arg_model": strict})
-    return tool.model_copy(update={"fn_metadata": meta, "parameters": strict.model_json_schema(by_alias=True)})
+class _StrictTool(Tool):
+    """A tool that rejects unknown argument names and explains invalid arguments field by field."""
+
+    async def run(self, arguments: dict[str, Any], context: Context, convert_result: bool = False) -> Any:
+        """Run the tool; an argument validation failure becomes one ToolError naming each bad field."""
+        try:
+            return await super().run(arguments, context, convert_result=convert_result)
+        except ToolError as exc:
+            if isinstance(exc.__cause__, ValidationError) and not isinstance(exc, UnexpectedToolError):
+                raise ToolError(describe_invalid(self.name, exc.__cause__, self.parameters)) from exc.__cause__
+            raise
+
+    @classmethod
+    def strict(cls, fn: Callable[..., Any], title: str, annotations: ToolAnnotations) -> _StrictTool:
+        """Register ``fn`` with ``extra='forbid'`` arguments, so the input schema says additionalProperties: false."""
+        tool = cls.from_function(fn, title=title, annotations=annotations)
+        base = tool.fn_metadata.arg_model
+        config = ConfigDict(**{**base.model_config, "extra": "forbid"})  # type: ignore[typeddict-item]
+        model = type(base.__name__, (base,), {"model_config": config, "__module__": __name__})
+        meta = tool.fn_metadata.model_copy(update={"arg_model": model})
+        return tool.model_copy(update={"fn_metadata": meta, "parameters": model.model_json_schema(by_alias=True)})
+
+
+def describe_invalid(tool: str, error: ValidationError, schema: dict[str, Any]) -> str:
+    """'invalid arguments for <tool>: <field>: <problem>; ...' plus what to do, without echoing the values."""
+    allowed = ", ".join(schema.get("properties", {})) or "none"
+    problems = []
+    for err in error.errors(include_url=False, include_input=False):
+        field = ".".join(str(p) for p in err["loc"]) or "arguments"
+        problem = f"unknown argument (allowed: {allowed})" if err["type"] == "extra_forbidden" else err["msg"]
+        problems.append(f"{field}: {problem}")
+    return f"invalid arguments for {tool}: {'; '.join(problems)}. Fix them and call {tool} again."
 
 
 # -- tools ---------------------------------------------------------------------------------------------------
@@ -316,7 +342,7 @@ async def igraph_mount_resource(
                                                                    "the file")] = "auto",
     name: Annotated[str | None, Field(max_length=200, description="Display name (default: the file name)")]
     = None,
-) -> CallToolResult:
+) -> Annotated[CallToolResult, MountResult]:
     """Attach a requirements document or DB schema so explore answers include the relevant sections/tables.
     Mounting the same file again updates it."""
     state = _state(ctx)
@@ -330,7 +356,7 @@ async def igraph_unmount_resource(
     id: Annotated[int | None, Field(ge=1, description="Resource source id (from igraph_list_resources)")] = None,
     path: Annotated[str | None, Field(max_length=4096, description="Repository-relative path of the mounted "
                                                                    "file")] = None,
-) -> CallToolResult:
+) -> Annotated[CallToolResult, UnmountResult]:
     """Detach a mounted document or schema, by id or by path (give exactly one)."""
     state = _state(ctx)
     if (id is None) == (path is None):
@@ -341,7 +367,7 @@ async def igraph_unmount_resource(
     return _answer(result, render.render_unmount(result))
 
 
-async def igraph_list_resources(ctx: Context) -> CallToolResult:
+async def igraph_list_resources(ctx: Context) -> Annotated[CallToolResult, ResourceList]:
     """List mounted documents and schemas with their ids, types, chunk counts, and whether the file is missing."""
     state = _state(ctx)
     result = await _call(state, "igraph_list_resources",
@@ -445,7 +471,7 @@ def create_server(state: ServerState) -> MCPServer[ServerState]:
         finally:
             state.detach()
 
-    tools = [_strict(Tool.from_function(fn, title=title, annotations=ann)) for fn, title, ann in _TOOLS]
+    tools: list[Tool] = [_StrictTool.strict(fn, title, ann) for fn, title, ann in _TOOLS]
     return MCPServer(SERVER_NAME, title="igraph code graph", version=__version__,
                      instructions=_startup_instructions(state), tools=tools, lifespan=lifespan,
                      log_level="WARNING")

@@ -28,6 +28,8 @@ from igraph_mcp.models import (
     StatusResult,
 )
 from igraph_mcp.paths import resolve_inside
+from igraph_mcp.resources.manager import ResourceManager
+from igraph_mcp.resources.results import MountResult, ResourceList, UnmountResult
 from igraph_mcp.retrieve.expand import expand
 from igraph_mcp.retrieve.explore import DenseState, Explorer, ResourceFinder
 from igraph_mcp.store import graph
@@ -66,6 +68,10 @@ class IGraphService:
         self._write_lock = threading.Lock()
         self.resource_finder: ResourceFinder | None = None
         self.on_after_index: list[Callable[[Database, Embedder | None], None]] = []
+        self.resources = ResourceManager(self.root, self.state_dir, self.config, embedder=self.embedder,
+                                         writer=self._writer, reader=lambda: self.db)
+        self.resource_finder = self.resources.finder
+        self.on_after_index.append(self.resources.after_index)
 
     # -- plumbing ----------------------------------------------------------------------------------------------
     def _ensure_state_dir(self) -> None:
@@ -338,6 +344,19 @@ class IGraphService:
             for r in reached[:limit] if (n := nodes.get(r.node_id)) is not None
         ]
         return RelatedResult(found=True, node=_summary(row), related=related, truncated=truncated)
+
+    # -- resources ---------------------------------------------------------------------------------------------
+    def mount(self, path: str, source_type: str = "auto", name: str | None = None) -> MountResult:
+        """Mount (or re-mount) a PRD or DB schema inside the root; its chunks are searchable and linked to code."""
+        return self.resources.mount(path, source_type, name)
+
+    def unmount(self, target: str) -> UnmountResult:
+        """Unmount a source by id or path (chunks, vectors and links are removed)."""
+        return self.resources.unmount(target)
+
+    def list_resources(self) -> ResourceList:
+        """Mounted sources, with missing or changed files flagged."""
+        return self.resources.list_resources()
 
     # -- status ------------------------------------------------------------------------------------------------
     def status(self) -> StatusResult:

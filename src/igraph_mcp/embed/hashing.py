@@ -36,7 +36,7 @@ def _features(text: str) -> list[tuple[str, float]]:
 
 
 class HashingEmbedder:
-    """Signed feature hashing into ``dimension`` buckets, L2-normalised; the same text always maps the same."""
+    """Signed feature hashing into ``dimension`` buckets, L2-normalised; same text, same vector."""
 
     def __init__(self, dimension: int = 64) -> None:
         if not isinstance(dimension, int) or isinstance(dimension, bool) or dimension < 2:

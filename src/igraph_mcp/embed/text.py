@@ -12,6 +12,8 @@ from __future__ import annotations
 import hashlib
 import re
 
+from igraph_mcp.index.identifiers import split_identifier
+
 DEFAULT_MAX_CHARS = 1000
 """Total bound: ~1,000 characters is ~450-550 word pieces of code, past any local window; larger-context
 HTTP models still get a useful body head."""
@@ -28,35 +30,6 @@ _INVISIBLE = re.compile(
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
 _QUOTE_MARKS = frozenset("\"'`")
 _PLAIN_WORDS = re.compile(r"[^\W\d_]+|\d+")
-
-
-def split_identifier(name: str) -> list[str]:
-    """Split an identifier into lower-case words: camelCase, PascalCase, snake_case, kebab, dots, digits."""
-    words: list[str] = []
-    current: list[str] = []
-
-    def flush() -> None:
-        if current:
-            words.append("".join(current).lower())
-            current.clear()
-
-    for i, ch in enumerate(name):
-        if not ch.isalnum():
-            flush()
-            continue
-        if current:
-            prev = current[-1]
-            if ch.isdigit() != prev.isdigit():
-                flush()  # letter <-> digit boundary: utf8Decode -> utf 8 decode
-            elif ch.isupper() and not prev.isupper():
-                flush()  # camelCase boundary (also after caseless scripts): parseFile -> parse file
-            elif ch.isupper() and prev.isupper():
-                nxt = name[i + 1] if i + 1 < len(name) else ""
-                if nxt.islower():
-                    flush()  # end of an acronym: HTTPServer -> http server
-        current.append(ch)
-    flush()
-    return words
 
 
 def collapse_whitespace(text: str) -> str:

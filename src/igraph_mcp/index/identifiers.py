@@ -2,19 +2,33 @@
 
 from __future__ import annotations
 
-import re
-
-# An uppercase run followed by a capitalised word splits before the last capital: "HTTPServer" -> HTTP, Server.
-_WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
-_SEPARATORS = re.compile(r"[^0-9A-Za-z]+")
-
 
 def split_identifier(name: str) -> list[str]:
-    """Split ``name`` into lowercase words: ``parseHTTPRequest_v2`` -> ["parse", "http", "request", "v", "2"]."""
+    """Split an identifier into lower-case words: camelCase, PascalCase, snake_case, kebab, dots, digits."""
     words: list[str] = []
-    for part in _SEPARATORS.split(name):
-        if part:
-            words.extend(w.lower() for w in _WORD.findall(part))
+    current: list[str] = []
+
+    def flush() -> None:
+        if current:
+            words.append("".join(current).lower())
+            current.clear()
+
+    for i, ch in enumerate(name):
+        if not ch.isalnum():
+            flush()
+            continue
+        if current:
+            prev = current[-1]
+            if ch.isdigit() != prev.isdigit():
+                flush()  # letter <-> digit boundary: utf8Decode -> utf 8 decode
+            elif ch.isupper() and not prev.isupper():
+                flush()  # camelCase boundary (also after caseless scripts): parseFile -> parse file
+            elif ch.isupper() and prev.isupper():
+                nxt = name[i + 1] if i + 1 < len(name) else ""
+                if nxt.islower():
+                    flush()  # end of an acronym: HTTPServer -> http server
+        current.append(ch)
+    flush()
     return words
 
 

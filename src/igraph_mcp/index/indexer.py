@@ -110,6 +110,11 @@ class Indexer:
         with self.db.atomic() as con:
             for file_id, w in renames:
                 graph.rename_file(con, file_id, w.path, w.mtime_ns)
+                mod_name, mod_qname = module_names(w.path)
+                graph.rename_module_node(con, file_id, mod_name, mod_qname, identifier_words(mod_name, mod_qname))
+            if renames:
+                # Import paths and directories moved: bind every reference again, as a clean build would.
+                self.db.set_meta(con, "resolve_pending", "1")
             for file_id, mtime in touched:
                 graph.touch_file(con, file_id, mtime)
         # A previous run that died between storing files and binding their edges left this flag set.

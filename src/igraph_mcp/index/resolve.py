@@ -77,6 +77,11 @@ def module_candidates(module: str, importer_path: str) -> list[str]:
     return [_module_key(module), module]
 
 
+def _submodule(module: str, name: str) -> str:
+    """``pkg`` + ``mod`` -> ``pkg.mod``; a bare relative package ``.``/``..`` + ``mod`` -> ``.mod``/``..mod``."""
+    return module + name if module.endswith(".") else f"{module}.{name}"
+
+
 class Resolver:
     """In-memory symbol and module tables built from the index, used to bind reference edges."""
 
@@ -136,7 +141,7 @@ class Resolver:
         for module, name, alias in self.imports.get(file_id, []):
             files = self._files_for_module(module, file_id)
             if name and name != "*":
-                sub = self._files_for_module(f"{module}.{name}", file_id) if "/" not in module else []
+                sub = self._files_for_module(_submodule(module, name), file_id) if "/" not in module else []
                 local = alias or name
                 # `from pkg import mod` binds a module when pkg/mod exists, otherwise a member of pkg.
                 out[local] = (sub, "") if sub else (files, name)
@@ -150,7 +155,7 @@ class Resolver:
         """Target of an import statement: the imported symbol, else the module node of the imported file."""
         files = self._files_for_module(module, file_id)
         if name and name != "*":
-            sub = self._files_for_module(f"{module}.{name}", file_id)
+            sub = self._files_for_module(_submodule(module, name), file_id)
             if len(sub) == 1 and sub[0] in self.module_of_file:
                 return self.module_of_file[sub[0]].id, "import"
             hits = [s for f in files for s in self.by_file_name.get((f, name), [])]
@@ -182,6 +187,10 @@ class Resolver:
             files, member = bound
             wanted = name if qualifier or not member else member
             hits = [s for f in files for s in self.by_file_name.get((f, wanted), []) if s.kind in allowed]
+            if not hits and member == "default":
+                # `import makeWidget from './widget'`: the default export is not named as such in the symbol
+                # table, but by convention it carries the local name.
+                hits = [s for f in files for s in self.by_file_name.get((f, name), []) if s.kind in allowed]
             if len(hits) == 1:
                 return hits[0].id, "import"
             if len(hits) > 1:

@@ -37,7 +37,9 @@ MODEL_SCORE = 0.90  # a class named like a table (Order ~ orders)
 MENTION_SCORE = 0.75  # a code-shaped identifier appearing in a node's text
 TABLE_BASE, TABLE_NAMED, PER_COLUMN, MAX_COLUMNS = 0.50, 0.20, 0.05, 5
 
-_CODE_EXT = re.compile(r"\.(?:py|pyi|js|jsx|mjs|cjs|ts|tsx|go|java|rs|c|h|cc|cpp|hpp|cs|rb|php|kt|kts|swift|scala)$")
+_CODE_EXT = re.compile(
+    r"\.(?:py|pyi|js|jsx|mjs|cjs|ts|tsx|go|java|rs|c|h|cc|cpp|hpp|cs|rb|php|kt|kts|swift|scala)$"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,8 +85,11 @@ class _Evidence:
             self.best[node_id] = (max(old[0], score), [*old[1], why])
 
     def links(self, resource_id: int, weak: float) -> list[LinkRow]:
-        rows = [LinkRow(resource_id, nid, round(min(s, 1.0), 4), IDENTIFIER, "; ".join(why)[:300])
-                for nid, (s, why) in self.best.items() if s >= weak]
+        rows = [
+            LinkRow(resource_id, nid, round(min(s, 1.0), 4), IDENTIFIER, "; ".join(why)[:300])
+            for nid, (s, why) in self.best.items()
+            if s >= weak
+        ]
         rows.sort(key=lambda link: (-link.score, link.node_id))
         return rows[:MAX_LINKS_PER_CHUNK]
 
@@ -93,28 +98,31 @@ def _tokens_of(c: CodeCandidate) -> set[str]:
     return set(fts_tokens(f"{c.name} {c.signature} {c.body}"))
 
 
-def _table_evidence(db: Database, r: ResourceRow, ev: _Evidence, file_ids: Collection[int] | None) -> None:
+def _table_evidence(db: Database, r: ResourceRow, ev: _Evidence) -> None:
     table = r.title.lower()
     columns = sorted({str(c.get("name", "")).lower() for c in r.columns} - {"", table})
     columns = [c for c in columns if len(c) > 2]  # "id" says nothing about which table
     ids = res_store.nodes_mentioning(db, [table, *columns], CANDIDATE_LIMIT)
     model_names = {_joined(table), _joined(_singular(table))}
     for c in res_store.code_candidates(db, ids):
-        if file_ids is not None and c.file_id not in file_ids:
-            continue
         toks = _tokens_of(c)
         named = table in toks
         cols = [col for col in columns if col in toks]
         score = TABLE_BASE + TABLE_NAMED * named + PER_COLUMN * min(len(cols), MAX_COLUMNS)
         why = (f"mentions table {r.title}" if named else f"uses columns of {r.title}") + (
-            f" and columns {', '.join(cols[:4])}" if cols and named else f" ({', '.join(cols[:4])})" if cols else "")
+            f" and columns {', '.join(cols[:4])}"
+            if cols and named
+            else f" ({', '.join(cols[:4])})"
+            if cols
+            else ""
+        )
         if c.kind in ("class", "struct", "interface", "type") and _joined(c.name) in model_names:
             score, why = max(score, MODEL_SCORE), f"{c.kind} {c.name} is named like table {r.title}"
         if score > TABLE_BASE:
             ev.add(c.id, score, why)
 
 
-def _identifier_evidence(db: Database, r: ResourceRow, ev: _Evidence, file_ids: Collection[int] | None) -> None:
+def _identifier_evidence(db: Database, r: ResourceRow, ev: _Evidence) -> None:
     for ident in r.identifiers:
         norm = re.sub(r"::|->|#", ".", ident.strip())
         if not norm:
@@ -139,29 +147,34 @@ def _identifier_evidence(db: Database, r: ResourceRow, ev: _Evidence, file_ids: 
                 ev.add(c.id, NAME_SCORE, f"names {norm}")
             elif not common and _is_code_shaped(norm) and toks[0] in _tokens_of(c):
                 ev.add(c.id, MENTION_SCORE, f"mentions {norm}")
-    if file_ids is not None:
-        ev.best = {nid: v for nid, v in ev.best.items() if nid in _nodes_in(db, file_ids, list(ev.best))}
 
 
-def _nodes_in(db: Database, file_ids: Collection[int], node_ids: list[int]) -> set[int]:
-    return {c.id for c in res_store.code_candidates(db, node_ids) if c.file_id in file_ids}
-
-
-def identifier_links(db: Database, resources: Sequence[ResourceRow], thresholds: Thresholds,
-                     file_ids: Collection[int] | None = None) -> list[LinkRow]:
+def identifier_links(
+    db: Database,
+    resources: Sequence[ResourceRow],
+    thresholds: Thresholds,
+    file_ids: Collection[int] | None = None,
+) -> list[LinkRow]:
     """Links from names in the chunks (tables, columns, quoted identifiers, file paths) to code that has them."""
     out: list[LinkRow] = []
     for r in resources:
         ev = _Evidence()
         if r.kind == "db_table":
-            _table_evidence(db, r, ev, file_ids)
-        _identifier_evidence(db, r, ev, file_ids)
+            _table_evidence(db, r, ev)
+        _identifier_evidence(db, r, ev)
+        if file_ids is not None:
+            inside = {c.id for c in res_store.code_candidates(db, list(ev.best)) if c.file_id in file_ids}
+            ev.best = {nid: v for nid, v in ev.best.items() if nid in inside}
         out += ev.links(r.id, thresholds.weak)
     return out
 
 
-def semantic_links(db: Database, resources: Sequence[ResourceRow], thresholds: Thresholds,
-                   file_ids: Sequence[int] | None = None) -> list[LinkRow]:
+def semantic_links(
+    db: Database,
+    resources: Sequence[ResourceRow],
+    thresholds: Thresholds,
+    file_ids: Sequence[int] | None = None,
+) -> list[LinkRow]:
     """Links from chunk vectors to the most similar node vectors, at or above the weak threshold."""
     vectors = res_store.resource_vectors_by_id(db, [r.id for r in resources])
     if not vectors or not vec_store.has_node_vectors(db):
@@ -181,10 +194,16 @@ def semantic_links(db: Database, resources: Sequence[ResourceRow], thresholds: T
         wanted = set(file_ids) if file_ids is not None else None
         k = SEMANTIC_K if wanted is None else SEMANTIC_K * 5
         for rid, blob in vectors.items():
-            pairs += [(rid, nid, sim) for nid, fid, sim in vec_store.knn_nodes(db, blob, k)
-                      if wanted is None or fid in wanted]
-    return [LinkRow(rid, nid, round(sim, 4), SEMANTIC, f"cosine {sim:.2f}")
-            for rid, nid, sim in pairs if sim >= thresholds.weak]
+            pairs += [
+                (rid, nid, sim)
+                for nid, fid, sim in vec_store.knn_nodes(db, blob, k)
+                if wanted is None or fid in wanted
+            ]
+    return [
+        LinkRow(rid, nid, round(sim, 4), SEMANTIC, f"cosine {sim:.2f}")
+        for rid, nid, sim in pairs
+        if sim >= thresholds.weak
+    ]
 
 
 def _unit(m: np.ndarray) -> np.ndarray:  # type: ignore[type-arg]
@@ -192,28 +211,24 @@ def _unit(m: np.ndarray) -> np.ndarray:  # type: ignore[type-arg]
     return m / np.where(norms == 0, 1.0, norms)
 
 
-def link_resources(db: Database, resources: Sequence[ResourceRow], thresholds: Thresholds, *,
-                   file_ids: Sequence[int] | None = None, semantic: bool = True, identifier: bool = True) -> int:
-    """Compute and store links for some chunks (to all code, or only to nodes of ``file_ids``); returns the count.
+def compute_links(
+    db: Database,
+    resources: Sequence[ResourceRow],
+    thresholds: Thresholds,
+    *,
+    file_ids: Sequence[int] | None = None,
+    semantic: bool = True,
+    identifier: bool = True,
+) -> list[LinkRow]:
+    """Links for some chunks, to all code or only to nodes of ``file_ids``; the caller stores them.
 
-    Runs inside the caller's transaction when there is one (reads on the same connection see its writes).
+    Inside the caller's write transaction the reads see its uncommitted chunks (same connection).
     """
     if not resources or (file_ids is not None and not file_ids):
-        return 0
+        return []
     links: list[LinkRow] = []
     if identifier:
         links += identifier_links(db, resources, thresholds, set(file_ids) if file_ids is not None else None)
     if semantic:
         links += semantic_links(db, resources, thresholds, file_ids)
-    if not links:
-        return 0
-    with db.atomic() if not db.con.in_transaction else _nullcontext() as con:
-        return res_store.insert_links(con or db.con, links)
-
-
-class _nullcontext:
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *exc: object) -> None:
-        return None
+    return links

@@ -113,19 +113,30 @@ def _read_capped(path: Path) -> bytes:
         raise ResourceError(
             f"cannot read {path.name}: {exc.strerror}; check that it is a readable file"
         ) from exc
-    with os.fdopen(fd, "rb") as handle:
-        info = os.fstat(handle.fileno())
+    try:
+        info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise ResourceError(f"{path.name} is not a regular file; mount a document or schema file")
         if info.st_size > cap:
             raise ResourceError(_too_large(path.name, info.st_size, cap))
-        try:
-            data = handle.read(cap + 1)
-        except OSError as exc:
-            raise ResourceError(f"cannot read {path.name}: {exc.strerror}; check the file and retry") from exc
+        data = _read_at_most(fd, cap + 1)
+    except OSError as exc:
+        raise ResourceError(f"cannot read {path.name}: {exc.strerror}; check the file and retry") from exc
+    finally:
+        os.close(fd)
     if len(data) > cap:  # the file grew after fstat
         raise ResourceError(_too_large(path.name, len(data), cap))
     return data
+
+
+def _read_at_most(fd: int, limit: int) -> bytes:
+    """Read until end of file or `limit` bytes, whichever comes first."""
+    parts: list[bytes] = []
+    remaining = limit
+    while remaining > 0 and (block := os.read(fd, min(remaining, 1 << 20))):
+        parts.append(block)
+        remaining -= len(block)
+    return b"".join(parts)
 
 
 def _too_large(name: str, size: int, cap: int) -> str:

@@ -116,6 +116,19 @@ def rename_file(con: apsw.Connection, file_id: int, new_path: str, mtime_ns: int
         "UPDATE nodes_fts SET path = ? WHERE rowid IN (SELECT id FROM nodes WHERE file_id = ?)",
         (new_path, file_id),
     )
+    # The embedded text names the path: forget the hashes so the vectors are refreshed (node ids stay).
+    con.execute("UPDATE nodes SET embed_hash = NULL WHERE file_id = ?", (file_id,))
+
+
+def rename_module_node(con: apsw.Connection, file_id: int, name: str, qualified_name: str, words: str) -> None:
+    """Give a renamed file's module node the name its new path implies, in the table and in FTS."""
+    con.execute("UPDATE nodes SET name = ?, qualified_name = ? WHERE file_id = ? AND kind = 'module'",
+                (name, qualified_name, file_id))
+    con.execute(
+        "UPDATE nodes_fts SET name = ?, qualified_name = ?, words = ? "
+        "WHERE rowid IN (SELECT id FROM nodes WHERE file_id = ? AND kind = 'module')",
+        (name, qualified_name, words, file_id),
+    )
 
 
 def touch_file(con: apsw.Connection, file_id: int, mtime_ns: int) -> None:

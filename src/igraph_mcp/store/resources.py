@@ -364,12 +364,10 @@ def module_nodes_for_path(db: Database, path: str, limit: int = 5) -> list[int]:
         "AND (f.path = ? OR f.path LIKE ? ESCAPE '\\') LIMIT ?", (path, like, limit))]
 
 
-def node_vectors_of_files(db: Database, file_ids: Sequence[int] | None) -> list[tuple[int, bytes]]:
-    """(node id, vector) of the nodes of some files, or of every node when ``file_ids`` is None."""
+def node_vectors_of_files(db: Database, file_ids: Sequence[int]) -> list[tuple[int, bytes]]:
+    """(node id, vector) of the nodes of some files (for comparing a few changed files in memory)."""
     if not has_node_vectors(db):
         return []
-    if file_ids is None:
-        return [(int(r[0]), bytes(r[1])) for r in db.rows("SELECT node_id, embedding FROM node_vectors")]
     out: list[tuple[int, bytes]] = []
     for chunk in _batches(list(file_ids)):
         out += [(int(r[0]), bytes(r[1])) for r in db.rows(

@@ -1,0 +1,85 @@
+"""Shared fixtures: a repository factory, an indexed service with the deterministic embedder, the anyio backend."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
+
+import pytest
+
+# Tests never reach the Hugging Face hub; a stray model load fails fast instead of hanging.
+os.environ["HF_HUB_OFFLINE"] = "1"
+os.environ["TRANSFORMERS_OFFLINE"] = "1"
+
+RepoFactory = Callable[[Path, Mapping[str, str | bytes]], Path]
+
+SAMPLE_REPO: dict[str, str] = {
+    "app/auth.py": (
+        '"""Authentication helpers."""\n\n'
+        "from app.db import connect\n\n\n"
+        "def hash_password(password):\n"
+        '    """Hash a password with a salt."""\n'
+        "    return password[::-1]\n\n\n"
+        "def check_password(user, password):\n"
+        '    """Compare a password with the stored hash."""\n'
+        "    return hash_password(password) == user.password_hash\n\n\n"
+        "def login(user, password):\n"
+        '    """Log a user in and open a session."""\n'
+        "    if not check_password(user, password):\n"
+        "        return None\n"
+        "    return Session(user)\n\n\n"
+        "class Session:\n"
+        '    """A logged-in session."""\n\n'
+        "    def __init__(self, user):\n"
+        "        self.user = user\n"
+        "        self.db = connect()\n\n"
+        "    def refresh(self):\n"
+        '        """Extend the session lifetime."""\n'
+        "        return login(self.user, None)\n"
+    ),
+    "app/db.py": (
+        '"""Database access."""\n\n\n'
+        "def connect():\n"
+        '    """Open a database connection."""\n'
+        "    return object()\n"
+    ),
+    "main.py": "from app.auth import login\n\n\ndef main():\n    return login(None, 'secret')\n",
+}
+
+
+def _make_repo(tmp_path: Path, files: Mapping[str, str | bytes]) -> Path:
+    root = tmp_path / "repo"
+    root.mkdir(parents=True, exist_ok=True)
+    for rel, content in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8")
+    return root
+
+
+@pytest.fixture
+def make_repo() -> RepoFactory:
+    """Factory: ``make_repo(tmp_path, {"pkg/mod.py": "...", ...})`` writes the files under tmp_path/repo."""
+    return _make_repo
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    """Run anyio tests on asyncio only."""
+    return "asyncio"
+
+
+@pytest.fixture
+def indexed_service(tmp_path: Path) -> Iterator[object]:
+    """An IGraphService over SAMPLE_REPO, indexed with HashingEmbedder(64) (fast, deterministic, offline)."""
+    from igraph_mcp.embed.hashing import HashingEmbedder
+    from igraph_mcp.service import IGraphService
+
+    svc = IGraphService(_make_repo(tmp_path, SAMPLE_REPO), embedder=HashingEmbedder(64))
+    svc.index()
+    yield svc
+    svc.close()
