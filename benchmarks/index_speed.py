@@ -24,12 +24,40 @@ from pathlib import Path
 from igraph_mcp.service import IGraphService
 
 QUERIES = [
-    "QuerySet", "get_or_create", "Session.request", "render_to_string", "csrf", "middleware", "urlpatterns",
-    "ForeignKey", "on_delete", "migrations autodetector", "HttpResponseRedirect", "cache_page", "TemplateSyntaxError",
-    "validate_email", "password hashing", "select_related", "prefetch_related", "paginator", "signals post_save",
-    "database router", "transaction.atomic", "json response", "file upload handler", "timezone aware datetime",
-    "parseHTTPRequest", "snake_case_name", "admin site register", "form clean method", "test client login",
-    "static files finder", "sessions backend", "management command", "ORM aggregation annotate", "reverse url",
+    "QuerySet",
+    "get_or_create",
+    "Session.request",
+    "render_to_string",
+    "csrf",
+    "middleware",
+    "urlpatterns",
+    "ForeignKey",
+    "on_delete",
+    "migrations autodetector",
+    "HttpResponseRedirect",
+    "cache_page",
+    "TemplateSyntaxError",
+    "validate_email",
+    "password hashing",
+    "select_related",
+    "prefetch_related",
+    "paginator",
+    "signals post_save",
+    "database router",
+    "transaction.atomic",
+    "json response",
+    "file upload handler",
+    "timezone aware datetime",
+    "parseHTTPRequest",
+    "snake_case_name",
+    "admin site register",
+    "form clean method",
+    "test client login",
+    "static files finder",
+    "sessions backend",
+    "management command",
+    "ORM aggregation annotate",
+    "reverse url",
 ]
 
 
@@ -42,10 +70,27 @@ def fetch_sdist(spec: str) -> Path:
     dest = _cache() / "sdists"
     dest.mkdir(parents=True, exist_ok=True)
     name = spec.split("==")[0].lower()
-    have = [p for p in dest.glob("*.tar.gz") if p.name.lower().startswith(name) and spec.split("==")[-1] in p.name]
+    have = [
+        p for p in dest.glob("*.tar.gz") if p.name.lower().startswith(name) and spec.split("==")[-1] in p.name
+    ]
     if not have:
-        subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:",
-                        "--no-build-isolation", spec, "-d", str(dest)], check=True)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "download",
+                "-q",
+                "--no-deps",
+                "--no-binary",
+                ":all:",
+                "--no-build-isolation",
+                spec,
+                "-d",
+                str(dest),
+            ],
+            check=True,
+        )
         have = [p for p in dest.glob("*.tar.gz") if p.name.lower().startswith(name)]
     archive = sorted(have)[-1]
     top = dest / archive.name[: -len(".tar.gz")]
@@ -94,7 +139,8 @@ def main() -> int:
                 svc.explore(q, top_k=10, hops=0, channels=("fts",))
                 lat.append((time.perf_counter() - t) * 1000)
         db_bytes = svc.db_path.stat().st_size + sum(
-            p.stat().st_size for p in svc.db_path.parent.glob("igraph.db-*") if p.exists())
+            p.stat().st_size for p in svc.db_path.parent.glob("igraph.db-*") if p.exists()
+        )
         svc.close()
     rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     figures = {

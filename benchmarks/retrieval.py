@@ -41,28 +41,42 @@ SERVICE_SYSTEMS: dict[str, tuple[tuple[str, ...], int]] = {
     "hybrid": (("fts", "dense"), 0),
     "hybrid+graph": (("fts", "dense"), 2),
 }
-# Issues can be ~9k characters; the service bounds query length, so the tail is cut here.
+# Issues can be ~9k characters; the service refuses queries over 10,000, so the tail is cut here.
 MAX_QUERY_CHARS = 8000
+# The answer budget trims hits and files to fit an agent's context; the benchmark measures ranking,
+# so it asks for the largest budget the service accepts.
+MAX_TOKENS = 100_000
 
 
-def open_service(root: Path) -> tuple[Any, float]:
-    """Build the service for a tree and run its index; return (service, seconds spent indexing)."""
+def open_service(root: Path) -> tuple[Any, float, dict[str, Any]]:
+    """Build the service for a tree and run its index; return (service, seconds, index summary)."""
     from igraph_mcp.service import IGraphService  # imported lazily: the bm25-only run needs no package
 
     started = time.perf_counter()
     svc = IGraphService(root)
-    svc.index(full=False)
-    return svc, time.perf_counter() - started
+    summary = svc.index(full=False)
+    seconds = time.perf_counter() - started
+    dump = getattr(summary, "model_dump", None)
+    return svc, seconds, dump() if callable(dump) else {"summary": str(summary)}
+
+
+def _field(obj: Any, snake: str, camel: str) -> str:
+    """Read a result field under either spelling (the service's models use camelCase)."""
+    value = getattr(obj, snake, None)
+    return str(getattr(obj, camel) if value is None else value)
 
 
 def service_search(svc: Any, query: str, system: str, top_k: int = TOP_K) -> Ranking:
     """Run one query through the service as `system`; functions = hits (+ neighbours for graph)."""
     channels, hops = SERVICE_SYSTEMS[system]
-    result = svc.explore(query[:MAX_QUERY_CHARS], top_k=top_k, hops=hops, channels=channels)
-    functions = [(h.file_path, h.qualified_name) for h in result.hits]
-    if hops:
-        functions += [(n.file_path, n.qualified_name) for n in result.neighbours]
-    return Ranking(functions, [f.file_path for f in result.files])
+    result = svc.explore(
+        query[:MAX_QUERY_CHARS], top_k=top_k, hops=hops, channels=channels, max_tokens=MAX_TOKENS
+    )
+    nodes = list(result.hits) + (list(result.neighbours) if hops else [])
+    functions = [
+        (_field(n, "file_path", "filePath"), _field(n, "qualified_name", "qualifiedName")) for n in nodes
+    ]
+    return Ranking(functions, [_field(f, "file_path", "filePath") for f in result.files])
 
 
 def _service_search_as(svc: Any, system: str, query: str) -> Ranking:
@@ -134,8 +148,10 @@ def run_task(task: TreeTask, systems: list[str], log: Callable[[str], None]) -> 
     if "bm25" in systems:
         searchers["bm25"] = lambda q: bm25.search(q, top_k=TOP_K)
     svc = None
+    index_summary: dict[str, Any] = {}
     if any(s in SERVICE_SYSTEMS for s in systems):
-        svc, timings["service_index_s"] = open_service(task.root)
+        svc, timings["service_index_s"], index_summary = open_service(task.root)
+        log(f"    service index: {_index_brief(index_summary)}")
         for system in (s for s in systems if s in SERVICE_SYSTEMS):
             searchers[system] = functools.partial(_service_search_as, svc, system)
     log(
@@ -165,6 +181,7 @@ def run_task(task: TreeTask, systems: list[str], log: Callable[[str], None]) -> 
         "root": str(task.root),
         "timings": timings,
         "unreachable_gold_functions": dropped,
+        "service_index": index_summary,
         "records": records,
     }
 
@@ -198,6 +215,11 @@ def _evaluate(
         "top_functions": [f"{p}::{q}" for p, q in ranking.functions[:3]],
         "top_files": ranking.files[:3],
     }
+
+
+def _index_brief(summary: dict[str, Any]) -> str:
+    keys = ("files", "symbols", "edges", "embedded", "embedReused", "parseErrors", "embedNote")
+    return " ".join(f"{k}={summary[k]}" for k in keys if summary.get(k) not in (None, ""))
 
 
 def _pct(value: float | None) -> str:

@@ -111,8 +111,9 @@ def edit_file(root: Path, rel: str, text: str) -> Path:
     return target
 
 
-def make_repo(tmp_path: Path, files: Mapping[str, str | bytes] | None = None, *, filler: bool = True,
-              name: str = "repo") -> Path:
+def make_repo(
+    tmp_path: Path, files: Mapping[str, str | bytes] | None = None, *, filler: bool = True, name: str = "repo"
+) -> Path:
     """Create a repository in ``tmp_path/name`` with ``files`` plus unrelated filler code."""
     root = tmp_path / name
     root.mkdir(parents=True, exist_ok=True)
@@ -137,21 +138,43 @@ def index_repo(root: Path, **kwargs: Any) -> IGraphService:
 def snapshot(db: Database) -> dict[str, Any]:
     """The index content independent of row ids: files, nodes, edges, imports and FTS rows."""
     files = sorted(db.rows("SELECT path, language, sha256, size, parse_status FROM files"))
-    nodes = sorted(db.rows(
-        "SELECT f.path, n.kind, n.name, n.qualified_name, n.start_line, n.end_line, n.signature, n.body "
-        "FROM nodes n JOIN files f ON f.id = n.file_id"))
-    edges = sorted(db.rows(
-        "SELECT sf.path, s.qualified_name, e.kind, e.target_name, e.qualifier, tf.path, t.qualified_name, "
-        "e.resolution, e.line FROM edges e JOIN nodes s ON s.id = e.source_id JOIN files sf ON sf.id = s.file_id "
-        "LEFT JOIN nodes t ON t.id = e.target_id LEFT JOIN files tf ON tf.id = t.file_id"
-    ), key=repr)
-    imports = sorted(db.rows(
-        "SELECT f.path, i.module, i.name, i.alias, i.line FROM imports i JOIN files f ON f.id = i.file_id"))
-    fts = sorted(db.rows(
-        "SELECT f.path, n.qualified_name, x.name, x.path, x.words FROM nodes_fts x JOIN nodes n ON n.id = x.rowid "
-        "JOIN files f ON f.id = n.file_id"))
-    return {"files": files, "nodes": nodes, "edges": edges, "imports": imports, "fts": fts,
-            "fts_rows": db.scalar("SELECT count(*) FROM nodes_fts"), "node_rows": len(nodes)}
+    nodes = sorted(
+        db.rows(
+            "SELECT f.path, n.kind, n.name, n.qualified_name, n.start_line, n.end_line, n.signature, n.body "
+            "FROM nodes n JOIN files f ON f.id = n.file_id"
+        )
+    )
+    edges = sorted(
+        db.rows(
+            "SELECT sf.path, s.qualified_name, e.kind, e.target_name, e.qualifier, tf.path, "
+            "t.qualified_name, "
+            "e.resolution, e.line FROM edges e JOIN nodes s ON s.id = e.source_id "
+            "JOIN files sf ON sf.id = s.file_id "
+            "LEFT JOIN nodes t ON t.id = e.target_id LEFT JOIN files tf ON tf.id = t.file_id"
+        ),
+        key=repr,
+    )
+    imports = sorted(
+        db.rows(
+            "SELECT f.path, i.module, i.name, i.alias, i.line FROM imports i JOIN files f ON f.id = i.file_id"
+        )
+    )
+    fts = sorted(
+        db.rows(
+            "SELECT f.path, n.qualified_name, x.name, x.path, x.words FROM nodes_fts x "
+            "JOIN nodes n ON n.id = x.rowid "
+            "JOIN files f ON f.id = n.file_id"
+        )
+    )
+    return {
+        "files": files,
+        "nodes": nodes,
+        "edges": edges,
+        "imports": imports,
+        "fts": fts,
+        "fts_rows": db.scalar("SELECT count(*) FROM nodes_fts"),
+        "node_rows": len(nodes),
+    }
 
 
 def fts_names(db: Database, word: str) -> set[str]:
@@ -166,7 +189,7 @@ def fts_names(db: Database, word: str) -> set[str]:
 
 
 def edge_target(db: Database, source_qname: str, target_name: str, kind: str = "calls") -> tuple[Any, ...]:
-    """(target path, target qualified name, resolution) of the one edge from ``source_qname`` naming a target."""
+    """(target path, target qualified name, resolution) of the one edge from ``source_qname`` to a name."""
     rows = db.rows(
         "SELECT tf.path, t.qualified_name, e.resolution FROM edges e JOIN nodes s ON s.id = e.source_id "
         "LEFT JOIN nodes t ON t.id = e.target_id LEFT JOIN files tf ON tf.id = t.file_id "

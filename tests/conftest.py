@@ -1,4 +1,4 @@
-"""Shared fixtures: a repository factory, an indexed service with the deterministic embedder, the anyio backend."""
+"""Shared fixtures: a repository factory, an indexed service (deterministic embedder), the anyio backend."""
 
 from __future__ import annotations
 
@@ -7,6 +7,9 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 import pytest
+
+from igraph_mcp.embed.hashing import HashingEmbedder
+from igraph_mcp.service import IGraphService
 
 # Tests never reach the Hugging Face hub; a stray model load fails fast instead of hanging.
 os.environ["HF_HUB_OFFLINE"] = "1"
@@ -74,12 +77,15 @@ def anyio_backend() -> str:
 
 
 @pytest.fixture
-def indexed_service(tmp_path: Path) -> Iterator[object]:
-    """An IGraphService over SAMPLE_REPO, indexed with HashingEmbedder(64) (fast, deterministic, offline)."""
-    from igraph_mcp.embed.hashing import HashingEmbedder
-    from igraph_mcp.service import IGraphService
+def sample_repo(tmp_path: Path) -> Path:
+    """SAMPLE_REPO written to tmp_path/repo (not indexed): app/auth.py, app/db.py, main.py."""
+    return _make_repo(tmp_path, SAMPLE_REPO)
 
-    svc = IGraphService(_make_repo(tmp_path, SAMPLE_REPO), embedder=HashingEmbedder(64))
+
+@pytest.fixture
+def indexed_service(sample_repo: Path) -> Iterator[IGraphService]:
+    """An IGraphService over SAMPLE_REPO, indexed with HashingEmbedder(64) (fast, deterministic, offline)."""
+    svc = IGraphService(sample_repo, embedder=HashingEmbedder(64))
     svc.index()
     yield svc
     svc.close()

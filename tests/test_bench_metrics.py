@@ -264,20 +264,26 @@ def test_build_docstring_tree_emits_unambiguous_queries(tmp_path: Path) -> None:
     assert "Return the bar" not in (tmp_path / "out" / "pkg" / "core.py").read_text()
 
 
-def test_service_adapter_maps_hits_and_neighbours(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_service_adapter_maps_hits_and_neighbours() -> None:
     import retrieval
 
-    hit = SimpleNamespace(file_path="a.py", qualified_name="f", score=1.0)
-    nb = SimpleNamespace(file_path="b.py", qualified_name="g", score=0.5)
+    hit = SimpleNamespace(filePath="a.py", qualifiedName="f", score=1.0)  # the service's camelCase models
+    nb = SimpleNamespace(file_path="b.py", qualified_name="g", score=0.5)  # snake_case is accepted too
     calls = []
 
     class FakeService:
-        def explore(self, query: str, top_k: int, hops: int, channels: tuple[str, ...]) -> SimpleNamespace:
-            calls.append((len(query), top_k, hops, channels))
-            return SimpleNamespace(hits=[hit], neighbours=[nb], files=[SimpleNamespace(file_path="a.py")])
+        def explore(
+            self, query: str, top_k: int, hops: int, channels: tuple[str, ...], max_tokens: int
+        ) -> SimpleNamespace:
+            calls.append((len(query), top_k, hops, channels, max_tokens))
+            return SimpleNamespace(hits=[hit], neighbours=[nb], files=[SimpleNamespace(filePath="a.py")])
 
     plain = retrieval.service_search(FakeService(), "q" * 20000, "hybrid")
     graph = retrieval.service_search(FakeService(), "q", "hybrid+graph")
     assert plain.functions == [("a.py", "f")] and plain.files == ["a.py"]
     assert graph.functions == [("a.py", "f"), ("b.py", "g")]
-    assert calls == [(retrieval.MAX_QUERY_CHARS, 10, 0, ("fts", "dense")), (1, 10, 2, ("fts", "dense"))]
+    budget = retrieval.MAX_TOKENS
+    assert calls == [
+        (retrieval.MAX_QUERY_CHARS, 10, 0, ("fts", "dense"), budget),
+        (1, 10, 2, ("fts", "dense"), budget),
+    ]

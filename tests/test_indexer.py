@@ -1,4 +1,4 @@
-"""Tests for incremental indexing: edits, deletes, renames, re-binding, --full, --dry-run, crashes and SIGKILL."""
+"""Tests for incremental indexing: edits, deletes, renames, re-binding, --full, --dry-run, crash, SIGKILL."""
 
 from __future__ import annotations
 
@@ -12,7 +12,16 @@ from pathlib import Path
 
 import apsw
 import pytest
-from _factories import edge_target, edit_file, fts_names, index_repo, make_repo, make_service, snapshot, write_file
+from _factories import (
+    edge_target,
+    edit_file,
+    fts_names,
+    index_repo,
+    make_repo,
+    make_service,
+    snapshot,
+    write_file,
+)
 
 from igraph_mcp.errors import EmbedderError
 from igraph_mcp.index import indexer as indexer_mod
@@ -30,16 +39,16 @@ APP = {
         def unused_thing():
             return 0
         ''',
-    "app/main.py": '''
+    "app/main.py": """
         from app.util import helper_value
 
         def run_main():
             return helper_value(3)
-        ''',
-    "app/other.py": '''
+        """,
+    "app/other.py": """
         def other_entry():
             return later_defined()
-        ''',
+        """,
 }
 
 
@@ -69,17 +78,21 @@ def _integrity_ok(db_path: Path) -> None:
         con.close()
 
 
-# -- pure helpers -------------------------------------------------------------------------------------------------
+# -- pure helpers --------------------------------------------------------------------------------------------
 @pytest.mark.parametrize(
     ("path", "expected"),
-    [("pkg/mod.py", ("mod", "pkg.mod")), ("top.py", ("top", "top")), ("a/b/Makefile", ("Makefile", "a.b.Makefile")),
-     ("x.y/z.ts", ("z", "x.y.z"))],
+    [
+        ("pkg/mod.py", ("mod", "pkg.mod")),
+        ("top.py", ("top", "top")),
+        ("a/b/Makefile", ("Makefile", "a.b.Makefile")),
+        ("x.y/z.ts", ("z", "x.y.z")),
+    ],
 )
 def test_module_names(path: str, expected: tuple[str, str]) -> None:
     assert module_names(path) == expected
 
 
-# -- first build and no-op runs -------------------------------------------------------------------------------------
+# -- first build and no-op runs ------------------------------------------------------------------------------
 def test_first_build_then_noop(repo: Path) -> None:
     svc = make_service(repo)
     first = svc.index()
@@ -99,10 +112,13 @@ def test_touch_without_content_change_is_not_reparsed(repo: Path) -> None:
     os.utime(target, ns=(st.st_atime_ns, st.st_mtime_ns + 5_000_000_000))
     r = svc.index()
     assert r.parsed == 0 and r.unchanged == r.files
-    assert svc.db.scalar("SELECT mtime_ns FROM files WHERE path = 'app/util.py'") == st.st_mtime_ns + 5_000_000_000
+    assert (
+        svc.db.scalar("SELECT mtime_ns FROM files WHERE path = 'app/util.py'")
+        == st.st_mtime_ns + 5_000_000_000
+    )
 
 
-# -- incremental changes ----------------------------------------------------------------------------------------------
+# -- incremental changes -------------------------------------------------------------------------------------
 def test_editing_one_file_reparses_exactly_that_file(repo: Path) -> None:
     svc = index_repo(repo)
     edit_file(repo, "app/util.py", "def renamed_helper(x):\n    return x * 3\n")
@@ -146,8 +162,12 @@ def test_rename_keeps_node_ids_and_updates_paths(repo: Path) -> None:
     assert (r.renamed, r.deleted, r.added, r.parsed) == (1, 0, 0, 0)
     after = {r[0]: r[1] for r in svc.db.rows("SELECT qualified_name, id FROM nodes WHERE kind != 'module'")}
     assert after == before
-    assert svc.db.scalar("SELECT f.path FROM nodes n JOIN files f ON f.id = n.file_id "
-                         "WHERE n.name = 'helper_value'") == "app/tools.py"
+    assert (
+        svc.db.scalar(
+            "SELECT f.path FROM nodes n JOIN files f ON f.id = n.file_id WHERE n.name = 'helper_value'"
+        )
+        == "app/tools.py"
+    )
     assert "helper_value" in fts_names(svc.db, "tools")  # FTS path column follows
     assert fts_names(svc.db, "util") <= {"run_main"}  # no symbol row is still filed under the old path
     assert svc.file("app/tools.py").found and not svc.file("app/util.py").found
@@ -168,7 +188,9 @@ def test_rename_refreshes_vectors_whose_text_named_the_old_path(repo: Path, tmp_
     os.rename(repo / "app/util.py", repo / "app/tools.py")
     r = svc.index()
     assert r.embedded >= 3  # module, helper_value, unused_thing: their embedded text includes the path
-    hashes = "SELECT n.qualified_name, n.embed_hash FROM nodes n JOIN files f ON f.id = n.file_id WHERE f.path = ?"
+    hashes = (
+        "SELECT n.qualified_name, n.embed_hash FROM nodes n JOIN files f ON f.id = n.file_id WHERE f.path = ?"
+    )
     got = sorted(svc.db.rows(hashes, ("app/tools.py",)))
     clean = make_service(make_repo(tmp_path / "clean", {**APP, "app/tools.py": APP["app/util.py"]}))
     del_path = clean.root / "app/util.py"
@@ -179,8 +201,11 @@ def test_rename_refreshes_vectors_whose_text_named_the_old_path(repo: Path, tmp_
 
 def test_rename_rebinds_imports_of_the_new_module_name(repo: Path) -> None:
     # A caller already importing the new name was unresolved; after the rename it binds like in a clean build.
-    write_file(repo, "app/later.py", "from app.tools import helper_value\n\ndef later_user():\n"
-                                     "    return helper_value(1)\n")
+    write_file(
+        repo,
+        "app/later.py",
+        "from app.tools import helper_value\n\ndef later_user():\n    return helper_value(1)\n",
+    )
     svc = index_repo(repo)
     assert edge_target(svc.db, "later_user", "helper_value")[2] != "import"
     os.rename(repo / "app/util.py", repo / "app/tools.py")
@@ -196,8 +221,10 @@ def test_unchanged_callers_are_rebound_to_changed_definitions(repo: Path) -> Non
     assert r.reparsedPaths == ["app/util.py"]
     new_id = svc.db.scalar("SELECT id FROM nodes WHERE name = 'helper_value'")
     assert new_id != old_id
-    bound = svc.db.one("SELECT e.target_id, e.resolution FROM edges e JOIN nodes s ON s.id = e.source_id "
-                       "WHERE s.name = 'run_main' AND e.target_name = 'helper_value'")
+    bound = svc.db.one(
+        "SELECT e.target_id, e.resolution FROM edges e JOIN nodes s ON s.id = e.source_id "
+        "WHERE s.name = 'run_main' AND e.target_name = 'helper_value'"
+    )
     assert bound == (new_id, "import")
     assert svc.node("helper_value").callers[0].name == "run_main"
 
@@ -208,12 +235,21 @@ def test_new_definition_binds_waiting_references(repo: Path) -> None:
     write_file(repo, "app/late.py", "def later_defined():\n    return 1\n")
     r = svc.index()
     assert r.reparsedPaths == ["app/late.py"]
-    assert edge_target(svc.db, "other_entry", "later_defined") == ("app/late.py", "later_defined", "same_directory")
+    assert edge_target(svc.db, "other_entry", "later_defined") == (
+        "app/late.py",
+        "later_defined",
+        "same_directory",
+    )
 
 
 def test_second_definition_makes_a_unique_global_ambiguous(tmp_path: Path) -> None:
-    root = make_repo(tmp_path, {"a/caller.py": "def go():\n    return target_fn()\n",
-                                "b/one.py": "def target_fn():\n    return 1\n"})
+    root = make_repo(
+        tmp_path,
+        {
+            "a/caller.py": "def go():\n    return target_fn()\n",
+            "b/one.py": "def target_fn():\n    return 1\n",
+        },
+    )
     svc = index_repo(root)
     assert edge_target(svc.db, "go", "target_fn")[2] == "unique_global"
     write_file(root, "c/two.py", "def target_fn():\n    return 2\n")
@@ -223,10 +259,16 @@ def test_second_definition_makes_a_unique_global_ambiguous(tmp_path: Path) -> No
 
 def test_incremental_equals_clean_build_after_mixed_changes(repo: Path, tmp_path: Path) -> None:
     svc = index_repo(repo)
-    edit_file(repo, "app/util.py", (repo / "app/util.py").read_text() + "\ndef later_defined():\n    return 5\n")
+    edit_file(
+        repo, "app/util.py", (repo / "app/util.py").read_text() + "\ndef later_defined():\n    return 5\n"
+    )
     (repo / "filler/colors.py").unlink()
     os.rename(repo / "filler/geometry.py", repo / "filler/shapes.py")
-    write_file(repo, "app/extra.py", "from app.util import unused_thing\n\ndef use_it():\n    return unused_thing()\n")
+    write_file(
+        repo,
+        "app/extra.py",
+        "from app.util import unused_thing\n\ndef use_it():\n    return unused_thing()\n",
+    )
     r = svc.index()
     assert (r.modified, r.deleted, r.renamed, r.added) == (1, 1, 1, 1)
     got = snapshot(svc.db)
@@ -267,18 +309,23 @@ def test_dry_run_on_a_fresh_repo_builds_no_index(tmp_path: Path) -> None:
     assert svc.status().files == 0
 
 
-# -- crashes ------------------------------------------------------------------------------------------------------
+# -- crashes -------------------------------------------------------------------------------------------------
 def _many_files(root: Path, n: int) -> None:
     for i in range(n):
         nxt = (i + 1) % n
-        write_file(root, f"gen/pkg{i % 7}/mod_{i}.py",
-                   f"from gen.pkg{nxt % 7}.mod_{nxt} import func_{nxt}\n\n"
-                   f"class Thing{i}:\n    def method_{i}(self):\n        return func_{nxt}()\n\n"
-                   f"def func_{i}():\n    \"\"\"Function number {i}.\"\"\"\n    return shared_name()\n\n"
-                   f"def shared_name():\n    return {i}\n")
+        write_file(
+            root,
+            f"gen/pkg{i % 7}/mod_{i}.py",
+            f"from gen.pkg{nxt % 7}.mod_{nxt} import func_{nxt}\n\n"
+            f"class Thing{i}:\n    def method_{i}(self):\n        return func_{nxt}()\n\n"
+            f'def func_{i}():\n    """Function number {i}."""\n    return shared_name()\n\n'
+            f"def shared_name():\n    return {i}\n",
+        )
 
 
-def test_exception_inside_a_batch_leaves_a_consistent_index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_exception_inside_a_batch_leaves_a_consistent_index(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     root = make_repo(tmp_path, APP)
     _many_files(root, 30)
     monkeypatch.setattr(indexer_mod, "FILES_PER_TRANSACTION", 7)
@@ -331,8 +378,9 @@ def test_crash_during_incremental_run_then_recovery(tmp_path: Path, monkeypatch:
     assert snapshot(svc.db) == _clean_build(root, tmp_path)
 
 
-def test_crash_before_resolve_is_finished_next_run(repo: Path, tmp_path: Path,
-                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_crash_before_resolve_is_finished_next_run(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     svc = index_repo(repo)
     write_file(repo, "app/late.py", "def later_defined():\n    return 1\n")
 
@@ -369,7 +417,9 @@ class _FlakyEmbedder:
         return self.inner.embed_query(text)
 
 
-def test_embedding_failure_keeps_structure_and_resumes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_embedding_failure_keeps_structure_and_resumes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     root = make_repo(tmp_path, APP)
     _many_files(root, 120)
     svc = IGraphService(root, embedder=_FlakyEmbedder(1))  # type: ignore[arg-type]
@@ -392,8 +442,12 @@ def test_sigkill_mid_run_then_next_run_equals_clean_build(tmp_path: Path) -> Non
     db_path = root / ".igraph" / "igraph.db"
     kills = 0
     for wait_files in (60, 200):  # once during the structure phase, once later in the run
-        proc = subprocess.Popen([sys.executable, "-m", "igraph_mcp", "index", "--root", str(root), "--full"],
-                                env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "igraph_mcp", "index", "--root", str(root), "--full"],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         deadline = time.monotonic() + 30
         while proc.poll() is None and time.monotonic() < deadline:
             if db_path.exists():

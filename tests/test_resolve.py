@@ -10,7 +10,7 @@ from _factories import edge_target, index_repo, make_repo
 from igraph_mcp.index.resolve import Resolver, Sym, module_candidates
 
 
-# -- module_candidates (pure) -------------------------------------------------------------------------------------
+# -- module_candidates (pure) --------------------------------------------------------------------------------
 @pytest.mark.parametrize(
     ("module", "importer", "expected_first"),
     [
@@ -34,7 +34,7 @@ def test_module_candidates_empty() -> None:
     assert module_candidates("  ", "a.py") == []
 
 
-# -- Resolver on a hand-made symbol table --------------------------------------------------------------------------
+# -- Resolver on a hand-made symbol table --------------------------------------------------------------------
 def _resolver() -> Resolver:
     files = {1: "a/one.py", 2: "a/two.py", 3: "b/three.py", 4: "c/four.py"}
     syms = [
@@ -73,8 +73,9 @@ def _resolver() -> Resolver:
         (11, 1, "Box", "", (12, "same_file")),
     ],
 )
-def test_resolution_methods(source: int, file: int, name: str, qualifier: str,
-                            expected: tuple[int | None, str]) -> None:
+def test_resolution_methods(
+    source: int, file: int, name: str, qualifier: str, expected: tuple[int | None, str]
+) -> None:
     assert _resolver().resolve(source, file, "calls", name, qualifier) == expected
 
 
@@ -91,26 +92,26 @@ def test_resolve_import_targets() -> None:
     assert r.resolve_import(1, "missing.mod", "x") == (None, "unresolved")
 
 
-# -- end to end: Python ------------------------------------------------------------------------------------------
+# -- end to end: Python --------------------------------------------------------------------------------------
 PY = {
     "pkg/__init__.py": "",
     "pkg/core/__init__.py": "",
-    "pkg/core/base.py": '''
+    "pkg/core/base.py": """
         class Base:
             def run(self):
                 return self.step()
 
             def step(self):
                 return 1
-        ''',
-    "pkg/core/util.py": '''
+        """,
+    "pkg/core/util.py": """
         def fmt(value):
             return str(value)
 
         def parse(text):
             return text.strip()
-        ''',
-    "pkg/core/engine.py": '''
+        """,
+    "pkg/core/engine.py": """
         from .util import fmt
         from . import util
         from ..helpers import tidy
@@ -119,24 +120,24 @@ PY = {
         class Engine(Base):
             def go(self):
                 return fmt(util.parse(tidy("x")))
-        ''',
-    "pkg/helpers.py": '''
+        """,
+    "pkg/helpers.py": """
         def tidy(s):
             return s
-        ''',
-    "other/util.py": '''
+        """,
+    "other/util.py": """
         def fmt(value):
             return repr(value)
 
         def parse(text):
             return text
-        ''',
-    "other/use.py": '''
+        """,
+    "other/use.py": """
         from pkg.core.util import fmt as core_fmt
 
         def use():
             return core_fmt(1) + parse("x")
-        ''',
+        """,
 }
 
 
@@ -178,31 +179,42 @@ def test_python_same_directory_over_other_package(py_db) -> None:  # type: ignor
 
 def test_python_import_edges_point_at_symbols_and_modules(py_db) -> None:  # type: ignore[no-untyped-def]
     assert edge_target(py_db, "pkg.core.engine", "fmt", "imports") == ("pkg/core/util.py", "fmt", "import")
-    assert edge_target(py_db, "pkg.core.engine", "util", "imports") == ("pkg/core/util.py", "pkg.core.util", "import")
+    assert edge_target(py_db, "pkg.core.engine", "util", "imports") == (
+        "pkg/core/util.py",
+        "pkg.core.util",
+        "import",
+    )
 
 
 def test_ambiguous_references_are_kept_unresolved(tmp_path: Path) -> None:
-    svc = index_repo(make_repo(tmp_path, {
-        "x/a.py": "def dup():\n    return 1\n",
-        "y/b.py": "def dup():\n    return 2\n",
-        "z/c.py": "def caller():\n    return dup() + missing()\n",
-    }))
+    svc = index_repo(
+        make_repo(
+            tmp_path,
+            {
+                "x/a.py": "def dup():\n    return 1\n",
+                "y/b.py": "def dup():\n    return 2\n",
+                "z/c.py": "def caller():\n    return dup() + missing()\n",
+            },
+        )
+    )
     assert edge_target(svc.db, "caller", "dup") == (None, None, "ambiguous")
     assert edge_target(svc.db, "caller", "missing") == (None, None, "unresolved")
     refs = svc.node("caller").callees
-    assert {(e.name, e.nodeId, e.resolution) for e in refs} >= {("dup", None, "ambiguous"),
-                                                                 ("missing", None, "unresolved")}
+    assert {(e.name, e.nodeId, e.resolution) for e in refs} >= {
+        ("dup", None, "ambiguous"),
+        ("missing", None, "unresolved"),
+    }
     assert svc.status().unresolvedRefs >= 2
 
 
-# -- end to end: JavaScript ----------------------------------------------------------------------------------------
+# -- end to end: JavaScript ----------------------------------------------------------------------------------
 JS = {
     "web/src/lib/util.js": "export function format(v) { return String(v); }\nexport function other() {}\n",
     "web/src/lib/index.js": "export function fromIndex() { return 1; }\n",
     "web/src/shared/math.js": "export function add(a, b) { return a + b; }\n",
     "web/src/shared/widget.js": "export default function makeWidget() { return {}; }\n",
     "web/other/util.js": "export function format(v) { return v; }\n",
-    "web/src/app/main.js": '''
+    "web/src/app/main.js": """
         import { format } from '../lib/util';
         import { fromIndex } from '../lib';
         import * as math from '../shared/math.js';
@@ -211,7 +223,7 @@ JS = {
         export function main() {
           return format(fromIndex()) + math.add(1, 2) + makeWidget();
         }
-        ''',
+        """,
 }
 
 
@@ -238,12 +250,20 @@ def test_js_default_import(js_db) -> None:  # type: ignore[no-untyped-def]
     assert edge_target(js_db, "main", "makeWidget") == ("web/src/shared/widget.js", "makeWidget", "import")
 
 
-@pytest.mark.xfail(strict=True, reason="known gap: index stems (main, lib, mod, index) are stripped for every "
-                   "language, so app/main.py gets the module key of its package app/")
+@pytest.mark.xfail(
+    strict=True,
+    reason="known gap: index stems (main, lib, mod, index) are stripped for every "
+    "language, so app/main.py gets the module key of its package app/",
+)
 def test_python_module_named_main_is_not_its_package(tmp_path: Path) -> None:
-    svc = index_repo(make_repo(tmp_path, {
-        "app/__init__.py": "VERSION = 1\n",
-        "app/main.py": "def start():\n    return 1\n",
-        "cli.py": "import app.main\n\ndef entry():\n    return app.main.start()\n",
-    }))
+    svc = index_repo(
+        make_repo(
+            tmp_path,
+            {
+                "app/__init__.py": "VERSION = 1\n",
+                "app/main.py": "def start():\n    return 1\n",
+                "cli.py": "import app.main\n\ndef entry():\n    return app.main.start()\n",
+            },
+        )
+    )
     assert edge_target(svc.db, "cli", "", "imports") == ("app/main.py", "app.main", "import")

@@ -1,4 +1,4 @@
-"""Tests for the store: connection, migrations, corruption handling, the write primitive, graph SQL, FTS, vectors."""
+"""Tests for the store: connection, migrations, corruption, the write primitive, graph SQL, FTS, vectors."""
 
 from __future__ import annotations
 
@@ -30,13 +30,18 @@ def _add_file(db: Database, path: str, names: list[str]) -> tuple[int, list[int]
         fid = graph.insert_file(con, path, "python", "sha-" + path, 10, 1, 5, "ok", 0.0)
         ids = [graph.insert_node(con, (fid, None, "module", path, path, "", "", "", 1, 5, 0, 10, 1))]
         for i, name in enumerate(names):
-            ids.append(graph.insert_node(con, (fid, ids[0], "function", name, name, f"def {name}()", "", "",
-                                               i + 1, i + 1, 0, 1, 1)))
-        graph.insert_fts(con, [(nid, n, n, n, path, "", "", "") for nid, n in zip(ids, [path, *names], strict=True)])
+            ids.append(
+                graph.insert_node(
+                    con, (fid, ids[0], "function", name, name, f"def {name}()", "", "", i + 1, i + 1, 0, 1, 1)
+                )
+            )
+        graph.insert_fts(
+            con, [(nid, n, n, n, path, "", "", "") for nid, n in zip(ids, [path, *names], strict=True)]
+        )
     return fid, ids
 
 
-# -- connection and migrations ------------------------------------------------------------------------------------
+# -- connection and migrations -------------------------------------------------------------------------------
 def test_new_database_has_schema_wal_and_foreign_keys(db: Database) -> None:
     assert db.get_meta("schema_version") == str(SCHEMA_VERSION)
     assert db.scalar("PRAGMA journal_mode") == "wal"
@@ -130,7 +135,7 @@ def test_readonly_connection_reads(tmp_path: Path) -> None:
         writer.close()
 
 
-# -- the write primitive -------------------------------------------------------------------------------------------
+# -- the write primitive -------------------------------------------------------------------------------------
 def test_atomic_commits(db: Database) -> None:
     with db.atomic() as con:
         db.set_meta(con, "k", "v")
@@ -147,8 +152,9 @@ def test_atomic_rolls_back_on_error(db: Database) -> None:
     assert db.get_meta("k") == "w"
 
 
-def test_atomic_raises_index_busy_when_another_connection_writes(tmp_path: Path,
-                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+def test_atomic_raises_index_busy_when_another_connection_writes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(db_mod, "BUSY_TIMEOUT_MS", 50)
     path = tmp_path / "i.db"
     first, second = Database(path), Database(path)
@@ -171,7 +177,7 @@ def test_meta_upsert(db: Database) -> None:
     assert db.get_meta("missing", "dflt") == "dflt"
 
 
-# -- FTS helpers -----------------------------------------------------------------------------------------------------
+# -- FTS helpers ---------------------------------------------------------------------------------------------
 @pytest.mark.parametrize(
     ("text", "tokens"),
     [
@@ -203,7 +209,7 @@ def test_fts_or_query_skips_empty_tokens() -> None:
     assert fts_or_query([]) == ""
 
 
-# -- graph SQL -------------------------------------------------------------------------------------------------------
+# -- graph SQL -----------------------------------------------------------------------------------------------
 def test_fts_search_ranks_name_matches_first(db: Database) -> None:
     _add_file(db, "a.py", ["load_config", "save_config", "unrelated"])
     _add_file(db, "b.py", ["render", "paint"])
@@ -216,7 +222,7 @@ def test_fts_search_ranks_name_matches_first(db: Database) -> None:
 
 @pytest.mark.parametrize("token", ['foo"', "NEAR(", "a*", "^x", "a:b", "AND", "OR", "(", "don't", '"', "*"])
 def test_fts_search_never_sees_syntax(db: Database, token: str) -> None:
-    # Unquoted, "a*" would prefix-match "alpha" and "NEAR(" would be a syntax error; quoted, both match nothing.
+    # Unquoted, "a*" would prefix-match "alpha" and "NEAR(" would be a syntax error; quoted, neither matches.
     _add_file(db, "mod.py", ["alpha"])
     assert graph.fts_search(db, [token], 5) == []
 
@@ -237,7 +243,7 @@ def test_token_doc_freqs_folds_like_the_tokenizer(db: Database) -> None:
 
 
 def test_delete_file_cascades_and_unbinds_incoming_edges(db: Database) -> None:
-    fa, ids_a = _add_file(db, "a.py", ["caller"])
+    _fa, ids_a = _add_file(db, "a.py", ["caller"])
     fb, ids_b = _add_file(db, "b.py", ["callee"])
     with db.atomic() as con:
         graph.insert_edges(con, [(ids_a[1], ids_b[1], "calls", "callee", "", "unique_global", 1)])
@@ -294,15 +300,18 @@ def test_nodes_named_prefers_qualified_and_skips_modules(db: Database) -> None:
 
 def test_edges_to_resolve_collects_changed_named_and_stale(db: Database) -> None:
     fa, ids_a = _add_file(db, "a.py", ["one"])
-    fb, ids_b = _add_file(db, "b.py", ["two"])
-    fc, ids_c = _add_file(db, "c.py", ["three"])
+    _fb, ids_b = _add_file(db, "b.py", ["two"])
+    _fc, ids_c = _add_file(db, "c.py", ["three"])
     with db.atomic() as con:
-        graph.insert_edges(con, [
-            (ids_a[1], None, "calls", "x", "", "unresolved", 1),
-            (ids_b[1], None, "calls", "wanted", "", "unresolved", 1),
-            (ids_c[1], None, "calls", "y", "", "stale", 1),
-            (ids_c[0], ids_c[1], "contains", "three", "", "same_file", 1),
-        ])
+        graph.insert_edges(
+            con,
+            [
+                (ids_a[1], None, "calls", "x", "", "unresolved", 1),
+                (ids_b[1], None, "calls", "wanted", "", "unresolved", 1),
+                (ids_c[1], None, "calls", "y", "", "stale", 1),
+                (ids_c[0], ids_c[1], "contains", "three", "", "same_file", 1),
+            ],
+        )
     rows = graph.edges_to_resolve(db, [fa], {"wanted"})
     assert sorted(r[4] for r in rows) == ["wanted", "x", "y"]
     assert len(graph.all_reference_edges(db)) == 3
@@ -312,14 +321,19 @@ def test_edges_of_directions_and_kinds(db: Database) -> None:
     _fa, ids_a = _add_file(db, "a.py", ["caller"])
     _fb, ids_b = _add_file(db, "b.py", ["callee"])
     with db.atomic() as con:
-        graph.insert_edges(con, [
-            (ids_a[1], ids_b[1], "calls", "callee", "", "unique_global", 3),
-            (ids_a[1], None, "calls", "ghost", "", "unresolved", 4),
-        ])
+        graph.insert_edges(
+            con,
+            [
+                (ids_a[1], ids_b[1], "calls", "callee", "", "unique_global", 3),
+                (ids_a[1], None, "calls", "ghost", "", "unresolved", 4),
+            ],
+        )
     out = graph.edges_of(db, [ids_a[1]], outgoing=True, kinds=("calls",))
     assert [(e.target_id, e.line) for e in out] == [(ids_b[1], 3)]
     assert len(graph.edges_of(db, [ids_a[1]], outgoing=True, kinds=("calls",), resolved_only=False)) == 2
-    assert [e.source_id for e in graph.edges_of(db, [ids_b[1]], outgoing=False, kinds=("calls",))] == [ids_a[1]]
+    assert [e.source_id for e in graph.edges_of(db, [ids_b[1]], outgoing=False, kinds=("calls",))] == [
+        ids_a[1]
+    ]
     assert graph.edges_of(db, [ids_a[1]], outgoing=True, kinds=("inherits",)) == []
 
 
@@ -332,13 +346,18 @@ def test_many_ids_are_chunked(db: Database) -> None:
 def test_counts(db: Database) -> None:
     _fa, ids_a = _add_file(db, "a.py", ["x", "y"])
     with db.atomic() as con:
-        graph.insert_edges(con, [(ids_a[1], ids_a[2], "calls", "y", "", "same_file", 1),
-                                 (ids_a[1], None, "calls", "z", "", "unresolved", 1)])
+        graph.insert_edges(
+            con,
+            [
+                (ids_a[1], ids_a[2], "calls", "y", "", "same_file", 1),
+                (ids_a[1], None, "calls", "z", "", "unresolved", 1),
+            ],
+        )
     assert graph.counts(db) == {"files": 1, "symbols": 2, "edges": 1, "unresolvedRefs": 1}
     assert graph.edge_kind_counts(db) == {"calls": 1}
 
 
-# -- vectors ---------------------------------------------------------------------------------------------------------
+# -- vectors -------------------------------------------------------------------------------------------------
 def _unit(*values: float) -> np.ndarray:
     v = np.asarray(values, dtype=np.float32)
     return v / np.linalg.norm(v)
@@ -349,11 +368,14 @@ def test_vectors_knn_prefilter_and_reuse(db: Database) -> None:
     fb, ids_b = _add_file(db, "b.py", ["z"])
     with db.atomic() as con:
         vec_store.create_vector_tables(con, 4)
-        vec_store.store_node_vectors(con, [
-            (ids_a[1], fa, vec_store.to_blob(_unit(1, 0, 0, 0)), "h1"),
-            (ids_a[2], fa, vec_store.to_blob(_unit(0, 1, 0, 0)), "h2"),
-            (ids_b[1], fb, vec_store.to_blob(_unit(1, 0.1, 0, 0)), "h3"),
-        ])
+        vec_store.store_node_vectors(
+            con,
+            [
+                (ids_a[1], fa, vec_store.to_blob(_unit(1, 0, 0, 0)), "h1"),
+                (ids_a[2], fa, vec_store.to_blob(_unit(0, 1, 0, 0)), "h2"),
+                (ids_b[1], fb, vec_store.to_blob(_unit(1, 0.1, 0, 0)), "h3"),
+            ],
+        )
     assert vec_store.has_node_vectors(db) and vec_store.node_vector_count(db) == 3
     q = vec_store.to_blob(_unit(1, 0, 0, 0))
     best = vec_store.knn_nodes(db, q, 3)
@@ -362,7 +384,9 @@ def test_vectors_knn_prefilter_and_reuse(db: Database) -> None:
     assert [b[0] for b in vec_store.knn_nodes(db, q, 3, [fb])] == [ids_b[1]]
     assert vec_store.knn_nodes(db, q, 3, []) == []
     assert set(vec_store.vectors_for_files(db, [fa])) == {"h1", "h2"}
-    assert np.allclose(vec_store.from_blob(vec_store.node_vectors_by_id(db, [ids_a[2]])[ids_a[2]]), _unit(0, 1, 0, 0))
+    assert np.allclose(
+        vec_store.from_blob(vec_store.node_vectors_by_id(db, [ids_a[2]])[ids_a[2]]), _unit(0, 1, 0, 0)
+    )
     with db.atomic() as con:  # rewriting a vector replaces it, never duplicates it
         vec_store.store_node_vectors(con, [(ids_a[1], fa, vec_store.to_blob(_unit(0, 0, 1, 0)), "h1b")])
     assert vec_store.node_vector_count(db) == 3

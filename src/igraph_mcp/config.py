@@ -74,10 +74,17 @@ class Config(_Strict):
     index: IndexConfig = Field(default_factory=IndexConfig)
 
 
+# Our own setting names are never credentials, even when they look like one ("maxTokens" contains "token").
+_KNOWN_KEYS = frozenset(
+    name for model in (Config, RetrievalConfig, EmbedderConfig, MultimodalConfig, IndexConfig)
+    for name in model.model_fields
+)
+
+
 def _reject_credentials(data: Any, where: str = "") -> None:
     if isinstance(data, dict):
         for key, value in data.items():
-            if _CREDENTIAL_KEY.search(str(key)):
+            if key not in _KNOWN_KEYS and _CREDENTIAL_KEY.search(str(key)):
                 raise ConfigError(
                     f"config.json contains a credential-like key '{where}{key}'; remove it and set the "
                     "IGRAPH_API_KEY environment variable instead (secrets never belong in the repository)"

@@ -23,9 +23,15 @@ TARGETS = ("claude-code", "cursor", "claude-desktop")
 DEFAULT_COMMAND = "igraph-mcp"
 
 
-def config_file(target: str, root: Path, *, platform: str | None = None, home: Path | None = None,
-                env: dict[str, str] | None = None) -> Path:
-    """Where ``target`` reads its MCP servers: project files for Claude Code and Cursor, per-user for Desktop."""
+def config_file(
+    target: str,
+    root: Path,
+    *,
+    platform: str | None = None,
+    home: Path | None = None,
+    env: dict[str, str] | None = None,
+) -> Path:
+    """Where ``target`` reads its MCP servers: project files (Claude Code, Cursor) or per-user (Desktop)."""
     if target == "claude-code":
         return root / ".mcp.json"
     if target == "cursor":
@@ -38,7 +44,9 @@ def config_file(target: str, root: Path, *, platform: str | None = None, home: P
     if platform == "darwin":
         return home / "Library" / "Application Support" / "Claude" / "claude_desktop_config.json"
     if platform.startswith("win"):
-        return Path(env.get("APPDATA") or home / "AppData" / "Roaming") / "Claude" / "claude_desktop_config.json"
+        return (
+            Path(env.get("APPDATA") or home / "AppData" / "Roaming") / "Claude" / "claude_desktop_config.json"
+        )
     base = Path(env["XDG_CONFIG_HOME"]) if env.get("XDG_CONFIG_HOME") else home / ".config"
     return base / "Claude" / "claude_desktop_config.json"
 
@@ -99,6 +107,15 @@ def update_config(path: Path, name: str, entry: dict[str, Any]) -> bool:
     return True
 
 
+def _launch_command(args: argparse.Namespace) -> str | None:
+    # `--command` shares its dest with the CLI's sub-command name unless the parser renames it.
+    explicit = getattr(args, "launch_command", None)
+    if explicit is not None:
+        return str(explicit)
+    value = getattr(args, "command", None)
+    return None if value in (None, "register") else str(value)
+
+
 def register(args: argparse.Namespace) -> int:
     """CLI entry: write the target client's configuration and say where."""
     root = Path(os.path.realpath(args.root))
@@ -106,13 +123,15 @@ def register(args: argparse.Namespace) -> int:
         raise InvalidInput(f"--root {args.root} is not a directory")
     path = Path(args.config_path).expanduser() if args.config_path else config_file(args.target, root)
     name = server_name(args.target, root)
-    entry = server_entry(root, args.command)
+    entry = server_entry(root, _launch_command(args))
     changed = update_config(path, name, entry)
     verb = "registered" if changed else "already registered (nothing changed)"
     sys.stdout.write(f"{verb}: '{name}' in {path}\n  {shlex.join([entry['command'], *entry['args']])}\n")
     if shutil.which(entry["command"]) is None:
-        sys.stderr.write(f"igraph-mcp: note: '{entry['command']}' is not on this PATH; the client may not find "
-                         "it either (pass --command with an absolute path, or 'uvx igraph-mcp')\n")
+        sys.stderr.write(
+            f"igraph-mcp: note: '{entry['command']}' is not on this PATH; the client may not find "
+            "it either (pass --command with an absolute path, or 'uvx igraph-mcp')\n"
+        )
     if args.target == "claude-desktop":
         sys.stdout.write("  restart Claude Desktop to load it\n")
     return 0

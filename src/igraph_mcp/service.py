@@ -345,9 +345,9 @@ class IGraphService:
         ]
         return RelatedResult(found=True, node=_summary(row), related=related, truncated=truncated)
 
-    # -- resources ---------------------------------------------------------------------------------------------
+    # -- resources -------------------------------------------------------------------------------------------
     def mount(self, path: str, source_type: str = "auto", name: str | None = None) -> MountResult:
-        """Mount (or re-mount) a PRD or DB schema inside the root; its chunks are searchable and linked to code."""
+        """Mount (or re-mount) a PRD or DB schema inside the root: searchable chunks linked to code."""
         return self.resources.mount(path, source_type, name)
 
     def unmount(self, target: str) -> UnmountResult:

@@ -14,7 +14,7 @@ import json
 import logging
 import os
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from starlette.datastructures import Headers
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-TOKEN_ENV = "IGRAPH_HTTP_TOKEN"
+TOKEN_ENV = "IGRAPH_HTTP_TOKEN"  # noqa: S105 - the variable's name, not a secret
 MIN_REMOTE_TOKEN_CHARS = 16
 _LOOPBACK_NAMES = {"localhost", "127.0.0.1", "::1"}
 
@@ -37,7 +37,7 @@ def http_token() -> str | None:
 
 
 def is_loopback(host: str) -> bool:
-    """True for localhost and loopback addresses (127.0.0.0/8, ::1); any other name could resolve elsewhere."""
+    """True for localhost and loopback addresses (127.0.0.0/8, ::1); other names could resolve elsewhere."""
     name = host.strip().strip("[]").lower()
     if name == "localhost":
         return True
@@ -51,8 +51,10 @@ def bind_refusal(host: str, *, allow_remote: bool, token: str | None) -> str | N
     """Why binding ``host`` is refused, or None when it is allowed."""
     if is_loopback(host):
         return None
-    how = (f"pass --allow-remote and set {TOKEN_ENV} to a long random secret (clients then send "
-           f"'Authorization: Bearer <token>'), or bind --host 127.0.0.1")
+    how = (
+        f"pass --allow-remote and set {TOKEN_ENV} to a long random secret (clients then send "
+        f"'Authorization: Bearer <token>'), or bind --host 127.0.0.1"
+    )
     if not allow_remote:
         return f"refusing to bind {host}: a non-loopback address exposes the repository to the network; {how}"
     if token is None:
@@ -111,38 +113,53 @@ class RequestGuard:
             # DNS rebinding: a foreign name resolving to 127.0.0.1 arrives with that foreign Host.
             await _reply(send, 421, "invalid Host header: this server answers only to localhost / 127.0.0.1")
         elif origin is not None and not loopback_origin(origin):
-            await _reply(send, 403, "cross-origin request refused: only pages served from localhost may call it")
+            await _reply(
+                send, 403, "cross-origin request refused: only pages served from localhost may call it"
+            )
         elif self.token is not None and not token_matches(headers.get("authorization"), self.token):
-            await _reply(send, 401, f"missing or wrong bearer token: send 'Authorization: Bearer <{TOKEN_ENV}>'",
-                         [(b"www-authenticate", b'Bearer realm="igraph-mcp"')])
+            await _reply(
+                send,
+                401,
+                f"missing or wrong bearer token: send 'Authorization: Bearer <{TOKEN_ENV}>'",
+                [(b"www-authenticate", b'Bearer realm="igraph-mcp"')],
+            )
         else:
             await self.app(scope, receive, send)
 
 
-async def _reply(send: Send, status: int, message: str, extra: list[tuple[bytes, bytes]] | None = None) -> None:
+async def _reply(
+    send: Send, status: int, message: str, extra: list[tuple[bytes, bytes]] | None = None
+) -> None:
     body = json.dumps({"error": message}).encode("utf-8")
-    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()), *(extra or [])]
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(body)).encode()),
+        *(extra or []),
+    ]
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
 
 
-def build_app(server: MCPServer[object], *, transport: str, host: str, token: str | None) -> ASGIApp:
+def build_app(server: MCPServer[Any], *, transport: str, host: str, token: str | None) -> ASGIApp:
     """The guarded ASGI app for 'http' (streamable HTTP at /mcp) or 'sse' (legacy: /sse and /messages/)."""
     # The SDK adds its own Host/Origin checks for loopback hosts too; the guard covers every route either way.
     inner = server.streamable_http_app(host=host) if transport == "http" else server.sse_app(host=host)
     return RequestGuard(inner, loopback=is_loopback(host), token=token)
 
 
-def run_http(server: MCPServer[object], *, transport: str, host: str, port: int, token: str | None) -> None:
+def run_http(server: MCPServer[Any], *, transport: str, host: str, port: int, token: str | None) -> None:
     """Serve until interrupted; logs go to stderr through the root logger, no access log."""
     import uvicorn
 
     app = build_app(server, transport=transport, host=host, token=token)
     path = "/mcp" if transport == "http" else "/sse"
     shown = f"[{host}]" if ":" in host else host
-    sys.stderr.write(f"igraph-mcp: serving {'streamable HTTP' if transport == 'http' else 'SSE'} on "
-                     f"http://{shown}:{port}{path}{' (bearer token required)' if token else ''}\n")
+    sys.stderr.write(
+        f"igraph-mcp: serving {'streamable HTTP' if transport == 'http' else 'SSE'} on "
+        f"http://{shown}:{port}{path}{' (bearer token required)' if token else ''}\n"
+    )
     sys.stderr.flush()
-    config = uvicorn.Config(app, host=host, port=port, log_config=None, access_log=False, server_header=False,
-                            lifespan="auto")
+    config = uvicorn.Config(
+        app, host=host, port=port, log_config=None, access_log=False, server_header=False, lifespan="auto"
+    )
     uvicorn.Server(config).run()

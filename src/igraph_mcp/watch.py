@@ -41,10 +41,16 @@ def relevant_paths(root: Path, changes: Iterable[tuple[Change, str]]) -> list[st
 
 
 class RepoWatcher:
-    """Watch ``root`` and call ``rebuild`` (an incremental index build) after each debounced batch of changes."""
+    """Watch ``root``; call ``rebuild`` (an incremental index build) after each debounced batch of changes."""
 
-    def __init__(self, root: Path, rebuild: Callable[[], object], *, debounce_ms: int = DEBOUNCE_MS,
-                 retry_s: float = RETRY_S) -> None:
+    def __init__(
+        self,
+        root: Path,
+        rebuild: Callable[[], object],
+        *,
+        debounce_ms: int = DEBOUNCE_MS,
+        retry_s: float = RETRY_S,
+    ) -> None:
         self.root = root
         self.rebuild = rebuild
         self.debounce_ms = debounce_ms
@@ -68,8 +74,15 @@ class RepoWatcher:
     def _run(self) -> None:
         # yield_on_timeout wakes the loop every retry interval, so a busy-deferred update is retried
         # without waiting for the next file change.
-        for changes in watch(self.root, watch_filter=None, debounce=self.debounce_ms, stop_event=self._stop,
-                             rust_timeout=int(self.retry_s * 1000), yield_on_timeout=True, raise_interrupt=False):
+        for changes in watch(
+            self.root,
+            watch_filter=None,
+            debounce=self.debounce_ms,
+            stop_event=self._stop,
+            rust_timeout=int(self.retry_s * 1000),
+            yield_on_timeout=True,
+            raise_interrupt=False,
+        ):
             if relevant_paths(self.root, changes):
                 self._pending = True
             if self._pending and not self._stop.is_set():

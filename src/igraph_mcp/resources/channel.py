@@ -37,6 +37,16 @@ def _source_missing(root: Path, key: str) -> bool:
     return not (path if path.is_absolute() else root / path).exists()
 
 
+def _contains(outer: ResourceRow, inner: ResourceRow) -> bool:
+    """True when ``inner`` is a subsection of ``outer`` in the same source."""
+    depth = len(outer.heading_path)
+    return (
+        outer.source_id == inner.source_id
+        and len(inner.heading_path) > depth
+        and inner.heading_path[:depth] == outer.heading_path
+    )
+
+
 class ResourceChannel:
     """The ResourceFinder explore calls: (query analysis, query vector or None, node ids in the answer)."""
 
@@ -74,10 +84,16 @@ class ResourceChannel:
             self.cfg.rrfK,
         )
         linked_set = set(linked)
+        rows = res_store.resources_by_ids(db, [f.id for f in fused])
         a = [f for f in fused if f.id in linked_set][: max(self.cfg.resourceTopK, MIN_LINKED)]
-        b = [f for f in fused if f.id not in linked_set][: self.cfg.resourceTopK]
+        # A section that contains another candidate (the whole-document chunk, a chapter) only repeats it.
+        broader = {
+            f.id
+            for f in fused
+            if f.id in rows and any(g.id in rows and _contains(rows[f.id], rows[g.id]) for g in fused)
+        }
+        b = [f for f in fused if f.id not in linked_set and f.id not in broader][: self.cfg.resourceTopK]
         chosen = sorted(a + b, key=lambda f: (-f.score, f.id))
-        rows = res_store.resources_by_ids(db, [f.id for f in chosen])
         hits = [
             self._hit(rows[f.id], f.score, via.get(f.id, []) if f.id in linked_set else None, db)
             for f in chosen
@@ -93,7 +109,7 @@ class ResourceChannel:
     def _linked(
         self, db: Database, node_ids: Sequence[int], support: set[int]
     ) -> tuple[list[int], dict[int, list[LinkRow]]]:
-        """Resources linked to the answer's code, strongest first; weak links count only with query support."""
+        """Resources linked to the answer's code, strongest first; weak links need query support."""
         position = {nid: i for i, nid in enumerate(dict.fromkeys(node_ids))}
         if not position:
             return [], {}

@@ -1,8 +1,8 @@
 """Links from resource chunks to code: identifier evidence (names appearing in code) and semantic similarity.
 
-Every link carries a score in [0, 1] and its method. Semantic scores are the cosine similarity between a chunk
-vector and a node vector; identifier scores are fixed grades for how specific the evidence is (a node *named* like
-the identifier beats a mention in a body; a table name seen together with its columns beats the name alone).
+Every link carries a score in [0, 1] and its method. Semantic scores are the cosine similarity between a
+chunk vector and a node vector; identifier scores are fixed grades for how specific the evidence is (a node
+*named* like the identifier beats a mention in a body; a table seen with its columns beats the name alone).
 Both are cut at the weak threshold; at or above the strong threshold a link is "strong".
 """
 
@@ -122,8 +122,18 @@ def _table_evidence(db: Database, r: ResourceRow, ev: _Evidence) -> None:
             ev.add(c.id, score, why)
 
 
-def _identifier_evidence(db: Database, r: ResourceRow, ev: _Evidence) -> None:
-    for ident in r.identifiers:
+def _own_identifiers(r: ResourceRow, siblings: Sequence[ResourceRow]) -> list[str]:
+    """Identifiers of a section minus those of its subsections (which have chunks and links of their own)."""
+    depth = len(r.heading_path)
+    nested: set[str] = set()
+    for o in siblings:
+        if len(o.heading_path) > depth and o.heading_path[:depth] == r.heading_path:
+            nested.update(o.identifiers)
+    return [i for i in r.identifiers if i not in nested]
+
+
+def _identifier_evidence(db: Database, identifiers: Sequence[str], ev: _Evidence) -> None:
+    for ident in identifiers:
         norm = re.sub(r"::|->|#", ".", ident.strip())
         if not norm:
             continue
@@ -155,13 +165,17 @@ def identifier_links(
     thresholds: Thresholds,
     file_ids: Collection[int] | None = None,
 ) -> list[LinkRow]:
-    """Links from names in the chunks (tables, columns, quoted identifiers, file paths) to code that has them."""
+    """Links from names in the chunks (tables, columns, quoted identifiers, paths) to code that has them."""
     out: list[LinkRow] = []
+    siblings: dict[int, list[ResourceRow]] = {}
+    for other in res_store.resources_of_sources(db, sorted({r.source_id for r in resources})):
+        siblings.setdefault(other.source_id, []).append(other)
     for r in resources:
         ev = _Evidence()
         if r.kind == "db_table":
-            _table_evidence(db, r, ev)
-        _identifier_evidence(db, r, ev)
+            _table_evidence(db, r, ev)  # columns only count next to their table, never alone
+        else:
+            _identifier_evidence(db, _own_identifiers(r, siblings.get(r.source_id, [])), ev)
         if file_ids is not None:
             inside = {c.id for c in res_store.code_candidates(db, list(ev.best)) if c.file_id in file_ids}
             ev.best = {nid: v for nid, v in ev.best.items() if nid in inside}
@@ -206,7 +220,7 @@ def semantic_links(
     ]
 
 
-def _unit(m: np.ndarray) -> np.ndarray:  # type: ignore[type-arg]
+def _unit(m: np.ndarray) -> np.ndarray:
     norms = np.linalg.norm(m, axis=1, keepdims=True)
     return m / np.where(norms == 0, 1.0, norms)
 

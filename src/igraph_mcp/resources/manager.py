@@ -48,8 +48,16 @@ _SEM_MODEL = "resource_links_semantic_model"
 class ResourceManager:
     """Mounted resources for one repository root."""
 
-    def __init__(self, root: Path, state_dir: Path, config: Config, *, embedder: Callable[[], Embedder | None],
-                 writer: Callable[[], AbstractContextManager[Database]], reader: Callable[[], Database]) -> None:
+    def __init__(
+        self,
+        root: Path,
+        state_dir: Path,
+        config: Config,
+        *,
+        embedder: Callable[[], Embedder | None],
+        writer: Callable[[], AbstractContextManager[Database]],
+        reader: Callable[[], Database],
+    ) -> None:
         self.root = Path(os.path.realpath(root))
         self.mounts = MountsFile(state_dir)
         self.thresholds = Thresholds.from_config(config.multimodal)
@@ -61,16 +69,16 @@ class ResourceManager:
 
     # -- paths ---------------------------------------------------------------------------------------------
     def _resolve(self, user_path: str) -> tuple[Path, str]:
-        """(real path, storage key): the key is root-relative POSIX, or absolute inside an allowed directory."""
+        """(real path, storage key): the key is root-relative POSIX, or absolute in an allowed directory."""
         real = resolve_inside(self.root, user_path, allowed=self.allowed)
         inside = os.path.commonpath([str(real), str(self.root)]) == str(self.root)
         return real, relative_posix(self.root, real) if inside else real.as_posix()
 
     def _real_of(self, key: str) -> Path:
-        """The file a stored key names, re-checked against the root: mounts.json may have been edited by hand."""
+        """The file a stored key names, re-checked against the root: mounts.json may be hand-edited."""
         return resolve_inside(self.root, key, allowed=self.allowed)
 
-    # -- mount / unmount / list ----------------------------------------------------------------------------------
+    # -- mount / unmount / list ------------------------------------------------------------------------------
     def mount(self, path: str, source_type: str = "auto", name: str | None = None) -> MountResult:
         """Mount (or re-mount) a PRD or DB schema; the same path again replaces the earlier copy."""
         if source_type not in SOURCE_TYPES:
@@ -87,9 +95,20 @@ class ResourceManager:
             out = store_source(db, real, key, source_type, name, embedder, self.thresholds)
         self.mounts.upsert(MountEntry(path=key, type=source_type, name=name, mountedAt=out.source.mounted_at))
         s = out.source
-        return MountResult(id=s.id, name=s.name, path=s.path, sourceType=s.source_type, chunks=s.chunks,
-                           links=s.links, replaced=out.replaced, unchanged=out.unchanged, embedded=out.embedded,
-                           reusedVectors=out.reused, problems=[Problem(**p) for p in s.problems], note=out.note)
+        return MountResult(
+            id=s.id,
+            name=s.name,
+            path=s.path,
+            sourceType=s.source_type,
+            chunks=s.chunks,
+            links=s.links,
+            replaced=out.replaced,
+            unchanged=out.unchanged,
+            embedded=out.embedded,
+            reusedVectors=out.reused,
+            problems=[Problem(**p) for p in s.problems],
+            note=out.note,
+        )
 
     def unmount(self, target: str) -> UnmountResult:
         """Unmount by source id or path: chunks, vectors and links go, and the source leaves mounts.json."""
@@ -107,18 +126,27 @@ class ResourceManager:
         key = source.path if source is not None else key
         in_file = any(e.path == key for e in self._load_mounts(strict=True))
         if source is None and not in_file:
-            return UnmountResult(found=False, message=f"nothing mounted matches '{target}'; "
-                                 "list mounted sources with `igraph-mcp resources`")
+            return UnmountResult(
+                found=False,
+                message=f"nothing mounted matches '{target}'; "
+                "list mounted sources with `igraph-mcp resources`",
+            )
         if source is not None:
             with self._writer() as wdb:
                 delete_source(wdb, source.id)
         if in_file and key is not None:
             self.mounts.remove(key)
         name = source.name if source else key
-        return UnmountResult(found=True, id=source.id if source else None, name=name, path=key,
-                             chunks=source.chunks if source else 0, links=source.links if source else 0,
-                             message=f"unmounted {name} ({key}): {source.chunks if source else 0} chunks, "
-                                     f"{source.links if source else 0} links removed")
+        return UnmountResult(
+            found=True,
+            id=source.id if source else None,
+            name=name,
+            path=key,
+            chunks=source.chunks if source else 0,
+            links=source.links if source else 0,
+            message=f"unmounted {name} ({key}): {source.chunks if source else 0} chunks, "
+            f"{source.links if source else 0} links removed",
+        )
 
     def list_resources(self) -> ResourceList:
         """Mounted sources, flagging files that are gone or changed and entries not (yet) in the index."""
@@ -132,15 +160,35 @@ class ResourceManager:
         stored = res_store.list_sources(db)
         for s in stored:
             state = self._disk_state(s.path, s.sha256)
-            out.append(SourceInfo(id=s.id, name=s.name, path=s.path, sourceType=s.source_type, chunks=s.chunks,
-                                  links=s.links, mountedAt=s.mounted_at, missing=state == "missing",
-                                  changed=state == "changed", problems=[Problem(**p) for p in s.problems]))
+            out.append(
+                SourceInfo(
+                    id=s.id,
+                    name=s.name,
+                    path=s.path,
+                    sourceType=s.source_type,
+                    chunks=s.chunks,
+                    links=s.links,
+                    mountedAt=s.mounted_at,
+                    missing=state == "missing",
+                    changed=state == "changed",
+                    problems=[Problem(**p) for p in s.problems],
+                )
+            )
         known = {s.path for s in stored}
         for e in entries:
             if e.path not in known:
                 state = self._disk_state(e.path, None)
-                out.append(SourceInfo(id=0, name=e.name or Path(e.path).stem, path=e.path, sourceType=e.type,
-                                      mountedAt=e.mountedAt or None, missing=state == "missing", indexed=False))
+                out.append(
+                    SourceInfo(
+                        id=0,
+                        name=e.name or Path(e.path).stem,
+                        path=e.path,
+                        sourceType=e.type,
+                        mountedAt=e.mountedAt or None,
+                        missing=state == "missing",
+                        indexed=False,
+                    )
+                )
         if any(s.missing for s in out):
             notes.append("some mounted files are missing on disk; restore them or unmount them")
         if any(not s.indexed and not s.missing for s in out):
@@ -169,7 +217,7 @@ class ResourceManager:
             log.warning("mounts.json cannot be read; mounted sources were not restored")
             return []
 
-    # -- after an index run --------------------------------------------------------------------------------------
+    # -- after an index run ----------------------------------------------------------------------------------
     def after_index(self, db: Database, embedder: Embedder | None) -> None:
         """Restore and refresh mounts, embed chunks without vectors, re-link resources to changed files."""
         fresh = self._restore(db, embedder)  # these were linked to all code while being stored
@@ -194,10 +242,16 @@ class ResourceManager:
                 links += compute_links(db, resources, self.thresholds, identifier=False)
             else:
                 sem_changed = res_store.files_indexed_after(db, float(db.get_meta(_SEM_MARK, "0") or 0))
-                links += compute_links(db, [r for r in stale if r.id in embedded], self.thresholds,
-                                       identifier=False)
-                links += compute_links(db, [r for r in stale if r.id not in embedded], self.thresholds,
-                                       file_ids=sem_changed, identifier=False)
+                links += compute_links(
+                    db, [r for r in stale if r.id in embedded], self.thresholds, identifier=False
+                )
+                links += compute_links(
+                    db,
+                    [r for r in stale if r.id not in embedded],
+                    self.thresholds,
+                    file_ids=sem_changed,
+                    identifier=False,
+                )
         with db.atomic() as con:
             if relink_all:
                 res_store.delete_links(con, method=SEMANTIC)
@@ -208,7 +262,7 @@ class ResourceManager:
                 db.set_meta(con, _SEM_MODEL, model)
 
     def _restore(self, db: Database, embedder: Embedder | None) -> set[int]:
-        """Mount again what mounts.json lists but the index lacks or holds an older copy of; returns source ids."""
+        """Mount again what mounts.json lists but the index lacks or holds an older copy of; returns ids."""
         done: set[int] = set()
         for e in self._load_mounts(strict=False):
             try:

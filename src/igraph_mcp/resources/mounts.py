@@ -1,4 +1,4 @@
-"""Mount lifecycle: the user's list of mounted sources (``.igraph/mounts.json``) and storing a source in the index.
+"""Mount lifecycle: the user's list of mounted sources (``.igraph/mounts.json``) and storing sources.
 
 The list in mounts.json is user state: it outlives ``index --full`` and a rebuild of a corrupt index, which
 re-mount from it. The index copy (chunks, vectors, links) is derived data and can always be rebuilt.
@@ -43,7 +43,7 @@ class MountEntry:
     path: str  # POSIX path relative to the root, or an absolute real path inside an allowed directory
     type: str = "auto"  # what the user asked for: auto, prd or db
     name: str | None = None
-    mountedAt: float = 0.0  # noqa: N815 - the file's keys are camelCase like the rest of the config
+    mountedAt: float = 0.0
 
 
 class MountsFile:
@@ -53,7 +53,7 @@ class MountsFile:
         self.path = state_dir / MOUNTS_FILE
 
     def load(self) -> list[MountEntry]:
-        """The mounted sources; raises ResourceError if the file exists but cannot be read (it is never reset)."""
+        """The mounted sources; raises ResourceError if the file exists but is unreadable (never reset)."""
         if not self.path.exists():
             return []
         try:
@@ -70,8 +70,8 @@ class MountsFile:
             ]
         except (OSError, UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
             raise ResourceError(
-                f"{self.path} cannot be read ({type(exc).__name__}); fix it by hand or move it away and mount "
-                "the documents again"
+                f"{self.path} cannot be read ({type(exc).__name__}); fix it by hand, or move it away and "
+                "mount the documents again"
             ) from exc
         return entries
 
@@ -232,7 +232,7 @@ def delete_source(db: Database, source_id: int) -> None:
 
 
 def embed_pending(db: Database, embedder: Embedder) -> list[int]:
-    """Embed chunks that have no vector (mounted without an embedder, or vectors dropped); returns their ids."""
+    """Embed chunks without a vector (mounted without an embedder, or vectors dropped); returns ids."""
     pending = res_store.resources_to_embed(db)
     if not pending or vectors_ready(db, embedder) is not None:
         return []

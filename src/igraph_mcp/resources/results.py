@@ -20,13 +20,17 @@ class MountResult(BaseModel):
     path: str = Field(description="Path relative to the repository root (absolute for an allowed directory)")
     sourceType: str = Field(description="'prd' or 'db'")
     chunks: int
-    links: int = Field(0, description="Links from this source's chunks to code")
-    replaced: bool = Field(False, description="The source was mounted before; the old copy was replaced")
-    unchanged: bool = Field(False, description="Re-mounted with the same content")
-    embedded: int = Field(0, description="Chunks embedded now")
-    reusedVectors: int = Field(0, description="Chunks whose text was unchanged, so their vectors were kept")
+    links: int = Field(default=0, description="Links from this source's chunks to code")
+    replaced: bool = Field(
+        default=False, description="The source was mounted before; the old copy was replaced"
+    )
+    unchanged: bool = Field(default=False, description="Re-mounted with the same content")
+    embedded: int = Field(default=0, description="Chunks embedded now")
+    reusedVectors: int = Field(
+        default=0, description="Chunks whose text was unchanged, so their vectors were kept"
+    )
     problems: list[Problem] = Field(default_factory=list)
-    note: str | None = Field(None, description="Why vectors are missing, when they are")
+    note: str | None = Field(default=None, description="Why vectors are missing, when they are")
 
 
 class UnmountResult(BaseModel):
@@ -51,11 +55,13 @@ class SourceInfo(BaseModel):
     chunks: int = 0
     links: int = 0
     mountedAt: float | None = None
-    missing: bool = Field(False, description="The file is gone from disk; the index keeps its last copy")
-    changed: bool = Field(
-        False, description="The file changed since it was mounted; the next index run updates it"
+    missing: bool = Field(
+        default=False, description="The file is gone from disk; the index keeps its last copy"
     )
-    indexed: bool = Field(True, description="The source's chunks are in the index")
+    changed: bool = Field(
+        default=False, description="The file changed since it was mounted; the next index run updates it"
+    )
+    indexed: bool = Field(default=True, description="The source's chunks are in the index")
     problems: list[Problem] = Field(default_factory=list)
 
 

@@ -7,6 +7,7 @@ from igraph_mcp.models import ExploreResult
 CHARS_PER_TOKEN = 4  # a rough, conservative estimate for JSON with code
 SNIPPET_LINES = 12
 SNIPPET_CHARS = 900
+_NOTE_RESERVE_CHARS = 300  # longer than the longest budget note fit_to_budget writes
 
 
 def estimate_tokens(text: str) -> int:
@@ -34,6 +35,10 @@ def fit_to_budget(result: ExploreResult, max_tokens: int) -> ExploreResult:
     if _size(result) <= max_tokens:
         return result
     cut: list[str] = []
+    # The note is part of the answer too: hold room for its longest form while cutting, so it cannot push
+    # the final answer back over the budget.
+    result.truncated = True
+    result.budgetNote = "x" * _NOTE_RESERVE_CHARS
     for h in result.hits[3:]:
         h.snippet = snippet_of(h.snippet, 4, 300)
     if result.hits[3:]:

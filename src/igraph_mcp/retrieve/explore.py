@@ -164,7 +164,9 @@ class Explorer:
         diag.note = "; ".join(notes) if notes else None
         timings["total"] = _ms(t0)
         diag.timingsMs = timings
-        result = ExploreResult(query=query if len(query) <= 200 else query[:200] + "…", degraded=diag.degraded,
+        # Echo the cleaned text: a lone surrogate (undecodable CLI bytes) cannot be serialised to JSON.
+        echo = qa.text
+        result = ExploreResult(query=echo if len(echo) <= 200 else echo[:200] + "…", degraded=diag.degraded,
                                note=diag.note, hits=hits, files=files[: max(top_k, 10)], neighbours=neighbours,
                                resources=resources, diagnostics=diag)
         return fit_to_budget(result, max_tokens or self.cfg.maxTokens)

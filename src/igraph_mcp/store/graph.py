@@ -120,7 +120,9 @@ def rename_file(con: apsw.Connection, file_id: int, new_path: str, mtime_ns: int
     con.execute("UPDATE nodes SET embed_hash = NULL WHERE file_id = ?", (file_id,))
 
 
-def rename_module_node(con: apsw.Connection, file_id: int, name: str, qualified_name: str, words: str) -> None:
+def rename_module_node(
+    con: apsw.Connection, file_id: int, name: str, qualified_name: str, words: str
+) -> None:
     """Give a renamed file's module node the name its new path implies, in the table and in FTS."""
     con.execute("UPDATE nodes SET name = ?, qualified_name = ? WHERE file_id = ? AND kind = 'module'",
                 (name, qualified_name, file_id))

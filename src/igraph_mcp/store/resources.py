@@ -88,14 +88,24 @@ def _ph(n: int) -> str:
 _SOURCE_SQL = (
     "SELECT s.id, s.path, s.name, s.source_type, s.sha256, s.mounted_at, s.problems, "
     "(SELECT count(*) FROM resources r WHERE r.source_id = s.id), "
-    "(SELECT count(*) FROM resource_links l JOIN resources r ON r.id = l.resource_id WHERE r.source_id = s.id) "
+    "(SELECT count(*) FROM resource_links l JOIN resources r ON r.id = l.resource_id "
+    "WHERE r.source_id = s.id) "
     "FROM resource_sources s"
 )
 
 
 def _source(row: Sequence[Any]) -> SourceRow:
-    return SourceRow(int(row[0]), str(row[1]), str(row[2]), str(row[3]), str(row[4]), float(row[5]),
-                     json.loads(row[6] or "[]"), int(row[7]), int(row[8]))
+    return SourceRow(
+        int(row[0]),
+        str(row[1]),
+        str(row[2]),
+        str(row[3]),
+        str(row[4]),
+        float(row[5]),
+        json.loads(row[6] or "[]"),
+        int(row[7]),
+        int(row[8]),
+    )
 
 
 def list_sources(db: Database) -> list[SourceRow]:
@@ -115,11 +125,19 @@ def source_by_id(db: Database, source_id: int) -> SourceRow | None:
     return None if row is None else _source(row)
 
 
-def insert_source(con: apsw.Connection, path: str, name: str, source_type: str, sha256: str, now: float,
-                  problems: list[dict[str, Any]]) -> int:
+def insert_source(
+    con: apsw.Connection,
+    path: str,
+    name: str,
+    source_type: str,
+    sha256: str,
+    now: float,
+    problems: list[dict[str, Any]],
+) -> int:
     """Insert a source row and return its id."""
     con.execute(
-        "INSERT INTO resource_sources(path, name, source_type, sha256, mounted_at, problems) VALUES(?,?,?,?,?,?)",
+        "INSERT INTO resource_sources(path, name, source_type, sha256, mounted_at, problems) "
+        "VALUES(?,?,?,?,?,?)",
         (path, name, source_type, sha256, now, json.dumps(problems)),
     )
     return int(con.last_insert_rowid())
@@ -127,14 +145,21 @@ def insert_source(con: apsw.Connection, path: str, name: str, source_type: str, 
 
 def delete_source(con: apsw.Connection, source_id: int) -> None:
     """Delete a source with its chunks, their FTS rows, vectors and links."""
-    con.execute("DELETE FROM resources_fts WHERE rowid IN (SELECT id FROM resources WHERE source_id = ?)",
-                (source_id,))
+    con.execute(
+        "DELETE FROM resources_fts WHERE rowid IN (SELECT id FROM resources WHERE source_id = ?)",
+        (source_id,),
+    )
     if _exists(con, "resource_vectors"):
-        con.execute("DELETE FROM resource_vectors WHERE resource_id IN (SELECT id FROM resources WHERE source_id = ?)",
-                    (source_id,))
+        con.execute(
+            "DELETE FROM resource_vectors WHERE resource_id IN "
+            "(SELECT id FROM resources WHERE source_id = ?)",
+            (source_id,),
+        )
     # resources and resource_links go by ON DELETE CASCADE; said explicitly so it holds even without FKs.
-    con.execute("DELETE FROM resource_links WHERE resource_id IN (SELECT id FROM resources WHERE source_id = ?)",
-                (source_id,))
+    con.execute(
+        "DELETE FROM resource_links WHERE resource_id IN (SELECT id FROM resources WHERE source_id = ?)",
+        (source_id,),
+    )
     con.execute("DELETE FROM resources WHERE source_id = ?", (source_id,))
     con.execute("DELETE FROM resource_sources WHERE id = ?", (source_id,))
 
@@ -149,10 +174,19 @@ def insert_chunks(con: apsw.Connection, source_id: int, chunks: Sequence[Chunk])
     ids: list[int] = []
     for c in chunks:
         con.execute(
-            "INSERT INTO resources(source_id, kind, title, heading_path, text, start_line, end_line, identifiers, "
-            "columns) VALUES(?,?,?,?,?,?,?,?,?)",
-            (source_id, c.kind, c.title, json.dumps(c.heading_path), c.text, c.start_line, c.end_line,
-             json.dumps(c.identifiers), json.dumps(c.columns)),
+            "INSERT INTO resources(source_id, kind, title, heading_path, text, start_line, end_line, "
+            "identifiers, columns) VALUES(?,?,?,?,?,?,?,?,?)",
+            (
+                source_id,
+                c.kind,
+                c.title,
+                json.dumps(c.heading_path),
+                c.text,
+                c.start_line,
+                c.end_line,
+                json.dumps(c.identifiers),
+                json.dumps(c.columns),
+            ),
         )
         rid = int(con.last_insert_rowid())
         ids.append(rid)
@@ -166,21 +200,33 @@ def insert_chunks(con: apsw.Connection, source_id: int, chunks: Sequence[Chunk])
 
 
 _RESOURCE_SQL = (
-    "SELECT r.id, r.source_id, r.kind, r.title, r.heading_path, r.text, r.start_line, r.end_line, r.identifiers, "
-    "r.columns, s.name, s.path FROM resources r JOIN resource_sources s ON s.id = r.source_id"
+    "SELECT r.id, r.source_id, r.kind, r.title, r.heading_path, r.text, r.start_line, r.end_line, "
+    "r.identifiers, r.columns, s.name, s.path FROM resources r JOIN resource_sources s ON s.id = r.source_id"
 )
 
 
 def _resource(row: Sequence[Any]) -> ResourceRow:
-    return ResourceRow(int(row[0]), int(row[1]), str(row[2]), str(row[3]), json.loads(row[4]), str(row[5]),
-                       int(row[6]), int(row[7]), json.loads(row[8]), json.loads(row[9]), str(row[10]), str(row[11]))
+    return ResourceRow(
+        int(row[0]),
+        int(row[1]),
+        str(row[2]),
+        str(row[3]),
+        json.loads(row[4]),
+        str(row[5]),
+        int(row[6]),
+        int(row[7]),
+        json.loads(row[8]),
+        json.loads(row[9]),
+        str(row[10]),
+        str(row[11]),
+    )
 
 
 def resources_by_ids(db: Database, ids: Sequence[int]) -> dict[int, ResourceRow]:
     """Fetch chunks by id."""
     out: dict[int, ResourceRow] = {}
     for chunk in _batches(list(ids)):
-        for r in db.rows(_RESOURCE_SQL + f" WHERE r.id IN ({_ph(len(chunk))})", tuple(chunk)):  # noqa: S608
+        for r in db.rows(_RESOURCE_SQL + f" WHERE r.id IN ({_ph(len(chunk))})", tuple(chunk)):
             out[int(r[0])] = _resource(r)
     return out
 
@@ -190,9 +236,17 @@ def all_resources(db: Database) -> list[ResourceRow]:
     return [_resource(r) for r in db.rows(_RESOURCE_SQL + " ORDER BY r.id")]
 
 
-def resource_ids_of_source(db: Database, source_id: int) -> list[int]:
-    """Ids of one source's chunks."""
-    return [int(r[0]) for r in db.rows("SELECT id FROM resources WHERE source_id = ? ORDER BY id", (source_id,))]
+def resources_of_sources(db: Database, source_ids: Sequence[int]) -> list[ResourceRow]:
+    """Every chunk of some sources, by id."""
+    out: list[ResourceRow] = []
+    for chunk in _batches(list(source_ids)):
+        out += [
+            _resource(r)
+            for r in db.rows(
+                _RESOURCE_SQL + f" WHERE r.source_id IN ({_ph(len(chunk))}) ORDER BY r.id", tuple(chunk)
+            )
+        ]
+    return out
 
 
 def resources_to_embed(db: Database) -> list[ResourceRow]:
@@ -201,13 +255,14 @@ def resources_to_embed(db: Database) -> list[ResourceRow]:
 
 
 def source_vectors(db: Database, source_id: int) -> dict[str, bytes]:
-    """embed_hash -> vector of one source's chunks, kept across a remount so unchanged sections are not re-embedded."""
+    """embed_hash -> vector of a source's chunks, so a remount does not re-embed unchanged sections."""
     if not has_resource_vectors(db):
         return {}
     return {
         str(h): bytes(v)
         for h, v in db.rows(
-            "SELECT r.embed_hash, v.embedding FROM resources r JOIN resource_vectors v ON v.resource_id = r.id "
+            "SELECT r.embed_hash, v.embedding FROM resources r "
+            "JOIN resource_vectors v ON v.resource_id = r.id "
             "WHERE r.source_id = ? AND r.embed_hash IS NOT NULL",
             (source_id,),
         )
@@ -257,28 +312,9 @@ def insert_links(con: apsw.Connection, links: Iterable[LinkRow]) -> int:
     return n
 
 
-def delete_links(con: apsw.Connection, *, method: str | None = None, file_ids: Sequence[int] | None = None,
-                 resource_ids: Sequence[int] | None = None) -> None:
-    """Delete links, optionally only of one method, to nodes of some files, or from some resources."""
-    cond, params = ["1=1"], []
-    if method is not None:
-        cond.append("method = ?")
-        params.append(method)
-    where = " AND ".join(cond)
-    if file_ids is None and resource_ids is None:
-        con.execute(f"DELETE FROM resource_links WHERE {where}", params)  # noqa: S608
-        return
-    for chunk in _batches(list(file_ids or [])):
-        con.execute(
-            f"DELETE FROM resource_links WHERE {where} AND node_id IN "  # noqa: S608
-            f"(SELECT id FROM nodes WHERE file_id IN ({_ph(len(chunk))}))",
-            (*params, *chunk),
-        )
-    for chunk in _batches(list(resource_ids or [])):
-        con.execute(
-            f"DELETE FROM resource_links WHERE {where} AND resource_id IN ({_ph(len(chunk))})",  # noqa: S608
-            (*params, *chunk),
-        )
+def delete_links(con: apsw.Connection, *, method: str) -> None:
+    """Delete every link made by one method (e.g. semantic links of an embedder that was replaced)."""
+    con.execute("DELETE FROM resource_links WHERE method = ?", (method,))
 
 
 def links_for_nodes(db: Database, node_ids: Sequence[int], min_score: float = 0.0) -> list[LinkRow]:
@@ -297,23 +333,7 @@ def links_for_nodes(db: Database, node_ids: Sequence[int], min_score: float = 0.
     return out
 
 
-def links_of_resources(db: Database, resource_ids: Sequence[int]) -> list[LinkRow]:
-    """Links out of some chunks, strongest first."""
-    out: list[LinkRow] = []
-    for chunk in _batches(list(resource_ids)):
-        out += [
-            LinkRow(int(r[0]), int(r[1]), float(r[2]), str(r[3]), str(r[4]))
-            for r in db.rows(
-                "SELECT resource_id, node_id, score, method, evidence FROM resource_links "  # noqa: S608
-                f"WHERE resource_id IN ({_ph(len(chunk))})",
-                tuple(chunk),
-            )
-        ]
-    out.sort(key=lambda link: (-link.score, link.resource_id, link.node_id))
-    return out
-
-
-# -- code side of linking ------------------------------------------------------------------------------------
+# -- code side of linking ----------------------------------------------------------------------------------
 def files_indexed_after(db: Database, since: float) -> list[int]:
     """Ids of files (re)indexed after ``since`` (seconds since the epoch)."""
     return [int(r[0]) for r in db.rows("SELECT id FROM files WHERE indexed_at > ? ORDER BY id", (since,))]
@@ -329,8 +349,12 @@ def nodes_mentioning(db: Database, tokens: list[str], limit: int) -> list[int]:
     query = fts_or_query(tokens)
     if not query:
         return []
-    return [int(r[0]) for r in db.rows(
-        "SELECT rowid FROM nodes_fts WHERE nodes_fts MATCH ? ORDER BY rank LIMIT ?", (query, limit))]
+    return [
+        int(r[0])
+        for r in db.rows(
+            "SELECT rowid FROM nodes_fts WHERE nodes_fts MATCH ? ORDER BY rank LIMIT ?", (query, limit)
+        )
+    ]
 
 
 def code_candidates(db: Database, node_ids: Sequence[int]) -> list[CodeCandidate]:
@@ -351,17 +375,26 @@ def code_candidates(db: Database, node_ids: Sequence[int]) -> list[CodeCandidate
 def nodes_with_qualified_name(db: Database, name: str, limit: int = 20) -> list[int]:
     """Ids of nodes whose qualified name is ``name`` or ends with ``.name``."""
     like = "%." + name.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    return [int(r[0]) for r in db.rows(
-        "SELECT id FROM nodes WHERE qualified_name = ? OR qualified_name LIKE ? ESCAPE '\\' LIMIT ?",
-        (name, like, limit))]
+    return [
+        int(r[0])
+        for r in db.rows(
+            "SELECT id FROM nodes WHERE qualified_name = ? OR qualified_name LIKE ? ESCAPE '\\' LIMIT ?",
+            (name, like, limit),
+        )
+    ]
 
 
 def module_nodes_for_path(db: Database, path: str, limit: int = 5) -> list[int]:
     """Module nodes of files whose path is ``path`` or ends with ``/path``."""
     like = "%/" + path.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    return [int(r[0]) for r in db.rows(
-        "SELECT n.id FROM nodes n JOIN files f ON f.id = n.file_id WHERE n.kind = 'module' "
-        "AND (f.path = ? OR f.path LIKE ? ESCAPE '\\') LIMIT ?", (path, like, limit))]
+    return [
+        int(r[0])
+        for r in db.rows(
+            "SELECT n.id FROM nodes n JOIN files f ON f.id = n.file_id WHERE n.kind = 'module' "
+            "AND (f.path = ? OR f.path LIKE ? ESCAPE '\\') LIMIT ?",
+            (path, like, limit),
+        )
+    ]
 
 
 def node_vectors_of_files(db: Database, file_ids: Sequence[int]) -> list[tuple[int, bytes]]:
@@ -370,7 +403,11 @@ def node_vectors_of_files(db: Database, file_ids: Sequence[int]) -> list[tuple[i
         return []
     out: list[tuple[int, bytes]] = []
     for chunk in _batches(list(file_ids)):
-        out += [(int(r[0]), bytes(r[1])) for r in db.rows(
-            f"SELECT node_id, embedding FROM node_vectors WHERE file_id IN ({_ph(len(chunk))})",  # noqa: S608
-            tuple(chunk))]
+        out += [
+            (int(r[0]), bytes(r[1]))
+            for r in db.rows(
+                f"SELECT node_id, embedding FROM node_vectors WHERE file_id IN ({_ph(len(chunk))})",  # noqa: S608
+                tuple(chunk),
+            )
+        ]
     return out

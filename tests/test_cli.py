@@ -1,0 +1,198 @@
+"""Tests for the CLI: index summary, the `search --json` contract, clean one-line errors, --version."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from _factories import make_repo
+
+from igraph_mcp import __version__
+from igraph_mcp.cli import main
+from igraph_mcp.retrieve.analyze import MAX_QUERY_CHARS
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+
+FILES = {
+    "app/auth.py": '''
+        def verify_token(token):
+            """Check a signed token."""
+            return decode_token(token) is not None
+
+        def decode_token(token):
+            return token.split(".")
+        ''',
+}
+HIT_KEYS = {
+    "nodeId",
+    "name",
+    "qualifiedName",
+    "kind",
+    "filePath",
+    "startLine",
+    "endLine",
+    "signature",
+    "score",
+    "matchChannel",
+}
+
+
+@pytest.fixture(autouse=True)
+def hash_embedder(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The CLI builds its embedder from configuration; the hashing backend keeps these tests offline and fast.
+    monkeypatch.setenv("IGRAPH_EMBEDDER", "hash")
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    return make_repo(tmp_path, FILES)
+
+
+def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_index_summary_text(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = _run(capsys, "index", str(repo))
+    assert code == 0, err
+    assert "files," in out and "symbols," in out and "edges" in out
+    assert f"{len(list(repo.rglob('*.py')))} added" in out and "embedded" in out
+    code, out, _ = _run(capsys, "index", "--root", str(repo))
+    assert code == 0 and "0 added, 0 modified, 0 deleted, 0 renamed" in out
+
+
+def test_index_json_and_dry_run(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(capsys, "index", str(repo), "--json", "--dry-run")
+    data = json.loads(out)
+    assert code == 0 and data["dryRun"] is True and data["added"] > 0
+    code, out, _ = _run(capsys, "index", str(repo), "--json", "--no-embed")
+    data = json.loads(out)
+    assert data["embedded"] == 0 and data["files"] > 0 and "app/auth.py" in data["reparsedPaths"]
+
+
+def test_search_json_contract(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert _run(capsys, "index", str(repo))[0] == 0
+    code, out, err = _run(capsys, "search", "verify_token", "--root", str(repo), "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert {"query", "degraded", "note", "hits", "files", "diagnostics"} <= set(data)
+    assert data["query"] == "verify_token" and data["degraded"] is False and data["note"] is None
+    assert data["hits"], "expected at least one hit"
+    for hit in data["hits"]:
+        assert set(hit) >= HIT_KEYS
+        assert isinstance(hit["nodeId"], int) and isinstance(hit["score"], float)
+        assert isinstance(hit["startLine"], int) and isinstance(hit["endLine"], int)
+        assert hit["matchChannel"] in {"dense+fts5", "dense", "fts5"}
+    assert data["hits"][0]["qualifiedName"] == "verify_token" and data["hits"][0]["filePath"] == "app/auth.py"
+    assert data["files"] and all(set(f) == {"filePath", "score"} for f in data["files"])
+    assert set(data["diagnostics"]["channels"]) == {"fts5", "dense"}
+
+
+def test_search_text_and_options(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _run(capsys, "index", str(repo))
+    code, out, _ = _run(
+        capsys,
+        "search",
+        "verify token",
+        "--root",
+        str(repo),
+        "--top-k",
+        "1",
+        "--hops",
+        "1",
+        "--channels",
+        "fts",
+        "--kind",
+        "function",
+    )
+    assert code == 0 and out.startswith("1. function verify_token  app/auth.py:1-3")
+    assert "related:" in out and "decode_token" in out
+
+
+def test_search_degraded_without_embedder_is_not_an_error(
+    repo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("IGRAPH_EMBEDDER", "none")
+    _run(capsys, "index", str(repo))
+    code, out, _ = _run(capsys, "search", "verify_token", "--root", str(repo), "--json")
+    data = json.loads(out)
+    assert code == 0 and data["degraded"] is True and data["note"] and data["hits"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["search", "x" * (MAX_QUERY_CHARS + 1)], "the limit is 10000"),
+        (["search", "   "], "query is empty"),
+        (["search", "ok", "--top-k", "500"], "topK"),
+        (["node", "verify_token", "--root", "/definitely/not/here"], "not a directory"),
+        (["file", "../../etc/passwd"], "outside the repository root"),
+    ],
+)
+def test_errors_are_one_clean_line(
+    repo: Path, capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
+    _run(capsys, "index", str(repo))
+    if "--root" not in argv:
+        argv = [*argv, "--root", str(repo)]
+    code, out, err = _run(capsys, *argv)
+    assert code == 1 and out == ""
+    assert err.startswith("igraph-mcp: ") and err.endswith("\n") and err.count("\n") == 1
+    assert message in err and "Traceback" not in err
+
+
+def test_search_before_index_says_what_to_do(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _out, err = _run(capsys, "search", "x", "--root", str(repo))
+    assert code == 1 and "igraph-mcp index" in err and err.count("\n") == 1
+
+
+def test_bad_config_is_one_clean_line(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (repo / ".igraph").mkdir()
+    (repo / ".igraph" / "config.json").write_text('{"embedder": {"apiKey": "sk-secret"}}')
+    code, _out, err = _run(capsys, "status", "--root", str(repo))
+    assert code == 1 and "credential-like key" in err and "sk-secret" not in err
+
+
+def test_undecodable_argument_bytes_do_not_crash(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _run(capsys, "index", str(repo))
+    # On POSIX, argv bytes that are not UTF-8 arrive as lone surrogates (surrogateescape).
+    code, out, _ = _run(capsys, "search", "verify_token \udcff", "--root", str(repo), "--json")
+    assert code == 0 and json.loads(out)["hits"]
+
+
+def test_node_file_related_status_commands(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _run(capsys, "index", str(repo))
+    code, out, _ = _run(capsys, "node", "verify_token", "--root", str(repo), "--json")
+    assert code == 0 and json.loads(out)["found"] is True
+    code, out, _ = _run(capsys, "node", "nope_nothing", "--root", str(repo))
+    assert code == 0 and "no symbol named" in out  # not found is an answer, not an error
+    code, out, _ = _run(capsys, "file", "auth.py", "--root", str(repo))
+    assert code == 0 and out.startswith("app/auth.py (python")
+    code, out, _ = _run(capsys, "related", "decode_token", "--root", str(repo), "--direction", "callers")
+    assert code == 0 and "caller d=1 [calls] verify_token" in out
+    code, out, _ = _run(capsys, "status", "--root", str(repo), "--json")
+    assert code == 0 and json.loads(out)["indexed"] is True
+
+
+def test_init_writes_a_config_the_cli_accepts(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(capsys, "init", "--root", str(repo))
+    assert code == 0 and "config.json" in out
+    code, _out, err = _run(capsys, "init", "--root", str(repo))
+    assert code == 1 and "--force" in err
+    code, _out, err = _run(capsys, "index", str(repo))
+    assert code == 0, err
+
+
+def test_version_in_a_subprocess() -> None:
+    env = {**os.environ, "PYTHONPATH": str(SRC)}
+    proc = subprocess.run(
+        [sys.executable, "-m", "igraph_mcp", "--version"], capture_output=True, text=True, env=env, timeout=60
+    )
+    assert proc.returncode == 0
+    assert proc.stdout.strip() == f"igraph-mcp {__version__}"

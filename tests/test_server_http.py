@@ -1,0 +1,268 @@
+"""HTTP transports: bind refusal (S3), Host/Origin validation (S1, S2), bearer token (S4), a real session."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import httpx2
+import pytest
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+
+import igraph_mcp
+from igraph_mcp.cli import main
+from igraph_mcp.server import ServerState, create_server
+from igraph_mcp.service import IGraphService
+from igraph_mcp.transport import bind_refusal, build_app, is_loopback, loopback_origin, token_matches
+
+pytestmark = pytest.mark.anyio
+
+SRC = str(Path(igraph_mcp.__file__).resolve().parent.parent)
+TOKEN = "test-token-0123456789abcdef"
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "t", "version": "0"},
+    },
+}
+MCP_HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+
+
+# -- pure checks ---------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("host", "loopback"),
+    [
+        ("127.0.0.1", True),
+        ("localhost", True),
+        ("::1", True),
+        ("127.0.0.2", True),
+        ("0.0.0.0", False),
+        ("::", False),
+        ("192.168.1.5", False),
+        ("example.com", False),
+    ],
+)
+def test_is_loopback(host: str, loopback: bool) -> None:
+    assert is_loopback(host) is loopback
+
+
+def test_bind_refusal_rules() -> None:
+    assert bind_refusal("127.0.0.1", allow_remote=False, token=None) is None
+    assert "--allow-remote" in (bind_refusal("0.0.0.0", allow_remote=False, token=TOKEN) or "")
+    assert "IGRAPH_HTTP_TOKEN is not set" in (bind_refusal("0.0.0.0", allow_remote=True, token=None) or "")
+    assert "shorter" in (bind_refusal("0.0.0.0", allow_remote=True, token="short") or "")
+    assert bind_refusal("0.0.0.0", allow_remote=True, token=TOKEN) is None
+
+
+@pytest.mark.parametrize(
+    ("origin", "ok"),
+    [
+        ("http://localhost:3000", True),
+        ("http://127.0.0.1", True),
+        ("https://[::1]:8443", True),
+        ("http://evil.example", False),
+        ("null", False),
+        ("http://localhost.evil.example", False),
+        ("file://", False),
+        ("http://[", False),
+    ],
+)
+def test_loopback_origin(origin: str, ok: bool) -> None:
+    assert loopback_origin(origin) is ok
+
+
+@pytest.mark.parametrize(
+    ("header", "ok"),
+    [
+        (f"Bearer {TOKEN}", True),
+        (f"bearer {TOKEN}", True),
+        (None, False),
+        ("Bearer wrong", False),
+        (TOKEN, False),
+        (f"Basic {TOKEN}", False),
+        ("Bearer ", False),
+    ],
+)
+def test_token_matches(header: str | None, ok: bool) -> None:
+    assert token_matches(header, TOKEN) is ok
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["serve", "--transport", "http", "--host", "0.0.0.0"],
+        ["serve", "--transport", "sse", "--host", "0.0.0.0", "--allow-remote"],
+    ],
+)
+def test_non_loopback_bind_without_opt_in_and_token_exits_2(
+    argv: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delenv("IGRAPH_HTTP_TOKEN", raising=False)
+    assert main([*argv, "--root", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "refusing to bind 0.0.0.0" in err and "IGRAPH_HTTP_TOKEN" in err
+    assert not (tmp_path / ".igraph").exists()  # refused before touching the repository
+
+
+def test_non_loopback_refusal_as_a_process(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "igraph_mcp",
+            "serve",
+            "--transport",
+            "http",
+            "--host",
+            "0.0.0.0",
+            "--root",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "PYTHONPATH": SRC, "IGRAPH_HTTP_TOKEN": ""},
+    )
+    assert proc.returncode == 2 and "refusing to bind" in proc.stderr and proc.stdout == ""
+
+
+# -- the guard in front of both apps, in process -------------------------------------------------------------
+@pytest.mark.parametrize("transport", ["http", "sse"])
+async def test_guard_rejects_foreign_host_and_origin(indexed_service: IGraphService, transport: str) -> None:
+    app = build_app(
+        create_server(ServerState(indexed_service)), transport=transport, host="127.0.0.1", token=None
+    )
+    path = "/mcp" if transport == "http" else "/messages/?session_id=00"
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.1:9") as c:
+        foreign_host = await c.post(path, json=INIT, headers={**MCP_HEADERS, "host": "evil.example"})
+        rebinding = await c.post(path, json=INIT, headers={**MCP_HEADERS, "host": "evil.example:9"})
+        evil_origin = await c.post(path, json=INIT, headers={**MCP_HEADERS, "origin": "http://evil.example"})
+        null_origin = await c.post(path, json=INIT, headers={**MCP_HEADERS, "origin": "null"})
+    assert foreign_host.status_code in (403, 421) and rebinding.status_code in (403, 421)
+    assert evil_origin.status_code == 403 and null_origin.status_code == 403
+
+
+async def test_guard_requires_the_token(indexed_service: IGraphService) -> None:
+    app = build_app(
+        create_server(ServerState(indexed_service)), transport="sse", host="127.0.0.1", token=TOKEN
+    )
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.1:9") as c:
+        missing = await c.get("/sse")
+        wrong = await c.get("/sse", headers={"authorization": "Bearer nope"})
+    assert missing.status_code == 401 and wrong.status_code == 401
+    assert missing.headers["www-authenticate"].startswith("Bearer")
+
+
+# -- a real server process -----------------------------------------------------------------------------------
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _start(root: Path, transport: str, token: str | None) -> tuple[subprocess.Popen[bytes], str]:
+    port = _free_port()
+    env = {
+        **os.environ,
+        "PYTHONPATH": SRC,
+        "IGRAPH_EMBEDDER": "hash",
+        "HF_HUB_OFFLINE": "1",
+        "IGRAPH_HTTP_TOKEN": token or "",
+    }
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "igraph_mcp",
+            "serve",
+            "--transport",
+            transport,
+            "--port",
+            str(port),
+            "--root",
+            str(root),
+        ],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise AssertionError(f"server exited: {proc.stderr.read().decode() if proc.stderr else ''}")
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return proc, f"http://127.0.0.1:{port}"
+        except OSError:
+            time.sleep(0.1)
+    proc.kill()
+    raise AssertionError("server did not start listening")
+
+
+@pytest.fixture
+def http_server(indexed_service: IGraphService) -> Iterator[str]:
+    """A streamable-HTTP server process with a token, over the indexed sample repository."""
+    proc, url = _start(indexed_service.root, "http", TOKEN)
+    yield url
+    proc.terminate()
+    proc.wait(timeout=10)
+    if proc.stderr:
+        proc.stderr.close()
+
+
+async def test_http_server_end_to_end(http_server: str) -> None:
+    async with httpx.AsyncClient(base_url=http_server, timeout=10) as c:
+        no_token = await c.post("/mcp", json=INIT, headers=MCP_HEADERS)
+        wrong = await c.post("/mcp", json=INIT, headers={**MCP_HEADERS, "authorization": "Bearer wrong"})
+        auth = {**MCP_HEADERS, "authorization": f"Bearer {TOKEN}"}
+        foreign_host = await c.post("/mcp", json=INIT, headers={**auth, "host": "evil.example"})
+        evil_origin = await c.post("/mcp", json=INIT, headers={**auth, "origin": "http://evil.example"})
+        null_origin = await c.post("/mcp", json=INIT, headers={**auth, "origin": "null"})
+        local_origin = await c.post("/mcp", json=INIT, headers={**auth, "origin": "http://localhost:5173"})
+    assert no_token.status_code == 401 and wrong.status_code == 401
+    assert foreign_host.status_code in (403, 421)
+    assert evil_origin.status_code == 403 and null_origin.status_code == 403
+    assert local_origin.status_code == 200
+    # a real MCP session (no Origin header: allowed), with the bearer token
+    headers = {"authorization": f"Bearer {TOKEN}"}
+    async with (
+        httpx2.AsyncClient(headers=headers, timeout=30) as http,
+        Client(streamable_http_client(f"{http_server}/mcp", http_client=http)) as client,
+    ):
+        names = {t.name for t in (await client.list_tools()).tools}
+        result = await client.call_tool("igraph_node", {"name": "login"})
+        bad = await client.call_tool("igraph_explore", {"query": "x", "topK": 10**9})
+        after = await client.call_tool("igraph_status", {})
+    assert "igraph_explore" in names
+    assert (result.structured_content or {})["found"] is True
+    assert bad.is_error and "topK" in bad.content[0].text  # type: ignore[union-attr]
+    assert not after.is_error
+
+
+async def test_sse_server_streams_and_checks_origin(indexed_service: IGraphService) -> None:
+    proc, url = _start(indexed_service.root, "sse", None)
+    try:
+        async with httpx.AsyncClient(base_url=url, timeout=10) as c:
+            evil = await c.get("/sse", headers={"origin": "http://evil.example"})
+            foreign = await c.get("/sse", headers={"host": "evil.example"})
+            async with c.stream("GET", "/sse") as stream:
+                status, ctype = stream.status_code, stream.headers.get("content-type", "")
+                first = await stream.aiter_lines().__anext__()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+        if proc.stderr:
+            proc.stderr.close()
+    assert evil.status_code == 403 and foreign.status_code in (403, 421)
+    assert status == 200 and ctype.startswith("text/event-stream") and first.startswith("event: endpoint")
