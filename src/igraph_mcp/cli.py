@@ -224,7 +224,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--target", choices=("claude-code", "cursor", "claude-desktop"), required=True)
     s.add_argument("--root", default=".")
     s.add_argument("--config-path", default=None, help="override the client's config file location")
-    s.add_argument("--command", default=None, help="command the client should run (default: igraph-mcp)")
+    s.add_argument("--command", dest="launch_command", default=None,
+                   help="command the client should run (default: igraph-mcp)")
     s.set_defaults(func=cmd_register)
     return p
 

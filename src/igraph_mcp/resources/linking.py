@@ -94,18 +94,24 @@ class _Evidence:
         return rows[:MAX_LINKS_PER_CHUNK]
 
 
-def _tokens_of(c: CodeCandidate) -> set[str]:
-    return set(fts_tokens(f"{c.name} {c.signature} {c.body}"))
+def _tokens_of(c: CodeCandidate, cache: dict[int, set[str]]) -> set[str]:
+    """FTS-style tokens of a node's name, signature and body (cached: many tables look at the same nodes)."""
+    toks = cache.get(c.id)
+    if toks is None:
+        toks = cache[c.id] = set(fts_tokens(f"{c.name} {c.signature} {c.body}"))
+    return toks
 
 
-def _table_evidence(db: Database, r: ResourceRow, ev: _Evidence) -> None:
+def _table_evidence(
+    db: Database, r: ResourceRow, ev: _Evidence, file_ids: Sequence[int] | None, cache: dict[int, set[str]]
+) -> None:
     table = r.title.lower()
     columns = sorted({str(c.get("name", "")).lower() for c in r.columns} - {"", table})
     columns = [c for c in columns if len(c) > 2]  # "id" says nothing about which table
-    ids = res_store.nodes_mentioning(db, [table, *columns], CANDIDATE_LIMIT)
+    ids = res_store.nodes_mentioning(db, [table, *columns], CANDIDATE_LIMIT, file_ids)
     model_names = {_joined(table), _joined(_singular(table))}
     for c in res_store.code_candidates(db, ids):
-        toks = _tokens_of(c)
+        toks = _tokens_of(c, cache)
         named = table in toks
         cols = [col for col in columns if col in toks]
         score = TABLE_BASE + TABLE_NAMED * named + PER_COLUMN * min(len(cols), MAX_COLUMNS)
@@ -132,7 +138,9 @@ def _own_identifiers(r: ResourceRow, siblings: Sequence[ResourceRow]) -> list[st
     return [i for i in r.identifiers if i not in nested]
 
 
-def _identifier_evidence(db: Database, identifiers: Sequence[str], ev: _Evidence) -> None:
+def _identifier_evidence(
+    db: Database, identifiers: Sequence[str], ev: _Evidence, cache: dict[int, set[str]]
+) -> None:
     for ident in identifiers:
         norm = re.sub(r"::|->|#", ".", ident.strip())
         if not norm:
@@ -155,7 +163,7 @@ def _identifier_evidence(db: Database, identifiers: Sequence[str], ev: _Evidence
         for c in res_store.code_candidates(db, ids):
             if c.name.lower() == norm.lower():
                 ev.add(c.id, NAME_SCORE, f"names {norm}")
-            elif not common and _is_code_shaped(norm) and toks[0] in _tokens_of(c):
+            elif not common and _is_code_shaped(norm) and toks[0] in _tokens_of(c, cache):
                 ev.add(c.id, MENTION_SCORE, f"mentions {norm}")
 
 
@@ -167,15 +175,17 @@ def identifier_links(
 ) -> list[LinkRow]:
     """Links from names in the chunks (tables, columns, quoted identifiers, paths) to code that has them."""
     out: list[LinkRow] = []
+    cache: dict[int, set[str]] = {}
+    restrict = sorted(file_ids) if file_ids is not None else None
     siblings: dict[int, list[ResourceRow]] = {}
     for other in res_store.resources_of_sources(db, sorted({r.source_id for r in resources})):
         siblings.setdefault(other.source_id, []).append(other)
     for r in resources:
         ev = _Evidence()
         if r.kind == "db_table":
-            _table_evidence(db, r, ev)  # columns only count next to their table, never alone
+            _table_evidence(db, r, ev, restrict, cache)  # columns only count next to their table, never alone
         else:
-            _identifier_evidence(db, _own_identifiers(r, siblings.get(r.source_id, [])), ev)
+            _identifier_evidence(db, _own_identifiers(r, siblings.get(r.source_id, [])), ev, cache)
         if file_ids is not None:
             inside = {c.id for c in res_store.code_candidates(db, list(ev.best)) if c.file_id in file_ids}
             ev.best = {nid: v for nid, v in ev.best.items() if nid in inside}

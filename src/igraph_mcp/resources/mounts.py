@@ -192,8 +192,8 @@ def store_source(
     )  # the readers import pypdf/docx helpers; load lazily
 
     display = name or real_path.stem or real_path.name
+    parsed = read_resource(real_path, requested_type, name=display)  # first: it refuses oversized files
     sha = file_sha256(real_path)
-    parsed = read_resource(real_path, requested_type, name=display)
     old = res_store.source_by_path(db, key)
     note = vectors_ready(db, embedder)
     vectors: list[bytes] = []

@@ -149,7 +149,24 @@ class Database:
                     (key, value))
 
     # -- migrations ---------------------------------------------------------------------------------------
+    def _schema_current(self) -> bool:
+        try:
+            row = self.con.execute("SELECT max(version) FROM migrations").fetchone()
+        except apsw.SQLError:  # no migrations table yet: a new database
+            return False
+        if row is None or row[0] is None:
+            return False
+        if int(row[0]) > SCHEMA_VERSION:
+            raise SchemaTooNew(
+                f"the index at {self.path} has schema version {row[0]}, newer than this igraph-mcp "
+                f"supports ({SCHEMA_VERSION}); upgrade igraph-mcp or run `igraph-mcp index --full`"
+            )
+        return int(row[0]) == SCHEMA_VERSION
+
     def _migrate(self) -> None:
+        # Skip the write transaction when nothing is to do, so opening a reader never waits behind a build.
+        if self._schema_current():
+            return
         with self.atomic() as con:
             con.execute("CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)")
             con.execute(

@@ -344,11 +344,25 @@ def latest_index_time(db: Database) -> float:
     return float(db.scalar("SELECT max(indexed_at) FROM files", default=None) or 0.0)
 
 
-def nodes_mentioning(db: Database, tokens: list[str], limit: int) -> list[int]:
-    """Ids of nodes whose name, words, signature or body contain any of the tokens (BM25 order)."""
+def nodes_mentioning(
+    db: Database, tokens: list[str], limit: int, file_ids: Sequence[int] | None = None
+) -> list[int]:
+    """Ids of nodes whose name, words, signature or body contain any of the tokens (BM25 order).
+
+    With ``file_ids`` (up to one batch of them) only nodes of those files are searched.
+    """
     query = fts_or_query(tokens)
     if not query:
         return []
+    if file_ids is not None and len(file_ids) <= _BATCH:
+        return [
+            int(r[0])
+            for r in db.rows(
+                "SELECT rowid FROM nodes_fts WHERE nodes_fts MATCH ? AND rowid IN "  # noqa: S608
+                f"(SELECT id FROM nodes WHERE file_id IN ({_ph(len(file_ids))})) ORDER BY rank LIMIT ?",
+                (query, *file_ids, limit),
+            )
+        ]
     return [
         int(r[0])
         for r in db.rows(
