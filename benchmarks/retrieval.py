@@ -72,7 +72,10 @@ def service_search(svc: Any, query: str, system: str, top_k: int = TOP_K) -> Ran
     result = svc.explore(
         query[:MAX_QUERY_CHARS], top_k=top_k, hops=hops, channels=channels, max_tokens=MAX_TOKENS
     )
-    nodes = list(result.hits) + (list(result.neighbours) if hops else [])
+    # With expansion, neighbours compete with hits by score (a neighbour scores its seed's score, decayed).
+    nodes = list(result.hits)
+    if hops:
+        nodes = sorted(nodes + list(result.neighbours), key=lambda n: -float(n.score))
     functions = [
         (_field(n, "file_path", "filePath"), _field(n, "qualified_name", "qualifiedName")) for n in nodes
     ]
@@ -147,17 +150,17 @@ def run_task(task: TreeTask, systems: list[str], log: Callable[[str], None]) -> 
     searchers: dict[str, Callable[[str], Ranking]] = {}
     if "bm25" in systems:
         searchers["bm25"] = lambda q: bm25.search(q, top_k=TOP_K)
+    log(
+        f"[{task.set_name}] {task.label}: {len(task.cases)} queries, {bm25.documents} bm25 docs "
+        f"(built in {bm25.build_seconds:.1f}s)"
+    )
     svc = None
     index_summary: dict[str, Any] = {}
     if any(s in SERVICE_SYSTEMS for s in systems):
         svc, timings["service_index_s"], index_summary = open_service(task.root)
-        log(f"    service index: {_index_brief(index_summary)}")
+        log(f"    service index {timings['service_index_s']:.1f}s: {_index_brief(index_summary)}")
         for system in (s for s in systems if s in SERVICE_SYSTEMS):
             searchers[system] = functools.partial(_service_search_as, svc, system)
-    log(
-        f"[{task.set_name}] {task.label}: {len(task.cases)} queries, {bm25.documents} bm25 docs, "
-        + ", ".join(f"{k}={v:.1f}" for k, v in timings.items())
-    )
     records: list[dict[str, Any]] = []
     dropped = 0
     try:

@@ -35,8 +35,13 @@ def _progress(enabled: bool) -> Iterator[Callable[[str, int, int], None] | None]
         return
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    with Progress(TextColumn("{task.description:<8}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  transient=True) as bar:
+    with Progress(
+        TextColumn("{task.description:<8}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        transient=True,
+    ) as bar:
         tasks: dict[str, Any] = {}
 
         def update(phase: str, done: int, total: int) -> None:
@@ -71,8 +76,15 @@ def cmd_search(args: argparse.Namespace) -> int:
 
     svc = _service(args)
     channels = {"hybrid": ("fts", "dense"), "fts": ("fts",), "dense": ("dense",)}[args.channels]
-    result = svc.explore(args.query, top_k=args.top_k, hops=args.hops, kinds=args.kind or None,
-                         context_files=args.context_file or (), max_tokens=args.max_tokens, channels=channels)
+    result = svc.explore(
+        args.query,
+        top_k=args.top_k,
+        hops=args.hops,
+        kinds=args.kind or None,
+        context_files=args.context_file or (),
+        max_tokens=args.max_tokens,
+        channels=channels,
+    )
     _emit(result, args.json, render_explore)
     return 0
 
@@ -149,8 +161,11 @@ def cmd_resources(args: argparse.Namespace) -> int:
 # -- parser ---------------------------------------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed for tests and docs)."""
-    p = argparse.ArgumentParser(prog="igraph-mcp", description="Code graph + hybrid retrieval for AI agents. "
-                                "With no command, serves MCP over stdio for the current directory.")
+    p = argparse.ArgumentParser(
+        prog="igraph-mcp",
+        description="Code graph + hybrid retrieval for AI agents. "
+        "With no command, serves MCP over stdio for the current directory.",
+    )
     p.add_argument("--version", action="version", version=f"igraph-mcp {__version__}")
     p.add_argument("-v", "--verbose", action="store_true", help="debug logging on stderr")
     common = argparse.ArgumentParser(add_help=False)
@@ -216,16 +231,24 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--host", default="127.0.0.1")
     s.add_argument("--port", type=int, default=8765)
     s.add_argument("--watch", action="store_true", help="keep the index current with a file watcher")
-    s.add_argument("--allow-remote", action="store_true", help="allow binding a non-loopback host (needs a token)")
-    s.add_argument("--no-auto-index", action="store_true", help="do not index on start when there is no index")
+    s.add_argument(
+        "--allow-remote", action="store_true", help="allow binding a non-loopback host (needs a token)"
+    )
+    s.add_argument(
+        "--no-auto-index", action="store_true", help="do not index on start when there is no index"
+    )
     s.set_defaults(func=cmd_serve)
 
     s = sub.add_parser("register", help="add igraph-mcp to an MCP client's configuration")
     s.add_argument("--target", choices=("claude-code", "cursor", "claude-desktop"), required=True)
     s.add_argument("--root", default=".")
     s.add_argument("--config-path", default=None, help="override the client's config file location")
-    s.add_argument("--command", dest="launch_command", default=None,
-                   help="command the client should run (default: igraph-mcp)")
+    s.add_argument(
+        "--command",
+        dest="launch_command",
+        default=None,
+        help="command the client should run (default: igraph-mcp)",
+    )
     s.set_defaults(func=cmd_register)
     return p
 
@@ -234,8 +257,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``igraph-mcp`` console script."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING, stream=sys.stderr,
-                        format="%(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.WARNING,
+        stream=sys.stderr,
+        format="%(levelname)s %(name)s: %(message)s",
+    )
     if args.command is None:
         args = parser.parse_args(["serve", *(argv or [])])
     try:
@@ -244,5 +270,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write(f"igraph-mcp: {exc}\n")
         return 1
     except KeyboardInterrupt:
-        sys.stderr.write("igraph-mcp: interrupted; the index stays consistent, run the command again to finish\n")
+        sys.stderr.write(
+            "igraph-mcp: interrupted; the index stays consistent, run the command again to finish\n"
+        )
         return 130

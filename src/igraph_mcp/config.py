@@ -76,7 +76,8 @@ class Config(_Strict):
 
 # Our own setting names are never credentials, even when they look like one ("maxTokens" contains "token").
 _KNOWN_KEYS = frozenset(
-    name for model in (Config, RetrievalConfig, EmbedderConfig, MultimodalConfig, IndexConfig)
+    name
+    for model in (Config, RetrievalConfig, EmbedderConfig, MultimodalConfig, IndexConfig)
     for name in model.model_fields
 )
 
@@ -94,7 +95,10 @@ def _reject_credentials(data: Any, where: str = "") -> None:
 
 # IGRAPH_* environment overrides: variable -> (section, key).
 _ENV_OVERRIDES: dict[str, tuple[str, str]] = {
-    **{f"IGRAPH_{re.sub(r'(?<!^)(?=[A-Z])', '_', k).upper()}": ("retrieval", k) for k in RetrievalConfig.model_fields},
+    **{
+        f"IGRAPH_{re.sub(r'(?<!^)(?=[A-Z])', '_', k).upper()}": ("retrieval", k)
+        for k in RetrievalConfig.model_fields
+    },
     "IGRAPH_EMBEDDER": ("embedder", "backend"),
     "IGRAPH_EMBED_MODEL": ("embedder", "model"),
     "IGRAPH_EMBED_BASE_URL": ("embedder", "baseUrl"),
@@ -117,7 +121,9 @@ def load_config(root: Path, env: dict[str, str] | None = None) -> Config:
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise ConfigError(f"{path} is not valid JSON ({exc}); fix it or delete it to use the defaults") from exc
+            raise ConfigError(
+                f"{path} is not valid JSON ({exc}); fix it or delete it to use the defaults"
+            ) from exc
         if not isinstance(data, dict):
             raise ConfigError(f"{path} must hold a JSON object; fix it or delete it to use the defaults")
         _reject_credentials(data)
@@ -130,7 +136,9 @@ def load_config(root: Path, env: dict[str, str] | None = None) -> Config:
         problems = "; ".join(
             f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors(include_url=False)
         )
-        raise ConfigError(f"invalid configuration ({problems}); fix {path} or the IGRAPH_* variables") from exc
+        raise ConfigError(
+            f"invalid configuration ({problems}); fix {path} or the IGRAPH_* variables"
+        ) from exc
 
 
 def write_default_config(root: Path, *, overwrite: bool = False) -> Path:

@@ -39,8 +39,10 @@ def render_explore(r: ExploreResult) -> str:
     if r.note:
         out.append(f"note: {r.note}")
     for i, h in enumerate(r.hits, 1):
-        out.append(f"{i}. {h.kind} {h.qualifiedName or h.name}  {h.filePath}:{h.startLine}-{h.endLine}"
-                   f"  [{h.matchChannel} {h.score:.4f}]{' (stale)' if h.stale else ''}")
+        out.append(
+            f"{i}. {h.kind} {h.qualifiedName or h.name}  {h.filePath}:{h.startLine}-{h.endLine}"
+            f"  [{h.matchChannel} {h.score:.4f}]{' (stale)' if h.stale else ''}"
+        )
         if h.signature:
             out.append(f"   {h.signature}")
         if h.snippet:
@@ -56,8 +58,10 @@ def render_explore(r: ExploreResult) -> str:
             why = "direct match" if res.reason == "direct" else "linked via " + ", ".join(res.linkedVia[:3])
             out.append(f"  [{res.kind}] {' › '.join(res.headingPath)}  ({res.sourceName}; {why})")
             if res.columns:
-                out.append("    columns: " + ", ".join(f"{c.get('name')} {c.get('type', '')}".strip()
-                                                      for c in res.columns))
+                out.append(
+                    "    columns: "
+                    + ", ".join(f"{c.get('name')} {c.get('type', '')}".strip() for c in res.columns)
+                )
     if r.files:
         out.append("files: " + ", ".join(f.filePath for f in r.files[:10]))
     if r.budgetNote:
@@ -74,14 +78,21 @@ def render_node(r: NodeDetail) -> str:
         lines += [f"  {c.kind} {c.qualifiedName}  {c.filePath}:{c.startLine}" for c in r.candidates]
         return "\n".join(lines)
     n = r.node
-    lines = [f"{n.kind} {n.qualifiedName}  {n.filePath}:{n.startLine}-{n.endLine}{' (stale)' if r.stale else ''}"]
+    lines = [
+        f"{n.kind} {n.qualifiedName}  {n.filePath}:{n.startLine}-{n.endLine}{' (stale)' if r.stale else ''}"
+    ]
     if r.source:
         lines += ["", r.source, ""]
     for label, refs in (("bases", r.bases), ("callers", r.callers), ("callees", r.callees)):
         if refs:
-            lines.append(f"{label}: " + ", ".join(
-                f"{e.qualifiedName or e.name}" + (f" ({e.filePath}:{e.line})" if e.filePath else f" [{e.resolution}]")
-                for e in refs))
+            lines.append(
+                f"{label}: "
+                + ", ".join(
+                    f"{e.qualifiedName or e.name}"
+                    + (f" ({e.filePath}:{e.line})" if e.filePath else f" [{e.resolution}]")
+                    for e in refs
+                )
+            )
     return "\n".join(lines)
 
 
@@ -89,7 +100,9 @@ def render_file(r: FileDetail) -> str:
     """File outline."""
     if not r.found:
         return "\n".join([r.message or "not found", *("  " + c for c in r.candidates)])
-    lines = [f"{r.filePath} ({r.language}, {r.lines} lines{', has syntax errors' if r.parseStatus != 'ok' else ''})"]
+    lines = [
+        f"{r.filePath} ({r.language}, {r.lines} lines{', has syntax errors' if r.parseStatus != 'ok' else ''})"
+    ]
     lines += [f"  {s.startLine:>5}  {s.kind} {s.qualifiedName}" for s in r.symbols]
     if r.imports:
         lines.append("imports: " + ", ".join(r.imports))
@@ -99,11 +112,15 @@ def render_file(r: FileDetail) -> str:
 def render_related(r: RelatedResult) -> str:
     """Callers and callees list."""
     if not r.found or r.node is None:
-        return "\n".join([r.message or "not found", *(f"  {c.qualifiedName}  {c.filePath}" for c in r.candidates)])
+        return "\n".join(
+            [r.message or "not found", *(f"  {c.qualifiedName}  {c.filePath}" for c in r.candidates)]
+        )
     lines = [f"{r.node.kind} {r.node.qualifiedName}  {r.node.filePath}:{r.node.startLine}"]
     for n in r.related:
-        lines.append(f"  {'caller' if n.direction == 'caller' else 'callee'} d={n.distance} [{n.edgeKind}] "
-                     f"{n.qualifiedName}  {n.filePath}:{n.startLine}")
+        lines.append(
+            f"  {'caller' if n.direction == 'caller' else 'callee'} d={n.distance} [{n.edgeKind}] "
+            f"{n.qualifiedName}  {n.filePath}:{n.startLine}"
+        )
     if r.truncated:
         lines.append("  … more not shown")
     return "\n".join(lines)
@@ -128,8 +145,10 @@ def render_status(r: StatusResult) -> str:
 def render_mount(r: Any) -> str:
     """Mount result."""
     data = r.model_dump() if hasattr(r, "model_dump") else dict(r)
-    lines = [f"mounted {data.get('name')} ({data.get('sourceType')}, id {data.get('id')}): "
-             f"{data.get('chunks')} chunks, {data.get('links', 0)} links"]
+    lines = [
+        f"mounted {data.get('name')} ({data.get('sourceType')}, id {data.get('id')}): "
+        f"{data.get('chunks')} chunks, {data.get('links', 0)} links"
+    ]
     lines += [f"  line {p['line']}: {p['message']}" for p in data.get("problems", [])]
     return "\n".join(lines)
 

@@ -45,15 +45,29 @@ MAX_NAME_CHARS = 500
 
 
 def _summary(row: NodeRow) -> NodeSummary:
-    return NodeSummary(nodeId=row.id, name=row.name, qualifiedName=row.qualified_name, kind=row.kind,
-                       filePath=row.path, startLine=row.start_line, endLine=row.end_line, signature=row.signature)
+    return NodeSummary(
+        nodeId=row.id,
+        name=row.name,
+        qualifiedName=row.qualified_name,
+        kind=row.kind,
+        filePath=row.path,
+        startLine=row.start_line,
+        endLine=row.end_line,
+        signature=row.signature,
+    )
 
 
 class IGraphService:
     """Owns the store, the embedder and the indexer for one repository root."""
 
-    def __init__(self, root: Path | str, *, config: Config | None = None, embedder: Embedder | None = None,
-                 embed: bool = True) -> None:
+    def __init__(
+        self,
+        root: Path | str,
+        *,
+        config: Config | None = None,
+        embedder: Embedder | None = None,
+        embed: bool = True,
+    ) -> None:
         self.root = Path(os.path.realpath(root))
         if not self.root.is_dir():
             raise InvalidInput(f"{root} is not a directory; pass the repository root with --root")
@@ -68,8 +82,14 @@ class IGraphService:
         self._write_lock = threading.Lock()
         self.resource_finder: ResourceFinder | None = None
         self.on_after_index: list[Callable[[Database, Embedder | None], None]] = []
-        self.resources = ResourceManager(self.root, self.state_dir, self.config, embedder=self.embedder,
-                                         writer=self._writer, reader=lambda: self.db)
+        self.resources = ResourceManager(
+            self.root,
+            self.state_dir,
+            self.config,
+            embedder=self.embedder,
+            writer=self._writer,
+            reader=lambda: self.db,
+        )
         self.resource_finder = self.resources.finder
         self.on_after_index.append(self.resources.after_index)
 
@@ -107,7 +127,9 @@ class IGraphService:
             return self._embedder
         e = self.config.embedder
         try:
-            self._embedder = make_embedder(e.backend, model=e.model, base_url=e.baseUrl, dimension=e.dimension)
+            self._embedder = make_embedder(
+                e.backend, model=e.model, base_url=e.baseUrl, dimension=e.dimension
+            )
         except (EmbedderError, ConfigError) as exc:
             self._embedder_error = str(exc)
         if self._embedder is None and self._embedder_error is None:
@@ -137,12 +159,22 @@ class IGraphService:
             self._write_lock.release()
 
     # -- index -------------------------------------------------------------------------------------------------
-    def index(self, *, full: bool = False, dry_run: bool = False, embed: bool = True,
-              progress: Progress | None = None) -> IndexResult:
+    def index(
+        self,
+        *,
+        full: bool = False,
+        dry_run: bool = False,
+        embed: bool = True,
+        progress: Progress | None = None,
+    ) -> IndexResult:
         """Build or update the index: structure + FTS first (committed), then embeddings batch by batch."""
         with self._writer() as db:
-            idx = Indexer(self.root, db, max_file_bytes=self.config.index.maxFileBytes,
-                          extra_ignores=tuple(self.config.index.exclude))
+            idx = Indexer(
+                self.root,
+                db,
+                max_file_bytes=self.config.index.maxFileBytes,
+                extra_ignores=tuple(self.config.index.exclude),
+            )
             s = idx.run(full=full, dry_run=dry_run, progress=progress)
             note: str | None = None
             embedder = self.embedder() if embed and not dry_run else None
@@ -155,17 +187,34 @@ class IGraphService:
                     try:
                         prepare_vector_tables(db, embedder)
                         s.embedded, s.embed_reused = embed_nodes(
-                            db, embedder, reuse=idx.reusable_vectors, batch_size=max(256, self.config.embedder.batchSize),
-                            progress=progress)
+                            db,
+                            embedder,
+                            reuse=idx.reusable_vectors,
+                            batch_size=max(256, self.config.embedder.batchSize),
+                            progress=progress,
+                        )
                     except EmbedderError as exc:
                         note = f"embedding stopped: {exc}; structure and FTS are up to date"
                 for hook in self.on_after_index:
                     hook(db, embedder if note is None else None)
             return IndexResult(
-                files=s.files, symbols=s.symbols, edges=s.edges, added=s.added, modified=s.modified,
-                deleted=s.deleted, renamed=s.renamed, unchanged=s.unchanged, parsed=s.parsed,
-                parseErrors=s.parse_errors, skipped=s.skipped, embedded=s.embedded, embedReused=s.embed_reused,
-                embedNote=note, seconds=round(s.seconds, 3), dryRun=dry_run, reparsedPaths=s.reparsed_paths[:50],
+                files=s.files,
+                symbols=s.symbols,
+                edges=s.edges,
+                added=s.added,
+                modified=s.modified,
+                deleted=s.deleted,
+                renamed=s.renamed,
+                unchanged=s.unchanged,
+                parsed=s.parsed,
+                parseErrors=s.parse_errors,
+                skipped=s.skipped,
+                embedded=s.embedded,
+                embedReused=s.embed_reused,
+                embedNote=note,
+                seconds=round(s.seconds, 3),
+                dryRun=dry_run,
+                reparsedPaths=s.reparsed_paths[:50],
                 recoveredFrom=db.recovered_from,
             )
 
@@ -173,7 +222,9 @@ class IGraphService:
     def _require_index(self) -> Database:
         db = self.db
         if db.get_meta("last_build") is None:
-            raise NotIndexed("this repository has no index yet; run `igraph-mcp index` (or the igraph_index tool)")
+            raise NotIndexed(
+                "this repository has no index yet; run `igraph-mcp index` (or the igraph_index tool)"
+            )
         return db
 
     def dense_state(self) -> DenseState:
@@ -188,21 +239,46 @@ class IGraphService:
         total = int(db.scalar("SELECT count(*) FROM nodes", default=0))
         vectors = vec_store.node_vector_count(db)
         if stored is None or vectors == 0:
-            return DenseState(None, "no vectors yet: run `igraph-mcp index` to embed the symbols; FTS only", 0.0)
+            return DenseState(
+                None, "no vectors yet: run `igraph-mcp index` to embed the symbols; FTS only", 0.0
+            )
         if stored != embedder.id:
-            return DenseState(None, f"index was embedded with {stored} but the embedder is {embedder.id}; "
-                                    "run `igraph-mcp index` to re-embed; FTS only", None)
+            return DenseState(
+                None,
+                f"index was embedded with {stored} but the embedder is {embedder.id}; "
+                "run `igraph-mcp index` to re-embed; FTS only",
+                None,
+            )
         return DenseState(embedder, None, vectors / total if total else 0.0)
 
-    def explore(self, query: str, *, top_k: int = 5, hops: int | None = None, kinds: Sequence[str] | None = None,
-                context_files: Sequence[str] = (), max_tokens: int | None = None,
-                channels: Sequence[str] = ("fts", "dense")) -> ExploreResult:
+    def explore(
+        self,
+        query: str,
+        *,
+        top_k: int = 5,
+        hops: int | None = None,
+        kinds: Sequence[str] | None = None,
+        context_files: Sequence[str] = (),
+        max_tokens: int | None = None,
+        channels: Sequence[str] = ("fts", "dense"),
+    ) -> ExploreResult:
         """Hybrid retrieval with graph expansion and attached resources."""
         db = self._require_index()
-        dense = self.dense_state() if "dense" in channels or self.resource_finder else DenseState(None, None, None)
+        dense = (
+            self.dense_state()
+            if "dense" in channels or self.resource_finder
+            else DenseState(None, None, None)
+        )
         explorer = Explorer(db, self.config.retrieval, dense, self.resource_finder, self.stale_files)
-        return explorer.explore(query, top_k=top_k, hops=hops, kinds=kinds, context_files=context_files,
-                                max_tokens=max_tokens, channels=channels)
+        return explorer.explore(
+            query,
+            top_k=top_k,
+            hops=hops,
+            kinds=kinds,
+            context_files=context_files,
+            max_tokens=max_tokens,
+            channels=channels,
+        )
 
     def stale_files(self, paths: list[str]) -> set[str]:
         """Those of ``paths`` whose file on disk differs from what was indexed (or is gone)."""
@@ -228,8 +304,11 @@ class IGraphService:
         if not rows and "." in name:  # "module.Class.method" or "pkg.mod.func": try the qualified suffixes
             parts = name.split(".")
             for i in range(1, len(parts)):
-                rows = [r for r in graph.nodes_named(self.db, ".".join(parts[i:]))
-                        if r.path.replace("/", ".").find(".".join(parts[:i])) >= 0 or i == len(parts) - 1]
+                rows = [
+                    r
+                    for r in graph.nodes_named(self.db, ".".join(parts[i:]))
+                    if r.path.replace("/", ".").find(".".join(parts[:i])) >= 0 or i == len(parts) - 1
+                ]
                 if rows:
                     break
         if file:
@@ -242,19 +321,35 @@ class IGraphService:
         """Detail of one symbol: source, signature, callers, callees; candidates when ambiguous."""
         rows = self._find(name, file)
         if not rows:
-            return NodeDetail(found=False, message=f"no symbol named '{name}'"
-                              + (f" in '{file}'" if file else "") + "; try igraph_explore with a description")
+            return NodeDetail(
+                found=False,
+                message=f"no symbol named '{name}'"
+                + (f" in '{file}'" if file else "")
+                + "; try igraph_explore with a description",
+            )
         if len(rows) > 1:
-            return NodeDetail(found=False, message=f"'{name}' is ambiguous ({len(rows)} symbols); call again "
-                              "with a qualified name or the file argument", candidates=[_summary(r) for r in rows])
+            return NodeDetail(
+                found=False,
+                message=f"'{name}' is ambiguous ({len(rows)} symbols); call again "
+                "with a qualified name or the file argument",
+                candidates=[_summary(r) for r in rows],
+            )
         row = rows[0]
         source, truncated = self._source(row)
         callers = self._edge_refs(row.id, outgoing=False, kinds=("calls",))
         callees = self._edge_refs(row.id, outgoing=True, kinds=("calls",))
         bases = self._edge_refs(row.id, outgoing=True, kinds=("inherits", "implements"))
-        return NodeDetail(found=True, node=_summary(row), docstring=row.docstring, source=source,
-                          sourceTruncated=truncated, callers=callers, callees=callees, bases=bases,
-                          stale=bool(self.stale_files([row.path])))
+        return NodeDetail(
+            found=True,
+            node=_summary(row),
+            docstring=row.docstring,
+            source=source,
+            sourceTruncated=truncated,
+            callers=callers,
+            callees=callees,
+            bases=bases,
+            stale=bool(self.stale_files([row.path])),
+        )
 
     def _source(self, row: NodeRow) -> tuple[str, bool]:
         try:
@@ -267,7 +362,9 @@ class IGraphService:
         truncated = len(chunk) > MAX_SOURCE_LINES
         return "\n".join(chunk[:MAX_SOURCE_LINES]), truncated
 
-    def _edge_refs(self, node_id: int, *, outgoing: bool, kinds: tuple[str, ...], limit: int = 50) -> list[EdgeRef]:
+    def _edge_refs(
+        self, node_id: int, *, outgoing: bool, kinds: tuple[str, ...], limit: int = 50
+    ) -> list[EdgeRef]:
         edges = graph.edges_of(self.db, [node_id], outgoing=outgoing, kinds=kinds, resolved_only=not outgoing)
         other_ids = [e.target_id if outgoing else e.source_id for e in edges]
         rows = graph.nodes_by_ids(self.db, [i for i in other_ids if i is not None])
@@ -279,11 +376,20 @@ class IGraphService:
             if key in seen:
                 continue
             seen.add(key)
-            out.append(EdgeRef(nodeId=oid, name=r.name if r else e.target_name,
-                               qualifiedName=r.qualified_name if r else (f"{e.qualifier}.{e.target_name}"
-                                                                          if e.qualifier else e.target_name),
-                               kind=r.kind if r else "", filePath=r.path if r else "", line=e.line,
-                               edgeKind=e.kind, resolution=e.resolution))
+            out.append(
+                EdgeRef(
+                    nodeId=oid,
+                    name=r.name if r else e.target_name,
+                    qualifiedName=r.qualified_name
+                    if r
+                    else (f"{e.qualifier}.{e.target_name}" if e.qualifier else e.target_name),
+                    kind=r.kind if r else "",
+                    filePath=r.path if r else "",
+                    line=e.line,
+                    edgeKind=e.kind,
+                    resolution=e.resolution,
+                )
+            )
             if len(out) >= limit:
                 break
         return out
@@ -300,21 +406,35 @@ class IGraphService:
         norm = norm.lstrip("./") if norm.startswith("./") else norm
         matches = graph.file_paths_with_suffix(db, norm)
         if not matches:
-            return FileDetail(found=False, message=f"no indexed file matches '{path}'; "
-                              "check the path or run igraph_index if it is new")
+            return FileDetail(
+                found=False,
+                message=f"no indexed file matches '{path}'; check the path or run igraph_index if it is new",
+            )
         exact = [m for m in matches if m == norm]
         if len(matches) > 1 and not exact:
-            return FileDetail(found=False, message=f"'{path}' matches {len(matches)} files; give more of the path",
-                              candidates=matches)
+            return FileDetail(
+                found=False,
+                message=f"'{path}' matches {len(matches)} files; give more of the path",
+                candidates=matches,
+            )
         chosen = exact[0] if exact else matches[0]
         row = graph.file_row(db, chosen)
         assert row is not None
         nodes = [n for n in graph.nodes_in_file(db, int(row[0])) if n.kind != "module"]
-        imports = [f"{m}{'.' + n if n else ''}{' as ' + a if a else ''}"
-                   for m, n, a in graph.imports_by_file_id(db, int(row[0]))]
-        return FileDetail(found=True, filePath=chosen, language=row[2], lines=int(row[5]), parseStatus=row[6],
-                          symbols=[_summary(n) for n in nodes[:500]], imports=imports[:200],
-                          stale=bool(self.stale_files([chosen])))
+        imports = [
+            f"{m}{'.' + n if n else ''}{' as ' + a if a else ''}"
+            for m, n, a in graph.imports_by_file_id(db, int(row[0]))
+        ]
+        return FileDetail(
+            found=True,
+            filePath=chosen,
+            language=row[2],
+            lines=int(row[5]),
+            parseStatus=row[6],
+            symbols=[_summary(n) for n in nodes[:500]],
+            imports=imports[:200],
+            stale=bool(self.stale_files([chosen])),
+        )
 
     def related(self, name: str, direction: str = "both", hops: int | None = None) -> RelatedResult:
         """Callers and/or callees of a symbol up to ``hops`` away."""
@@ -327,21 +447,43 @@ class IGraphService:
         if not rows:
             return RelatedResult(found=False, message=f"no symbol named '{name}'; try igraph_explore")
         if len(rows) > 1:
-            return RelatedResult(found=False, message=f"'{name}' is ambiguous; call again with a qualified name",
-                                 candidates=[_summary(r) for r in rows])
+            return RelatedResult(
+                found=False,
+                message=f"'{name}' is ambiguous; call again with a qualified name",
+                candidates=[_summary(r) for r in rows],
+            )
         row = rows[0]
         dirs = {"both": ("callee", "caller"), "callers": ("caller",), "callees": ("callee",)}[direction]
         limit = 100
-        reached = expand(self.db, {row.id: 1.0}, hops, limit=limit + 1, directions=dirs,
-                         kinds=("calls", "inherits", "implements"))
+        reached = expand(
+            self.db,
+            {row.id: 1.0},
+            hops,
+            limit=limit + 1,
+            directions=dirs,
+            kinds=("calls", "inherits", "implements"),
+        )
         truncated = len(reached) > limit
         nodes = graph.nodes_by_ids(self.db, [r.node_id for r in reached[:limit]])
         related = [
-            Neighbour(nodeId=n.id, name=n.name, qualifiedName=n.qualified_name, kind=n.kind, filePath=n.path,
-                      startLine=n.start_line, endLine=n.end_line, signature=n.signature, score=round(r.score, 4),
-                      viaNodeId=r.via, viaName=row.qualified_name, edgeKind=r.edge_kind, direction=r.direction,
-                      distance=r.distance)
-            for r in reached[:limit] if (n := nodes.get(r.node_id)) is not None
+            Neighbour(
+                nodeId=n.id,
+                name=n.name,
+                qualifiedName=n.qualified_name,
+                kind=n.kind,
+                filePath=n.path,
+                startLine=n.start_line,
+                endLine=n.end_line,
+                signature=n.signature,
+                score=round(r.score, 4),
+                viaNodeId=r.via,
+                viaName=row.qualified_name,
+                edgeKind=r.edge_kind,
+                direction=r.direction,
+                distance=r.distance,
+            )
+            for r in reached[:limit]
+            if (n := nodes.get(r.node_id)) is not None
         ]
         return RelatedResult(found=True, node=_summary(row), related=related, truncated=truncated)
 
@@ -362,8 +504,11 @@ class IGraphService:
     def status(self) -> StatusResult:
         """Counts, embedder, dense coverage, last build, stale files."""
         if not self.db_path.exists():
-            return StatusResult(root=str(self.root), indexed=False,
-                                notes=["no index yet: run `igraph-mcp index` or the igraph_index tool"])
+            return StatusResult(
+                root=str(self.root),
+                indexed=False,
+                notes=["no index yet: run `igraph-mcp index` or the igraph_index tool"],
+            )
         db = self.db
         c = graph.counts(db)
         vectors = vec_store.node_vector_count(db) if db.vec_available else 0
@@ -375,13 +520,24 @@ class IGraphService:
             notes.append(db.vec_error)
         dim = db.get_meta("embedder_dim")
         return StatusResult(
-            root=str(self.root), indexed=last is not None, files=c["files"], symbols=c["symbols"],
-            edges=c["edges"], unresolvedRefs=c["unresolvedRefs"], edgeKinds=graph.edge_kind_counts(db),
-            languages=graph.file_languages(db), embedder=db.get_meta("embedder_id"),
+            root=str(self.root),
+            indexed=last is not None,
+            files=c["files"],
+            symbols=c["symbols"],
+            edges=c["edges"],
+            unresolvedRefs=c["unresolvedRefs"],
+            edgeKinds=graph.edge_kind_counts(db),
+            languages=graph.file_languages(db),
+            embedder=db.get_meta("embedder_id"),
             embedderDimension=int(dim) if dim else None,
-            denseCoverage=round(vectors / total_nodes, 4) if total_nodes else 0.0, vectors=vectors,
-            lastBuild=float(last) if last else None, schemaVersion=int(db.get_meta("schema_version", "0") or 0),
+            denseCoverage=round(vectors / total_nodes, 4) if total_nodes else 0.0,
+            vectors=vectors,
+            lastBuild=float(last) if last else None,
+            schemaVersion=int(db.get_meta("schema_version", "0") or 0),
             resources=int(db.scalar("SELECT count(*) FROM resources", default=0)),
             resourceSources=int(db.scalar("SELECT count(*) FROM resource_sources", default=0)),
-            staleFiles=sorted(stale)[:50], staleCount=len(stale), dbBytes=self.db_path.stat().st_size, notes=notes,
+            staleFiles=sorted(stale)[:50],
+            staleCount=len(stale),
+            dbBytes=self.db_path.stat().st_size,
+            notes=notes,
         )

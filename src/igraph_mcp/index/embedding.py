@@ -59,8 +59,15 @@ def embed_nodes(
         texts: list[str] = []
         hashes: list[str] = []
         for _id, _fid, kind, name, qname, path, signature, docstring, body in rows:
-            text = symbol_embedding_text(kind=kind, name=name, qualified_name=qname, path=path,
-                                         signature=signature, docstring=docstring, body=body)
+            text = symbol_embedding_text(
+                kind=kind,
+                name=name,
+                qualified_name=qname,
+                path=path,
+                signature=signature,
+                docstring=docstring,
+                body=body,
+            )
             texts.append(text)
             hashes.append(text_hash(text))
         fresh = [i for i, h in enumerate(hashes) if h not in reuse]

@@ -71,8 +71,14 @@ def module_names(path: str) -> tuple[str, str]:
 class Indexer:
     """Runs one index update against a database."""
 
-    def __init__(self, root: Path, db: Database, *, max_file_bytes: int = 1_000_000,
-                 extra_ignores: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self,
+        root: Path,
+        db: Database,
+        *,
+        max_file_bytes: int = 1_000_000,
+        extra_ignores: tuple[str, ...] = (),
+    ) -> None:
         self.root = root
         self.db = db
         self.max_file_bytes = max_file_bytes
@@ -81,13 +87,16 @@ class Indexer:
         self.reusable_vectors: dict[str, bytes] = {}
 
     # -- entry point ---------------------------------------------------------------------------------------
-    def run(self, *, full: bool = False, dry_run: bool = False, progress: Progress | None = None) -> IndexSummary:
+    def run(
+        self, *, full: bool = False, dry_run: bool = False, progress: Progress | None = None
+    ) -> IndexSummary:
         """Bring the structure index up to date with the working tree; returns what changed."""
         started = time.perf_counter()
         report = progress or (lambda _phase, _done, _total: None)
         summary = IndexSummary(dry_run=dry_run)
-        walked = walk_repository(self.root, language_for_path, max_file_bytes=self.max_file_bytes,
-                                 extra_ignores=self.extra_ignores)
+        walked = walk_repository(
+            self.root, language_for_path, max_file_bytes=self.max_file_bytes, extra_ignores=self.extra_ignores
+        )
         summary.skipped = dict(walked.skipped)
         summary.skipped_examples = {k: list(v) for k, v in walked.skipped_examples.items()}
         if full and not dry_run:
@@ -111,7 +120,9 @@ class Indexer:
             for file_id, w in renames:
                 graph.rename_file(con, file_id, w.path, w.mtime_ns)
                 mod_name, mod_qname = module_names(w.path)
-                graph.rename_module_node(con, file_id, mod_name, mod_qname, identifier_words(mod_name, mod_qname))
+                graph.rename_module_node(
+                    con, file_id, mod_name, mod_qname, identifier_words(mod_name, mod_qname)
+                )
             if renames:
                 # Import paths and directories moved: bind every reference again, as a clean build would.
                 self.db.set_meta(con, "resolve_pending", "1")
@@ -143,7 +154,11 @@ class Indexer:
             con.execute("DELETE FROM files")
 
     def _diff(
-        self, files: list[WalkedFile], states: dict[str, graph.FileState], summary: IndexSummary, report: Progress
+        self,
+        files: list[WalkedFile],
+        states: dict[str, graph.FileState],
+        summary: IndexSummary,
+        report: Progress,
     ) -> tuple[list[_Change], int, list[tuple[int, int]]]:
         changes: list[_Change] = []
         touched: list[tuple[int, int]] = []
@@ -188,7 +203,11 @@ class Indexer:
         return renames
 
     def _store_changes(
-        self, changes: list[_Change], gone: dict[str, graph.FileState], summary: IndexSummary, report: Progress
+        self,
+        changes: list[_Change],
+        gone: dict[str, graph.FileState],
+        summary: IndexSummary,
+        report: Progress,
     ) -> tuple[list[int], set[str]]:
         """Parse and write changed files in batches; each batch (whole files only) is one transaction."""
         names: set[str] = set()
@@ -238,8 +257,15 @@ class Indexer:
         source = parse_mod.normalize_source(change.data)
         text_lines = source.count(b"\n") + 1
         file_id = graph.insert_file(
-            con, w.path, w.language, change.sha256, w.size, w.mtime_ns, text_lines,  # type: ignore[arg-type]
-            "partial" if pf.has_error else "ok", time.time(),
+            con,
+            w.path,
+            w.language,
+            change.sha256,
+            w.size,
+            w.mtime_ns,
+            text_lines,  # type: ignore[arg-type]
+            "partial" if pf.has_error else "ok",
+            time.time(),
         )
         mod_name, mod_qname = module_names(w.path)
         symbols = pf.symbols or [Symbol("module", "", "", 1, text_lines, 0, len(source))]
@@ -264,16 +290,49 @@ class Indexer:
                 end = min(end, s.start_byte + MAX_BODY_CHARS * 2)
                 body = source[s.start_byte : end].decode("utf-8", "replace")[:MAX_BODY_CHARS]
             parent = ids[s.parent] if i > 0 and s.parent is not None and s.parent < len(ids) else None
-            nid = graph.insert_node(con, (  # type: ignore[arg-type]
-                file_id, parent, s.kind, name, qname, s.signature, s.docstring, body,
-                s.start_line, s.end_line, s.start_byte, s.end_byte, int(s.exported),
-            ))
+            nid = graph.insert_node(
+                con,
+                (  # type: ignore[arg-type]
+                    file_id,
+                    parent,
+                    s.kind,
+                    name,
+                    qname,
+                    s.signature,
+                    s.docstring,
+                    body,
+                    s.start_line,
+                    s.end_line,
+                    s.start_byte,
+                    s.end_byte,
+                    int(s.exported),
+                ),
+            )
             ids.append(nid)
-            fts_rows.append((nid, name, identifier_words(name, qname), qname, w.path, s.signature, s.docstring,
-                             body if i > 0 else ""))
+            fts_rows.append(
+                (
+                    nid,
+                    name,
+                    identifier_words(name, qname),
+                    qname,
+                    w.path,
+                    s.signature,
+                    s.docstring,
+                    body if i > 0 else "",
+                )
+            )
             if i > 0:
-                edges.append((parent if parent is not None else ids[0], nid, "contains", name, "", "same_file",
-                              s.start_line))
+                edges.append(
+                    (
+                        parent if parent is not None else ids[0],
+                        nid,
+                        "contains",
+                        name,
+                        "",
+                        "same_file",
+                        s.start_line,
+                    )
+                )
         graph.insert_fts(con, fts_rows)  # type: ignore[arg-type]
         for ref in pf.references:
             src_id = ids[ref.source] if 0 <= ref.source < len(ids) else ids[0]
@@ -281,14 +340,22 @@ class Indexer:
         for imp in pf.imports:
             edges.append((ids[0], None, "imports", imp.name, imp.module, "unresolved", imp.line))
         graph.insert_edges(con, edges)  # type: ignore[arg-type]
-        graph.insert_imports(con, [(file_id, imp.module, imp.name, imp.alias, imp.line)  # type: ignore[arg-type]
-                                   for imp in pf.imports])
+        graph.insert_imports(
+            con,
+            [
+                (file_id, imp.module, imp.name, imp.alias, imp.line)  # type: ignore[arg-type]
+                for imp in pf.imports
+            ],
+        )
         return file_id
 
     def _resolve(self, changed_ids: list[int], names: set[str], *, everything: bool) -> int:
         """Bind reference edges from changed files and edges elsewhere that name what changed."""
-        rows = graph.all_reference_edges(self.db) if everything else graph.edges_to_resolve(
-            self.db, changed_ids, names)
+        rows = (
+            graph.all_reference_edges(self.db)
+            if everything
+            else graph.edges_to_resolve(self.db, changed_ids, names)
+        )
         if not rows:
             with self.db.atomic() as con:
                 self.db.set_meta(con, "resolve_pending", "0")

@@ -12,20 +12,35 @@ MAX_QUERY_CHARS = 10_000
 
 _DOTTED = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->|#)[A-Za-z_$][\w$]*)+")
 _IDENT = re.compile(r"[A-Za-z_$][\w$]*")
-_PATH = re.compile(r"(?:[\w.-]+/)*[\w-]+\.(?:py|pyi|js|jsx|mjs|cjs|ts|tsx|go|java|rs|c|h|cc|cpp|hpp|cs|rb|php|kt|kts)\b")
+_PATH = re.compile(
+    r"(?:[\w.-]+/)*[\w-]+\.(?:py|pyi|js|jsx|mjs|cjs|ts|tsx|go|java|rs|c|h|cc|cpp|hpp|cs|rb|php|kt|kts)\b"
+)
 _FRAME = re.compile(r'File "([^"]+)", line \d+, in ([\w<>]+)')
 _KIND_WORDS = {
-    "class": "class", "classes": "class", "struct": "struct", "interface": "interface", "trait": "trait",
-    "enum": "enum", "function": "function", "functions": "function", "method": "method", "methods": "method",
-    "constant": "constant", "type": "type", "module": "module",
+    "class": "class",
+    "classes": "class",
+    "struct": "struct",
+    "interface": "interface",
+    "trait": "trait",
+    "enum": "enum",
+    "function": "function",
+    "functions": "function",
+    "method": "method",
+    "methods": "method",
+    "constant": "constant",
+    "type": "type",
+    "module": "module",
 }
 # Words too common in issue prose to help lexical matching; code identifiers are never dropped here.
 STOPWORDS = frozenset(
-    "a an and are as at be been but by can could did do does doing for from had has have how i if in into is it "
-    "its it's me my no not of on or our so such than that the their them then there these they this those to too "
-    "was we were what when where which while who why will with would you your should also just like using use used "
-    "get got any all some one two same other more most very there's here issue bug error fix works work expected "
-    "actual behavior behaviour happens example following code see seems return returns".split()
+    (
+        "a an and are as at be been but by can could did do does doing for from had has have how i if in into "
+        "is it its it's me my no not of on or our so such than that the their them then there these they this "
+        "those to too was we were what when where which while who why will with would you your should also "
+        "just like using use used get got any all some one two same other more most very there's here issue "
+        "bug error fix works work expected actual behavior behaviour happens example following code see seems "
+        "return returns"
+    ).split()
 )
 
 
@@ -35,7 +50,9 @@ class QueryAnalysis:
 
     text: str
     tokens: list[str] = field(default_factory=list)  # FTS tokens (lowercased), identifiers first
-    identifiers: list[str] = field(default_factory=list)  # code-shaped words as written: snake, camel, dotted parts
+    identifiers: list[str] = field(
+        default_factory=list
+    )  # code-shaped words as written: snake, camel, dotted parts
     dotted: list[str] = field(default_factory=list)  # "Session.request", "a.b.c" (normalised to dots)
     paths: list[str] = field(default_factory=list)  # file paths or names mentioned
     frames: list[tuple[str, str]] = field(default_factory=list)  # traceback (path, function)
@@ -44,7 +61,9 @@ class QueryAnalysis:
 
 
 def _is_code_shaped(word: str) -> bool:
-    return "_" in word or (any(c.isupper() for c in word[1:]) and any(c.islower() for c in word)) or "$" in word
+    return (
+        "_" in word or (any(c.isupper() for c in word[1:]) and any(c.islower() for c in word)) or "$" in word
+    )
 
 
 def analyze_query(text: str) -> QueryAnalysis:
@@ -73,12 +92,16 @@ def analyze_query(text: str) -> QueryAnalysis:
                 idents.setdefault(part, None)
     for m in _IDENT.finditer(clean):
         w = m.group(0)
-        if _is_code_shaped(w) or (w[:1].isupper() and len(w) > 2 and w[1:].islower() and w.lower() not in STOPWORDS):
+        if _is_code_shaped(w) or (
+            w[:1].isupper() and len(w) > 2 and w[1:].islower() and w.lower() not in STOPWORDS
+        ):
             idents.setdefault(w, None)
     for _path, func in qa.frames:
         idents.setdefault(func, None)
     qa.identifiers = [i for i in idents if len(i) > 1]
-    qa.is_identifier_query = bool(re.fullmatch(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->|#)[A-Za-z_$][\w$]*)*", stripped))
+    qa.is_identifier_query = bool(
+        re.fullmatch(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->|#)[A-Za-z_$][\w$]*)*", stripped)
+    )
     if qa.is_identifier_query and stripped not in idents:
         qa.identifiers.insert(0, stripped)
     for w in re.findall(r"[A-Za-z]+", clean.lower()):
@@ -99,7 +122,9 @@ def analyze_query(text: str) -> QueryAnalysis:
     return qa
 
 
-def select_fts_tokens(qa: QueryAnalysis, doc_freqs: dict[str, int], total_docs: int, limit: int = 48) -> list[str]:
+def select_fts_tokens(
+    qa: QueryAnalysis, doc_freqs: dict[str, int], total_docs: int, limit: int = 48
+) -> list[str]:
     """Pick at most ``limit`` tokens that exist in the index: identifiers first, then the rarest words."""
     present = [t for t in qa.tokens if doc_freqs.get(t, 0) > 0]
     if len(present) <= limit:
@@ -108,6 +133,10 @@ def select_fts_tokens(qa: QueryAnalysis, doc_freqs: dict[str, int], total_docs: 
     # Very common tokens carry little evidence; prefer identifiers, then by rarity (stable for equal counts).
     ranked = sorted(
         present,
-        key=lambda t: (t not in ident_tokens, doc_freqs.get(t, total_docs) / max(total_docs, 1), qa.tokens.index(t)),
+        key=lambda t: (
+            t not in ident_tokens,
+            doc_freqs.get(t, total_docs) / max(total_docs, 1),
+            qa.tokens.index(t),
+        ),
     )
     return ranked[:limit]

@@ -76,6 +76,9 @@ def fit_to_budget(result: ExploreResult, max_tokens: int) -> ExploreResult:
             h.snippet = ""
         cut.append("snippets removed")
     result.truncated = True
-    result.budgetNote = (f"answer cut to fit maxTokens={max_tokens}: " + ", ".join(cut)
-                         + "; raise maxTokens or use igraph_node for full source")
+    result.budgetNote = (
+        f"answer cut to fit maxTokens={max_tokens}: "
+        + ", ".join(cut)
+        + "; raise maxTokens or use igraph_node for full source"
+    )
     return result

@@ -45,11 +45,15 @@ def expand(
         ids = list(frontier)
         candidates: list[tuple[int, int, str, str]] = []  # (from, to, kind, direction)
         if "callee" in directions:
-            candidates += [(e.source_id, e.target_id, e.kind, "callee")  # type: ignore[misc]
-                           for e in graph.edges_of(db, ids, outgoing=True, kinds=kinds)]
+            candidates += [
+                (e.source_id, e.target_id, e.kind, "callee")  # type: ignore[misc]
+                for e in graph.edges_of(db, ids, outgoing=True, kinds=kinds)
+            ]
         if "caller" in directions:
-            candidates += [(e.target_id, e.source_id, e.kind, "caller")  # type: ignore[misc]
-                           for e in graph.edges_of(db, ids, outgoing=False, kinds=kinds)]
+            candidates += [
+                (e.target_id, e.source_id, e.kind, "caller")  # type: ignore[misc]
+                for e in graph.edges_of(db, ids, outgoing=False, kinds=kinds)
+            ]
         candidates.sort(key=lambda c: (_EDGE_PRIORITY.get(c[2], 9), c[3] != "callee", c[1]))
         taken: dict[int, int] = {}
         for src, dst, kind, direction in candidates:

@@ -60,8 +60,14 @@ def validate(query: str, top_k: int, hops: int) -> None:
 class Explorer:
     """Runs one query against an index."""
 
-    def __init__(self, db: Database, config: RetrievalConfig, dense: DenseState,
-                 resource_finder: ResourceFinder | None = None, stale_check: StaleCheck | None = None) -> None:
+    def __init__(
+        self,
+        db: Database,
+        config: RetrievalConfig,
+        dense: DenseState,
+        resource_finder: ResourceFinder | None = None,
+        stale_check: StaleCheck | None = None,
+    ) -> None:
         self.db = db
         self.cfg = config
         self.dense = dense
@@ -103,8 +109,13 @@ class Explorer:
                 notes.append(dense_note)
         if "dense" in channels and query_vector is not None:
             t = time.perf_counter()
-            dres = dense_channel(self.db, query_vector, limit=CHANNEL_DEPTH, file_top_k=self.cfg.fileTopK,
-                                 fallback_threshold=self.cfg.fallbackThreshold)
+            dres = dense_channel(
+                self.db,
+                query_vector,
+                limit=CHANNEL_DEPTH,
+                file_top_k=self.cfg.fileTopK,
+                fallback_threshold=self.cfg.fallbackThreshold,
+            )
             ranked["dense"] = [nid for nid, _ in dres.ranked]
             diag.fallbackTriggered = dres.fallback_triggered
             timings["dense"] = _ms(t)
@@ -123,11 +134,24 @@ class Explorer:
             row = rows.get(f.id)
             if row is None or (wanted_kinds and row.kind not in wanted_kinds):
                 continue
-            factor, why = boost(Candidate(row.name, row.qualified_name, row.kind, row.path), qa, context_files)
-            hit = Hit(nodeId=row.id, name=row.name, qualifiedName=row.qualified_name, kind=row.kind,
-                      filePath=row.path, startLine=row.start_line, endLine=row.end_line, signature=row.signature,
-                      score=f.score * factor, matchChannel=f.match_channel(), ranks=dict(f.ranks), boosts=why,
-                      docstring=row.docstring[:300])
+            factor, why = boost(
+                Candidate(row.name, row.qualified_name, row.kind, row.path), qa, context_files
+            )
+            hit = Hit(
+                nodeId=row.id,
+                name=row.name,
+                qualifiedName=row.qualified_name,
+                kind=row.kind,
+                filePath=row.path,
+                startLine=row.start_line,
+                endLine=row.end_line,
+                signature=row.signature,
+                score=f.score * factor,
+                matchChannel=f.match_channel(),
+                ranks=dict(f.ranks),
+                boosts=why,
+                docstring=row.docstring[:300],
+            )
             scored.append((hit.score, hit))
         scored.sort(key=lambda s: (-s[0], s[1].nodeId))
         all_hits = [h for _, h in scored]
@@ -146,8 +170,9 @@ class Explorer:
         resources: list[ResourceHit] = []
         if self.resource_finder is not None:
             t = time.perf_counter()
-            resources, rnote = self.resource_finder(qa, query_vector,
-                                                    [h.nodeId for h in hits] + [n.nodeId for n in neighbours])
+            resources, rnote = self.resource_finder(
+                qa, query_vector, [h.nodeId for h in hits] + [n.nodeId for n in neighbours]
+            )
             diag.resourceNote = rnote
             timings["resources"] = _ms(t)
 
@@ -166,9 +191,16 @@ class Explorer:
         diag.timingsMs = timings
         # Echo the cleaned text: a lone surrogate (undecodable CLI bytes) cannot be serialised to JSON.
         echo = qa.text
-        result = ExploreResult(query=echo if len(echo) <= 200 else echo[:200] + "…", degraded=diag.degraded,
-                               note=diag.note, hits=hits, files=files[: max(top_k, 10)], neighbours=neighbours,
-                               resources=resources, diagnostics=diag)
+        result = ExploreResult(
+            query=echo if len(echo) <= 200 else echo[:200] + "…",
+            degraded=diag.degraded,
+            note=diag.note,
+            hits=hits,
+            files=files[: max(top_k, 10)],
+            neighbours=neighbours,
+            resources=resources,
+            diagnostics=diag,
+        )
         return fit_to_budget(result, max_tokens or self.cfg.maxTokens)
 
     # -- helpers --------------------------------------------------------------------------------------------
@@ -183,7 +215,10 @@ class Explorer:
         timings["embed"] = _ms(t)
         dim = int(self.db.get_meta("embedder_dim", "0") or 0)
         if vec.shape != (dim,):
-            return None, f"query vector has dimension {vec.shape[-1]}, the index has {dim}; answered from FTS only"
+            return (
+                None,
+                f"query vector has dimension {vec.shape[-1]}, the index has {dim}; answered from FTS only",
+            )
         return vec_store.to_blob(vec), None
 
     def _neighbours(self, hits: list[Hit], hops: int, top_k: int) -> list[Neighbour]:
@@ -198,11 +233,24 @@ class Explorer:
             row = rows.get(r.node_id)
             if row is None:
                 continue
-            out.append(Neighbour(nodeId=row.id, name=row.name, qualifiedName=row.qualified_name, kind=row.kind,
-                                 filePath=row.path, startLine=row.start_line, endLine=row.end_line,
-                                 signature=row.signature, score=r.score, viaNodeId=r.via,
-                                 viaName=names.get(r.via, ""), edgeKind=r.edge_kind, direction=r.direction,
-                                 distance=r.distance))
+            out.append(
+                Neighbour(
+                    nodeId=row.id,
+                    name=row.name,
+                    qualifiedName=row.qualified_name,
+                    kind=row.kind,
+                    filePath=row.path,
+                    startLine=row.start_line,
+                    endLine=row.end_line,
+                    signature=row.signature,
+                    score=r.score,
+                    viaNodeId=r.via,
+                    viaName=names.get(r.via, ""),
+                    edgeKind=r.edge_kind,
+                    direction=r.direction,
+                    distance=r.distance,
+                )
+            )
         return out
 
 
@@ -213,7 +261,9 @@ def _rank_files(hits: list[Hit]) -> list[FileHit]:
     ranked = []
     for path, vals in scores.items():
         vals.sort(reverse=True)
-        ranked.append(FileHit(filePath=path, score=sum(v * FILE_SCORE_DECAY**i for i, v in enumerate(vals[:5]))))
+        ranked.append(
+            FileHit(filePath=path, score=sum(v * FILE_SCORE_DECAY**i for i, v in enumerate(vals[:5])))
+        )
     ranked.sort(key=lambda f: (-f.score, f.filePath))
     return ranked
 

@@ -83,7 +83,9 @@ class Database:
             if reason is not None:
                 _move_aside(path, reason)
                 self.recovered_from = reason
-        flags = apsw.SQLITE_OPEN_READONLY if readonly else apsw.SQLITE_OPEN_READWRITE | apsw.SQLITE_OPEN_CREATE
+        flags = (
+            apsw.SQLITE_OPEN_READONLY if readonly else apsw.SQLITE_OPEN_READWRITE | apsw.SQLITE_OPEN_CREATE
+        )
         self.con = apsw.Connection(str(path), flags=flags)
         self.con.set_busy_timeout(BUSY_TIMEOUT_MS)
         self.vec_error = _load_vec(self.con)
@@ -145,8 +147,10 @@ class Database:
 
     def set_meta(self, con: apsw.Connection, key: str, value: str) -> None:
         """Write one meta value inside an open transaction."""
-        con.execute("INSERT INTO meta(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value=excluded.value",
-                    (key, value))
+        con.execute(
+            "INSERT INTO meta(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value=excluded.value",
+            (key, value),
+        )
 
     # -- migrations ---------------------------------------------------------------------------------------
     def _schema_current(self) -> bool:
@@ -183,5 +187,7 @@ class Database:
                     continue
                 for sql in statements:
                     con.execute(sql)
-                con.execute("INSERT INTO migrations(version, applied_at) VALUES(?, ?)", (version, time.time()))
+                con.execute(
+                    "INSERT INTO migrations(version, applied_at) VALUES(?, ?)", (version, time.time())
+                )
             self.set_meta(con, "schema_version", str(SCHEMA_VERSION))

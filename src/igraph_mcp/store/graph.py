@@ -77,14 +77,19 @@ def _chunks(ids: Sequence[int], size: int = 900) -> Iterable[Sequence[int]]:
 # -- files ---------------------------------------------------------------------------------------------------
 def file_states(db: Database) -> dict[str, FileState]:
     """All indexed files keyed by path."""
-    return {
-        r[1]: FileState(*r) for r in db.rows("SELECT id, path, sha256, size, mtime_ns FROM files")
-    }
+    return {r[1]: FileState(*r) for r in db.rows("SELECT id, path, sha256, size, mtime_ns FROM files")}
 
 
 def insert_file(
-    con: apsw.Connection, path: str, language: str, sha256: str, size: int, mtime_ns: int, line_count: int,
-    parse_status: str, now: float,
+    con: apsw.Connection,
+    path: str,
+    language: str,
+    sha256: str,
+    size: int,
+    mtime_ns: int,
+    line_count: int,
+    parse_status: str,
+    now: float,
 ) -> int:
     """Insert a file row and return its id."""
     con.execute(
@@ -99,7 +104,9 @@ def delete_file(con: apsw.Connection, file_id: int, *, vectors: bool) -> None:
     """Delete a file with its nodes, their FTS rows and vectors; edges into it become unresolved."""
     con.execute("DELETE FROM nodes_fts WHERE rowid IN (SELECT id FROM nodes WHERE file_id = ?)", (file_id,))
     if vectors:
-        con.execute("DELETE FROM node_vectors WHERE node_id IN (SELECT id FROM nodes WHERE file_id = ?)", (file_id,))
+        con.execute(
+            "DELETE FROM node_vectors WHERE node_id IN (SELECT id FROM nodes WHERE file_id = ?)", (file_id,)
+        )
     # Unbind incoming edges explicitly so their resolution label does not claim a target they no longer have.
     con.execute(
         "UPDATE edges SET target_id = NULL, resolution = 'stale' "
@@ -124,8 +131,10 @@ def rename_module_node(
     con: apsw.Connection, file_id: int, name: str, qualified_name: str, words: str
 ) -> None:
     """Give a renamed file's module node the name its new path implies, in the table and in FTS."""
-    con.execute("UPDATE nodes SET name = ?, qualified_name = ? WHERE file_id = ? AND kind = 'module'",
-                (name, qualified_name, file_id))
+    con.execute(
+        "UPDATE nodes SET name = ?, qualified_name = ? WHERE file_id = ? AND kind = 'module'",
+        (name, qualified_name, file_id),
+    )
     con.execute(
         "UPDATE nodes_fts SET name = ?, qualified_name = ?, words = ? "
         "WHERE rowid IN (SELECT id FROM nodes WHERE file_id = ? AND kind = 'module')",
@@ -244,7 +253,8 @@ def node_bodies(db: Database, ids: Sequence[int]) -> dict[int, str]:
     out: dict[int, str] = {}
     for chunk in _chunks(list(ids)):
         for nid, body in db.rows(
-            f"SELECT id, body FROM nodes WHERE id IN ({_placeholders(len(chunk))})", tuple(chunk)  # noqa: S608
+            f"SELECT id, body FROM nodes WHERE id IN ({_placeholders(len(chunk))})",  # noqa: S608 - placeholders only
+            tuple(chunk),
         ):
             out[int(nid)] = str(body)
     return out
@@ -252,9 +262,12 @@ def node_bodies(db: Database, ids: Sequence[int]) -> dict[int, str]:
 
 def symbol_table(db: Database) -> list[tuple[int, int, str, str, str, int | None]]:
     """(id, file_id, kind, name, qualified_name, parent_id) of every node, for reference resolution."""
-    return [tuple(r) for r in db.rows(  # type: ignore[misc]
-        "SELECT id, file_id, kind, name, qualified_name, parent_id FROM nodes"
-    )]
+    return [
+        tuple(r)
+        for r in db.rows(  # type: ignore[misc]
+            "SELECT id, file_id, kind, name, qualified_name, parent_id FROM nodes"
+        )
+    ]
 
 
 def names_in_files(db: Database, file_ids: Sequence[int]) -> set[str]:
@@ -305,10 +318,10 @@ def edges_to_resolve(db: Database, file_ids: Sequence[int], names: set[str]) -> 
     )
     out: dict[int, tuple[Any, ...]] = {}
     for chunk in _chunks(list(file_ids)):
-        for r in db.rows(sql + f"n.file_id IN ({_placeholders(len(chunk))})", tuple(chunk)):  # noqa: S608
+        for r in db.rows(sql + f"n.file_id IN ({_placeholders(len(chunk))})", tuple(chunk)):
             out[int(r[0])] = r
     for chunk in _chunks(sorted(names)):
-        for r in db.rows(sql + f"e.target_name IN ({_placeholders(len(chunk))})", tuple(chunk)):  # noqa: S608
+        for r in db.rows(sql + f"e.target_name IN ({_placeholders(len(chunk))})", tuple(chunk)):
             out[int(r[0])] = r
     # Edges whose target was deleted or re-parsed in this run (see delete_file).
     for r in db.rows(sql + "e.resolution = 'stale'"):
@@ -368,8 +381,15 @@ def _vocab_terms(db: Database, tokens: list[str]) -> dict[str, list[str]]:
     """token -> the terms the FTS tokenizer stores for it ("café" -> ["cafe"]: diacritics removed, case folded)."""
     tokenize = db.con.fts5_tokenizer("unicode61", ["remove_diacritics", "2", "tokenchars", "_"])
     return {
-        t: list(tokenize(t.encode("utf-8"), apsw.FTS5_TOKENIZE_QUERY, None, include_offsets=False,
-                         include_colocated=False))
+        t: list(
+            tokenize(
+                t.encode("utf-8"),
+                apsw.FTS5_TOKENIZE_QUERY,
+                None,
+                include_offsets=False,
+                include_colocated=False,
+            )
+        )
         for t in tokens
     }
 
@@ -414,5 +434,9 @@ def edge_kind_counts(db: Database) -> dict[str, int]:
 
 def imports_by_file_id(db: Database, file_id: int) -> list[tuple[str, str, str]]:
     """(module, name, alias) imported by one file, in source order."""
-    return [(str(m), str(n), str(a)) for m, n, a in db.rows(
-        "SELECT module, name, alias FROM imports WHERE file_id = ? ORDER BY line, id", (file_id,))]
+    return [
+        (str(m), str(n), str(a))
+        for m, n, a in db.rows(
+            "SELECT module, name, alias FROM imports WHERE file_id = ? ORDER BY line, id", (file_id,)
+        )
+    ]

@@ -94,7 +94,9 @@ def store_node_vectors(con: apsw.Connection, rows: Iterable[tuple[int, int, byte
     """Write vectors: rows of (node id, file id, vector bytes, hash of the embedded text)."""
     for node_id, file_id, blob, text_hash in rows:
         con.execute("DELETE FROM node_vectors WHERE node_id = ?", (node_id,))
-        con.execute("INSERT INTO node_vectors(node_id, file_id, embedding) VALUES(?,?,?)", (node_id, file_id, blob))
+        con.execute(
+            "INSERT INTO node_vectors(node_id, file_id, embedding) VALUES(?,?,?)", (node_id, file_id, blob)
+        )
         con.execute("UPDATE nodes SET embed_hash = ? WHERE id = ?", (text_hash, node_id))
 
 
@@ -120,7 +122,8 @@ def knn_nodes(
         )
     else:
         rows = db.rows(
-            "SELECT node_id, file_id, distance FROM node_vectors WHERE embedding MATCH ? AND k = ?", (query, k)
+            "SELECT node_id, file_id, distance FROM node_vectors WHERE embedding MATCH ? AND k = ?",
+            (query, k),
         )
     return [(int(r[0]), int(r[1]), 1.0 - float(r[2])) for r in rows]
 
