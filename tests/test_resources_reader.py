@@ -36,9 +36,7 @@ def make_file(tmp_path: Path, name: str, content: str | bytes) -> Path:
         ("dump.json", json.dumps({"tables": [{"name": "orders", "columns": ["id"]}]}), "db", "orders"),
     ],
 )
-def test_auto_dispatch_by_extension(
-    tmp_path: Path, name: str, content: str, kind: str, first_title: str
-) -> None:
+def test_auto_dispatch_by_extension(tmp_path: Path, name: str, content: str, kind: str, first_title: str) -> None:
     parsed = read_resource(make_file(tmp_path, name, content))
     assert parsed.source_type == kind
     assert parsed.chunks[0].title == first_title
@@ -96,9 +94,7 @@ def test_huge_file_is_rejected_before_reading(tmp_path: Path, monkeypatch: pytes
         ("spec.docx", b"# not really a docx\n", r"not a \.docx"),
     ],
 )
-def test_binary_disguised_as_text_is_rejected(
-    tmp_path: Path, name: str, content: bytes, message: str
-) -> None:
+def test_binary_disguised_as_text_is_rejected(tmp_path: Path, name: str, content: bytes, message: str) -> None:
     with pytest.raises(ResourceError, match=message):
         read_resource(make_file(tmp_path, name, content))
 
@@ -110,9 +106,7 @@ def test_empty_document_is_rejected(tmp_path: Path, content: bytes) -> None:
 
 
 def test_schema_without_tables_is_an_error_listing_problems(tmp_path: Path) -> None:
-    with pytest.raises(
-        ResourceError, match=r"no readable table definitions.*line 1: ignored statement ATTACH"
-    ):
+    with pytest.raises(ResourceError, match=r"no readable table definitions.*line 1: ignored statement ATTACH"):
         read_resource(make_file(tmp_path, "evil.sql", "ATTACH DATABASE 'x.db' AS x;\n"))
     assert not (tmp_path / "x.db").exists()
 

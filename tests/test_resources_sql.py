@@ -63,10 +63,7 @@ def test_postgres_tables_columns_keys_and_rendering() -> None:
         "primary_key": "yes",
     }
     assert col(orders, "customer_id")["references"] == "public.customers.id on delete cascade"
-    assert (
-        col(orders, "total")["type"] == "numeric(12, 2)"
-        and "check (total >= 0)" in col(orders, "total")["notes"]
-    )
+    assert col(orders, "total")["type"] == "numeric(12, 2)" and "check (total >= 0)" in col(orders, "total")["notes"]
     assert col(orders, "status")["default"] == "'new'::text" and col(orders, "status")["nullable"] == "no"
     assert col(orders, "created_at")["type"] == "timestamp with time zone"
     assert col(orders, "created_at")["default"] == "now()"
@@ -86,10 +83,7 @@ def test_postgres_comments_and_indexes_attach_to_their_table() -> None:
     customers = tables["customers"]
     assert customers.heading_path == ["public", "customers"] and "public.customers" in customers.identifiers
     assert col(customers, "tags")["type"] == "text[]" and col(customers, "tags")["default"] == "'{}'::text[]"
-    assert (
-        col(customers, "email")["type"] == "character varying(255)"
-        and "unique" in col(customers, "email")["notes"]
-    )
+    assert col(customers, "email")["type"] == "character varying(255)" and "unique" in col(customers, "email")["notes"]
 
 
 def test_comment_directly_above_table_is_its_comment() -> None:
@@ -340,9 +334,7 @@ def test_json_list_of_tables() -> None:
     assert looks_like_schema(data)
     chunks, problems = parse_json_schema(data, "dump")
     orders, customers = chunks
-    assert orders.text.startswith(
-        "Table orders: id integer primary key; customer_id integer -> customers.id;"
-    )
+    assert orders.text.startswith("Table orders: id integer primary key; customer_id integer -> customers.id;")
     assert "Comment: Customer orders" in orders.text and "Indexes: orders_status_idx (status)" in orders.text
     assert col(orders, "status")["comment"] == "lifecycle"
     assert [c["name"] for c in customers.columns] == ["id", "email"]

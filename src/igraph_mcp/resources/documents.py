@@ -67,9 +67,7 @@ def _as_identifier(raw: str, *, strict: bool) -> str | None:
 def extract_identifiers(text: str) -> list[str]:
     """Backquoted identifiers, identifier-like quoted names, snake_case words and `name()` calls."""
     found: dict[str, None] = {}
-    candidates: list[str | None] = [
-        _as_identifier(m.group(1), strict=False) for m in _CODE_SPAN.finditer(text)
-    ]
+    candidates: list[str | None] = [_as_identifier(m.group(1), strict=False) for m in _CODE_SPAN.finditer(text)]
     candidates += [_as_identifier(m.group(1), strict=True) for m in _QUOTED.finditer(text)]
     candidates += [m.group(0) for m in _SNAKE.finditer(text)]
     candidates += [m.group(1) for m in _BARE_CALL.finditer(text)]
@@ -84,8 +82,11 @@ def extract_identifiers(text: str) -> list[str]:
 # --- sections ----------------------------------------------------------------------------------
 
 
-def build_sections(lines: list[DocLine], doc_name: str, *, split_headless: bool = False) -> list[Chunk]:
+def build_sections(
+    lines: list[DocLine], doc_name: str, *, split_headless: bool = False, max_chunks: int | None = None
+) -> list[Chunk]:
     """Cut lines into a preamble chunk plus one chunk per H1-H3 section (subsections included)."""
+    limit = max_chunks if max_chunks is not None else len(lines) + 1
     heads = [i for i, ln in enumerate(lines) if 1 <= ln.level <= 3]
     sizes = [0, *accumulate(len(ln.text) + 1 for ln in lines)]
     first = heads[0] if heads else len(lines)
@@ -98,6 +99,8 @@ def build_sections(lines: list[DocLine], doc_name: str, *, split_headless: bool 
     ends = _section_ends(lines, heads)
     stack: list[tuple[int, str]] = []
     for n, start in enumerate(heads):
+        if len(chunks) >= limit:  # the caller keeps only so many; do not build the rest
+            break
         head = lines[start]
         while stack and stack[-1][0] >= head.level:
             stack.pop()
@@ -108,7 +111,7 @@ def build_sections(lines: list[DocLine], doc_name: str, *, split_headless: bool 
         chunks.append(chunk)
         if stop < own_end:  # the section's own text did not fit: keep the rest searchable
             chunks += _groups(lines[stop:own_end], head.title, path, first_part=2)
-    return chunks
+    return chunks[:limit]
 
 
 def _section_ends(lines: list[DocLine], heads: list[int]) -> list[int]:
@@ -223,11 +226,7 @@ def _is_caps_heading(text: str) -> bool:
     """An ALL CAPS line of a few words ("ACCEPTANCE CRITERIA")."""
     letters = sum(c.isalpha() for c in text)
     return (
-        letters >= 4
-        and text.upper() == text
-        and len(text) <= 80
-        and len(text.split()) <= 10
-        and text[-1] not in ".,;:"
+        letters >= 4 and text.upper() == text and len(text) <= 80 and len(text.split()) <= 10 and text[-1] not in ".,;:"
     )
 
 
@@ -252,13 +251,7 @@ def detect_text_headings(
         adornment = _ADORNMENT.match(text)
         if adornment:
             after = lines[i + 2].text.strip() if i + 2 < len(lines) else ""
-            if (
-                nxt
-                and not _ADORNMENT.match(nxt)
-                and after
-                and after[0] == text[0]
-                and _ADORNMENT.match(after)
-            ):
+            if nxt and not _ADORNMENT.match(nxt) and after and after[0] == text[0] and _ADORNMENT.match(after):
                 _mark(lines[i], style_level(text[0], True), nxt)  # overline + title + underline (reST)
                 i += 3
                 continue
@@ -279,17 +272,17 @@ def _mark(line: DocLine, level: int, title: str) -> None:
     line.title = title
 
 
-def chunk_plain_text(text: str, doc_name: str) -> list[Chunk]:
+def chunk_plain_text(text: str, doc_name: str, *, max_chunks: int | None = None) -> list[Chunk]:
     """Chunk plain text (.txt, .rst) by heuristic headings, else by paragraph groups."""
     lines = [DocLine(t, n) for n, t in enumerate(text.split("\n"), 1)]
     detect_text_headings(lines)
-    return build_sections(lines, doc_name, split_headless=True)
+    return build_sections(lines, doc_name, split_headless=True, max_chunks=max_chunks)
 
 
 # --- PDF ---------------------------------------------------------------------------------------
 
 
-def chunk_pdf(data: bytes, doc_name: str) -> tuple[list[Chunk], list[ParseProblem]]:
+def chunk_pdf(data: bytes, doc_name: str, *, max_chunks: int | None = None) -> tuple[list[Chunk], list[ParseProblem]]:
     """Chunk a PDF's extracted text by headings or paragraphs; chunks carry their page numbers."""
     from pypdf import PdfReader  # imported lazily: only PDF mounts pay for it
 
@@ -297,16 +290,13 @@ def chunk_pdf(data: bytes, doc_name: str) -> tuple[list[Chunk], list[ParseProble
     try:
         reader = PdfReader(io.BytesIO(data))
         if reader.is_encrypted and not reader.decrypt(""):
-            raise ResourceError(
-                f"{doc_name} is a password-protected PDF; remove the password and mount again"
-            )
+            raise ResourceError(f"{doc_name} is a password-protected PDF; remove the password and mount again")
         pages = list(reader.pages)
     except ResourceError:
         raise
     except Exception as exc:  # pypdf raises many exception types on malformed files
         raise ResourceError(
-            f"{doc_name} could not be read as a PDF ({type(exc).__name__}); "
-            "re-export it or mount a text version"
+            f"{doc_name} could not be read as a PDF ({type(exc).__name__}); re-export it or mount a text version"
         ) from exc
     page_lines: list[list[str]] = []
     total = 0
@@ -314,9 +304,7 @@ def chunk_pdf(data: bytes, doc_name: str) -> tuple[list[Chunk], list[ParseProble
         try:
             text = page.extract_text() or ""
         except Exception as exc:  # one broken page must not lose the others
-            problems.append(
-                ParseProblem(0, f"page {number}: text could not be extracted ({type(exc).__name__})")
-            )
+            problems.append(ParseProblem(0, f"page {number}: text could not be extracted ({type(exc).__name__})"))
             text = ""
         total += len(text)
         if total > MAX_EXTRACTED_CHARS:
@@ -325,8 +313,7 @@ def chunk_pdf(data: bytes, doc_name: str) -> tuple[list[Chunk], list[ParseProble
         page_lines.append(text.replace("\r\n", "\n").replace("\r", "\n").split("\n"))
     if not any(ln.strip() for lines in page_lines for ln in lines):
         raise ResourceError(
-            f"{doc_name} has no extractable text (a scanned or image-only PDF?); "
-            "OCR it or mount a text export"
+            f"{doc_name} has no extractable text (a scanned or image-only PDF?); OCR it or mount a text export"
         )
     # Running headers and footers repeat on many pages: noise in every chunk, and false headings.
     repeated = _repeated_lines(page_lines)
@@ -336,7 +323,7 @@ def chunk_pdf(data: bytes, doc_name: str) -> tuple[list[Chunk], list[ParseProble
         lines.append(DocLine("", page=number))  # pages are paragraph boundaries
     # PDF text has few blank lines, so headings need no blank line before them.
     detect_text_headings(lines, need_blank_before=False)
-    return build_sections(lines, doc_name, split_headless=True), problems
+    return build_sections(lines, doc_name, split_headless=True, max_chunks=max_chunks), problems
 
 
 def _repeated_lines(page_lines: list[list[str]]) -> frozenset[str]:
@@ -350,7 +337,7 @@ def _repeated_lines(page_lines: list[list[str]]) -> frozenset[str]:
 # --- DOCX --------------------------------------------------------------------------------------
 
 
-def chunk_docx(data: bytes, doc_name: str) -> list[Chunk]:
+def chunk_docx(data: bytes, doc_name: str, *, max_chunks: int | None = None) -> list[Chunk]:
     """Chunk a Word document: Heading 1-3 styles open sections; table rows are included as text."""
     import docx  # imported lazily: only DOCX mounts pay for it
     from docx.table import Table
@@ -376,7 +363,7 @@ def chunk_docx(data: bytes, doc_name: str) -> list[Chunk]:
         elif isinstance(block, Table):
             lines += [DocLine(row) for row in _table_rows(block)]
         lines.append(DocLine(""))
-    return build_sections(lines, doc_name, split_headless=True)
+    return build_sections(lines, doc_name, split_headless=True, max_chunks=max_chunks)
 
 
 def _check_zip(data: bytes, doc_name: str) -> None:
@@ -385,13 +372,9 @@ def _check_zip(data: bytes, doc_name: str) -> None:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             unpacked = sum(info.file_size for info in archive.infolist())
     except (zipfile.BadZipFile, OSError, ValueError) as exc:
-        raise ResourceError(
-            f"{doc_name} is not a valid .docx (not a zip archive); re-save it from Word"
-        ) from exc
+        raise ResourceError(f"{doc_name} is not a valid .docx (not a zip archive); re-save it from Word") from exc
     if unpacked > MAX_DOCX_UNZIPPED_BYTES:
-        raise ResourceError(
-            f"{doc_name} unpacks to {unpacked // 2**20} MB; split the document and mount the parts"
-        )
+        raise ResourceError(f"{doc_name} unpacks to {unpacked // 2**20} MB; split the document and mount the parts")
 
 
 def _docx_heading_level(paragraph: object) -> int:

@@ -84,18 +84,14 @@ def _table(name: str, spec: dict[str, Any], problems: list[ParseProblem]) -> Tab
             table.primary_key.append(key)
     for fk in _list(_get(spec, "foreign_keys", "foreignkeys")):
         if isinstance(fk, dict):
-            target = _reference(
-                _get(fk, "references", "ref", "references_table", "ref_table", "foreign_table")
-            )
+            target = _reference(_get(fk, "references", "ref", "references_table", "ref_table", "foreign_table"))
             cols = _names(_get(fk, "columns", "column", "from"))
             ref_cols = _names(_get(fk, "references_columns", "ref_columns", "foreign_columns", "to"))
             if target and cols:
                 table.foreign_keys.append(ForeignKey(cols, target[0], ref_cols or target[1]))
     for ix in _list(_get(spec, "indexes", "indices")):
         if isinstance(ix, dict):
-            index = IndexInfo(
-                _text(_get(ix, "name")), _names(_get(ix, "columns", "column")), _flag(ix, "unique")
-            )
+            index = IndexInfo(_text(_get(ix, "name")), _names(_get(ix, "columns", "column")), _flag(ix, "unique"))
             table.indexes.append(index)
     return table
 

@@ -18,9 +18,9 @@ _HEADING_ID = re.compile(r"\s*\{#[\w-]+\}$")
 _FRONT_MATTER_LIMIT = 500  # lines; an unclosed '---' at the top is a rule, not front matter
 
 
-def chunk_markdown(text: str, doc_name: str) -> list[Chunk]:
+def chunk_markdown(text: str, doc_name: str, *, max_chunks: int | None = None) -> list[Chunk]:
     """Split markdown into a preamble chunk plus one chunk per H1-H3 section (subsections included)."""
-    return build_sections(markdown_lines(text), doc_name)
+    return build_sections(markdown_lines(text), doc_name, max_chunks=max_chunks)
 
 
 def markdown_lines(text: str) -> list[DocLine]:

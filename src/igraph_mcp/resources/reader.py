@@ -61,11 +61,11 @@ def read_resource(path: Path, source_type: str = "auto", *, name: str | None = N
     if fmt == "pdf":
         if b"%PDF-" not in data[:1024]:
             raise ResourceError(f"{path.name} is not a PDF (no %PDF header); mount the original document")
-        chunks, problems = chunk_pdf(data, doc_name)
+        chunks, problems = chunk_pdf(data, doc_name, max_chunks=MAX_CHUNKS + 1)
     elif fmt == "docx":
         if not data.startswith(b"PK\x03\x04"):
             raise ResourceError(f"{path.name} is not a .docx (not a zip archive); re-save it from Word")
-        chunks, problems = chunk_docx(data, doc_name), []
+        chunks, problems = chunk_docx(data, doc_name, max_chunks=MAX_CHUNKS + 1), []
     else:
         text = decode_text(data, path.name)
         kind, chunks, problems = _parse_text(text, fmt, kind, doc_name, path.name)
@@ -86,13 +86,9 @@ def _format_for(path: Path, source_type: str) -> tuple[str, str]:
         return "db", _DB_FORMATS[ext]
     docs, schemas = ", ".join(_PRD_FORMATS), ", ".join(_DB_FORMATS)
     if source_type == "prd":
-        raise ResourceError(
-            f"{path.name}: '{ext}' is not a document format; use {docs} (or source type 'db')"
-        )
+        raise ResourceError(f"{path.name}: '{ext}' is not a document format; use {docs} (or source type 'db')")
     if source_type == "db":
-        raise ResourceError(
-            f"{path.name}: '{ext}' is not a schema format; use {schemas} (or source type 'prd')"
-        )
+        raise ResourceError(f"{path.name}: '{ext}' is not a schema format; use {schemas} (or source type 'prd')")
     raise ResourceError(
         f"cannot mount {path.name}: unsupported file type '{ext or '(none)'}'. "
         f"Documents: {docs}; schemas: {schemas}. Convert or rename the file."
@@ -106,13 +102,9 @@ def _read_capped(path: Path) -> bytes:
         # O_NONBLOCK: opening a FIFO must not hang the server; regular files are unaffected.
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except FileNotFoundError as exc:
-        raise ResourceError(
-            f"{path.name} does not exist; check the path, or unmount it if it was deleted"
-        ) from exc
+        raise ResourceError(f"{path.name} does not exist; check the path, or unmount it if it was deleted") from exc
     except OSError as exc:
-        raise ResourceError(
-            f"cannot read {path.name}: {exc.strerror}; check that it is a readable file"
-        ) from exc
+        raise ResourceError(f"cannot read {path.name}: {exc.strerror}; check that it is a readable file") from exc
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
@@ -157,9 +149,7 @@ def decode_text(data: bytes, name: str = "file") -> str:
     elif b"\x00" in data[:_SNIFF_BYTES]:
         encoding = _bomless_utf16(data[:_SNIFF_BYTES])
         if encoding is None:
-            raise ResourceError(
-                f"{name} contains binary data (NUL bytes), not text; mount the original document"
-            )
+            raise ResourceError(f"{name} contains binary data (NUL bytes), not text; mount the original document")
         text = data.decode(encoding, errors="replace")
     else:
         try:
@@ -193,18 +183,16 @@ def _parse_text(
     if not text.strip():
         raise ResourceError(f"{file_name} is empty (only whitespace); add content to it before mounting")
     if fmt == "markdown":
-        return kind, chunk_markdown(text, doc_name), []
+        return kind, chunk_markdown(text, doc_name, max_chunks=MAX_CHUNKS + 1), []
     if fmt == "text":
-        return kind, chunk_plain_text(text, doc_name), []
+        return kind, chunk_plain_text(text, doc_name, max_chunks=MAX_CHUNKS + 1), []
     if fmt == "sql":
         chunks, problems = parse_sql_schema(text, doc_name)
         return kind, chunks, problems
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ResourceError(
-            f"{file_name} is not valid JSON (line {exc.lineno}: {exc.msg}); fix it and retry"
-        ) from exc
+        raise ResourceError(f"{file_name} is not valid JSON (line {exc.lineno}: {exc.msg}); fix it and retry") from exc
     except RecursionError as exc:
         raise ResourceError(f"{file_name} is nested too deeply to be a schema dump") from exc
     if not looks_like_schema(data):

@@ -82,9 +82,7 @@ def table_chunk(table: TableInfo, doc_name: str) -> Chunk:
     single_fk = {fk.columns[0].lower(): fk for fk in table.foreign_keys if len(fk.columns) == 1}
     rendered, columns = [], []
     for col in table.columns:
-        notes = _column_notes(
-            col, len(pk) == 1 and pk[0] == col.name.lower(), single_fk.get(col.name.lower())
-        )
+        notes = _column_notes(col, len(pk) == 1 and pk[0] == col.name.lower(), single_fk.get(col.name.lower()))
         rendered.append(" ".join(p for p in (col.name, col.type, notes) if p))
         entry = {"name": col.name, "type": col.type, "notes": notes}
         if col.nullable is not None:
@@ -105,9 +103,7 @@ def table_chunk(table: TableInfo, doc_name: str) -> Chunk:
         lines.append(f"Primary key: ({', '.join(table.primary_key)})")
     multi = [fk for fk in table.foreign_keys if len(fk.columns) != 1]
     if multi:
-        lines.append(
-            "Foreign keys: " + "; ".join(f"({', '.join(fk.columns)}) {_ref_text(fk)}" for fk in multi)
-        )
+        lines.append("Foreign keys: " + "; ".join(f"({', '.join(fk.columns)}) {_ref_text(fk)}" for fk in multi))
     if table.indexes:
         lines.append("Indexes: " + "; ".join(_index_text(ix) for ix in table.indexes))
     if table.notes:
@@ -198,7 +194,13 @@ _COPY_END = re.compile(r"^\\\.[ \t]*\r?$", re.M)
 _PUNCT2 = ("::", "||", "<=", ">=", "<>", "!=", "->")
 _QUOTE_NAMES = {"'": "string literal", '"': "quoted identifier", "`": "quoted identifier"}
 _NOTABLE = {"STDIN", "LOAD_EXTENSION"}
-_MAX_KEPT_TOKENS = 64  # for statements that are only ever ignored (a dump's INSERTs)
+_MAX_KEPT_TOKENS = 8  # for statements that are only ever ignored (a dump's INSERTs)
+_FAST_HEADS = {"INSERT", "REPLACE", "UPDATE", "DELETE"}
+# Inside an ignored DML statement, runs of these characters cannot start a string, quoted name,
+# comment or statement end, so they are skipped in one step instead of token by token.
+_BORING = re.compile(r"[^;'\"`\-/#$\n\[]+")
+_LOAD_EXTENSION = re.compile(r"load_extension", re.I)
+_CREATE_WORD = re.compile(r"create\b", re.I)
 _DDL_HEADS = {"CREATE", "ALTER", "COMMENT"}
 
 
@@ -209,7 +211,8 @@ class _Splitter:
         self.text, self.mysql = text, mysql
         self.pos, self.line, self.last_token_line = 0, 1, 0
         self.delimiter = ";"
-        self.comments: list[_Comment] = []
+        self.above: dict[int, _Comment] = {}  # own-line comments by the line they end on
+        self.trailing: dict[int, str] = {}  # comments after code, by line
         self._line_span = (-1, -1)
         self._reset()
 
@@ -220,6 +223,7 @@ class _Splitter:
         self.words: set[str] = set()
         self.routine = False
         self.depth = 0  # BEGIN ... END nesting inside trigger and routine bodies
+        self.fast = False  # inside an INSERT/UPDATE/DELETE, which is skipped rather than tokenised
 
     def statements(self) -> Iterator[_Statement]:
         """Yield statements in order; lexical damage is recorded on the statement, never raised."""
@@ -234,6 +238,8 @@ class _Splitter:
                 self.pos = space.end()
                 continue
             if not self.cur and not self.broken and self._client_command():
+                continue
+            if self.fast and self._skip_boring():
                 continue
             if self.delimiter != ";" and text.startswith(self.delimiter, self.pos):
                 self.pos += len(self.delimiter)
@@ -255,12 +261,7 @@ class _Splitter:
     def _add(self, tok: _Tok) -> Iterator[_Statement]:
         word = tok.value.upper() if tok.kind == "word" else ""
         # A CREATE at the start of a line begins a new statement even if the last one lost its ';'.
-        if (
-            word == "CREATE"
-            and (self.cur or self.broken)
-            and self.depth == 0
-            and tok.line != self.last_token_line
-        ):
+        if word == "CREATE" and (self.cur or self.broken) and self.depth == 0 and tok.line != self.last_token_line:
             yield from self._end(skip_copy=False)
         self.last_token_line = tok.line
         if not self.cur and not self.broken:
@@ -270,6 +271,7 @@ class _Splitter:
         head = self.cur[0].value.upper() if self.cur and self.cur[0].kind == "word" else ""
         if head in _DDL_HEADS or len(self.cur) < _MAX_KEPT_TOKENS:
             self.cur.append(tok)
+        self.fast = self.delimiter == ";" and self.cur[0].value.upper() in _FAST_HEADS
         if head == "CREATE" and len(self.cur) <= 8 and word in ("TRIGGER", "PROCEDURE", "FUNCTION", "EVENT"):
             self.routine = True
         if self.routine and word:
@@ -294,6 +296,18 @@ class _Splitter:
             yield stmt
         else:
             self._reset()
+
+    def _skip_boring(self) -> bool:
+        """Skip a run of plain text inside an ignored DML statement; False if nothing was skipped."""
+        if _CREATE_WORD.match(self.text, self.pos) and self._at_line_start(self.pos):
+            return False  # a CREATE at a line start may begin a new statement (lost ';')
+        run = _BORING.match(self.text, self.pos)
+        if run is None:
+            return False
+        if _LOAD_EXTENSION.search(run.group(0)):
+            self.words.add("LOAD_EXTENSION")
+        self.pos = run.end()
+        return True
 
     def _client_command(self) -> bool:
         """Skip psql meta-commands (\\connect) and honour mysql's DELIMITER at a statement start."""
@@ -335,7 +349,10 @@ class _Splitter:
 
     def _add_comment(self, text: str, line: int, end_line: int, start: int) -> None:
         if text:
-            self.comments.append(_Comment(text, line, end_line, self._at_line_start(start)))
+            if self._at_line_start(start):
+                self.above[end_line] = _Comment(text, line, end_line, True)
+            else:
+                self.trailing[line] = text
 
     def _at_line_start(self, pos: int) -> bool:
         """Only whitespace between the previous newline and pos (walks back over blanks only)."""
@@ -355,7 +372,9 @@ class _Splitter:
         text, pos, line = self.text, self.pos, self.line
         char = text[pos]
         if char in "'\"`" or (char in "EeNnXxBb" and text.startswith("'", pos + 1)):
-            return self._quoted(pos + (char not in "'\"`"), escapes=self.mysql or char in "Ee")
+            # E'...' strings take backslash escapes; the E may already have been skipped as plain text.
+            e_string = char in "Ee" or (char == "'" and _after_e_prefix(text, pos))
+            return self._quoted(pos + (char not in "'\"`"), escapes=self.mysql or e_string)
         if char == "[":
             close = text.find("]", pos, self._line_end(pos))
             inner = text[pos + 1 : close] if close > 0 else ""
@@ -411,6 +430,11 @@ class _Splitter:
         if quote == "'":
             return _Tok("string", inner, raw, line)
         return _Tok("ident", inner, raw, line)
+
+
+def _after_e_prefix(text: str, pos: int) -> bool:
+    """Whether the quote at pos follows a lone E (PostgreSQL escape string), not a word ending in e."""
+    return pos >= 1 and text[pos - 1] in "Ee" and (pos == 1 or not (text[pos - 2].isalnum() or text[pos - 2] in "_$"))
 
 
 # --- parsing helpers ---------------------------------------------------------------------------
@@ -529,9 +553,7 @@ def _column_list(tokens: list[_Tok]) -> list[str]:
     for part in _split_commas(tokens):
         first = part[0]
         simple = first.kind in ("word", "ident") and (
-            len(part) == 1
-            or not (part[1].kind == "punct" and part[1].value == "(")
-            or _is_prefix_length(part)
+            len(part) == 1 or not (part[1].kind == "punct" and part[1].value == "(") or _is_prefix_length(part)
         )
         names.append(first.value if simple else _render(part))
     return names
@@ -573,12 +595,12 @@ _Pending = tuple[list[str], int, str, Callable[[TableInfo], None]]
 class _SchemaReader:
     """Reads statements into tables; index, ALTER and COMMENT ON statements are applied at the end."""
 
-    def __init__(self, comments: list[_Comment]) -> None:
+    def __init__(self, splitter: _Splitter) -> None:
         self.tables: dict[str, TableInfo] = {}
         self.pending: list[_Pending] = []
         self.problems: list[ParseProblem] = []
-        self.above = {c.end_line: c for c in comments if c.own_line}
-        self.trailing = {c.line: c.text for c in comments if not c.own_line}
+        # Live views: comments before a statement are always lexed by the time it is read.
+        self.above, self.trailing = splitter.above, splitter.trailing
 
     def statement(self, stmt: _Statement) -> None:
         """Read one statement; anything that is not schema DDL is ignored, never run."""
@@ -695,9 +717,7 @@ class _SchemaReader:
             )
             table.columns.append(col)
         else:
-            self.problem(
-                tokens[0].line, f"table {table.name}: could not read column '{_render(tokens)[:60]}'"
-            )
+            self.problem(tokens[0].line, f"table {table.name}: could not read column '{_render(tokens)[:60]}'")
 
     def column(self, c: _Cursor, table: TableInfo) -> ColumnInfo:
         """A column definition: name, type, then constraints in any order."""
@@ -809,9 +829,7 @@ class _SchemaReader:
         if method:
             c.take()
         columns = _column_list(c.group() or [])
-        index = IndexInfo(
-            name.split(".")[-1], columns, unique, method if method not in ("btree", "") else kind
-        )
+        index = IndexInfo(name.split(".")[-1], columns, unique, method if method not in ("btree", "") else kind)
         self.pending.append((target, line, f"index {name or '(unnamed)'}", lambda t: t.indexes.append(index)))
 
     def alter(self, c: _Cursor, line: int) -> None:
@@ -978,9 +996,8 @@ _MYSQL_HINT = re.compile(r"`|\bENGINE\s*=|\bAUTO_INCREMENT\b", re.I)
 def parse_sql_schema(text: str, doc_name: str) -> tuple[list[Chunk], list[ParseProblem]]:
     """One db_table chunk per CREATE TABLE, plus problems (with 1-based lines) for what did not parse."""
     splitter = _Splitter(text, mysql=bool(_MYSQL_HINT.search(text)))
-    statements = list(splitter.statements())
-    reader = _SchemaReader(splitter.comments)
-    for stmt in statements:
+    reader = _SchemaReader(splitter)
+    for stmt in splitter.statements():  # streamed: a dump's INSERTs are never all held in memory
         reader.statement(stmt)
     tables = reader.finish()
     return [table_chunk(t, doc_name) for t in tables], sorted(reader.problems, key=lambda p: p.line)

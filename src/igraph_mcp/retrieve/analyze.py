@@ -10,11 +10,13 @@ from igraph_mcp.store.fts import fts_tokens
 
 MAX_QUERY_CHARS = 10_000
 
-_DOTTED = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->|#)[A-Za-z_$][\w$]*)+")
+# Possessive quantifiers and a word-start lookbehind keep these linear on long runs of word characters.
+_DOTTED = re.compile(r"(?<![\w$])[A-Za-z_$][\w$]*+(?:(?:\.|::|->|#)[A-Za-z_$][\w$]*+)+")
 _IDENT = re.compile(r"[A-Za-z_$][\w$]*")
-_PATH = re.compile(
-    r"(?:[\w.-]+/)*[\w-]+\.(?:py|pyi|js|jsx|mjs|cjs|ts|tsx|go|java|rs|c|h|cc|cpp|hpp|cs|rb|php|kt|kts)\b"
-)
+# Paths are found in two linear steps (candidate runs, then a suffix check): one nested regex would backtrack
+# quadratically on a long run of word characters.
+_PATH_RUN = re.compile(r"[\w./-]+")
+_PATH_SUFFIX = re.compile(r"(?:^|/)[\w-]+\.(?:py|pyi|js|jsx|mjs|cjs|ts|tsx|go|java|rs|c|h|cc|cpp|hpp|cs|rb|php|kt|kts)$")
 _FRAME = re.compile(r'File "([^"]+)", line \d+, in ([\w<>]+)')
 _KIND_WORDS = {
     "class": "class",
@@ -74,15 +76,17 @@ def analyze_query(text: str) -> QueryAnalysis:
     for path, func in _FRAME.findall(clean):
         qa.frames.append((path.replace("\\", "/"), func))
     seen_paths: dict[str, None] = {}
-    for m in _PATH.finditer(clean):
-        seen_paths.setdefault(m.group(0).lstrip("./"), None)
+    for m in _PATH_RUN.finditer(clean):
+        run = m.group(0).rstrip(".")
+        if _PATH_SUFFIX.search(run) and not run.startswith("http"):
+            seen_paths.setdefault(run.lstrip("./"), None)
     for path, _func in qa.frames:
         seen_paths.setdefault(path, None)
     qa.paths = list(seen_paths)
     dotted: dict[str, None] = {}
     for m in _DOTTED.finditer(clean):
         norm = re.sub(r"::|->|#", ".", m.group(0))
-        if not _PATH.fullmatch(m.group(0)):
+        if not _PATH_SUFFIX.search(m.group(0)):
             dotted.setdefault(norm, None)
     qa.dotted = list(dotted)
     idents: dict[str, None] = {}
