@@ -264,12 +264,10 @@ class IGraphService:
     ) -> ExploreResult:
         """Hybrid retrieval with graph expansion and attached resources."""
         db = self._require_index()
-        dense = (
-            self.dense_state()
-            if "dense" in channels or self.resource_finder
-            else DenseState(None, None, None)
-        )
-        explorer = Explorer(db, self.config.retrieval, dense, self.resource_finder, self.stale_files)
+        # With nothing mounted the resource step is skipped, so an FTS-only query never pays for a query vector.
+        finder = self.resource_finder if db.scalar("SELECT 1 FROM resource_sources LIMIT 1") else None
+        dense = self.dense_state() if "dense" in channels or finder else DenseState(None, None, None)
+        explorer = Explorer(db, self.config.retrieval, dense, finder, self.stale_files)
         return explorer.explore(
             query,
             top_k=top_k,
