@@ -43,7 +43,7 @@ def render_explore(r: ExploreResult) -> str:
             f"{i}. {h.kind} {h.qualifiedName or h.name}  {h.filePath}:{h.startLine}-{h.endLine}"
             f"  [{h.matchChannel} {h.score:.4f}]{' (stale)' if h.stale else ''}"
         )
-        if h.signature:
+        if h.signature and not h.snippet:  # the snippet starts with the signature: say it once
             out.append(f"   {h.signature}")
         if h.snippet:
             out.extend("   | " + line for line in h.snippet.splitlines())

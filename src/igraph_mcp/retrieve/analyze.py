@@ -16,7 +16,8 @@ _IDENT = re.compile(r"[A-Za-z_$][\w$]*")
 # Paths are found in two linear steps (candidate runs, then a suffix check): one nested regex would backtrack
 # quadratically on a long run of word characters.
 _PATH_RUN = re.compile(r"[\w./-]+")
-_PATH_SUFFIX = re.compile(r"(?:^|/)[\w-]+\.(?:py|pyi|js|jsx|mjs|cjs|ts|tsx|go|java|rs|c|h|cc|cpp|hpp|cs|rb|php|kt|kts)$")
+_SOURCE_EXTS = "py|pyi|js|jsx|mjs|cjs|ts|tsx|go|java|rs|c|h|cc|cpp|hpp|cs|rb|php|kt|kts"
+_PATH_SUFFIX = re.compile(rf"(?:^|/)[\w-]+\.(?:{_SOURCE_EXTS})$")
 _FRAME = re.compile(r'File "([^"]+)", line \d+, in ([\w<>]+)')
 _KIND_WORDS = {
     "class": "class",
@@ -52,9 +53,7 @@ class QueryAnalysis:
 
     text: str
     tokens: list[str] = field(default_factory=list)  # FTS tokens (lowercased), identifiers first
-    identifiers: list[str] = field(
-        default_factory=list
-    )  # code-shaped words as written: snake, camel, dotted parts
+    identifiers: list[str] = field(default_factory=list)  # code-shaped words as written: snake, camel, dotted parts
     dotted: list[str] = field(default_factory=list)  # "Session.request", "a.b.c" (normalised to dots)
     paths: list[str] = field(default_factory=list)  # file paths or names mentioned
     frames: list[tuple[str, str]] = field(default_factory=list)  # traceback (path, function)
@@ -63,9 +62,7 @@ class QueryAnalysis:
 
 
 def _is_code_shaped(word: str) -> bool:
-    return (
-        "_" in word or (any(c.isupper() for c in word[1:]) and any(c.islower() for c in word)) or "$" in word
-    )
+    return "_" in word or (any(c.isupper() for c in word[1:]) and any(c.islower() for c in word)) or "$" in word
 
 
 def analyze_query(text: str) -> QueryAnalysis:
@@ -96,16 +93,12 @@ def analyze_query(text: str) -> QueryAnalysis:
                 idents.setdefault(part, None)
     for m in _IDENT.finditer(clean):
         w = m.group(0)
-        if _is_code_shaped(w) or (
-            w[:1].isupper() and len(w) > 2 and w[1:].islower() and w.lower() not in STOPWORDS
-        ):
+        if _is_code_shaped(w) or (w[:1].isupper() and len(w) > 2 and w[1:].islower() and w.lower() not in STOPWORDS):
             idents.setdefault(w, None)
     for _path, func in qa.frames:
         idents.setdefault(func, None)
     qa.identifiers = [i for i in idents if len(i) > 1]
-    qa.is_identifier_query = bool(
-        re.fullmatch(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->|#)[A-Za-z_$][\w$]*)*", stripped)
-    )
+    qa.is_identifier_query = bool(re.fullmatch(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->|#)[A-Za-z_$][\w$]*)*", stripped))
     if qa.is_identifier_query and stripped not in idents:
         qa.identifiers.insert(0, stripped)
     for w in re.findall(r"[A-Za-z]+", clean.lower()):
@@ -126,9 +119,7 @@ def analyze_query(text: str) -> QueryAnalysis:
     return qa
 
 
-def select_fts_tokens(
-    qa: QueryAnalysis, doc_freqs: dict[str, int], total_docs: int, limit: int = 48
-) -> list[str]:
+def select_fts_tokens(qa: QueryAnalysis, doc_freqs: dict[str, int], total_docs: int, limit: int = 48) -> list[str]:
     """Pick at most ``limit`` tokens that exist in the index: identifiers first, then the rarest words."""
     present = [t for t in qa.tokens if doc_freqs.get(t, 0) > 0]
     if len(present) <= limit:

@@ -47,11 +47,7 @@ def boost(c: Candidate, qa: QueryAnalysis, context_files: Sequence[str] = ()) ->
             why.append("exactNameCaseInsensitive")
     if c.kind != "module" and "." in c.qualified_name:
         for d in qa.dotted:
-            if (
-                d == c.qualified_name
-                or d.endswith("." + c.qualified_name)
-                or c.qualified_name.endswith("." + d)
-            ):
+            if d == c.qualified_name or d.endswith("." + c.qualified_name) or c.qualified_name.endswith("." + d):
                 factor *= QUALIFIED_NAME
                 why.append("qualifiedName")
                 break
@@ -60,11 +56,8 @@ def boost(c: Candidate, qa: QueryAnalysis, context_files: Sequence[str] = ()) ->
         why.append("identifier")
     if qa.frames and c.kind in ("function", "method"):
         for path, func in qa.frames:
-            if (
-                (func == c.name
-                and _path_matches(c.path, path))
-                or (func == c.name
-                and posixpath.basename(path) == posixpath.basename(c.path))
+            if (func == c.name and _path_matches(c.path, path)) or (
+                func == c.name and posixpath.basename(path) == posixpath.basename(c.path)
             ):
                 factor *= FRAME
                 why.append("tracebackFrame")

@@ -12,13 +12,13 @@ import numpy as np
 from igraph_mcp.config import RetrievalConfig
 from igraph_mcp.embed.base import Embedder
 from igraph_mcp.errors import EmbedderError, InvalidInput
-from igraph_mcp.models import Diagnostics, ExploreResult, FileHit, Hit, Neighbour, ResourceHit
+from igraph_mcp.models import Diagnostics, ExploreResult, Hit, Neighbour, ResourceHit
 from igraph_mcp.retrieve.analyze import MAX_QUERY_CHARS, QueryAnalysis, analyze_query
-from igraph_mcp.retrieve.boosts import Candidate, boost
 from igraph_mcp.retrieve.budget import fit_to_budget, snippet_of
 from igraph_mcp.retrieve.channels import dense_channel, fts_channel
 from igraph_mcp.retrieve.expand import expand
 from igraph_mcp.retrieve.fusion import rrf
+from igraph_mcp.retrieve.ranking import rank_files, rank_hits
 from igraph_mcp.store import graph
 from igraph_mcp.store import vectors as vec_store
 from igraph_mcp.store.db import Database
@@ -26,7 +26,6 @@ from igraph_mcp.store.db import Database
 log = logging.getLogger(__name__)
 
 CHANNEL_DEPTH = 100  # candidates taken from each channel before fusion
-FILE_SCORE_DECAY = 0.5  # a file's score: its best symbol plus decaying credit for further ones
 
 # (analysis, query vector or None, node ids in the answer) -> (resources, note)
 ResourceFinder = Callable[[QueryAnalysis, bytes | None, list[int]], tuple[list[ResourceHit], str | None]]
@@ -126,36 +125,11 @@ class Explorer:
         diag.candidates = {k: len(v) for k, v in ranked.items()}
 
         t = time.perf_counter()
-        fused = rrf(ranked, {"fts5": self.cfg.ftsWeight, "dense": self.cfg.denseWeight}, self.cfg.rrfK)
+        weights = {"fts5": self.cfg.ftsWeight, "dense": self.cfg.denseWeight}
+        fused = rrf(ranked, weights, self.cfg.rrfK)
         rows = graph.nodes_by_ids(self.db, [f.id for f in fused])
-        scored: list[tuple[float, Hit]] = []
-        wanted_kinds = set(kinds) if kinds else None
-        for f in fused:
-            row = rows.get(f.id)
-            if row is None or (wanted_kinds and row.kind not in wanted_kinds):
-                continue
-            factor, why = boost(
-                Candidate(row.name, row.qualified_name, row.kind, row.path), qa, context_files
-            )
-            hit = Hit(
-                nodeId=row.id,
-                name=row.name,
-                qualifiedName=row.qualified_name,
-                kind=row.kind,
-                filePath=row.path,
-                startLine=row.start_line,
-                endLine=row.end_line,
-                signature=row.signature,
-                score=f.score * factor,
-                matchChannel=f.match_channel(),
-                ranks=dict(f.ranks),
-                boosts=why,
-                docstring=row.docstring[:300],
-            )
-            scored.append((hit.score, hit))
-        scored.sort(key=lambda s: (-s[0], s[1].nodeId))
-        all_hits = [h for _, h in scored]
-        files = _rank_files(all_hits)
+        all_hits = rank_hits(fused, rows, qa, context_files=context_files, kinds=kinds)
+        files = rank_files(all_hits)
         hits = all_hits[:top_k]
         timings["fuse"] = _ms(t)
 
@@ -252,20 +226,6 @@ class Explorer:
                 )
             )
         return out
-
-
-def _rank_files(hits: list[Hit]) -> list[FileHit]:
-    scores: dict[str, list[float]] = {}
-    for h in hits:
-        scores.setdefault(h.filePath, []).append(h.score)
-    ranked = []
-    for path, vals in scores.items():
-        vals.sort(reverse=True)
-        ranked.append(
-            FileHit(filePath=path, score=sum(v * FILE_SCORE_DECAY**i for i, v in enumerate(vals[:5])))
-        )
-    ranked.sort(key=lambda f: (-f.score, f.filePath))
-    return ranked
 
 
 def _ms(start: float) -> float:

@@ -1,0 +1,135 @@
+"""Fusion tuning on the benchmark sets: channels run once per query, fusion variants evaluated from the cache.
+
+    python benchmarks/tune_fusion.py --set docstrings
+    python benchmarks/tune_fusion.py --set devset --max-trees 2
+
+Trees must already be indexed with embeddings (run benchmarks/retrieval.py first). Prints one line per variant.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+_SRC = Path(__file__).resolve().parents[1] / "src"
+if _SRC.is_dir() and str(_SRC) not in sys.path:
+    sys.path.insert(0, str(_SRC))
+
+import bench_data as bd  # noqa: E402
+import metrics as m  # noqa: E402
+from baseline_bm25 import Bm25Index  # noqa: E402
+from retrieval import TreeTask, devset_tasks, docstring_tasks  # noqa: E402
+
+from igraph_mcp.retrieve import explore as explore_mod  # noqa: E402
+from igraph_mcp.retrieve.analyze import QueryAnalysis, analyze_query  # noqa: E402
+from igraph_mcp.retrieve.channels import dense_channel, fts_channel  # noqa: E402
+from igraph_mcp.retrieve.fusion import rrf  # noqa: E402
+from igraph_mcp.retrieve.ranking import rank_files, rank_hits  # noqa: E402
+from igraph_mcp.service import IGraphService  # noqa: E402
+from igraph_mcp.store import graph  # noqa: E402
+from igraph_mcp.store import vectors as vec_store  # noqa: E402
+
+
+@dataclass
+class Cached:
+    """One query's channel outputs and gold."""
+
+    set_name: str
+    qa: QueryAnalysis
+    lists: dict[str, list[int]]
+    rows: dict[int, Any]
+    gold_files: tuple[str, ...]
+    golds: list[str]
+    class_keys: frozenset[str]
+
+
+def collect(task: TreeTask, depth: int) -> list[Cached]:
+    """Run FTS and dense once per case of one tree."""
+    bm25 = Bm25Index(task.root)
+    svc = IGraphService(task.root)
+    db = svc.db
+    total = int(db.scalar("SELECT count(*) FROM nodes", default=0))
+    embedder = svc.dense_state().embedder
+    out: list[Cached] = []
+    for case in task.cases:
+        golds = m.reachable_golds(case.gold_functions, bm25.symbol_keys, bm25.class_keys)
+        if task.set_name == "docstrings" and not golds:
+            continue
+        qa = analyze_query(case.text[:8000])
+        lists = {"fts5": [n for n, _ in fts_channel(db, qa, depth, total)]}
+        if embedder is not None:
+            qv = vec_store.to_blob(embedder.embed_query(qa.text))
+            dres = dense_channel(db, qv, limit=depth, file_top_k=10, fallback_threshold=0.75)
+            lists["dense"] = [n for n, _ in dres.ranked]
+        ids = {i for v in lists.values() for i in v}
+        out.append(Cached(task.set_name, qa, lists, graph.nodes_by_ids(db, list(ids)), case.gold_files, golds,
+                          bm25.class_keys))
+    svc.close()
+    return out
+
+
+def evaluate(cases: list[Cached], variant: Callable[[Cached], tuple[list[Any], list[Any]]]) -> dict[str, float]:
+    """Mean metrics of one variant over cached cases."""
+    rows = []
+    for c in cases:
+        hits, files = variant(c)
+        functions = [(h.filePath, h.qualifiedName) for h in hits[:10]]
+        if c.set_name == "docstrings":
+            rows.append(m.docstring_metrics(c.golds[0], functions, c.class_keys))
+        else:
+            rows.append(m.devset_metrics(c.gold_files, c.golds, [f.filePath for f in files], functions,
+                                         c.class_keys))
+    return {k: v for k, v in m.mean_metrics(rows).items() if v is not None}
+
+
+def make_variant(wf: float, wd: float, k: int, boosts: bool = True,
+                 depth: int = 100) -> Callable[[Cached], tuple[list[Any], list[Any]]]:
+    """A fusion configuration as a function of one cached query."""
+
+    def run(c: Cached) -> tuple[list[Any], list[Any]]:
+        lists = {name: ids[:depth] for name, ids in c.lists.items()}
+        fused = rrf(lists, {"fts5": wf, "dense": wd}, k)
+        qa = c.qa if boosts else QueryAnalysis(text="")
+        hits = rank_hits(fused, c.rows, qa)
+        return hits, rank_files(hits)
+
+    return run
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--set", choices=("devset", "docstrings"), default="docstrings")
+    ap.add_argument("--max-trees", type=int, default=bd.DEFAULT_MAX_TREES)
+    ap.add_argument("--limit", type=int, default=None)
+    ap.add_argument("--docstring-sample", type=int, default=bd.DEFAULT_DOCSTRING_SAMPLE)
+    ap.add_argument("--devset", type=Path, default=bd.DEFAULT_DEVSET)
+    ap.add_argument("--fetch-tree", type=Path, default=None)
+    args = ap.parse_args()
+    cache = bd.cache_dir()
+    tasks = devset_tasks(args, cache) if args.set == "devset" else docstring_tasks(args, cache)
+    cases = [c for t in tasks for c in collect(t, explore_mod.CHANNEL_DEPTH)]
+    variants: dict[str, Callable[[Cached], tuple[list[Any], list[Any]]]] = {
+        "fts only": make_variant(1, 0, 60),
+        "dense only": make_variant(0, 1, 60),
+        "rrf 1/1 k60": make_variant(1, 1, 60),
+        "rrf 1/1 k60 no boosts": make_variant(1, 1, 60, boosts=False),
+        "rrf 0.5/1 k60": make_variant(0.5, 1, 60),
+        "rrf 1/0.5 k60": make_variant(1, 0.5, 60),
+        "rrf 1/1 k10": make_variant(1, 1, 10),
+        "rrf 1/1 k60 depth30": make_variant(1, 1, 60, depth=30),
+    }
+    keys = ("acc@1", "acc@5", "acc@10", "mrr@10") if args.set == "docstrings" else (
+        "file_acc@1", "file_acc@5", "func_acc@5", "func_acc@10", "func_recall@10", "file_mrr")
+    print(f"{len(cases)} queries; " + " ".join(keys))
+    for name, fn in variants.items():
+        res = evaluate(cases, fn)
+        print(f"{name:<28}" + " ".join(f"{100 * res.get(k, 0):6.1f}" for k in keys))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
