@@ -100,6 +100,25 @@ def make_variant(wf: float, wd: float, k: int, boosts: bool = True,
     return run
 
 
+def code_ratio(qa: QueryAnalysis) -> float:
+    """Share of the query's words that are code-shaped (identifiers, dotted names, paths)."""
+    words = len(qa.text.split()) or 1
+    code = sum(1 for i in qa.identifiers if "_" in i or any(ch.isupper() for ch in i[1:])) + len(qa.paths)
+    return min(1.0, code / words)
+
+
+def make_adaptive(low: float, slope: float, k: int = 60) -> Callable[[Cached], tuple[list[Any], list[Any]]]:
+    """FTS weight grows with the query's share of code-shaped words; dense weight stays 1."""
+
+    def run(c: Cached) -> tuple[list[Any], list[Any]]:
+        wf = min(1.0, low + slope * code_ratio(c.qa))
+        fused = rrf(c.lists, {"fts5": wf, "dense": 1.0}, k)
+        hits = rank_hits(fused, c.rows, c.qa)
+        return hits, rank_files(hits)
+
+    return run
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--set", choices=("devset", "docstrings"), default="docstrings")
@@ -121,6 +140,11 @@ def main() -> int:
         "rrf 1/0.5 k60": make_variant(1, 0.5, 60),
         "rrf 1/1 k10": make_variant(1, 1, 10),
         "rrf 1/1 k60 depth30": make_variant(1, 1, 60, depth=30),
+        "rrf 0.3/1 k60": make_variant(0.3, 1, 60),
+        "rrf 1/0.3 k60": make_variant(1, 0.3, 60),
+        "adaptive 0.3+4r": make_adaptive(0.3, 4),
+        "adaptive 0.5+4r": make_adaptive(0.5, 4),
+        "adaptive 0.3+8r": make_adaptive(0.3, 8),
     }
     keys = ("acc@1", "acc@5", "acc@10", "mrr@10") if args.set == "docstrings" else (
         "file_acc@1", "file_acc@5", "func_acc@5", "func_acc@10", "func_recall@10", "file_mrr")

@@ -21,9 +21,7 @@ from igraph_mcp.models import (
     ExploreResult,
     FileDetail,
     IndexResult,
-    Neighbour,
     NodeDetail,
-    NodeSummary,
     RelatedResult,
     StatusResult,
 )
@@ -32,6 +30,7 @@ from igraph_mcp.resources.manager import ResourceManager
 from igraph_mcp.resources.results import MountResult, ResourceList, UnmountResult
 from igraph_mcp.retrieve.expand import expand
 from igraph_mcp.retrieve.explore import DenseState, Explorer, ResourceFinder
+from igraph_mcp.retrieve.shapes import neighbours, node_summary
 from igraph_mcp.store import graph
 from igraph_mcp.store import vectors as vec_store
 from igraph_mcp.store.db import Database
@@ -42,19 +41,6 @@ log = logging.getLogger(__name__)
 Progress = Callable[[str, int, int], None]
 MAX_SOURCE_LINES = 300
 MAX_NAME_CHARS = 500
-
-
-def _summary(row: NodeRow) -> NodeSummary:
-    return NodeSummary(
-        nodeId=row.id,
-        name=row.name,
-        qualifiedName=row.qualified_name,
-        kind=row.kind,
-        filePath=row.path,
-        startLine=row.start_line,
-        endLine=row.end_line,
-        signature=row.signature,
-    )
 
 
 class IGraphService:
@@ -127,9 +113,7 @@ class IGraphService:
             return self._embedder
         e = self.config.embedder
         try:
-            self._embedder = make_embedder(
-                e.backend, model=e.model, base_url=e.baseUrl, dimension=e.dimension
-            )
+            self._embedder = make_embedder(e.backend, model=e.model, base_url=e.baseUrl, dimension=e.dimension)
         except (EmbedderError, ConfigError) as exc:
             self._embedder_error = str(exc)
         if self._embedder is None and self._embedder_error is None:
@@ -222,9 +206,7 @@ class IGraphService:
     def _require_index(self) -> Database:
         db = self.db
         if db.get_meta("last_build") is None:
-            raise NotIndexed(
-                "this repository has no index yet; run `igraph-mcp index` (or the igraph_index tool)"
-            )
+            raise NotIndexed("this repository has no index yet; run `igraph-mcp index` (or the igraph_index tool)")
         return db
 
     def dense_state(self) -> DenseState:
@@ -239,9 +221,7 @@ class IGraphService:
         total = int(db.scalar("SELECT count(*) FROM nodes", default=0))
         vectors = vec_store.node_vector_count(db)
         if stored is None or vectors == 0:
-            return DenseState(
-                None, "no vectors yet: run `igraph-mcp index` to embed the symbols; FTS only", 0.0
-            )
+            return DenseState(None, "no vectors yet: run `igraph-mcp index` to embed the symbols; FTS only", 0.0)
         if stored != embedder.id:
             return DenseState(
                 None,
@@ -330,7 +310,7 @@ class IGraphService:
                 found=False,
                 message=f"'{name}' is ambiguous ({len(rows)} symbols); call again "
                 "with a qualified name or the file argument",
-                candidates=[_summary(r) for r in rows],
+                candidates=[node_summary(r) for r in rows],
             )
         row = rows[0]
         source, truncated = self._source(row)
@@ -339,7 +319,7 @@ class IGraphService:
         bases = self._edge_refs(row.id, outgoing=True, kinds=("inherits", "implements"))
         return NodeDetail(
             found=True,
-            node=_summary(row),
+            node=node_summary(row),
             docstring=row.docstring,
             source=source,
             sourceTruncated=truncated,
@@ -360,9 +340,7 @@ class IGraphService:
         truncated = len(chunk) > MAX_SOURCE_LINES
         return "\n".join(chunk[:MAX_SOURCE_LINES]), truncated
 
-    def _edge_refs(
-        self, node_id: int, *, outgoing: bool, kinds: tuple[str, ...], limit: int = 50
-    ) -> list[EdgeRef]:
+    def _edge_refs(self, node_id: int, *, outgoing: bool, kinds: tuple[str, ...], limit: int = 50) -> list[EdgeRef]:
         edges = graph.edges_of(self.db, [node_id], outgoing=outgoing, kinds=kinds, resolved_only=not outgoing)
         other_ids = [e.target_id if outgoing else e.source_id for e in edges]
         rows = graph.nodes_by_ids(self.db, [i for i in other_ids if i is not None])
@@ -429,7 +407,7 @@ class IGraphService:
             language=row[2],
             lines=int(row[5]),
             parseStatus=row[6],
-            symbols=[_summary(n) for n in nodes[:500]],
+            symbols=[node_summary(n) for n in nodes[:500]],
             imports=imports[:200],
             stale=bool(self.stale_files([chosen])),
         )
@@ -448,7 +426,7 @@ class IGraphService:
             return RelatedResult(
                 found=False,
                 message=f"'{name}' is ambiguous; call again with a qualified name",
-                candidates=[_summary(r) for r in rows],
+                candidates=[node_summary(r) for r in rows],
             )
         row = rows[0]
         dirs = {"both": ("callee", "caller"), "callers": ("caller",), "callees": ("callee",)}[direction]
@@ -462,28 +440,8 @@ class IGraphService:
             kinds=("calls", "inherits", "implements"),
         )
         truncated = len(reached) > limit
-        nodes = graph.nodes_by_ids(self.db, [r.node_id for r in reached[:limit]])
-        related = [
-            Neighbour(
-                nodeId=n.id,
-                name=n.name,
-                qualifiedName=n.qualified_name,
-                kind=n.kind,
-                filePath=n.path,
-                startLine=n.start_line,
-                endLine=n.end_line,
-                signature=n.signature,
-                score=round(r.score, 4),
-                viaNodeId=r.via,
-                viaName=row.qualified_name,
-                edgeKind=r.edge_kind,
-                direction=r.direction,
-                distance=r.distance,
-            )
-            for r in reached[:limit]
-            if (n := nodes.get(r.node_id)) is not None
-        ]
-        return RelatedResult(found=True, node=_summary(row), related=related, truncated=truncated)
+        related = neighbours(self.db, reached[:limit], {row.id: row.qualified_name})
+        return RelatedResult(found=True, node=node_summary(row), related=related, truncated=truncated)
 
     # -- resources -------------------------------------------------------------------------------------------
     def mount(self, path: str, source_type: str = "auto", name: str | None = None) -> MountResult:

@@ -19,6 +19,7 @@ from igraph_mcp.retrieve.channels import dense_channel, fts_channel
 from igraph_mcp.retrieve.expand import expand
 from igraph_mcp.retrieve.fusion import rrf
 from igraph_mcp.retrieve.ranking import rank_files, rank_hits
+from igraph_mcp.retrieve.shapes import neighbours
 from igraph_mcp.store import graph
 from igraph_mcp.store import vectors as vec_store
 from igraph_mcp.store.db import Database
@@ -200,32 +201,7 @@ class Explorer:
             return []
         seeds = {h.nodeId: h.score for h in hits}
         reached = expand(self.db, seeds, hops, limit=max(2 * top_k, 8))
-        rows = graph.nodes_by_ids(self.db, [r.node_id for r in reached])
-        names = {h.nodeId: h.qualifiedName or h.name for h in hits}
-        out: list[Neighbour] = []
-        for r in reached:
-            row = rows.get(r.node_id)
-            if row is None:
-                continue
-            out.append(
-                Neighbour(
-                    nodeId=row.id,
-                    name=row.name,
-                    qualifiedName=row.qualified_name,
-                    kind=row.kind,
-                    filePath=row.path,
-                    startLine=row.start_line,
-                    endLine=row.end_line,
-                    signature=row.signature,
-                    score=r.score,
-                    viaNodeId=r.via,
-                    viaName=names.get(r.via, ""),
-                    edgeKind=r.edge_kind,
-                    direction=r.direction,
-                    distance=r.distance,
-                )
-            )
-        return out
+        return neighbours(self.db, reached, {h.nodeId: h.qualifiedName or h.name for h in hits})
 
 
 def _ms(start: float) -> float:

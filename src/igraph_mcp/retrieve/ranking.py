@@ -8,6 +8,7 @@ from igraph_mcp.models import FileHit, Hit
 from igraph_mcp.retrieve.analyze import QueryAnalysis
 from igraph_mcp.retrieve.boosts import Candidate, boost
 from igraph_mcp.retrieve.fusion import Fused
+from igraph_mcp.retrieve.shapes import location
 from igraph_mcp.store.graph import NodeRow
 
 FILE_SCORE_DECAY = 0.5  # a file's score: its best symbol plus decaying credit for further ones
@@ -31,14 +32,7 @@ def rank_hits(
         factor, why = boost(Candidate(row.name, row.qualified_name, row.kind, row.path), qa, context_files)
         hits.append(
             Hit(
-                nodeId=row.id,
-                name=row.name,
-                qualifiedName=row.qualified_name,
-                kind=row.kind,
-                filePath=row.path,
-                startLine=row.start_line,
-                endLine=row.end_line,
-                signature=row.signature,
+                **location(row),
                 score=f.score * factor,
                 matchChannel=f.match_channel(),
                 ranks=dict(f.ranks),
