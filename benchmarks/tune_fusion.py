@@ -33,6 +33,13 @@ from igraph_mcp.service import IGraphService  # noqa: E402
 from igraph_mcp.store import graph  # noqa: E402
 from igraph_mcp.store import vectors as vec_store  # noqa: E402
 
+# bm25 column weights: name, words, qualified_name, path, signature, docstring, body
+FTS_WEIGHT_VARIANTS = {
+    "fts_body1": (10.0, 4.0, 6.0, 2.0, 2.0, 1.0, 1.0),
+    "fts_body2": (10.0, 4.0, 6.0, 2.0, 2.0, 1.0, 2.0),
+    "fts_flat": (3.0, 2.0, 2.0, 1.0, 1.0, 1.0, 1.0),
+}
+
 
 @dataclass
 class Cached:
@@ -61,13 +68,16 @@ def collect(task: TreeTask, depth: int) -> list[Cached]:
             continue
         qa = analyze_query(case.text[:8000])
         lists = {"fts5": [n for n, _ in fts_channel(db, qa, depth, total)]}
+        for label, weights in FTS_WEIGHT_VARIANTS.items():
+            lists[label] = [n for n, _ in fts_channel(db, qa, depth, total, weights)]
         if embedder is not None:
             qv = vec_store.to_blob(embedder.embed_query(qa.text))
             dres = dense_channel(db, qv, limit=depth, file_top_k=10, fallback_threshold=0.75)
             lists["dense"] = [n for n, _ in dres.ranked]
         ids = {i for v in lists.values() for i in v}
-        out.append(Cached(task.set_name, qa, lists, graph.nodes_by_ids(db, list(ids)), case.gold_files, golds,
-                          bm25.class_keys))
+        out.append(
+            Cached(task.set_name, qa, lists, graph.nodes_by_ids(db, list(ids)), case.gold_files, golds, bm25.class_keys)
+        )
     svc.close()
     return out
 
@@ -81,17 +91,19 @@ def evaluate(cases: list[Cached], variant: Callable[[Cached], tuple[list[Any], l
         if c.set_name == "docstrings":
             rows.append(m.docstring_metrics(c.golds[0], functions, c.class_keys))
         else:
-            rows.append(m.devset_metrics(c.gold_files, c.golds, [f.filePath for f in files], functions,
-                                         c.class_keys))
+            rows.append(m.devset_metrics(c.gold_files, c.golds, [f.filePath for f in files], functions, c.class_keys))
     return {k: v for k, v in m.mean_metrics(rows).items() if v is not None}
 
 
-def make_variant(wf: float, wd: float, k: int, boosts: bool = True,
-                 depth: int = 100) -> Callable[[Cached], tuple[list[Any], list[Any]]]:
+def make_variant(
+    wf: float, wd: float, k: int, boosts: bool = True, depth: int = 100, fts: str = "fts5"
+) -> Callable[[Cached], tuple[list[Any], list[Any]]]:
     """A fusion configuration as a function of one cached query."""
 
     def run(c: Cached) -> tuple[list[Any], list[Any]]:
-        lists = {name: ids[:depth] for name, ids in c.lists.items()}
+        lists = {"fts5": c.lists[fts][:depth]}
+        if "dense" in c.lists:
+            lists["dense"] = c.lists["dense"][:depth]
         fused = rrf(lists, {"fts5": wf, "dense": wd}, k)
         qa = c.qa if boosts else QueryAnalysis(text="")
         hits = rank_hits(fused, c.rows, qa)
@@ -112,7 +124,7 @@ def make_adaptive(low: float, slope: float, k: int = 60) -> Callable[[Cached], t
 
     def run(c: Cached) -> tuple[list[Any], list[Any]]:
         wf = min(1.0, low + slope * code_ratio(c.qa))
-        fused = rrf(c.lists, {"fts5": wf, "dense": 1.0}, k)
+        fused = rrf({k_: v for k_, v in c.lists.items() if k_ in ("fts5", "dense")}, {"fts5": wf, "dense": 1.0}, k)
         hits = rank_hits(fused, c.rows, c.qa)
         return hits, rank_files(hits)
 
@@ -141,13 +153,22 @@ def main() -> int:
         "rrf 1/1 k10": make_variant(1, 1, 10),
         "rrf 1/1 k60 depth30": make_variant(1, 1, 60, depth=30),
         "rrf 0.3/1 k60": make_variant(0.3, 1, 60),
+        "fts only body1": make_variant(1, 0, 60, fts="fts_body1"),
+        "fts only body2": make_variant(1, 0, 60, fts="fts_body2"),
+        "fts only flat": make_variant(1, 0, 60, fts="fts_flat"),
+        "rrf 1/1 body1": make_variant(1, 1, 60, fts="fts_body1"),
+        "rrf 1/1 body2": make_variant(1, 1, 60, fts="fts_body2"),
+        "rrf 1/1 flat": make_variant(1, 1, 60, fts="fts_flat"),
         "rrf 1/0.3 k60": make_variant(1, 0.3, 60),
         "adaptive 0.3+4r": make_adaptive(0.3, 4),
         "adaptive 0.5+4r": make_adaptive(0.5, 4),
         "adaptive 0.3+8r": make_adaptive(0.3, 8),
     }
-    keys = ("acc@1", "acc@5", "acc@10", "mrr@10") if args.set == "docstrings" else (
-        "file_acc@1", "file_acc@5", "func_acc@5", "func_acc@10", "func_recall@10", "file_mrr")
+    keys = (
+        ("acc@1", "acc@5", "acc@10", "mrr@10")
+        if args.set == "docstrings"
+        else ("file_acc@1", "file_acc@5", "func_acc@5", "func_acc@10", "func_recall@10", "file_mrr")
+    )
     print(f"{len(cases)} queries; " + " ".join(keys))
     for name, fn in variants.items():
         res = evaluate(cases, fn)

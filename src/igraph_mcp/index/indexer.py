@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import re
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -11,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from igraph_mcp.index import parse as parse_mod
-from igraph_mcp.index.identifiers import identifier_words
+from igraph_mcp.index.identifiers import identifier_words, split_identifier
 from igraph_mcp.index.languages import language_for_path
 from igraph_mcp.index.model import ParsedFile, Symbol
 from igraph_mcp.index.resolve import Resolver, Sym
@@ -26,6 +27,7 @@ Progress = Callable[[str, int, int], None]
 MAX_BODY_CHARS = 4000  # stored per node: enough for snippets, FTS and the embedded head of a body
 MODULE_HEAD_CHARS = 1500
 FILES_PER_TRANSACTION = 100
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{3,}")
 _CLASS_LIKE = frozenset({"class", "struct", "interface", "trait", "enum", "namespace"})
 
 
@@ -60,6 +62,13 @@ class _Change:
     data: bytes
     sha256: str
     old_id: int | None  # set for a modified file
+
+
+def fts_body(body: str) -> str:
+    """Body text for FTS plus the words of its compound identifiers (``resolve_parameter`` also as ``resolve
+    parameter``, ``getAttribute`` as ``get attribute``), so prose queries reach code that only names things."""
+    compound = {m for m in set(_IDENTIFIER.findall(body)) if len(split_identifier(m)) > 1}
+    return body + "\n" + identifier_words(*sorted(compound)) if compound else body
 
 
 def module_names(path: str) -> tuple[str, str]:
@@ -145,6 +154,9 @@ class Indexer:
 
     # -- steps -----------------------------------------------------------------------------------------------
     def _clear(self) -> None:
+        if self.db.vec_available and vec_store.has_node_vectors(self.db):
+            # A full rebuild re-parses everything, but unchanged symbol text keeps its vector (no re-embedding).
+            self.reusable_vectors.update(vec_store.all_vectors_by_hash(self.db))
         with self.db.atomic() as con:
             con.execute("DELETE FROM nodes_fts")
             if self.db.vec_available:
@@ -318,7 +330,7 @@ class Indexer:
                     w.path,
                     s.signature,
                     s.docstring,
-                    body if i > 0 else "",
+                    fts_body(body) if i > 0 else "",
                 )
             )
             if i > 0:

@@ -8,17 +8,20 @@ from igraph_mcp.retrieve.analyze import QueryAnalysis, select_fts_tokens
 from igraph_mcp.store import graph
 from igraph_mcp.store import vectors as vec_store
 from igraph_mcp.store.db import Database
+from igraph_mcp.store.fts import NODE_BM25_WEIGHTS
 
 FILE_POOL_PROBE = 200  # global neighbours looked at to choose the closest files
 
 
-def fts_channel(db: Database, qa: QueryAnalysis, limit: int, total_docs: int) -> list[tuple[int, float]]:
+def fts_channel(
+    db: Database, qa: QueryAnalysis, limit: int, total_docs: int, weights: tuple[float, ...] = NODE_BM25_WEIGHTS
+) -> list[tuple[int, float]]:
     """BM25 ranking of symbols for the query's informative tokens."""
     if not qa.tokens:
         return []
     freqs = graph.token_doc_freqs(db, qa.tokens)
     tokens = select_fts_tokens(qa, freqs, total_docs)
-    return graph.fts_search(db, tokens, limit)
+    return graph.fts_search(db, tokens, limit, weights)
 
 
 @dataclass(slots=True)

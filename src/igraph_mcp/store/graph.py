@@ -104,9 +104,7 @@ def delete_file(con: apsw.Connection, file_id: int, *, vectors: bool) -> None:
     """Delete a file with its nodes, their FTS rows and vectors; edges into it become unresolved."""
     con.execute("DELETE FROM nodes_fts WHERE rowid IN (SELECT id FROM nodes WHERE file_id = ?)", (file_id,))
     if vectors:
-        con.execute(
-            "DELETE FROM node_vectors WHERE node_id IN (SELECT id FROM nodes WHERE file_id = ?)", (file_id,)
-        )
+        con.execute("DELETE FROM node_vectors WHERE node_id IN (SELECT id FROM nodes WHERE file_id = ?)", (file_id,))
     # Unbind incoming edges explicitly so their resolution label does not claim a target they no longer have.
     con.execute(
         "UPDATE edges SET target_id = NULL, resolution = 'stale' "
@@ -127,9 +125,7 @@ def rename_file(con: apsw.Connection, file_id: int, new_path: str, mtime_ns: int
     con.execute("UPDATE nodes SET embed_hash = NULL WHERE file_id = ?", (file_id,))
 
 
-def rename_module_node(
-    con: apsw.Connection, file_id: int, name: str, qualified_name: str, words: str
-) -> None:
+def rename_module_node(con: apsw.Connection, file_id: int, name: str, qualified_name: str, words: str) -> None:
     """Give a renamed file's module node the name its new path implies, in the table and in FTS."""
     con.execute(
         "UPDATE nodes SET name = ?, qualified_name = ? WHERE file_id = ? AND kind = 'module'",
@@ -288,8 +284,7 @@ def names_in_files(db: Database, file_ids: Sequence[int]) -> set[str]:
 def insert_edges(con: apsw.Connection, rows: Iterable[tuple[Any, ...]]) -> None:
     """Insert edges (source_id, target_id, kind, target_name, qualifier, resolution, line)."""
     con.executemany(
-        "INSERT INTO edges(source_id, target_id, kind, target_name, qualifier, resolution, line) "
-        "VALUES(?,?,?,?,?,?,?)",
+        "INSERT INTO edges(source_id, target_id, kind, target_name, qualifier, resolution, line) VALUES(?,?,?,?,?,?,?)",
         rows,
     )
 
@@ -363,15 +358,17 @@ def edges_of(
 
 
 # -- FTS -------------------------------------------------------------------------------------------------------
-def fts_search(db: Database, tokens: list[str], limit: int) -> list[tuple[int, float]]:
+def fts_search(
+    db: Database, tokens: list[str], limit: int, weights: tuple[float, ...] = NODE_BM25_WEIGHTS
+) -> list[tuple[int, float]]:
     """Rank nodes by BM25 over an OR of the quoted tokens; returns (node id, score) best first (score > 0)."""
     query = fts_or_query(tokens)
     if not query:
         return []
-    weights = ",".join(str(w) for w in NODE_BM25_WEIGHTS)
+    weight_args = ",".join(str(float(w)) for w in weights)
     rows = db.rows(
-        f"SELECT rowid, -bm25(nodes_fts, {weights}) AS s FROM nodes_fts WHERE nodes_fts MATCH ? "  # noqa: S608
-        "ORDER BY bm25(nodes_fts, " + weights + ") LIMIT ?",
+        f"SELECT rowid, -bm25(nodes_fts, {weight_args}) AS s FROM nodes_fts WHERE nodes_fts MATCH ? "  # noqa: S608
+        "ORDER BY bm25(nodes_fts, " + weight_args + ") LIMIT ?",
         (query, limit),
     )
     return [(int(r[0]), float(r[1])) for r in rows]
@@ -427,8 +424,7 @@ def counts(db: Database) -> dict[str, int]:
 def edge_kind_counts(db: Database) -> dict[str, int]:
     """Resolved edges by kind."""
     return {
-        str(k): int(c)
-        for k, c in db.rows("SELECT kind, count(*) FROM edges WHERE target_id IS NOT NULL GROUP BY kind")
+        str(k): int(c) for k, c in db.rows("SELECT kind, count(*) FROM edges WHERE target_id IS NOT NULL GROUP BY kind")
     }
 
 

@@ -90,6 +90,17 @@ def vectors_for_files(db: Database, file_ids: Sequence[int]) -> dict[str, bytes]
     }
 
 
+def all_vectors_by_hash(db: Database) -> dict[str, bytes]:
+    """embed_hash -> vector of every embedded node (kept across a full rebuild)."""
+    return {
+        str(h): bytes(v)
+        for h, v in db.rows(
+            "SELECT n.embed_hash, v.embedding FROM nodes n JOIN node_vectors v ON v.node_id = n.id "
+            "WHERE n.embed_hash IS NOT NULL"
+        )
+    }
+
+
 def store_node_vectors(con: apsw.Connection, rows: Iterable[tuple[int, int, bytes, str]]) -> None:
     """Write vectors: rows of (node id, file id, vector bytes, hash of the embedded text)."""
     for node_id, file_id, blob, text_hash in rows:
