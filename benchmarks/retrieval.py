@@ -31,6 +31,7 @@ from baseline_bm25 import Bm25Index, Ranking  # noqa: E402
 
 ALL_SYSTEMS = ("bm25", "fts", "dense", "hybrid", "hybrid+graph")
 TOP_K = 10
+GRAPH_TOP_K = 5  # igraph_explore's default topK
 
 # --------------------------------------------------------------------------- service adapter
 # Everything that knows the service's API is in this block; adjust here when the API moves.
@@ -67,19 +68,24 @@ def _field(obj: Any, snake: str, camel: str) -> str:
 
 
 def service_search(svc: Any, query: str, system: str, top_k: int = TOP_K) -> Ranking:
-    """Run one query through the service as `system`; functions = hits (+ neighbours for graph)."""
+    """Run one query through the service as `system`.
+
+    Without expansion, functions = the top_k hits. With expansion the call is the agent's default
+    (topK=5, hops=2): the 5 hits first, then the graph neighbours by score, so @10 measures whether
+    expansion finds gold code that hits 6-10 would have missed. Files are the service's file ranking.
+    """
     channels, hops = SERVICE_SYSTEMS[system]
-    result = svc.explore(
-        query[:MAX_QUERY_CHARS], top_k=top_k, hops=hops, channels=channels, max_tokens=MAX_TOKENS
-    )
-    # With expansion, neighbours compete with hits by score (a neighbour scores its seed's score, decayed).
+    k = GRAPH_TOP_K if hops else top_k
+    result = svc.explore(query[:MAX_QUERY_CHARS], top_k=k, hops=hops, channels=channels, max_tokens=MAX_TOKENS)
     nodes = list(result.hits)
     if hops:
-        nodes = sorted(nodes + list(result.neighbours), key=lambda n: -float(n.score))
-    functions = [
-        (_field(n, "file_path", "filePath"), _field(n, "qualified_name", "qualifiedName")) for n in nodes
-    ]
-    return Ranking(functions, [_field(f, "file_path", "filePath") for f in result.files])
+        nodes += sorted(result.neighbours, key=lambda n: -float(n.score))
+    functions = [(_field(n, "file_path", "filePath"), _field(n, "qualified_name", "qualifiedName")) for n in nodes]
+    files = [_field(f, "file_path", "filePath") for f in result.files]
+    if hops:  # the file ranking of the 10-hit call, so file metrics do not depend on topK
+        wide = svc.explore(query[:MAX_QUERY_CHARS], top_k=top_k, hops=0, channels=channels, max_tokens=MAX_TOKENS)
+        files = [_field(f, "file_path", "filePath") for f in wide.files]
+    return Ranking(functions, files)
 
 
 def _service_search_as(svc: Any, system: str, query: str) -> Ranking:
@@ -259,9 +265,7 @@ def format_table(set_name: str, rows: dict[str, dict[str, Any]], systems: list[s
     lines = [f"== {set_name} =="]
     for r in [header, *body]:
         lines.append(
-            "  ".join(
-                c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True))
-            )
+            "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True)))
         )
     return "\n".join(lines)
 
@@ -270,16 +274,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """Parse the command line."""
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--set", choices=("devset", "docstrings", "both"), default="both")
-    ap.add_argument(
-        "--systems", default=",".join(ALL_SYSTEMS), help=f"comma list of {', '.join(ALL_SYSTEMS)}"
-    )
+    ap.add_argument("--systems", default=",".join(ALL_SYSTEMS), help=f"comma list of {', '.join(ALL_SYSTEMS)}")
     ap.add_argument("--max-trees", type=int, default=bd.DEFAULT_MAX_TREES, help="devset trees to use")
-    ap.add_argument(
-        "--limit", type=int, default=None, help="at most N queries per set (round-robin over trees)"
-    )
-    ap.add_argument(
-        "--docstring-sample", type=int, default=bd.DEFAULT_DOCSTRING_SAMPLE, help="queries per project"
-    )
+    ap.add_argument("--limit", type=int, default=None, help="at most N queries per set (round-robin over trees)")
+    ap.add_argument("--docstring-sample", type=int, default=bd.DEFAULT_DOCSTRING_SAMPLE, help="queries per project")
     ap.add_argument("--devset", type=Path, default=bd.DEFAULT_DEVSET)
     ap.add_argument("--fetch-tree", type=Path, default=None, help="default: fetch_tree.py next to --devset")
     ap.add_argument("--json", type=Path, default=None, help="write summary + per-query records here")
@@ -327,9 +325,7 @@ def main(argv: list[str] | None = None) -> int:
         print()
     print(
         "timings (s): "
-        + "; ".join(
-            f"{r['tree']} " + " ".join(f"{k}={v:.1f}" for k, v in r["timings"].items()) for r in results
-        )
+        + "; ".join(f"{r['tree']} " + " ".join(f"{k}={v:.1f}" for k, v in r["timings"].items()) for r in results)
     )
     dropped = sum(r["unreachable_gold_functions"] for r in results if r["set"] == "devset")
     elapsed = time.perf_counter() - started

@@ -26,7 +26,7 @@ from retrieval import TreeTask, devset_tasks, docstring_tasks  # noqa: E402
 
 from igraph_mcp.retrieve import explore as explore_mod  # noqa: E402
 from igraph_mcp.retrieve.analyze import QueryAnalysis, analyze_query  # noqa: E402
-from igraph_mcp.retrieve.channels import dense_channel, fts_channel  # noqa: E402
+from igraph_mcp.retrieve.channels import count_definitions, dense_channel, fts_channel  # noqa: E402
 from igraph_mcp.retrieve.fusion import rrf  # noqa: E402
 from igraph_mcp.retrieve.ranking import rank_files, rank_hits  # noqa: E402
 from igraph_mcp.service import IGraphService  # noqa: E402
@@ -35,7 +35,7 @@ from igraph_mcp.store import vectors as vec_store  # noqa: E402
 
 # bm25 column weights: name, words, qualified_name, path, signature, docstring, body
 FTS_WEIGHT_VARIANTS = {
-    "fts_body1": (10.0, 4.0, 6.0, 2.0, 2.0, 1.0, 1.0),
+    "fts_body05": (10.0, 4.0, 6.0, 2.0, 2.0, 1.0, 0.5),
     "fts_body2": (10.0, 4.0, 6.0, 2.0, 2.0, 1.0, 2.0),
     "fts_flat": (3.0, 2.0, 2.0, 1.0, 1.0, 1.0, 1.0),
 }
@@ -67,6 +67,7 @@ def collect(task: TreeTask, depth: int) -> list[Cached]:
         if task.set_name == "docstrings" and not golds:
             continue
         qa = analyze_query(case.text[:8000])
+        count_definitions(db, qa)
         lists = {"fts5": [n for n, _ in fts_channel(db, qa, depth, total)]}
         for label, weights in FTS_WEIGHT_VARIANTS.items():
             lists[label] = [n for n, _ in fts_channel(db, qa, depth, total, weights)]
@@ -112,6 +113,25 @@ def make_variant(
     return run
 
 
+def with_boosts(
+    inner: Callable[[Cached], tuple[list[Any], list[Any]]], **factors: float
+) -> Callable[[Cached], tuple[list[Any], list[Any]]]:
+    """Run a variant with some boost factors replaced (e.g. IDENTIFIER=1.0 switches that boost off)."""
+    from igraph_mcp.retrieve import boosts
+
+    def run(c: Cached) -> tuple[list[Any], list[Any]]:
+        saved = {k: getattr(boosts, k) for k in factors}
+        for k, v in factors.items():
+            setattr(boosts, k, v)
+        try:
+            return inner(c)
+        finally:
+            for k, v in saved.items():
+                setattr(boosts, k, v)
+
+    return run
+
+
 def code_ratio(qa: QueryAnalysis) -> float:
     """Share of the query's words that are code-shaped (identifiers, dotted names, paths)."""
     words = len(qa.text.split()) or 1
@@ -153,10 +173,19 @@ def main() -> int:
         "rrf 1/1 k10": make_variant(1, 1, 10),
         "rrf 1/1 k60 depth30": make_variant(1, 1, 60, depth=30),
         "rrf 0.3/1 k60": make_variant(0.3, 1, 60),
-        "fts only body1": make_variant(1, 0, 60, fts="fts_body1"),
+        "1/1 no identifier boost": with_boosts(make_variant(1, 1, 60), IDENTIFIER=1.0),
+        "1/1 no kind boost": with_boosts(make_variant(1, 1, 60), KIND_HINT=1.0),
+        "1/1 no ident+kind": with_boosts(make_variant(1, 1, 60), IDENTIFIER=1.0, KIND_HINT=1.0),
+        "1/1 no path boost": with_boosts(make_variant(1, 1, 60), PATH_MENTIONED=1.0),
+        "1/1 no qualified boost": with_boosts(make_variant(1, 1, 60), QUALIFIED_NAME=1.0),
+        "fts only body05": make_variant(1, 0, 60, fts="fts_body05"),
+        "1/1 ident 1.25": with_boosts(make_variant(1, 1, 60), IDENTIFIER=1.25),
+        "1/1 ident any count": with_boosts(make_variant(1, 1, 60), RARE_DEFINITIONS=10**9),
+        "1/1 ident rare<=1": with_boosts(make_variant(1, 1, 60), RARE_DEFINITIONS=1),
+        "1/1 ident rare<=10": with_boosts(make_variant(1, 1, 60), RARE_DEFINITIONS=10),
         "fts only body2": make_variant(1, 0, 60, fts="fts_body2"),
         "fts only flat": make_variant(1, 0, 60, fts="fts_flat"),
-        "rrf 1/1 body1": make_variant(1, 1, 60, fts="fts_body1"),
+        "rrf 1/1 body05": make_variant(1, 1, 60, fts="fts_body05"),
         "rrf 1/1 body2": make_variant(1, 1, 60, fts="fts_body2"),
         "rrf 1/1 flat": make_variant(1, 1, 60, fts="fts_flat"),
         "rrf 1/0.3 k60": make_variant(1, 0.3, 60),

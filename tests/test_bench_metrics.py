@@ -285,5 +285,6 @@ def test_service_adapter_maps_hits_and_neighbours() -> None:
     budget = retrieval.MAX_TOKENS
     assert calls == [
         (retrieval.MAX_QUERY_CHARS, 10, 0, ("fts", "dense"), budget),
-        (1, 10, 2, ("fts", "dense"), budget),
+        (1, retrieval.GRAPH_TOP_K, 2, ("fts", "dense"), budget),  # the agent's default call: 5 hits + neighbours
+        (1, 10, 0, ("fts", "dense"), budget),  # files come from the 10-hit ranking
     ]

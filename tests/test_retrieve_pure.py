@@ -112,11 +112,18 @@ def test_match_channel(ranks: dict[str, int], channel: str) -> None:
             ["identifier"],
         ),
         (
-            "where is the Parser class",
-            Candidate("Parser", "Parser", "class", "p.py"),
+            "where is the HTTPParser class",
+            Candidate("HTTPParser", "HTTPParser", "class", "p.py"),
             (),
             IDENTIFIER * KIND_HINT,
             ["identifier", "kindHint"],
+        ),
+        (
+            "where is the Parser class",  # a capitalised prose word is not an identifier
+            Candidate("Parser", "Parser", "class", "p.py"),
+            (),
+            KIND_HINT,
+            ["kindHint"],
         ),
         (
             "jwt.ts token check",

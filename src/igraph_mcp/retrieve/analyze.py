@@ -59,6 +59,8 @@ class QueryAnalysis:
     frames: list[tuple[str, str]] = field(default_factory=list)  # traceback (path, function)
     kind_hints: set[str] = field(default_factory=set)
     is_identifier_query: bool = False  # the whole query is one identifier or dotted name
+    # identifier -> how many symbols define that name (filled from the index; empty = unknown)
+    definition_counts: dict[str, int] = field(default_factory=dict)
 
 
 def _is_code_shaped(word: str) -> bool:
@@ -93,7 +95,9 @@ def analyze_query(text: str) -> QueryAnalysis:
                 idents.setdefault(part, None)
     for m in _IDENT.finditer(clean):
         w = m.group(0)
-        if _is_code_shaped(w) or (w[:1].isupper() and len(w) > 2 and w[1:].islower() and w.lower() not in STOPWORDS):
+        # Only code-shaped words count: a capitalised prose word ("Render", "Session") is as often English as a
+        # class name, and boosting it cost 2.5 points of Acc@1 on the docstring set; it still reaches FTS.
+        if _is_code_shaped(w):
             idents.setdefault(w, None)
     for _path, func in qa.frames:
         idents.setdefault(func, None)

@@ -10,7 +10,8 @@ from igraph_mcp.retrieve.analyze import QueryAnalysis
 
 EXACT_NAME = 3.0  # the whole query is this symbol's name
 QUALIFIED_NAME = 3.0  # a dotted name in the query ends with this symbol's qualified name
-IDENTIFIER = 1.5  # the symbol's name is an identifier mentioned in the query
+IDENTIFIER = 1.5  # the symbol's name is an identifier mentioned in the query ...
+RARE_DEFINITIONS = 10  # ... and at most this many symbols carry that name (`save` or `get` say little)
 FRAME = 1.6  # the symbol is a function named in a traceback frame of the query, in that file
 PATH_MENTIONED = 1.4  # the symbol's file is mentioned in the query
 KIND_HINT = 1.15  # the query says "class", "method"... and this is one
@@ -51,7 +52,12 @@ def boost(c: Candidate, qa: QueryAnalysis, context_files: Sequence[str] = ()) ->
                 factor *= QUALIFIED_NAME
                 why.append("qualifiedName")
                 break
-    if c.kind != "module" and "exactName" not in why and c.name in qa.identifiers:
+    if (
+        c.kind != "module"
+        and "exactName" not in why
+        and c.name in qa.identifiers
+        and qa.definition_counts.get(c.name, 0) <= RARE_DEFINITIONS
+    ):
         factor *= IDENTIFIER
         why.append("identifier")
     if qa.frames and c.kind in ("function", "method"):

@@ -24,6 +24,11 @@ def fts_channel(
     return graph.fts_search(db, tokens, limit, weights)
 
 
+def count_definitions(db: Database, qa: QueryAnalysis) -> None:
+    """Fill ``qa.definition_counts``: how many symbols define each identifier the query mentions."""
+    qa.definition_counts = graph.name_counts(db, qa.identifiers[:200])
+
+
 @dataclass(slots=True)
 class DenseResult:
     """Ranked (node id, similarity) plus whether the file pre-filter had to be widened."""

@@ -15,7 +15,7 @@ from igraph_mcp.errors import EmbedderError, InvalidInput
 from igraph_mcp.models import Diagnostics, ExploreResult, Hit, Neighbour, ResourceHit
 from igraph_mcp.retrieve.analyze import MAX_QUERY_CHARS, QueryAnalysis, analyze_query
 from igraph_mcp.retrieve.budget import fit_to_budget, snippet_of
-from igraph_mcp.retrieve.channels import dense_channel, fts_channel
+from igraph_mcp.retrieve.channels import count_definitions, dense_channel, fts_channel
 from igraph_mcp.retrieve.expand import expand
 from igraph_mcp.retrieve.fusion import rrf
 from igraph_mcp.retrieve.ranking import rank_files, rank_hits
@@ -91,6 +91,7 @@ class Explorer:
         timings: dict[str, float] = {}
         t0 = time.perf_counter()
         qa = analyze_query(query)
+        count_definitions(self.db, qa)
         diag = Diagnostics()
         total_docs = int(self.db.scalar("SELECT count(*) FROM nodes", default=0))
 

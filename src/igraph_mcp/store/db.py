@@ -83,9 +83,7 @@ class Database:
             if reason is not None:
                 _move_aside(path, reason)
                 self.recovered_from = reason
-        flags = (
-            apsw.SQLITE_OPEN_READONLY if readonly else apsw.SQLITE_OPEN_READWRITE | apsw.SQLITE_OPEN_CREATE
-        )
+        flags = apsw.SQLITE_OPEN_READONLY if readonly else apsw.SQLITE_OPEN_READWRITE | apsw.SQLITE_OPEN_CREATE
         self.con = apsw.Connection(str(path), flags=flags)
         self.con.set_busy_timeout(BUSY_TIMEOUT_MS)
         self.vec_error = _load_vec(self.con)
@@ -173,9 +171,7 @@ class Database:
             return
         with self.atomic() as con:
             con.execute("CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)")
-            con.execute(
-                "CREATE TABLE IF NOT EXISTS migrations(version INTEGER PRIMARY KEY, applied_at REAL NOT NULL)"
-            )
+            con.execute("CREATE TABLE IF NOT EXISTS migrations(version INTEGER PRIMARY KEY, applied_at REAL NOT NULL)")
             current = con.execute("SELECT coalesce(max(version), 0) FROM migrations").fetchone()[0]
             if current > SCHEMA_VERSION:
                 raise SchemaTooNew(
@@ -187,7 +183,5 @@ class Database:
                     continue
                 for sql in statements:
                     con.execute(sql)
-                con.execute(
-                    "INSERT INTO migrations(version, applied_at) VALUES(?, ?)", (version, time.time())
-                )
+                con.execute("INSERT INTO migrations(version, applied_at) VALUES(?, ?)", (version, time.time()))
             self.set_meta(con, "schema_version", str(SCHEMA_VERSION))

@@ -220,6 +220,20 @@ def nodes_named(db: Database, name: str, limit: int = 50) -> list[NodeRow]:
     ]
 
 
+def name_counts(db: Database, names: Sequence[str]) -> dict[str, int]:
+    """name -> number of (non-module) symbols with that name, for the given names."""
+    if not names:
+        return {}
+    return {
+        str(n): int(c)
+        for n, c in db.rows(
+            f"SELECT name, count(*) FROM nodes WHERE kind != 'module' AND name IN ({_placeholders(len(names))}) "  # noqa: S608
+            "GROUP BY name",
+            tuple(names),
+        )
+    }
+
+
 def nodes_in_file(db: Database, file_id: int) -> list[NodeRow]:
     """All nodes of one file in source order."""
     return [

@@ -136,8 +136,7 @@ def insert_source(
 ) -> int:
     """Insert a source row and return its id."""
     con.execute(
-        "INSERT INTO resource_sources(path, name, source_type, sha256, mounted_at, problems) "
-        "VALUES(?,?,?,?,?,?)",
+        "INSERT INTO resource_sources(path, name, source_type, sha256, mounted_at, problems) VALUES(?,?,?,?,?,?)",
         (path, name, source_type, sha256, now, json.dumps(problems)),
     )
     return int(con.last_insert_rowid())
@@ -151,8 +150,7 @@ def delete_source(con: apsw.Connection, source_id: int) -> None:
     )
     if _exists(con, "resource_vectors"):
         con.execute(
-            "DELETE FROM resource_vectors WHERE resource_id IN "
-            "(SELECT id FROM resources WHERE source_id = ?)",
+            "DELETE FROM resource_vectors WHERE resource_id IN (SELECT id FROM resources WHERE source_id = ?)",
             (source_id,),
         )
     # resources and resource_links go by ON DELETE CASCADE; said explicitly so it holds even without FKs.
@@ -242,9 +240,7 @@ def resources_of_sources(db: Database, source_ids: Sequence[int]) -> list[Resour
     for chunk in _batches(list(source_ids)):
         out += [
             _resource(r)
-            for r in db.rows(
-                _RESOURCE_SQL + f" WHERE r.source_id IN ({_ph(len(chunk))}) ORDER BY r.id", tuple(chunk)
-            )
+            for r in db.rows(_RESOURCE_SQL + f" WHERE r.source_id IN ({_ph(len(chunk))}) ORDER BY r.id", tuple(chunk))
         ]
     return out
 
@@ -344,9 +340,7 @@ def latest_index_time(db: Database) -> float:
     return float(db.scalar("SELECT max(indexed_at) FROM files", default=None) or 0.0)
 
 
-def nodes_mentioning(
-    db: Database, tokens: list[str], limit: int, file_ids: Sequence[int] | None = None
-) -> list[int]:
+def nodes_mentioning(db: Database, tokens: list[str], limit: int, file_ids: Sequence[int] | None = None) -> list[int]:
     """Ids of nodes whose name, words, signature or body contain any of the tokens (BM25 order).
 
     With ``file_ids`` (up to one batch of them) only nodes of those files are searched.
@@ -365,9 +359,7 @@ def nodes_mentioning(
         ]
     return [
         int(r[0])
-        for r in db.rows(
-            "SELECT rowid FROM nodes_fts WHERE nodes_fts MATCH ? ORDER BY rank LIMIT ?", (query, limit)
-        )
+        for r in db.rows("SELECT rowid FROM nodes_fts WHERE nodes_fts MATCH ? ORDER BY rank LIMIT ?", (query, limit))
     ]
 
 

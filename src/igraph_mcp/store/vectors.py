@@ -105,9 +105,7 @@ def store_node_vectors(con: apsw.Connection, rows: Iterable[tuple[int, int, byte
     """Write vectors: rows of (node id, file id, vector bytes, hash of the embedded text)."""
     for node_id, file_id, blob, text_hash in rows:
         con.execute("DELETE FROM node_vectors WHERE node_id = ?", (node_id,))
-        con.execute(
-            "INSERT INTO node_vectors(node_id, file_id, embedding) VALUES(?,?,?)", (node_id, file_id, blob)
-        )
+        con.execute("INSERT INTO node_vectors(node_id, file_id, embedding) VALUES(?,?,?)", (node_id, file_id, blob))
         con.execute("UPDATE nodes SET embed_hash = ? WHERE id = ?", (text_hash, node_id))
 
 
@@ -169,7 +167,5 @@ def knn_resources(db: Database, query: bytes, k: int) -> list[tuple[int, float]]
     """Nearest resource chunks: (resource id, cosine similarity) best first."""
     if not has_resource_vectors(db):
         return []
-    rows = db.rows(
-        "SELECT resource_id, distance FROM resource_vectors WHERE embedding MATCH ? AND k = ?", (query, k)
-    )
+    rows = db.rows("SELECT resource_id, distance FROM resource_vectors WHERE embedding MATCH ? AND k = ?", (query, k))
     return [(int(r[0]), 1.0 - float(r[1])) for r in rows]
