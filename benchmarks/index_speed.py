@@ -84,7 +84,6 @@ def fetch_sdist(spec: str) -> Path:
                 "--no-deps",
                 "--no-binary",
                 ":all:",
-                "--no-build-isolation",
                 spec,
                 "-d",
                 str(dest),
