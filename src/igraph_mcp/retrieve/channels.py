@@ -49,7 +49,7 @@ def dense_channel(
     for _nid, fid, sim in probe:
         best_by_file[fid] = max(sim, best_by_file.get(fid, -1.0))
     files = sorted(best_by_file, key=lambda f: -best_by_file[f])[:file_top_k]
-    pool = vec_store.knn_nodes(db, query_vector, limit, files) if files else []
+    pool = vec_store.similarities_in_files(db, query_vector, files, limit)
     best = pool[0][2] if pool else 0.0
     if not pool or best < fallback_threshold:
         ranked = [(nid, sim) for nid, _fid, sim in probe[:limit]]

@@ -137,6 +137,22 @@ def knn_nodes(
     return [(int(r[0]), int(r[1]), 1.0 - float(r[2])) for r in rows]
 
 
+def similarities_in_files(db: Database, query: bytes, file_ids: Sequence[int], k: int) -> list[tuple[int, int, float]]:
+    """Exact cosine similarity of every node of some files, best first, at most ``k``.
+
+    Point lookups by node id: a filtered vec0 KNN would still scan every vector; the files' nodes are few.
+    """
+    if not file_ids:
+        return []
+    ph = ",".join("?" * len(file_ids))
+    rows = db.rows(
+        "SELECT n.id, n.file_id, 1.0 - vec_distance_cosine(v.embedding, ?) AS sim FROM nodes n "  # noqa: S608
+        f"JOIN node_vectors v ON v.node_id = n.id WHERE n.file_id IN ({ph}) ORDER BY sim DESC LIMIT ?",
+        (query, *file_ids, k),
+    )
+    return [(int(r[0]), int(r[1]), float(r[2])) for r in rows]
+
+
 def node_vectors_by_id(db: Database, ids: Sequence[int]) -> dict[int, bytes]:
     """Stored vectors of some nodes."""
     if not ids or not has_node_vectors(db):
