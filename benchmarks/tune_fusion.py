@@ -29,6 +29,7 @@ from igraph_mcp.retrieve.analyze import QueryAnalysis, analyze_query  # noqa: E4
 from igraph_mcp.retrieve.channels import count_definitions, dense_channel, fts_channel  # noqa: E402
 from igraph_mcp.retrieve.fusion import rrf  # noqa: E402
 from igraph_mcp.retrieve.ranking import rank_files, rank_hits  # noqa: E402
+from igraph_mcp.retrieve.vector_search import SqliteVecSearch  # noqa: E402
 from igraph_mcp.service import IGraphService  # noqa: E402
 from igraph_mcp.store import graph  # noqa: E402
 from igraph_mcp.store import vectors as vec_store  # noqa: E402
@@ -73,7 +74,7 @@ def collect(task: TreeTask, depth: int) -> list[Cached]:
             lists[label] = [n for n, _ in fts_channel(db, qa, depth, total, weights)]
         if embedder is not None:
             qv = vec_store.to_blob(embedder.embed_query(qa.text))
-            dres = dense_channel(db, qv, limit=depth, file_top_k=10, fallback_threshold=0.75)
+            dres = dense_channel(SqliteVecSearch(db), qv, limit=depth, file_top_k=10, fallback_threshold=0.75)
             lists["dense"] = [n for n, _ in dres.ranked]
         ids = {i for v in lists.values() for i in v}
         out.append(

@@ -31,6 +31,7 @@ from igraph_mcp.resources.results import MountResult, ResourceList, UnmountResul
 from igraph_mcp.retrieve.expand import expand
 from igraph_mcp.retrieve.explore import DenseState, Explorer, ResourceFinder
 from igraph_mcp.retrieve.shapes import neighbours, node_summary
+from igraph_mcp.retrieve.vector_search import VectorSearchCache
 from igraph_mcp.store import graph
 from igraph_mcp.store import vectors as vec_store
 from igraph_mcp.store.db import Database
@@ -66,6 +67,8 @@ class IGraphService:
         self._db: Database | None = None
         self._db_lock = threading.Lock()
         self._write_lock = threading.Lock()
+        self._vector_cache = VectorSearchCache()
+        self._counts: tuple[tuple[str | None, str | None], int, int] | None = None
         self.resource_finder: ResourceFinder | None = None
         self.on_after_index: list[Callable[[Database, Embedder | None], None]] = []
         self.resources = ResourceManager(
@@ -209,6 +212,14 @@ class IGraphService:
             raise NotIndexed("this repository has no index yet; run `igraph-mcp index` (or the igraph_index tool)")
         return db
 
+    def _coverage_counts(self, db: Database) -> tuple[int, int]:
+        """(symbols, vectors), recounted only when a build or an embedding batch changed the index."""
+        version = (db.get_meta("generation"), db.get_meta("vectors_version"))
+        if self._counts is None or self._counts[0] != version:
+            total = int(db.scalar("SELECT count(*) FROM nodes", default=0))
+            self._counts = (version, total, vec_store.node_vector_count(db))  # count(*) on vec0 costs ~8 ms
+        return self._counts[1], self._counts[2]
+
     def dense_state(self) -> DenseState:
         """Whether the dense channel can answer, and why not when it cannot."""
         db = self.db
@@ -218,8 +229,7 @@ class IGraphService:
         if embedder is None:
             return DenseState(None, self._embedder_error, None)
         stored = db.get_meta("embedder_id")
-        total = int(db.scalar("SELECT count(*) FROM nodes", default=0))
-        vectors = vec_store.node_vector_count(db)
+        total, vectors = self._coverage_counts(db)
         if stored is None or vectors == 0:
             return DenseState(None, "no vectors yet: run `igraph-mcp index` to embed the symbols; FTS only", 0.0)
         if stored != embedder.id:
@@ -229,7 +239,7 @@ class IGraphService:
                 "run `igraph-mcp index` to re-embed; FTS only",
                 None,
             )
-        return DenseState(embedder, None, vectors / total if total else 0.0)
+        return DenseState(embedder, None, vectors / total if total else 0.0, self._vector_cache.get(db))
 
     def explore(
         self,

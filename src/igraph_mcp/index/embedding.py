@@ -80,6 +80,8 @@ def embed_nodes(
             vec_store.store_node_vectors(
                 con, ((rows[i][0], rows[i][1], vectors[i], hashes[i]) for i in range(len(rows)))
             )
+            # Readers keep an in-memory copy of the vectors; a new version tells them to reload it.
+            db.set_meta(con, "vectors_version", str(int(db.get_meta("vectors_version", "0") or 0) + 1))
         embedded += len(fresh)
         reused += len(rows) - len(fresh)
         done += len(rows)

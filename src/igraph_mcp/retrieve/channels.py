@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from igraph_mcp.retrieve.analyze import QueryAnalysis, select_fts_tokens
+from igraph_mcp.retrieve.vector_search import VectorSearch
 from igraph_mcp.store import graph
-from igraph_mcp.store import vectors as vec_store
 from igraph_mcp.store.db import Database
 from igraph_mcp.store.fts import NODE_BM25_WEIGHTS
 
@@ -40,16 +40,16 @@ class DenseResult:
 
 
 def dense_channel(
-    db: Database, query_vector: bytes, *, limit: int, file_top_k: int, fallback_threshold: float
+    search: VectorSearch, query_vector: bytes, *, limit: int, file_top_k: int, fallback_threshold: float
 ) -> DenseResult:
     """IGraph's dense semantics: KNN inside the fileTopK closest files, widened to a global KNN when the best
     similarity is below fallbackThreshold or the pool is empty."""
-    probe = vec_store.knn_nodes(db, query_vector, max(FILE_POOL_PROBE, limit))
+    probe = search.knn(query_vector, max(FILE_POOL_PROBE, limit))
     best_by_file: dict[int, float] = {}
     for _nid, fid, sim in probe:
         best_by_file[fid] = max(sim, best_by_file.get(fid, -1.0))
     files = sorted(best_by_file, key=lambda f: -best_by_file[f])[:file_top_k]
-    pool = vec_store.similarities_in_files(db, query_vector, files, limit)
+    pool = search.in_files(query_vector, files, limit)
     best = pool[0][2] if pool else 0.0
     if not pool or best < fallback_threshold:
         ranked = [(nid, sim) for nid, _fid, sim in probe[:limit]]

@@ -20,6 +20,7 @@ from igraph_mcp.retrieve.expand import expand
 from igraph_mcp.retrieve.fusion import rrf
 from igraph_mcp.retrieve.ranking import rank_files, rank_hits
 from igraph_mcp.retrieve.shapes import neighbours
+from igraph_mcp.retrieve.vector_search import SqliteVecSearch, VectorSearch
 from igraph_mcp.store import graph
 from igraph_mcp.store import vectors as vec_store
 from igraph_mcp.store.db import Database
@@ -40,6 +41,7 @@ class DenseState:
     embedder: Embedder | None
     reason: str | None  # why dense is off (None = usable)
     coverage: float | None
+    search: VectorSearch | None = None  # None: sqlite-vec in the database
 
 
 def validate(query: str, top_k: int, hops: int) -> None:
@@ -111,7 +113,7 @@ class Explorer:
         if "dense" in channels and query_vector is not None:
             t = time.perf_counter()
             dres = dense_channel(
-                self.db,
+                self.dense.search or SqliteVecSearch(self.db),
                 query_vector,
                 limit=CHANNEL_DEPTH,
                 file_top_k=self.cfg.fileTopK,

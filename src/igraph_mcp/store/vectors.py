@@ -109,6 +109,20 @@ def store_node_vectors(con: apsw.Connection, rows: Iterable[tuple[int, int, byte
         con.execute("UPDATE nodes SET embed_hash = ? WHERE id = ?", (text_hash, node_id))
 
 
+def all_node_vectors(db: Database) -> tuple[list[int], list[int], list[bytes]]:
+    """Every node vector as parallel lists (node ids, file ids, float32 bytes)."""
+    ids: list[int] = []
+    fids: list[int] = []
+    blobs: list[bytes] = []
+    if not has_node_vectors(db):
+        return ids, fids, blobs
+    for nid, fid, blob in db.rows("SELECT node_id, file_id, embedding FROM node_vectors"):
+        ids.append(int(nid))
+        fids.append(int(fid))
+        blobs.append(bytes(blob))
+    return ids, fids, blobs
+
+
 def node_vector_count(db: Database) -> int:
     """Number of stored node vectors."""
     if not has_node_vectors(db):
