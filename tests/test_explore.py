@@ -160,9 +160,7 @@ def test_degraded_when_sqlite_vec_is_unavailable(root: Path, monkeypatch: pytest
         service.close()
 
 
-def test_indexing_without_sqlite_vec_still_builds_structure(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_indexing_without_sqlite_vec_still_builds_structure(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(db_mod, "_load_vec", lambda _con: "sqlite-vec could not be loaded (test); dense off")
     service = make_service(make_repo(tmp_path, FILES))
     r = service.index()
@@ -241,14 +239,6 @@ def test_validation_errors_are_clear(svc) -> None:  # type: ignore[no-untyped-de
 @pytest.mark.parametrize(
     "max_tokens",
     [
-        pytest.param(
-            200,
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="known gap: one hit + diagnostics + the budget "
-                "note is ~280 tokens, above the smallest allowed maxTokens (200)",
-            ),
-        ),
         400,
         800,
         1500,
@@ -259,6 +249,13 @@ def test_budget_holds_with_a_huge_function(svc, max_tokens: int) -> None:  # typ
     assert r.hits and r.hits[0].name == "enormous_function"
     assert estimate_tokens(r.model_dump_json()) <= max_tokens
     assert r.truncated and r.budgetNote and f"maxTokens={max_tokens}" in r.budgetNote
+
+
+def test_budget_below_the_minimum_is_rejected(svc) -> None:  # type: ignore[no-untyped-def]
+    from igraph_mcp.errors import InvalidInput
+
+    with pytest.raises(InvalidInput, match="maxTokens must be between 400"):
+        svc.explore("enormous_function", max_tokens=200)
 
 
 def test_default_budget_answers_fit_without_cuts_for_small_answers(svc) -> None:  # type: ignore[no-untyped-def]

@@ -23,6 +23,7 @@ from _factories import (
     write_file,
 )
 
+from igraph_mcp.embed.hashing import HashingEmbedder
 from igraph_mcp.errors import EmbedderError
 from igraph_mcp.index import indexer as indexer_mod
 from igraph_mcp.index.indexer import Indexer, module_names
@@ -475,3 +476,19 @@ def test_sigkill_mid_run_then_next_run_equals_clean_build(tmp_path: Path) -> Non
     got = snapshot(svc.db)
     assert got == _clean_build(root, tmp_path)
     assert svc.db.scalar("SELECT count(*) FROM node_vectors") == got["node_rows"]
+
+
+def test_same_size_same_mtime_edit_right_after_a_build_is_detected(tmp_path: Path) -> None:
+    # A "racily clean" file: edited within the same timestamp tick as the build, size unchanged.
+    root = tmp_path / "racy"
+    root.mkdir()
+    target = root / "calc.py"
+    target.write_text("def alpha_value():\n    return 1\n", encoding="utf-8")
+    svc = IGraphService(root, embedder=HashingEmbedder(16))
+    svc.index()
+    before = target.stat()
+    target.write_text("def omega_value():\n    return 1\n", encoding="utf-8")  # same length
+    os.utime(target, ns=(before.st_atime_ns, before.st_mtime_ns))
+    result = svc.index()
+    assert result.reparsedPaths == ["calc.py"]
+    assert svc.node("omega_value").found and not svc.node("alpha_value").found

@@ -16,6 +16,8 @@ CONFIG_DIR = ".igraph"
 CONFIG_FILE = "config.json"
 DB_FILE = "igraph.db"
 MOUNTS_FILE = "mounts.json"
+# The smallest answer budget: one hit with its location, the diagnostics and a note on what was cut.
+MIN_MAX_TOKENS = 400
 
 # Keys that look like credentials must never live in a file inside the repository.
 _CREDENTIAL_KEY = re.compile(r"(api[_-]?key|secret|token|password|passwd|credential|auth)", re.IGNORECASE)
@@ -37,7 +39,7 @@ class RetrievalConfig(_Strict):
     denseWeight: float = Field(1.0, ge=0.0, le=10.0)
     ftsWeight: float = Field(1.0, ge=0.0, le=10.0)
     resourceTopK: int = Field(3, ge=0, le=50)
-    maxTokens: int = Field(4000, ge=200, le=100_000)
+    maxTokens: int = Field(4000, ge=MIN_MAX_TOKENS, le=100_000)
 
 
 class EmbedderConfig(_Strict):
@@ -95,10 +97,7 @@ def _reject_credentials(data: Any, where: str = "") -> None:
 
 # IGRAPH_* environment overrides: variable -> (section, key).
 _ENV_OVERRIDES: dict[str, tuple[str, str]] = {
-    **{
-        f"IGRAPH_{re.sub(r'(?<!^)(?=[A-Z])', '_', k).upper()}": ("retrieval", k)
-        for k in RetrievalConfig.model_fields
-    },
+    **{f"IGRAPH_{re.sub(r'(?<!^)(?=[A-Z])', '_', k).upper()}": ("retrieval", k) for k in RetrievalConfig.model_fields},
     "IGRAPH_EMBEDDER": ("embedder", "backend"),
     "IGRAPH_EMBED_MODEL": ("embedder", "model"),
     "IGRAPH_EMBED_BASE_URL": ("embedder", "baseUrl"),
@@ -121,9 +120,7 @@ def load_config(root: Path, env: dict[str, str] | None = None) -> Config:
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise ConfigError(
-                f"{path} is not valid JSON ({exc}); fix it or delete it to use the defaults"
-            ) from exc
+            raise ConfigError(f"{path} is not valid JSON ({exc}); fix it or delete it to use the defaults") from exc
         if not isinstance(data, dict):
             raise ConfigError(f"{path} must hold a JSON object; fix it or delete it to use the defaults")
         _reject_credentials(data)
@@ -136,9 +133,7 @@ def load_config(root: Path, env: dict[str, str] | None = None) -> Config:
         problems = "; ".join(
             f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors(include_url=False)
         )
-        raise ConfigError(
-            f"invalid configuration ({problems}); fix {path} or the IGRAPH_* variables"
-        ) from exc
+        raise ConfigError(f"invalid configuration ({problems}); fix {path} or the IGRAPH_* variables") from exc
 
 
 def write_default_config(root: Path, *, overwrite: bool = False) -> Path:

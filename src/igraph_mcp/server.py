@@ -29,6 +29,7 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from igraph_mcp import __version__, render
+from igraph_mcp.config import MIN_MAX_TOKENS
 from igraph_mcp.errors import IGraphError, IndexBusy, InvalidInput
 from igraph_mcp.models import ExploreResult, FileDetail, IndexResult, NodeDetail, RelatedResult, StatusResult
 from igraph_mcp.resources.results import MountResult, ResourceList, UnmountResult
@@ -170,8 +171,7 @@ async def _call(state: ServerState, tool: str, fn: Callable[[], _T], *, needs_in
     """Run one service call in a worker thread (the event loop stays free) and map its failures."""
     if needs_index and not state.has_index and state.building is not None:
         raise ToolError(
-            "the index is being built (first start); try again in a few seconds. "
-            f"{state.progress_note() or ''}".strip()
+            f"the index is being built (first start); try again in a few seconds. {state.progress_note() or ''}".strip()
         )
     try:
         return await anyio.to_thread.run_sync(fn)
@@ -194,17 +194,13 @@ def _answer(model: BaseModel, text: str) -> CallToolResult:
 class _StrictTool(Tool):
     """A tool that rejects unknown argument names and explains invalid arguments field by field."""
 
-    async def run(
-        self, arguments: dict[str, Any], context: Context[Any, Any], convert_result: bool = False
-    ) -> Any:
+    async def run(self, arguments: dict[str, Any], context: Context[Any, Any], convert_result: bool = False) -> Any:
         """Run the tool; an argument validation failure becomes one ToolError naming each bad field."""
         try:
             return await super().run(arguments, context, convert_result=convert_result)
         except ToolError as exc:
             if isinstance(exc.__cause__, ValidationError) and not isinstance(exc, UnexpectedToolError):
-                raise ToolError(
-                    describe_invalid(self.name, exc.__cause__, self.parameters)
-                ) from exc.__cause__
+                raise ToolError(describe_invalid(self.name, exc.__cause__, self.parameters)) from exc.__cause__
             raise
 
     @classmethod
@@ -213,13 +209,9 @@ class _StrictTool(Tool):
         tool = cls.from_function(fn, title=title, annotations=annotations)
         base = tool.fn_metadata.arg_model
         config = ConfigDict(**{**base.model_config, "extra": "forbid"})
-        model = cast(
-            type[BaseModel], type(base.__name__, (base,), {"model_config": config, "__module__": __name__})
-        )
+        model = cast(type[BaseModel], type(base.__name__, (base,), {"model_config": config, "__module__": __name__}))
         meta = tool.fn_metadata.model_copy(update={"arg_model": model})
-        strict = tool.model_copy(
-            update={"fn_metadata": meta, "parameters": model.model_json_schema(by_alias=True)}
-        )
+        strict = tool.model_copy(update={"fn_metadata": meta, "parameters": model.model_json_schema(by_alias=True)})
         assert isinstance(strict, cls)
         return strict
 
@@ -255,9 +247,7 @@ async def igraph_explore(
         ),
     ],
     topK: Annotated[int, Field(ge=1, le=50, description="Number of ranked symbols to return (1-50)")] = 5,
-    hops: Annotated[
-        int, Field(ge=0, le=5, description="Call-graph hops to expand around the hits (0-5)")
-    ] = 2,
+    hops: Annotated[int, Field(ge=0, le=5, description="Call-graph hops to expand around the hits (0-5)")] = 2,
     kinds: Annotated[
         list[str] | None,
         Field(max_length=20, description="Only these symbol kinds, e.g. ['function', 'method', 'class']"),
@@ -271,7 +261,7 @@ async def igraph_explore(
     ] = None,
     maxTokens: Annotated[
         int | None,
-        Field(ge=200, le=100_000, description="Token budget of the answer (default from the config, 4000)"),
+        Field(ge=MIN_MAX_TOKENS, le=100_000, description="Token budget of the answer (default from the config, 4000)"),
     ] = None,
 ) -> Annotated[CallToolResult, ExploreResult]:
     """Find the code that matters for a question, in one call: ranked symbols with snippets (hybrid keyword +
@@ -300,8 +290,7 @@ async def igraph_node(
         str | None,
         Field(
             max_length=4096,
-            description="Repository-relative file (or a path "
-            "suffix) to pick one symbol when the name is ambiguous",
+            description="Repository-relative file (or a path suffix) to pick one symbol when the name is ambiguous",
         ),
     ] = None,
 ) -> Annotated[CallToolResult, NodeDetail]:
@@ -335,9 +324,7 @@ async def igraph_related(
         Literal["both", "callers", "callees"],
         Field(description="'callers' (who uses it), 'callees' (what it uses) or 'both'"),
     ] = "both",
-    hops: Annotated[
-        int | None, Field(ge=1, le=5, description="How far to follow the graph (1-5, default 1)")
-    ] = None,
+    hops: Annotated[int | None, Field(ge=1, le=5, description="How far to follow the graph (1-5, default 1)")] = None,
 ) -> Annotated[CallToolResult, RelatedResult]:
     """Callers and/or callees of a symbol up to several hops away: the impact of changing it."""
     state = _state(ctx)
@@ -363,9 +350,7 @@ async def igraph_status(ctx: Context) -> Annotated[CallToolResult, StatusResult]
 
 async def igraph_index(
     ctx: Context,
-    full: Annotated[
-        bool, Field(description="Rebuild from scratch instead of updating changed files")
-    ] = False,
+    full: Annotated[bool, Field(description="Rebuild from scratch instead of updating changed files")] = False,
 ) -> Annotated[CallToolResult, IndexResult]:
     """Build or update the index (incremental: only changed files are re-parsed and re-embedded). Sends
     progress notifications; other tools keep answering from the last committed index while it runs."""
@@ -393,9 +378,7 @@ async def igraph_index(
                 partial(state.build, full=full, origin="igraph_index", progress=progress),
                 needs_index=False,
             )
-        except (
-            ToolError
-        ) as exc:  # kept until the progress pump stops, so it is not wrapped in an ExceptionGroup
+        except ToolError as exc:  # kept until the progress pump stops, so it is not wrapped in an ExceptionGroup
             outcome = exc
         finally:
             finished.set()
@@ -411,16 +394,13 @@ async def igraph_mount_resource(
         str,
         Field(
             max_length=4096,
-            description="Repository-relative path of a PRD (markdown, "
-            "text, pdf, docx) or DB schema (SQL DDL, JSON)",
+            description="Repository-relative path of a PRD (markdown, text, pdf, docx) or DB schema (SQL DDL, JSON)",
         ),
     ],
     type: Annotated[
         Literal["auto", "prd", "db"], Field(description="'prd', 'db', or 'auto' to decide from the file")
     ] = "auto",
-    name: Annotated[
-        str | None, Field(max_length=200, description="Display name (default: the file name)")
-    ] = None,
+    name: Annotated[str | None, Field(max_length=200, description="Display name (default: the file name)")] = None,
 ) -> Annotated[CallToolResult, MountResult]:
     """Attach a requirements document or DB schema so explore answers include the relevant sections/tables.
     Mounting the same file again updates it."""
@@ -433,9 +413,7 @@ async def igraph_mount_resource(
 
 async def igraph_unmount_resource(
     ctx: Context,
-    id: Annotated[
-        int | None, Field(ge=1, description="Resource source id (from igraph_list_resources)")
-    ] = None,
+    id: Annotated[int | None, Field(ge=1, description="Resource source id (from igraph_list_resources)")] = None,
     path: Annotated[
         str | None, Field(max_length=4096, description="Repository-relative path of the mounted file")
     ] = None,
@@ -467,23 +445,17 @@ _TOOLS: list[tuple[Callable[..., Any], str, ToolAnnotations]] = [
     (
         igraph_index,
         "Build or update the index",
-        ToolAnnotations(
-            read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False
-        ),
+        ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False),
     ),
     (
         igraph_mount_resource,
         "Mount a PRD or DB schema",
-        ToolAnnotations(
-            read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False
-        ),
+        ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False),
     ),
     (
         igraph_unmount_resource,
         "Unmount a resource",
-        ToolAnnotations(
-            read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False
-        ),
+        ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False),
     ),
 ]
 
@@ -527,9 +499,7 @@ def build_instructions(
         )
     else:
         langs = ", ".join(
-            f"{k} {v}"
-            for k, v in sorted(status.languages.items(), key=lambda kv: -kv[1])[:6]
-            if _SAFE_LABEL.match(k)
+            f"{k} {v}" for k, v in sorted(status.languages.items(), key=lambda kv: -kv[1])[:6] if _SAFE_LABEL.match(k)
         )
         lines.append(
             f"Index: {status.files} files ({langs or 'no languages'}), {status.symbols} symbols, "
@@ -541,16 +511,13 @@ def build_instructions(
             fresh += "; a file watcher keeps it current."
         elif status.staleCount:
             fresh += (
-                f"; {status.staleCount} files changed since (answers flag them as stale; call igraph_index "
-                "to update)."
+                f"; {status.staleCount} files changed since (answers flag them as stale; call igraph_index to update)."
             )
         else:
             fresh += "; no file changed since."
         lines.append(fresh)
         if status.denseCoverage < 1.0:
-            lines.append(
-                "Semantic search is partial or off (keyword search still works); igraph_status says why."
-            )
+            lines.append("Semantic search is partial or off (keyword search still works); igraph_status says why.")
     lines += [
         "When to use which tool:",
         "- igraph_explore first, for any question about where or how something is done: one call returns the "

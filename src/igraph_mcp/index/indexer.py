@@ -27,6 +27,7 @@ Progress = Callable[[str, int, int], None]
 MAX_BODY_CHARS = 4000  # stored per node: enough for snippets, FTS and the embedded head of a body
 MODULE_HEAD_CHARS = 1500
 FILES_PER_TRANSACTION = 100
+RACY_WINDOW_S = 2.0
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{3,}")
 _CLASS_LIKE = frozenset({"class", "struct", "interface", "trait", "enum", "namespace"})
 
@@ -175,12 +176,16 @@ class Indexer:
         changes: list[_Change] = []
         touched: list[tuple[int, int]] = []
         unchanged = 0
+        # Like git's "racily clean" entries: a file modified within the timestamp tick of the last build could
+        # have changed again without a new mtime or size, so those are hashed instead of trusted.
+        last_build = float(self.db.get_meta("last_build", "0") or 0)
+        racy_ns = int((last_build - RACY_WINDOW_S) * 1e9)
         for i, w in enumerate(files):
             if i % 200 == 0:
                 report("scan", i, len(files))
             old = states.get(w.path)
-            if old is not None and old.size == w.size and old.mtime_ns == w.mtime_ns:
-                unchanged += 1  # same size and mtime: trust it, like git's stat cache
+            if old is not None and old.size == w.size and old.mtime_ns == w.mtime_ns and w.mtime_ns < racy_ns:
+                unchanged += 1  # same size and mtime, written well before the last build: trust the stat
                 continue
             try:
                 data = w.abs_path.read_bytes()

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from igraph_mcp.config import RetrievalConfig
+from igraph_mcp.config import MIN_MAX_TOKENS, RetrievalConfig
 from igraph_mcp.embed.base import Embedder
 from igraph_mcp.errors import EmbedderError, InvalidInput
 from igraph_mcp.models import Diagnostics, ExploreResult, Hit, Neighbour, ResourceHit
@@ -44,7 +44,7 @@ class DenseState:
     search: VectorSearch | None = None  # None: sqlite-vec in the database
 
 
-def validate(query: str, top_k: int, hops: int) -> None:
+def validate(query: str, top_k: int, hops: int, max_tokens: int | None = None) -> None:
     """Reject inputs outside the documented bounds with a message that says what to send instead."""
     if not isinstance(query, str) or not query.strip():
         raise InvalidInput("query is empty; describe the code you are looking for, or paste the issue text")
@@ -57,6 +57,8 @@ def validate(query: str, top_k: int, hops: int) -> None:
         raise InvalidInput("topK must be between 1 and 50")
     if not 0 <= hops <= 5:
         raise InvalidInput("hops must be between 0 and 5")
+    if max_tokens is not None and not MIN_MAX_TOKENS <= max_tokens <= 100_000:
+        raise InvalidInput(f"maxTokens must be between {MIN_MAX_TOKENS} and 100000")
 
 
 class Explorer:
@@ -89,7 +91,7 @@ class Explorer:
     ) -> ExploreResult:
         """Answer a question about the code with ranked symbols, files, neighbours and resources."""
         hops = self.cfg.graphHops if hops is None else hops
-        validate(query, top_k, hops)
+        validate(query, top_k, hops, max_tokens)
         timings: dict[str, float] = {}
         t0 = time.perf_counter()
         qa = analyze_query(query)
