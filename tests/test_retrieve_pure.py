@@ -391,3 +391,33 @@ def test_query_length_limit_end_to_end(svc) -> None:  # type: ignore[no-untyped-
     result = svc.explore(long_ok)
     assert result.hits and result.hits[0].name == "parse_file"
     assert result.query.endswith("…") and len(result.query) == 201
+
+
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [
+        ("tests/test_models.py", True),
+        ("pkg/tests/helpers.py", True),
+        ("src/server_test.go", True),
+        ("web/app.spec.ts", True),
+        ("src/test/java/FooTest.java", True),
+        ("conftest.py", True),
+        ("pkg/latest.py", False),
+        ("pkg/attest.py", False),
+        ("src/app.py", False),
+    ],
+)
+def test_is_test_path(path: str, expected: bool) -> None:
+    from igraph_mcp.retrieve.boosts import is_test_path
+
+    assert is_test_path(path) is expected
+
+
+def test_test_code_is_demoted_unless_the_query_mentions_tests() -> None:
+    from igraph_mcp.retrieve.boosts import TEST_CODE
+
+    cand = Candidate("helper", "helper", "function", "tests/test_x.py")
+    factor, why = boost(cand, analyze_query("how is the cache invalidated"))
+    assert factor == pytest.approx(TEST_CODE) and why == ["testCode"]
+    factor, why = boost(cand, analyze_query("which test covers cache invalidation"))
+    assert factor == 1.0 and "testCode" not in why

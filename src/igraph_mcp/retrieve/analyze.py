@@ -59,6 +59,7 @@ class QueryAnalysis:
     frames: list[tuple[str, str]] = field(default_factory=list)  # traceback (path, function)
     kind_hints: set[str] = field(default_factory=set)
     is_identifier_query: bool = False  # the whole query is one identifier or dotted name
+    mentions_tests: bool = False  # the query talks about tests, so test code is not demoted
     # identifier -> how many symbols define that name (filled from the index; empty = unknown)
     definition_counts: dict[str, int] = field(default_factory=dict)
 
@@ -105,7 +106,9 @@ def analyze_query(text: str) -> QueryAnalysis:
     qa.is_identifier_query = bool(re.fullmatch(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->|#)[A-Za-z_$][\w$]*)*", stripped))
     if qa.is_identifier_query and stripped not in idents:
         qa.identifiers.insert(0, stripped)
-    for w in re.findall(r"[A-Za-z]+", clean.lower()):
+    lowered_words = re.findall(r"[A-Za-z]+", clean.lower())
+    qa.mentions_tests = any(w.startswith("test") or w in ("pytest", "unittest", "spec") for w in lowered_words)
+    for w in lowered_words:
         if w in _KIND_WORDS:
             qa.kind_hints.add(_KIND_WORDS[w])
     # FTS tokens: identifiers (whole and split into words) first, then the remaining non-stopwords.
