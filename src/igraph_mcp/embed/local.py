@@ -53,8 +53,8 @@ def _quiet_transformers() -> None:
     try:
         from transformers.utils import logging as hf_logging
 
-        hf_logging.disable_progress_bar()
-        hf_logging.set_verbosity_error()
+        hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
+        hf_logging.set_verbosity_error()  # type: ignore[no-untyped-call]
     except ImportError:
         pass
 

@@ -11,6 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import apsw
+
 from igraph_mcp.index import parse as parse_mod
 from igraph_mcp.index.identifiers import identifier_words, split_identifier
 from igraph_mcp.index.languages import language_for_path
@@ -97,9 +99,7 @@ class Indexer:
         self.reusable_vectors: dict[str, bytes] = {}
 
     # -- entry point ---------------------------------------------------------------------------------------
-    def run(
-        self, *, full: bool = False, dry_run: bool = False, progress: Progress | None = None
-    ) -> IndexSummary:
+    def run(self, *, full: bool = False, dry_run: bool = False, progress: Progress | None = None) -> IndexSummary:
         """Bring the structure index up to date with the working tree; returns what changed."""
         started = time.perf_counter()
         report = progress or (lambda _phase, _done, _total: None)
@@ -130,9 +130,7 @@ class Indexer:
             for file_id, w in renames:
                 graph.rename_file(con, file_id, w.path, w.mtime_ns)
                 mod_name, mod_qname = module_names(w.path)
-                graph.rename_module_node(
-                    con, file_id, mod_name, mod_qname, identifier_words(mod_name, mod_qname)
-                )
+                graph.rename_module_node(con, file_id, mod_name, mod_qname, identifier_words(mod_name, mod_qname))
             if renames:
                 # Import paths and directories moved: bind every reference again, as a clean build would.
                 self.db.set_meta(con, "resolve_pending", "1")
@@ -203,9 +201,7 @@ class Indexer:
         return changes, unchanged, touched
 
     @staticmethod
-    def _match_renames(
-        changes: list[_Change], gone: dict[str, graph.FileState]
-    ) -> list[tuple[int, WalkedFile]]:
+    def _match_renames(changes: list[_Change], gone: dict[str, graph.FileState]) -> list[tuple[int, WalkedFile]]:
         """Added files whose content equals exactly one deleted file are renames: keep nodes, change the path."""
         by_sha: dict[str, list[str]] = {}
         for path, st in gone.items():
@@ -269,7 +265,7 @@ class Indexer:
             log.warning("parse failed for %s: %s", change.walked.path, type(exc).__name__)
             return ParsedFile(language=change.walked.language, has_error=True)
 
-    def _write_file(self, con: object, change: _Change, pf: ParsedFile) -> int:
+    def _write_file(self, con: apsw.Connection, change: _Change, pf: ParsedFile) -> int:
         w = change.walked
         source = parse_mod.normalize_source(change.data)
         text_lines = source.count(b"\n") + 1
@@ -280,7 +276,7 @@ class Indexer:
             change.sha256,
             w.size,
             w.mtime_ns,
-            text_lines,  # type: ignore[arg-type]
+            text_lines,
             "partial" if pf.has_error else "ok",
             time.time(),
         )
@@ -309,7 +305,7 @@ class Indexer:
             parent = ids[s.parent] if i > 0 and s.parent is not None and s.parent < len(ids) else None
             nid = graph.insert_node(
                 con,
-                (  # type: ignore[arg-type]
+                (
                     file_id,
                     parent,
                     s.kind,
@@ -350,29 +346,22 @@ class Indexer:
                         s.start_line,
                     )
                 )
-        graph.insert_fts(con, fts_rows)  # type: ignore[arg-type]
+        graph.insert_fts(con, fts_rows)
         for ref in pf.references:
             src_id = ids[ref.source] if 0 <= ref.source < len(ids) else ids[0]
             edges.append((src_id, None, ref.kind, ref.name, ref.qualifier, "unresolved", ref.line))
         for imp in pf.imports:
             edges.append((ids[0], None, "imports", imp.name, imp.module, "unresolved", imp.line))
-        graph.insert_edges(con, edges)  # type: ignore[arg-type]
+        graph.insert_edges(con, edges)
         graph.insert_imports(
             con,
-            [
-                (file_id, imp.module, imp.name, imp.alias, imp.line)  # type: ignore[arg-type]
-                for imp in pf.imports
-            ],
+            [(file_id, imp.module, imp.name, imp.alias, imp.line) for imp in pf.imports],
         )
         return file_id
 
     def _resolve(self, changed_ids: list[int], names: set[str], *, everything: bool) -> int:
         """Bind reference edges from changed files and edges elsewhere that name what changed."""
-        rows = (
-            graph.all_reference_edges(self.db)
-            if everything
-            else graph.edges_to_resolve(self.db, changed_ids, names)
-        )
+        rows = graph.all_reference_edges(self.db) if everything else graph.edges_to_resolve(self.db, changed_ids, names)
         if not rows:
             with self.db.atomic() as con:
                 self.db.set_meta(con, "resolve_pending", "0")

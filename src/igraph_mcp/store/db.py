@@ -172,7 +172,8 @@ class Database:
         with self.atomic() as con:
             con.execute("CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)")
             con.execute("CREATE TABLE IF NOT EXISTS migrations(version INTEGER PRIMARY KEY, applied_at REAL NOT NULL)")
-            current = con.execute("SELECT coalesce(max(version), 0) FROM migrations").fetchone()[0]
+            row = con.execute("SELECT coalesce(max(version), 0) FROM migrations").fetchone()
+            current = int(row[0]) if row else 0
             if current > SCHEMA_VERSION:
                 raise SchemaTooNew(
                     f"the index at {self.path} has schema version {current}, newer than this igraph-mcp "

@@ -36,7 +36,7 @@ class NodeRow:
 
 
 def _node(row: Sequence[Any]) -> NodeRow:
-    return NodeRow(*row[:11], bool(row[11]))  # type: ignore[arg-type]
+    return NodeRow(*row[:11], bool(row[11]))  # type: ignore[call-arg]  # 11 typed fields from one SQL row
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,7 +68,7 @@ def _placeholders(n: int) -> str:
     return ",".join("?" * n)
 
 
-def _chunks(ids: Sequence[int], size: int = 900) -> Iterable[Sequence[int]]:
+def _chunks(ids: Sequence[Any], size: int = 900) -> Iterable[Sequence[Any]]:
     # SQLite caps bound parameters; stay well under the limit.
     for i in range(0, len(ids), size):
         yield ids[i : i + size]
@@ -272,12 +272,7 @@ def node_bodies(db: Database, ids: Sequence[int]) -> dict[int, str]:
 
 def symbol_table(db: Database) -> list[tuple[int, int, str, str, str, int | None]]:
     """(id, file_id, kind, name, qualified_name, parent_id) of every node, for reference resolution."""
-    return [
-        tuple(r)
-        for r in db.rows(  # type: ignore[misc]
-            "SELECT id, file_id, kind, name, qualified_name, parent_id FROM nodes"
-        )
-    ]
+    return [tuple(r) for r in db.rows("SELECT id, file_id, kind, name, qualified_name, parent_id FROM nodes")]
 
 
 def names_in_files(db: Database, file_ids: Sequence[int]) -> set[str]:
@@ -393,7 +388,7 @@ def _vocab_terms(db: Database, tokens: list[str]) -> dict[str, list[str]]:
     tokenize = db.con.fts5_tokenizer("unicode61", ["remove_diacritics", "2", "tokenchars", "_"])
     return {
         t: list(
-            tokenize(
+            tokenize(  # type: ignore[arg-type]  # apsw types the result for every flag combination
                 t.encode("utf-8"),
                 apsw.FTS5_TOKENIZE_QUERY,
                 None,
