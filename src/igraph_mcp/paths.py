@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -42,3 +43,12 @@ def resolve_inside(root: Path, user_path: str, *, allowed: Sequence[Path] = ()) 
 def relative_posix(root: Path, path: Path) -> str:
     """POSIX path of ``path`` relative to the real root."""
     return Path(os.path.relpath(os.path.realpath(path), os.path.realpath(root))).as_posix()
+
+
+def file_sha256(path: Path) -> str:
+    """Stream a file through sha256 and return the hex digest."""
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()

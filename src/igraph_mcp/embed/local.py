@@ -9,7 +9,6 @@ importing them costs seconds.
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import os
 import socket
@@ -23,6 +22,7 @@ import numpy as np
 
 from igraph_mcp.embed.base import Vectors
 from igraph_mcp.errors import EmbedderError
+from igraph_mcp.paths import file_sha256
 
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
@@ -69,15 +69,6 @@ def bundled_model_dir() -> Path | None:
         return None
     model_dir = Path(spec.origin).parent / "model"
     return model_dir if model_dir.is_dir() else None
-
-
-def file_sha256(path: Path) -> str:
-    """Stream a file through sha256 and return the hex digest."""
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def verify_bundled_weights(model_dir: Path, expected_sha256: str = BUNDLED_WEIGHTS_SHA256) -> None:

@@ -18,7 +18,7 @@ from pathlib import Path
 from igraph_mcp.config import Config
 from igraph_mcp.embed.base import Embedder
 from igraph_mcp.errors import EmbedderError, InvalidInput, ResourceError
-from igraph_mcp.paths import relative_posix, resolve_inside
+from igraph_mcp.paths import file_sha256, relative_posix, resolve_inside
 from igraph_mcp.resources.channel import ResourceChannel
 from igraph_mcp.resources.linking import SEMANTIC, Thresholds, compute_links
 from igraph_mcp.resources.mounts import (
@@ -26,7 +26,6 @@ from igraph_mcp.resources.mounts import (
     MountsFile,
     delete_source,
     embed_pending,
-    file_sha256,
     store_source,
 )
 from igraph_mcp.resources.results import MountResult, Problem, ResourceList, SourceInfo, UnmountResult

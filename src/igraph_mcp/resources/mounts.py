@@ -6,7 +6,6 @@ re-mount from it. The index copy (chunks, vectors, links) is derived data and ca
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import os
@@ -22,6 +21,7 @@ from igraph_mcp.embed.base import Embedder
 from igraph_mcp.embed.text import collapse_whitespace, text_hash
 from igraph_mcp.errors import EmbedderError, ResourceError
 from igraph_mcp.index.embedding import prepare_vector_tables
+from igraph_mcp.paths import file_sha256
 from igraph_mcp.resources.linking import Thresholds, compute_links
 from igraph_mcp.store import resources as res_store
 from igraph_mcp.store import vectors as vec_store
@@ -103,15 +103,6 @@ class MountsFile:
         if len(kept) != len(entries):
             self.save(kept)
         return len(kept) != len(entries)
-
-
-def file_sha256(path: Path) -> str:
-    """sha256 of a file's bytes (to tell an edited source from an unchanged one)."""
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 # -- vectors -------------------------------------------------------------------------------------------------
