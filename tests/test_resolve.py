@@ -250,11 +250,6 @@ def test_js_default_import(js_db) -> None:  # type: ignore[no-untyped-def]
     assert edge_target(js_db, "main", "makeWidget") == ("web/src/shared/widget.js", "makeWidget", "import")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known gap: index stems (main, lib, mod, index) are stripped for every "
-    "language, so app/main.py gets the module key of its package app/",
-)
 def test_python_module_named_main_is_not_its_package(tmp_path: Path) -> None:
     svc = index_repo(
         make_repo(

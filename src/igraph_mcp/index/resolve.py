@@ -48,7 +48,13 @@ _STRIP_EXTENSIONS = (
     ".kt",
     ".kts",
 )
-_INDEX_STEMS = ("__init__", "index", "mod", "lib", "main")
+# File stems that stand for their directory, per extension: a package's __init__.py, a JS folder's index.js,
+# a Rust module's mod.rs or crate root. Elsewhere (Python's main.py, Go's main.go) the stem is a module of its own.
+_INDEX_STEMS: dict[str, frozenset[str]] = {
+    **dict.fromkeys((".py", ".pyi"), frozenset({"__init__"})),
+    **dict.fromkeys((".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx"), frozenset({"index"})),
+    ".rs": frozenset({"mod", "lib", "main"}),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,13 +71,13 @@ class Sym:
 
 def _module_key(path: str) -> str:
     """``pkg/sub/mod.py`` -> ``pkg/sub/mod``; ``pkg/__init__.py`` -> ``pkg``."""
-    stem = path
-    for ext in _STRIP_EXTENSIONS:
-        if stem.endswith(ext):
-            stem = stem[: -len(ext)]
+    stem, ext = path, ""
+    for candidate in _STRIP_EXTENSIONS:
+        if stem.endswith(candidate):
+            stem, ext = stem[: -len(candidate)], candidate
             break
     head, _, last = stem.rpartition("/")
-    if last in _INDEX_STEMS and head:
+    if head and last in _INDEX_STEMS.get(ext, ()):
         return head
     return stem
 
