@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -339,3 +340,18 @@ def test_service_reads_config_rrf_k(repo: Path, monkeypatch: pytest.MonkeyPatch)
     top = service.explore("validate_amount", hops=0).hits[0]
     assert service.config.retrieval.rrfK == 1
     assert top.score == pytest.approx(sum(1 / (1 + r) for r in top.ranks.values()) * 3.0)  # exactName boost
+
+
+def test_allowed_dirs_come_only_from_the_environment(tmp_path: Path) -> None:
+    from igraph_mcp.config import load_config
+    from igraph_mcp.errors import ConfigError
+
+    root = tmp_path / "cloned"
+    (root / ".igraph").mkdir(parents=True)
+    cfg_file = root / ".igraph" / "config.json"
+    cfg_file.write_text('{"multimodal": {"allowedDirs": ["/etc"]}}', encoding="utf-8")
+    with pytest.raises(ConfigError, match="IGRAPH_ALLOWED_DIRS"):
+        load_config(root, env={})
+    cfg_file.write_text("{}", encoding="utf-8")
+    cfg = load_config(root, env={"IGRAPH_ALLOWED_DIRS": f"/srv/specs{os.pathsep}/srv/schemas"})
+    assert cfg.multimodal.allowedDirs == ["/srv/specs", "/srv/schemas"]

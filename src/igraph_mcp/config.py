@@ -124,9 +124,19 @@ def load_config(root: Path, env: dict[str, str] | None = None) -> Config:
         if not isinstance(data, dict):
             raise ConfigError(f"{path} must hold a JSON object; fix it or delete it to use the defaults")
         _reject_credentials(data)
+        if (data.get("multimodal") or {}).get("allowedDirs"):
+            # A cloned repository must not widen what an agent may read outside it: only the user can.
+            raise ConfigError(
+                f"{path} sets multimodal.allowedDirs, which lets mounts read outside the repository; remove it "
+                "and list such directories in the IGRAPH_ALLOWED_DIRS environment variable (separated by "
+                f"'{os.pathsep}') instead"
+            )
     for var, (section, key) in _ENV_OVERRIDES.items():
         if var in env and env[var] != "":
             data.setdefault(section, {})[key] = env[var]
+    if env.get("IGRAPH_ALLOWED_DIRS"):
+        dirs = [d for d in env["IGRAPH_ALLOWED_DIRS"].split(os.pathsep) if d.strip()]
+        data.setdefault("multimodal", {})["allowedDirs"] = dirs
     try:
         return Config.model_validate(data)
     except ValidationError as exc:
