@@ -270,15 +270,15 @@ class IGraphService:
 
     def stale_files(self, paths: list[str]) -> set[str]:
         """Those of ``paths`` whose file on disk differs from what was indexed (or is gone)."""
+        recorded = graph.file_stats(self.db, paths)
         stale: set[str] = set()
         for path in paths:
-            row = self.db.one("SELECT size, mtime_ns FROM files WHERE path = ?", (path,))
             try:
                 st = (self.root / path).stat()
             except OSError:
                 stale.add(path)
                 continue
-            if row is None or (st.st_size, st.st_mtime_ns) != (row[0], row[1]):
+            if recorded.get(path) != (st.st_size, st.st_mtime_ns):
                 stale.add(path)
         return stale
 

@@ -80,6 +80,18 @@ def file_states(db: Database) -> dict[str, FileState]:
     return {r[1]: FileState(*r) for r in db.rows("SELECT id, path, sha256, size, mtime_ns FROM files")}
 
 
+def file_stats(db: Database, paths: Sequence[str]) -> dict[str, tuple[int, int]]:
+    """path -> (size, mtime_ns) recorded at indexing, for the given paths that are indexed."""
+    out: dict[str, tuple[int, int]] = {}
+    for chunk in _chunks(list(paths)):
+        for path, size, mtime in db.rows(
+            f"SELECT path, size, mtime_ns FROM files WHERE path IN ({_placeholders(len(chunk))})",  # noqa: S608
+            tuple(chunk),
+        ):
+            out[str(path)] = (int(size), int(mtime))
+    return out
+
+
 def insert_file(
     con: apsw.Connection,
     path: str,
