@@ -6,7 +6,6 @@ import hashlib
 import logging
 import re
 import time
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -381,8 +380,3 @@ class Indexer:
             graph.set_edge_targets(con, updates)
             self.db.set_meta(con, "resolve_pending", "0")
         return bound
-
-
-def count_skips(summary: IndexSummary) -> Counter[str]:
-    """Skip reasons as a Counter (for printing)."""
-    return Counter(summary.skipped)

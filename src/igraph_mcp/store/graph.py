@@ -258,18 +258,6 @@ def nodes_in_file(db: Database, file_id: int) -> list[NodeRow]:
     ]
 
 
-def module_node_ids(db: Database, file_ids: Sequence[int]) -> dict[int, int]:
-    """file id -> id of its module node."""
-    out: dict[int, int] = {}
-    for chunk in _chunks(list(file_ids)):
-        for fid, nid in db.rows(
-            f"SELECT file_id, id FROM nodes WHERE kind = 'module' AND file_id IN ({_placeholders(len(chunk))})",  # noqa: S608
-            tuple(chunk),
-        ):
-            out[int(fid)] = int(nid)
-    return out
-
-
 def node_bodies(db: Database, ids: Sequence[int]) -> dict[int, str]:
     """Stored (bounded) source text of nodes."""
     out: dict[int, str] = {}

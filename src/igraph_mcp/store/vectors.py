@@ -187,12 +187,6 @@ def store_resource_vectors(con: apsw.Connection, rows: Iterable[tuple[int, bytes
         con.execute("UPDATE resources SET embed_hash = ? WHERE id = ?", (text_hash, rid))
 
 
-def delete_resource_vectors(con: apsw.Connection, resource_ids: Sequence[int]) -> None:
-    """Remove vectors of some resources."""
-    for rid in resource_ids:
-        con.execute("DELETE FROM resource_vectors WHERE resource_id = ?", (rid,))
-
-
 def knn_resources(db: Database, query: bytes, k: int) -> list[tuple[int, float]]:
     """Nearest resource chunks: (resource id, cosine similarity) best first."""
     if not has_resource_vectors(db):
