@@ -37,3 +37,7 @@ class EmbedderError(IGraphError):
 
 class ResourceError(IGraphError):
     """A document or schema could not be mounted."""
+
+
+class StorageError(IGraphError):
+    """The index could not be written (disk full, I/O error); what was committed before still answers."""

@@ -10,10 +10,12 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
+import apsw
+
 from igraph_mcp.config import CONFIG_DIR, DB_FILE, Config, load_config
 from igraph_mcp.embed.base import Embedder
 from igraph_mcp.embed.registry import make_embedder
-from igraph_mcp.errors import ConfigError, EmbedderError, IndexBusy, InvalidInput, NotIndexed
+from igraph_mcp.errors import ConfigError, EmbedderError, IndexBusy, InvalidInput, NotIndexed, StorageError
 from igraph_mcp.index.embedding import embed_nodes, prepare_vector_tables
 from igraph_mcp.index.indexer import Indexer
 from igraph_mcp.models import (
@@ -155,6 +157,15 @@ class IGraphService:
         progress: Progress | None = None,
     ) -> IndexResult:
         """Build or update the index: structure + FTS first (committed), then embeddings batch by batch."""
+        try:
+            return self._index(full=full, dry_run=dry_run, embed=embed, progress=progress)
+        except (apsw.FullError, apsw.IOError, apsw.ReadOnlyError) as exc:
+            raise StorageError(
+                f"the index could not be written ({type(exc).__name__}: {exc}); free disk space or fix permissions "
+                f"under {self.state_dir} and run the index again - answers keep coming from the last committed state"
+            ) from exc
+
+    def _index(self, *, full: bool, dry_run: bool, embed: bool, progress: Progress | None) -> IndexResult:
         with self._writer() as db:
             idx = Indexer(
                 self.root,

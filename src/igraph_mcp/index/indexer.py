@@ -99,7 +99,17 @@ class Indexer:
 
     # -- entry point ---------------------------------------------------------------------------------------
     def run(self, *, full: bool = False, dry_run: bool = False, progress: Progress | None = None) -> IndexSummary:
-        """Bring the structure index up to date with the working tree; returns what changed."""
+        """Bring the structure index up to date with the working tree; returns what changed.
+
+        A full rebuild is one transaction: readers keep answering from the old index until the new one is
+        complete, and a rebuild that dies leaves the old index as it was.
+        """
+        if full and not dry_run:
+            with self.db.atomic():
+                return self._run(full=True, dry_run=False, progress=progress)
+        return self._run(full=full, dry_run=dry_run, progress=progress)
+
+    def _run(self, *, full: bool, dry_run: bool, progress: Progress | None) -> IndexSummary:
         started = time.perf_counter()
         report = progress or (lambda _phase, _done, _total: None)
         summary = IndexSummary(dry_run=dry_run)

@@ -88,6 +88,7 @@ class Database:
         self.con.set_busy_timeout(BUSY_TIMEOUT_MS)
         self.vec_error = _load_vec(self.con)
         self._lock = threading.RLock()
+        self._depth = 0  # nesting of atomic(): 0 = no transaction open
         self.con.execute("PRAGMA foreign_keys=ON")
         if not readonly:
             self.con.execute("PRAGMA journal_mode=WAL")
@@ -121,21 +122,32 @@ class Database:
 
     @contextmanager
     def atomic(self) -> Iterator[apsw.Connection]:
-        """The one write primitive: BEGIN IMMEDIATE ... COMMIT, rolled back on any error."""
+        """The one write primitive: BEGIN IMMEDIATE ... COMMIT, rolled back on any error.
+
+        Nested calls become savepoints, so a whole rebuild can be one transaction made of smaller steps.
+        """
         with self._lock:
+            depth = self._depth
             try:
-                self.con.execute("BEGIN IMMEDIATE")
+                self.con.execute(f"SAVEPOINT sp{depth}" if depth else "BEGIN IMMEDIATE")
             except apsw.BusyError as exc:
                 raise IndexBusy(
                     "the index is being written by another igraph-mcp process; wait for it to finish and retry"
                 ) from exc
+            self._depth += 1
             try:
                 yield self.con
             except BaseException:
-                self.con.execute("ROLLBACK")
+                self._depth -= 1
+                if depth:
+                    self.con.execute(f"ROLLBACK TO sp{depth}")
+                    self.con.execute(f"RELEASE sp{depth}")
+                else:
+                    self.con.execute("ROLLBACK")
                 raise
             else:
-                self.con.execute("COMMIT")
+                self._depth -= 1
+                self.con.execute(f"RELEASE sp{depth}" if depth else "COMMIT")
 
     # -- meta ---------------------------------------------------------------------------------------------
     def get_meta(self, key: str, default: str | None = None) -> str | None:

@@ -1,0 +1,89 @@
+"""Storage faults (RELIABILITY D2) and reads from another process during a rebuild (D3)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import apsw
+import pytest
+
+from igraph_mcp.embed.hashing import HashingEmbedder
+from igraph_mcp.errors import StorageError
+from igraph_mcp.service import IGraphService
+from igraph_mcp.store import graph
+
+
+def _repo(tmp_path: Path, n: int) -> Path:
+    root = tmp_path / "repo"
+    root.mkdir()
+    for i in range(n):
+        (root / f"module_{i:03d}.py").write_text(
+            f'"""Module {i}."""\n\n\ndef compute_total_{i}(items):\n    return sum(items) + {i}\n\n\n'
+            f"class Ledger{i}:\n    def post_entry(self, amount):\n        return compute_total_{i}([amount])\n",
+            encoding="utf-8",
+        )
+    return root
+
+
+def test_disk_full_mid_update_rolls_back_and_reads_keep_working(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    root = _repo(tmp_path, 8)
+    svc = IGraphService(root, embedder=HashingEmbedder(32))
+    svc.index()
+    before = svc.explore("compute_total_3", channels=("fts",), hops=0)
+    target = root / "module_003.py"
+    target.write_text(target.read_text(encoding="utf-8") + "\n\ndef refund_entry_3(x):\n    return -x\n")
+    os.utime(target, ns=(time.time_ns(), time.time_ns() + 5_000_000_000))
+
+    calls = {"n": 0}
+    real_insert = graph.insert_node
+
+    def failing_insert(con, values):  # type: ignore[no-untyped-def]
+        calls["n"] += 1
+        if calls["n"] == 3:  # the Nth write fails as a full disk would
+            raise apsw.FullError("database or disk is full")
+        return real_insert(con, values)
+
+    monkeypatch.setattr(graph, "insert_node", failing_insert)
+    with pytest.raises(StorageError, match="free disk space"):
+        svc.index()
+    after = svc.explore("compute_total_3", channels=("fts",), hops=0)
+    assert [h.nodeId for h in after.hits] == [h.nodeId for h in before.hits]  # the batch was rolled back
+    assert not svc.node("refund_entry_3").found
+    assert svc.db.scalar("PRAGMA integrity_check") == "ok"
+
+    monkeypatch.setattr(graph, "insert_node", real_insert)
+    result = svc.index()
+    assert "module_003.py" in result.reparsedPaths
+    assert svc.node("refund_entry_3").found
+
+
+def test_reads_from_another_process_never_see_a_partial_rebuild(tmp_path: Path) -> None:
+    n = 300
+    root = _repo(tmp_path, n)
+    svc = IGraphService(root, embedder=HashingEmbedder(32))
+    svc.index(embed=False)
+    env = {**os.environ, "IGRAPH_EMBEDDER": "none", "HF_HUB_OFFLINE": "1"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "igraph_mcp", "index", "--full", "--no-embed", "--root", str(root)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    reader = IGraphService(root, embedder=HashingEmbedder(32))
+    answers = 0
+    try:
+        while proc.poll() is None or answers < 5:
+            files = int(reader.db.scalar("SELECT count(*) FROM files"))
+            hits = reader.explore("post_entry compute_total_150", channels=("fts",), hops=0).hits
+            assert files == n, "a reader saw a half-built index"
+            assert hits, "a reader got no answer during the rebuild"
+            answers += 1
+    finally:
+        _out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err.decode()
+    assert answers >= 5
+    assert int(reader.db.scalar("SELECT count(*) FROM files")) == n
