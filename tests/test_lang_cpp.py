@@ -108,14 +108,13 @@ def test_methods_and_nested_classes(pf) -> None:
 
 
 def test_out_of_class_definitions_are_qualified_by_their_class(pf) -> None:
-    names = by_qname(pf)
-    # `double detail::Shape::area() const` and `void Shape::Visitor::visit(...)`: the class
-    # written right before the name qualifies it (the namespaces around it do not).
-    area = names["Shape.area"]
-    assert area.kind == "method"
-    assert area.start_line == 41
-    visit = names["Visitor.visit"]
+    # `double detail::Shape::area() const` and `void Shape::Visitor::visit(...)` inside
+    # `namespace geo`: the enclosing namespace, then every scope written before the name.
+    area = [s for s in pf.symbols if s.qualified_name == "geo.detail.Shape.area" and s.start_line == 41]
+    assert len(area) == 1 and area[0].kind == "method"
+    visit = by_qname(pf)["geo.Shape.Visitor.visit"]
     assert (visit.start_line, visit.end_line) == (43, 50)
+    assert "Shape.area" not in by_qname(pf)
 
 
 def test_template_lines_signature_and_docs_start_at_template(pf) -> None:
@@ -132,8 +131,11 @@ def test_template_lines_signature_and_docs_start_at_template(pf) -> None:
 def test_signatures_and_docs(pf) -> None:
     names = by_qname(pf)
     assert names["geo.detail.Circle"].signature == "struct Circle : public Shape, private util::Named<Circle>"
-    assert names["geo.detail.Shape.area"].signature == "virtual double area() const = 0;"
-    assert names["Visitor.visit"].signature == "void Shape::Visitor::visit(Shape &s)"
+    # The in-class declaration and the out-of-class definition share a qualified name.
+    decl, defn = (s for s in pf.symbols if s.qualified_name == "geo.detail.Shape.area")
+    assert decl.signature == "virtual double area() const = 0;"
+    assert defn.signature == "double detail::Shape::area() const"
+    assert names["geo.Shape.Visitor.visit"].signature == "void Shape::Visitor::visit(Shape &s)"
     assert names["geo.detail.Shape"].docstring == "Abstract shape."
     assert names["geo.Mode"].docstring == ""
 
@@ -164,7 +166,7 @@ def test_calls_with_qualifiers(pf) -> None:
         ("geo", "max_of"),
     } <= calls
     log = ref_named(pf, "calls", "log")
-    assert source_of(pf, log) == "Visitor.visit"
+    assert source_of(pf, log) == "geo.Shape.Visitor.visit"
     assert log.line == 44
     assert source_of(pf, ref_named(pf, "calls", "sqrt")) == "geo.detail.Circle.area"
 
@@ -184,3 +186,37 @@ def test_broken_code_keeps_what_parsed() -> None:
     pf = parse("cpp", "class Ok { int a; };\nvoid broken( {\n")
     assert pf.has_error
     assert "Ok" in by_qname(pf)
+
+
+def test_out_of_class_definition_in_namespace_is_qualified_by_it() -> None:
+    pf = parse("cpp", "namespace geo {\nclass Shape { void draw(); };\nvoid Shape::draw() {}\n}\n")
+    defs = [s for s in pf.symbols if s.qualified_name == "geo.Shape.draw"]
+    assert [s.start_line for s in defs] == [2, 3]  # the declaration and the definition
+    assert all(s.kind == "method" for s in defs)
+    assert pf.symbols[defs[1].parent].qualified_name == "geo"
+
+
+def test_receiver_spanning_several_scopes() -> None:
+    pf = parse(
+        "cpp",
+        """\
+        void A::B::f() {}
+        void A<T>::B::C::g() {}
+        int *A::B::p() { return 0; }
+        template <class T> T &Box<T>::Inner::get() { return v; }
+        void ::X::h() {}
+        namespace outer { namespace inner { Obj::~Obj() {} } }
+        void Plain::m() {}
+        """,
+    )
+    names = by_qname(pf)
+    for qname in ("A.B.f", "A.B.C.g", "A.B.p", "Box.Inner.get", "X.h", "outer.inner.Obj.~Obj", "Plain.m"):
+        assert names[qname].kind == "method", qname
+    assert names["Box.Inner.get"].start_line == 4
+
+
+def test_free_functions_in_namespaces_unchanged() -> None:
+    pf = parse("cpp", "namespace n { int f() { return 1; } }\nint g() { return 2; }\n")
+    names = by_qname(pf)
+    assert names["n.f"].kind == "function"
+    assert names["g"].kind == "function"

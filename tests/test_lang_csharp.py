@@ -73,9 +73,7 @@ def test_nested_class_method(pf) -> None:
 
 def test_signatures_and_docs(pf) -> None:
     names = by_qname(pf)
-    assert (
-        names["Acme.App.Outer"].signature == "[Serializable] public class Outer : Base, IRunnable, Ns.IThing"
-    )
+    assert names["Acme.App.Outer"].signature == "[Serializable] public class Outer : Base, IRunnable, Ns.IThing"
     assert names["Acme.App.Outer.Inner.Method"].signature == "public void Method(Widget w)"
     assert names["Acme.App.Outer"].docstring == "Outer doc."
     assert names["Acme.App.IShape"].docstring == "Shapes."
@@ -116,4 +114,50 @@ def test_file_scoped_namespace() -> None:
     pf = parse("csharp", "namespace Acme;\ninternal class Late { private int x; }\n")
     names = by_qname(pf)
     assert names["Acme"].kind == "namespace"
-    assert names["Late"].exported  # internal is visible in the assembly
+    assert names["Acme.Late"].exported  # internal is visible in the assembly
+
+
+FILE_SCOPED = """\
+using System;
+
+namespace Acme.Billing;
+
+/// <summary>An invoice.</summary>
+public class Invoice
+{
+    public int Total() { return Sum(1); }
+
+    private class Line { }
+}
+
+public interface IPayable { }
+"""
+
+
+def test_file_scoped_namespace_qualifies_like_braced_form() -> None:
+    scoped = by_qname(parse("csharp", FILE_SCOPED))
+    braced_code = FILE_SCOPED.replace("namespace Acme.Billing;", "namespace Acme.Billing {") + "}\n"
+    braced = by_qname(parse("csharp", braced_code))
+    expected = {
+        "Acme.Billing.Invoice",
+        "Acme.Billing.Invoice.Total",
+        "Acme.Billing.Invoice.Line",
+        "Acme.Billing.IPayable",
+    }
+    assert expected <= set(scoped)
+    assert set(scoped) == set(braced)
+    assert scoped["Acme.Billing.Invoice.Total"].kind == "method"
+    assert scoped["Acme.Billing.Invoice"].docstring == "An invoice."
+    assert (scoped["Acme.Billing.Invoice"].start_line, scoped["Acme.Billing.Invoice"].end_line) == (6, 11)
+
+
+def test_file_scoped_namespace_spans_rest_of_file() -> None:
+    pf = parse("csharp", FILE_SCOPED)
+    names = by_qname(pf)
+    ns = names["Acme.Billing"]
+    assert (ns.start_line, ns.end_line) == (3, 13)
+    assert ns.signature == "namespace Acme.Billing;"
+    assert pf.symbols[names["Acme.Billing.Invoice"].parent] is ns
+    assert pf.symbols[names["Acme.Billing.IPayable"].parent] is ns
+    assert source_of(pf, ref_named(pf, "calls", "Sum")) == "Acme.Billing.Invoice.Total"
+    assert imports(pf) == {("System", "", "")}

@@ -64,6 +64,10 @@ function top(array $a): int
 """
 
 
+# `namespace App\Models;` qualifies everything after it, as a braced namespace would.
+NS = "App\\Models."
+
+
 @pytest.fixture(scope="module")
 def pf():
     return parse("php", CODE)
@@ -78,19 +82,19 @@ def test_definition_kinds(pf) -> None:
     kinds = {s.qualified_name: s.kind for s in pf.symbols[1:]}
     assert kinds == {
         "App\\Models": "namespace",
-        "LIMIT": "constant",
-        "DEBUG": "constant",  # define('DEBUG', true)
-        "Circle": "class",
-        "Circle.PI": "constant",
-        "Circle.__construct": "method",
-        "Circle.secret": "method",
-        "Circle.area": "method",  # abstract, bodiless
-        "HasArea": "interface",
-        "HasArea.area": "method",
-        "Loggable": "trait",
-        "Loggable.log": "method",
-        "Suit": "enum",
-        "top": "function",
+        NS + "LIMIT": "constant",
+        NS + "DEBUG": "constant",  # define('DEBUG', true)
+        NS + "Circle": "class",
+        NS + "Circle.PI": "constant",
+        NS + "Circle.__construct": "method",
+        NS + "Circle.secret": "method",
+        NS + "Circle.area": "method",  # abstract, bodiless
+        NS + "HasArea": "interface",
+        NS + "HasArea.area": "method",
+        NS + "Loggable": "trait",
+        NS + "Loggable.log": "method",
+        NS + "Suit": "enum",
+        NS + "top": "function",
     }
 
 
@@ -103,46 +107,46 @@ def test_braced_namespace_qualifies_its_members() -> None:
 
 def test_lines(pf) -> None:
     names = by_qname(pf)
-    assert (names["Circle"].start_line, names["Circle"].end_line) == (16, 36)
-    assert (names["Circle.__construct"].start_line, names["Circle.__construct"].end_line) == (22, 31)
-    assert names["LIMIT"].start_line == 10
+    assert (names[NS + "Circle"].start_line, names[NS + "Circle"].end_line) == (16, 36)
+    assert (names[NS + "Circle.__construct"].start_line, names[NS + "Circle.__construct"].end_line) == (22, 31)
+    assert names[NS + "LIMIT"].start_line == 10
 
 
 def test_signatures(pf) -> None:
     names = by_qname(pf)
-    assert names["Circle"].signature == (
+    assert names[NS + "Circle"].signature == (
         "abstract class Circle extends \\Base\\Shape implements ShapeContract, \\Countable"
     )
-    assert names["Circle.__construct"].signature == (
+    assert names[NS + "Circle.__construct"].signature == (
         "public function __construct(private float $r, LoggerInterface $log)"
     )
-    assert names["top"].signature == "function top(array $a): int"
-    assert names["Circle.PI"].signature == "const PI = 3.14;"
+    assert names[NS + "top"].signature == "function top(array $a): int"
+    assert names[NS + "Circle.PI"].signature == "const PI = 3.14;"
 
 
 def test_doc_comments(pf) -> None:
     names = by_qname(pf)
-    assert names["Circle"].docstring == "A circle."
-    assert names["HasArea"].docstring == ""
+    assert names[NS + "Circle"].docstring == "A circle."
+    assert names[NS + "HasArea"].docstring == ""
 
 
 def test_private_members_are_not_exported(pf) -> None:
     names = by_qname(pf)
-    assert not names["Circle.secret"].exported
-    assert names["Circle.area"].exported  # protected is still visible to subclasses elsewhere
-    assert names["Circle.__construct"].exported
+    assert not names[NS + "Circle.secret"].exported
+    assert names[NS + "Circle.area"].exported  # protected is still visible to subclasses elsewhere
+    assert names[NS + "Circle.__construct"].exported
 
 
 def test_extends_and_implements(pf) -> None:
     assert refs(pf, "inherits") == {("Base", "Shape"), ("", "Countable")}
-    assert source_of(pf, ref_named(pf, "inherits", "Shape")) == "Circle"
-    assert source_of(pf, ref_named(pf, "inherits", "Countable")) == "HasArea"  # interface extends
+    assert source_of(pf, ref_named(pf, "inherits", "Shape")) == NS + "Circle"
+    assert source_of(pf, ref_named(pf, "inherits", "Countable")) == NS + "HasArea"  # interface extends
     implements = refs(pf, "implements")
     assert implements == {("", "ShapeContract"), ("", "Countable"), ("", "Loggable"), ("", "HasLabel")}
     loggable = ref_named(pf, "implements", "Loggable")  # `use Loggable;` in the class body
-    assert source_of(pf, loggable) == "Circle"
+    assert source_of(pf, loggable) == NS + "Circle"
     assert loggable.line == 18
-    assert source_of(pf, ref_named(pf, "implements", "HasLabel")) == "Suit"
+    assert source_of(pf, ref_named(pf, "implements", "HasLabel")) == NS + "Suit"
 
 
 def test_calls_with_qualifiers(pf) -> None:
@@ -159,7 +163,7 @@ def test_calls_with_qualifiers(pf) -> None:
         ("", "count"),
     }
     log = ref_named(pf, "calls", "log")
-    assert source_of(pf, log) == "Circle.__construct"
+    assert source_of(pf, log) == NS + "Circle.__construct"
     assert log.line == 25
 
 
@@ -183,3 +187,32 @@ def test_broken_code_keeps_what_parsed() -> None:
     pf = parse("php", "<?php\nclass Ok {}\nfunction broken( {\n")
     assert pf.has_error
     assert "Ok" in by_qname(pf)
+
+
+def test_statement_namespace_matches_braced_form() -> None:
+    statement = parse(
+        "php", "<?php\nnamespace App\\Billing;\nclass Invoice {\n    function total() {}\n}\nfunction helper() {}\n"
+    )
+    braced = parse(
+        "php", "<?php\nnamespace App\\Billing {\nclass Invoice {\n    function total() {}\n}\nfunction helper() {}\n}\n"
+    )
+    names = by_qname(statement)
+    assert names["App\\Billing.Invoice.total"].kind == "method"
+    assert names["App\\Billing.helper"].kind == "function"
+    assert set(names) == set(by_qname(braced))
+    assert pf_parent(statement, "App\\Billing.Invoice") == "App\\Billing"
+
+
+def test_several_statement_namespaces_each_cover_their_part() -> None:
+    code = "<?php\nnamespace First;\nfunction a() { b(); }\n\nnamespace Second;\nclass K {}\nfunction c() {}\n"
+    pf = parse("php", code)
+    names = by_qname(pf)
+    assert {"First.a", "Second.K", "Second.c"} <= set(names)
+    assert (names["First"].start_line, names["First"].end_line) == (2, 3)
+    assert (names["Second"].start_line, names["Second"].end_line) == (5, 7)
+    assert source_of(pf, ref_named(pf, "calls", "b")) == "First.a"
+
+
+def pf_parent(pf, qname: str) -> str:
+    """Qualified name of a symbol's parent."""
+    return pf.symbols[by_qname(pf)[qname].parent].qualified_name

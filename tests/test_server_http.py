@@ -18,7 +18,8 @@ from mcp.client.streamable_http import streamable_http_client
 
 import igraph_mcp
 from igraph_mcp.cli import main
-from igraph_mcp.server import ServerState, create_server
+from igraph_mcp.server import create_server
+from igraph_mcp.server_state import ServerState
 from igraph_mcp.service import IGraphService
 from igraph_mcp.transport import bind_refusal, build_app, is_loopback, loopback_origin, token_matches
 

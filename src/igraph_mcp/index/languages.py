@@ -36,6 +36,9 @@ class LanguageSpec:
     private_modifiers: frozenset[str] = frozenset({"private"})
     # Node types allowed between a doc comment and its definition (attributes, annotations).
     doc_skip_types: frozenset[str] = frozenset()
+    # Enclosing definition kinds that prefix a receiver-qualified name: C++
+    # `namespace geo { void Shape::draw() {} }` -> "geo.Shape.draw" (a receiver is relative to them).
+    receiver_scope_kinds: frozenset[str] = frozenset()
 
 
 _ROWS = (
@@ -126,6 +129,7 @@ _ROWS = (
         # Not "static": inside a class it marks a public member (`static Foo create();`), and
         # file-local C++ helpers live in anonymous namespaces more often than behind `static`.
         private_modifiers=frozenset(),
+        receiver_scope_kinds=frozenset({"namespace"}),
     ),
     LanguageSpec(
         name="ruby",

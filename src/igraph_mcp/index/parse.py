@@ -1,7 +1,11 @@
 """Generic tree-sitter extraction driven by the query captures and the language table.
 
 Capture names understood in queries/<language>.scm (see /work/briefs/parse_convention.md):
-  @definition.<kind> + @name [+ @body] [+ @receiver]   a symbol; @receiver qualifies it ("Server.Start")
+  @definition.<kind> + @name [+ @body] [+ @receiver]   a symbol; @receiver qualifies it ("Server.Start");
+                                                       a @receiver holding @name qualifies with its text
+                                                       before the name (C++ `A::B::f` -> "A.B.f")
+  @open on a @definition node                          a body-less scope (`namespace A.B;`) that encloses
+                                                       its following siblings, up to the next @open one
   @scope + @name                                       a container that qualifies nested names (Rust impl)
   @reference.<call|inherits|implements|type> + @name [+ @qualifier]
   @import + @import.module [+ @import.name] [+ @import.alias | @import.default]
@@ -47,6 +51,8 @@ _REF_KINDS = {
 }
 _FUNCTION_KINDS = frozenset({"function", "method"})
 _TOP_KINDS = frozenset({"module", "namespace"})
+# Innermost template/generic argument lists, removed until none is left (`A<B<T>>::C` -> `A::C`).
+_TYPE_ARGS = re.compile(r"<[^<>]*>")
 
 _WS = re.compile(r"\s+")
 _WORD = re.compile(r"[\w$#]+")
@@ -104,6 +110,9 @@ class _Def:
     receiver: str
     pattern: int
     is_scope: bool = False
+    is_open: bool = False  # @open: extends over the siblings that follow it
+    end_byte: int = 0  # the node's end, or an @open scope's extended end
+    end_line: int = 0
     qualified: str = ""
     index: int = 0  # index in ParsedFile.symbols (the nearest real symbol for scopes)
 
@@ -166,9 +175,12 @@ def _collect(query: Query, root: Node, roles: dict[int, str]) -> _Matches:
                         node=caps[role][0],
                         name_node=name_node,
                         body=body[0] if body else None,
-                        receiver=_clean_type(recv[0].text or b"") if recv else "",
+                        receiver=_receiver(recv[0], name_node) if recv else "",
                         pattern=pattern,
                         is_scope=role == "scope",
+                        is_open="open" in caps,
+                        end_byte=caps[role][0].end_byte,
+                        end_line=_end_line(caps[role][0]),
                     )
                 )
         elif role == "import":
@@ -191,6 +203,20 @@ def _collect(query: Query, root: Node, roles: dict[int, str]) -> _Matches:
             for node in caps.get("export.name", ()):
                 out.export_names.add((node.text or b"").decode("utf-8", "replace"))
     return out
+
+
+def _receiver(recv: Node, name: Node) -> str:
+    """Receiver text: the captured type, or for a receiver holding the name, the path before it."""
+    raw = recv.text or b""
+    if recv.start_byte <= name.start_byte and name.end_byte <= recv.end_byte:
+        text = raw[: name.start_byte - recv.start_byte].decode("utf-8", "replace")
+        while "<" in text:
+            stripped = _TYPE_ARGS.sub("", text)
+            if stripped == text:
+                break  # unbalanced `<`: _clean_type cuts at it
+            text = stripped
+        return _clean_type(text.encode("utf-8")).strip(".")
+    return _clean_type(raw)
 
 
 def _clean_type(raw: bytes) -> str:
@@ -219,10 +245,28 @@ def _dedupe_defs(defs: list[_Def]) -> list[_Def]:
             if first.body is None:
                 first.body = first.node.child_by_field_name("body")
             first.receiver = first.receiver or next((d.receiver for d in group if d.receiver), "")
-            first.node = widest.node
+            first.node, first.end_byte, first.end_line = widest.node, widest.end_byte, widest.end_line
+            first.is_open = any(d.is_open for d in group)
         merged.append(first)
-    merged.sort(key=lambda d: (d.node.start_byte, -d.node.end_byte, d.pattern))
+    _extend_open(merged)
+    merged.sort(key=lambda d: (d.node.start_byte, -d.end_byte, d.pattern))
     return merged
+
+
+def _extend_open(defs: list[_Def]) -> None:
+    """Stretch each @open scope over its following siblings, up to the next @open one or its parent's end."""
+    opens = sorted((d for d in defs if d.is_open), key=lambda d: d.node.start_byte)
+    for i, d in enumerate(opens):
+        parent = d.node.parent
+        if parent is None:
+            continue
+        last: Node = parent
+        nxt = opens[i + 1].node if i + 1 < len(opens) else None
+        if nxt is not None and nxt.parent == parent:
+            # `namespace A; ... namespace B; ...` (PHP): A ends with the statement before B.
+            last = nxt.prev_sibling or d.node
+        if last.end_byte > d.end_byte:
+            d.end_byte, d.end_line = last.end_byte, _end_line(last)
 
 
 def _last_line(source: bytes) -> int:
@@ -396,19 +440,22 @@ def _is_exported(source: bytes, spec: LanguageSpec, d: _Def, parent: Symbol, m: 
 def _build_symbols(source: bytes, spec: LanguageSpec, pf: ParsedFile, m: _Matches) -> None:
     stack: list[_Def] = []
     for d in _dedupe_defs(m.defs):
-        start, end = d.node.start_byte, d.node.end_byte
+        start, end = d.node.start_byte, d.end_byte
         # Pop entries that end before this one ends; an identical range is a sibling, not a parent.
         while stack and (
-            stack[-1].node.end_byte < end
-            or stack[-1].node.end_byte <= start
-            or (stack[-1].node.start_byte == start and stack[-1].node.end_byte == end)
+            stack[-1].end_byte < end
+            or stack[-1].end_byte <= start
+            or (stack[-1].node.start_byte == start and stack[-1].end_byte == end)
         ):
             stack.pop()
         outer = stack[-1] if stack else None
         parent_index = outer.index if outer is not None else 0
         parent = pf.symbols[parent_index]
         name = _text(source, d.name_node).strip()
-        if d.receiver:
+        if d.receiver and outer is not None and outer.kind in spec.receiver_scope_kinds:
+            # C++ `namespace geo { void Shape::draw() {} }`: the receiver is relative to geo.
+            qualified = f"{outer.qualified}.{d.receiver}.{name}"
+        elif d.receiver:
             qualified = f"{d.receiver}.{name}"
         elif outer is not None:
             qualified = f"{outer.qualified}.{name}"
@@ -431,7 +478,7 @@ def _build_symbols(source: bytes, spec: LanguageSpec, pf: ParsedFile, m: _Matche
                 name=name,
                 qualified_name=qualified,
                 start_line=d.node.start_point[0] + 1,
-                end_line=_end_line(d.node),
+                end_line=d.end_line,
                 start_byte=start,
                 end_byte=end,
                 signature=_signature(source, d),

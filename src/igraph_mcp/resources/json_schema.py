@@ -12,7 +12,7 @@ import re
 from typing import Any
 
 from igraph_mcp.resources.model import Chunk, ParseProblem
-from igraph_mcp.resources.sql_schema import ColumnInfo, ForeignKey, IndexInfo, TableInfo, table_chunk
+from igraph_mcp.resources.sql_tables import ColumnInfo, ForeignKey, IndexInfo, TableInfo, table_chunk
 
 _MAX_VALUE_CHARS = 200
 _TRUE = {"yes", "y", "true", "t", "1"}

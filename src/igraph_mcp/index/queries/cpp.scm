@@ -51,7 +51,9 @@
 ; ---------------------------------------------------------------- functions
 
 ; The declarator holds the name under an optional pointer/reference wrapper. An out-of-class
-; definition `R Foo::bar()` or `ns::Foo::bar()` names its class as @receiver -> "Foo.bar".
+; definition `R Foo::bar()` names its class as @receiver -> "Foo.bar"; for `A::B::bar()` the
+; whole qualified name is the @receiver, and its text before the name qualifies -> "A.B.bar".
+; A definition inside `namespace geo { }` is qualified by geo too (receiver_scope_kinds).
 (function_definition
   declarator: [
     (function_declarator
@@ -65,8 +67,11 @@
           name: [(identifier) (operator_name) (destructor_name)] @name)
         (qualified_identifier
           name: (qualified_identifier
-            scope: (_) @receiver
-            name: [(identifier) (operator_name) (destructor_name)] @name))
+            name: [(identifier) (operator_name) (destructor_name)] @name)) @receiver
+        (qualified_identifier
+          name: (qualified_identifier
+            name: (qualified_identifier
+              name: [(identifier) (operator_name) (destructor_name)] @name))) @receiver
       ])
     (pointer_declarator
       declarator: (function_declarator
@@ -75,6 +80,8 @@
           (field_identifier) @name
           (operator_name) @name
           (qualified_identifier scope: (_) @receiver name: [(identifier) (operator_name)] @name)
+          (qualified_identifier
+            name: (qualified_identifier name: [(identifier) (operator_name)] @name)) @receiver
         ]))
     (reference_declarator
       (function_declarator
@@ -83,6 +90,8 @@
           (field_identifier) @name
           (operator_name) @name
           (qualified_identifier scope: (_) @receiver name: [(identifier) (operator_name)] @name)
+          (qualified_identifier
+            name: (qualified_identifier name: [(identifier) (operator_name)] @name)) @receiver
         ]))
   ]) @definition.function
 
@@ -99,8 +108,11 @@
             name: [(identifier) (operator_name) (destructor_name)] @name)
           (qualified_identifier
             name: (qualified_identifier
-              scope: (_) @receiver
-              name: [(identifier) (operator_name) (destructor_name)] @name))
+              name: [(identifier) (operator_name) (destructor_name)] @name)) @receiver
+          (qualified_identifier
+            name: (qualified_identifier
+              name: (qualified_identifier
+                name: [(identifier) (operator_name) (destructor_name)] @name))) @receiver
         ])
       (pointer_declarator
         declarator: (function_declarator
@@ -108,6 +120,7 @@
             (identifier) @name
             (field_identifier) @name
             (qualified_identifier scope: (_) @receiver name: (identifier) @name)
+            (qualified_identifier name: (qualified_identifier name: (identifier) @name)) @receiver
           ]))
       (reference_declarator
         (function_declarator
@@ -115,6 +128,7 @@
             (identifier) @name
             (field_identifier) @name
             (qualified_identifier scope: (_) @receiver name: (identifier) @name)
+            (qualified_identifier name: (qualified_identifier name: (identifier) @name)) @receiver
           ]))
     ])) @definition.function
 

@@ -3,7 +3,8 @@
 ; --- definitions
 (namespace_declaration name: (_) @name) @definition.namespace
 
-(file_scoped_namespace_declaration name: (_) @name) @definition.namespace
+; `namespace A.B;` has no body: @open makes it enclose the rest of the file.
+(file_scoped_namespace_declaration name: (_) @name) @definition.namespace @open
 
 (class_declaration name: (identifier) @name) @definition.class
 

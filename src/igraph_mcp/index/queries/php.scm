@@ -2,7 +2,9 @@
 
 ; ---------------------------------------------------------------- definitions
 
-(namespace_definition name: (namespace_name) @name) @definition.namespace
+(namespace_definition name: (namespace_name) @name body: (_)) @definition.namespace
+; `namespace A\B;` has no body: @open makes it enclose what follows, up to the next namespace.
+(namespace_definition name: (namespace_name) @name !body) @definition.namespace @open
 (class_declaration name: (name) @name) @definition.class
 (interface_declaration name: (name) @name) @definition.interface
 (trait_declaration name: (name) @name) @definition.trait

@@ -1,0 +1,126 @@
+"""What the MCP tools share: the service, index-build bookkeeping, and the background work (auto-index, watcher).
+
+BuildProgress carries a running build's progress from the worker thread to the event loop; ServerState runs
+builds one at a time, starts the initial index in a daemon thread and owns the file watcher.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any
+
+from igraph_mcp.errors import IGraphError, IndexBusy
+from igraph_mcp.models import IndexResult
+from igraph_mcp.service import IGraphService
+
+log = logging.getLogger(__name__)
+
+
+class BuildProgress:
+    """Latest progress of a running build, written by the worker thread and read by the event loop."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._phases: dict[str, tuple[int, int]] = {}
+        self._current = ""
+
+    def update(self, phase: str, done: int, total: int) -> None:
+        """Record ``done`` of ``total`` for ``phase`` (the indexer's progress callback)."""
+        with self._lock:
+            self._phases[phase] = (max(done, 0), max(total, 0))
+            self._current = phase
+
+    def snapshot(self) -> tuple[float, float | None, str] | None:
+        """(overall done, overall total, message); overall done never decreases, as MCP progress requires."""
+        with self._lock:
+            if not self._phases:
+                return None
+            done = sum(d for d, _ in self._phases.values())
+            total = sum(t for _, t in self._phases.values())
+            d, t = self._phases[self._current]
+            return float(done), float(max(total, done)) or None, f"{self._current} {d}/{t}"
+
+
+class ServerState:
+    """What the tools share: the service, build bookkeeping, and the background work (auto-index, watcher)."""
+
+    def __init__(self, service: IGraphService, *, auto_index: bool = False, watch: bool = False) -> None:
+        self.service = service
+        self.auto_index = auto_index
+        self.watch = watch
+        self.has_index = service.is_indexed()
+        self.last_error: str | None = None
+        self._lock = threading.Lock()
+        self._building: str | None = None
+        self._progress: BuildProgress | None = None
+        self._users = 0
+        self._watcher: Any = None
+
+    @property
+    def building(self) -> str | None:
+        """What started the running build ('initial index', 'igraph_index', 'watch'), or None."""
+        return self._building
+
+    def progress_note(self) -> str | None:
+        """One line about a running build, for answers and igraph_status."""
+        origin, progress = self._building, self._progress
+        if origin is None:
+            return None
+        snap = progress.snapshot() if progress else None
+        return f"an index build ({origin}) is running" + (f": {snap[2]}" if snap else "")
+
+    def build(self, *, full: bool = False, origin: str, progress: BuildProgress | None = None) -> IndexResult:
+        """Run one index build (blocking; call from a worker thread); IndexBusy if one is already running."""
+        progress = progress or BuildProgress()
+        with self._lock:
+            if self._building is not None:
+                raise IndexBusy(
+                    f"an index build ({self._building}) is already running; wait for it to finish "
+                    "and retry (igraph_status shows its progress). Other tools keep answering meanwhile"
+                )
+            self._building, self._progress = origin, progress
+        try:
+            result = self.service.index(full=full, progress=progress.update)
+            self.has_index, self.last_error = True, None
+            return result
+        finally:
+            with self._lock:
+                self._building, self._progress = None, None
+
+    def _initial_build(self) -> None:
+        try:
+            self.build(origin="initial index")
+            self.service.is_indexed()  # opens the read connection now, while no writer holds the lock
+        except IGraphError as exc:
+            self.last_error = f"the initial index failed: {exc}"
+            log.warning("initial index failed: %s", exc)
+        except Exception:  # a background thread has no caller to report to: log it and keep serving
+            self.last_error = "the initial index failed with an internal error (see the server log on stderr)"
+            log.exception("initial index failed")
+
+    def attach(self) -> None:
+        """Start the background work on first use (reference-counted: SSE enters once per connection)."""
+        with self._lock:
+            self._users += 1
+            if self._users > 1:
+                return
+        if self.auto_index and not self.has_index and self._building is None:
+            # A daemon thread: the initialize handshake is not delayed, nor is exit blocked by a long build;
+            # the index is atomic, so a build cut short at exit is finished by the next run.
+            threading.Thread(target=self._initial_build, name="igraph-initial-index", daemon=True).start()
+        if self.watch:
+            from igraph_mcp.watch import RepoWatcher
+
+            self._watcher = RepoWatcher(self.service.root, lambda: self.build(origin="watch"))
+            self._watcher.start()
+
+    def detach(self) -> None:
+        """Stop the background work when the last user leaves."""
+        with self._lock:
+            self._users -= 1
+            if self._users > 0:
+                return
+            watcher, self._watcher = self._watcher, None
+        if watcher is not None:
+            watcher.stop()
