@@ -209,7 +209,7 @@ def test_corrupt_db_detected_by_status_too(repo: Path) -> None:
 
 
 def test_newer_schema_is_refused_with_upgrade(svc, repo: Path) -> None:  # type: ignore[no-untyped-def]
-    with svc.db.atomic() as con:
+    with svc._writer() as db, db.atomic() as con:
         con.execute("INSERT INTO migrations(version, applied_at) VALUES(?, 0)", (SCHEMA_VERSION + 1,))
     svc.close()
     other = make_service(repo)

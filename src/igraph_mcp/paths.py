@@ -40,6 +40,13 @@ def resolve_inside(root: Path, user_path: str, *, allowed: Sequence[Path] = ()) 
     return Path(real)
 
 
+def strip_dot_slash(path: str) -> str:
+    """Drop leading ``./`` segments (a prefix, not characters: ``.ci/x.py`` keeps its dot)."""
+    while path.startswith("./"):
+        path = path[2:].lstrip("/")
+    return path
+
+
 def relative_posix(root: Path, path: Path) -> str:
     """POSIX path of ``path`` relative to the real root."""
     return Path(os.path.relpath(os.path.realpath(path), os.path.realpath(root))).as_posix()

@@ -15,7 +15,15 @@ import apsw
 from igraph_mcp.config import CONFIG_DIR, DB_FILE, Config, load_config
 from igraph_mcp.embed.base import Embedder
 from igraph_mcp.embed.registry import make_embedder
-from igraph_mcp.errors import ConfigError, EmbedderError, IndexBusy, InvalidInput, NotIndexed, StorageError
+from igraph_mcp.errors import (
+    ConfigError,
+    EmbedderError,
+    IndexBusy,
+    InvalidInput,
+    NotIndexed,
+    SchemaTooNew,
+    StorageError,
+)
 from igraph_mcp.index.embedding import embed_nodes, prepare_vector_tables
 from igraph_mcp.index.indexer import Indexer
 from igraph_mcp.models import (
@@ -27,7 +35,7 @@ from igraph_mcp.models import (
     RelatedResult,
     StatusResult,
 )
-from igraph_mcp.paths import resolve_inside
+from igraph_mcp.paths import resolve_inside, strip_dot_slash
 from igraph_mcp.resources.manager import ResourceManager
 from igraph_mcp.resources.results import MountResult, ResourceList, UnmountResult
 from igraph_mcp.retrieve.expand import expand
@@ -38,6 +46,7 @@ from igraph_mcp.store import graph
 from igraph_mcp.store import vectors as vec_store
 from igraph_mcp.store.db import Database
 from igraph_mcp.store.graph import NodeRow
+from igraph_mcp.store.schema import SCHEMA_VERSION
 
 log = logging.getLogger(__name__)
 
@@ -94,11 +103,26 @@ class IGraphService:
 
     @property
     def db(self) -> Database:
-        """The read connection (opened on first use; WAL lets it read while an index run writes)."""
+        """The read connection: read-only, opened on first use, reopened when the file was replaced.
+
+        It never recovers or migrates (only a writer holding the index lock does), so a query run beside a
+        rebuild in another process waits out that writer instead of mistaking its lock for damage.
+        """
         with self._db_lock:
+            if self._db is not None and self._db.identity != self._db.file_identity():
+                self._db.close()  # moved aside and rebuilt by a writer: read the new file
+                self._db = None
             if self._db is None:
-                self._ensure_state_dir()
-                self._db = Database(self.db_path)
+                if not self.db_path.exists():
+                    raise NotIndexed(
+                        "this repository has no index yet; run `igraph-mcp index` (or the igraph_index tool)"
+                    )
+                try:
+                    self._db = Database.open_for_read(self.db_path)
+                except apsw.CantOpenError as exc:
+                    raise StorageError(
+                        f"the index at {self.db_path} cannot be opened for reading ({exc}); check its permissions"
+                    ) from exc
             return self._db
 
     def close(self) -> None:
@@ -139,7 +163,7 @@ class IGraphService:
                     raise IndexBusy(
                         "another igraph-mcp process is indexing this repository; wait for it to finish and retry"
                     ) from exc
-                db = Database(self.db_path)
+                db = Database.open_for_write(self.db_path)
                 try:
                     yield db
                 finally:
@@ -217,11 +241,37 @@ class IGraphService:
             )
 
     # -- retrieval ----------------------------------------------------------------------------------------------
+    def _damaged(self, exc: apsw.Error) -> StorageError:
+        return StorageError(
+            f"the index at {self.db_path} is damaged ({type(exc).__name__}); run `igraph-mcp index` to move it "
+            "aside (nothing is deleted) and rebuild it"
+        )
+
     def _require_index(self) -> Database:
+        try:
+            return self._check_index()
+        except (apsw.CorruptError, apsw.NotADBError) as exc:
+            raise self._damaged(exc) from exc
+
+    def _check_index(self) -> Database:
         db = self.db
         if db.get_meta("last_build") is None:
             raise NotIndexed("this repository has no index yet; run `igraph-mcp index` (or the igraph_index tool)")
+        self._check_schema(db)
         return db
+
+    def _check_schema(self, db: Database) -> None:
+        version = db.schema_version()
+        if version < SCHEMA_VERSION:
+            raise NotIndexed(
+                f"the index was built by an older igraph-mcp (schema {version}, this one reads {SCHEMA_VERSION}); "
+                "run `igraph-mcp index` to upgrade it"
+            )
+        if version > SCHEMA_VERSION:
+            raise SchemaTooNew(
+                f"the index at {self.db_path} has schema version {version}, newer than this igraph-mcp "
+                f"supports ({SCHEMA_VERSION}); upgrade igraph-mcp or run `igraph-mcp index --full`"
+            )
 
     def _coverage_counts(self, db: Database) -> tuple[int, int]:
         """(symbols, vectors), recounted only when a build or an embedding batch changed the index."""
@@ -311,7 +361,7 @@ class IGraphService:
                 if rows:
                     break
         if file:
-            norm = file.strip().lstrip("./")
+            norm = strip_dot_slash(file.strip().replace("\\", "/"))
             rows = [r for r in rows if r.path == norm or r.path.endswith("/" + norm)]
         exact = [r for r in rows if r.qualified_name == name]
         return exact if len(exact) == 1 else rows
@@ -400,7 +450,7 @@ class IGraphService:
         if os.path.isabs(norm) or ".." in norm.split("/"):
             real = resolve_inside(self.root, norm)  # raises for paths outside the root
             norm = real.relative_to(self.root).as_posix()
-        norm = norm.lstrip("./") if norm.startswith("./") else norm
+        norm = strip_dot_slash(norm)
         matches = graph.file_paths_with_suffix(db, norm)
         if not matches:
             return FileDetail(
@@ -486,8 +536,13 @@ class IGraphService:
                 indexed=False,
                 notes=["no index yet: run `igraph-mcp index` or the igraph_index tool"],
             )
-        db = self.db
-        c = graph.counts(db)
+        try:
+            db = self.db
+            if db.schema_version() > SCHEMA_VERSION:
+                self._check_schema(db)  # raises with the upgrade hint
+            c = graph.counts(db)
+        except (apsw.CorruptError, apsw.NotADBError) as exc:
+            return StatusResult(root=str(self.root), indexed=False, notes=[str(self._damaged(exc))])
         vectors = vec_store.node_vector_count(db) if db.vec_available else 0
         total_nodes = int(db.scalar("SELECT count(*) FROM nodes", default=0))
         last = db.get_meta("last_build")

@@ -21,6 +21,7 @@ from igraph_mcp.store import vectors as vec_store
 from igraph_mcp.store.db import Database
 from igraph_mcp.store.fts import fts_tokens
 from igraph_mcp.store.resources import CodeCandidate, LinkRow, ResourceRow
+from igraph_mcp.paths import strip_dot_slash
 
 SEMANTIC = "semantic"
 IDENTIFIER = "identifier"
@@ -146,7 +147,7 @@ def _identifier_evidence(
         if not norm:
             continue
         if "/" in norm or _CODE_EXT.search(norm):
-            for nid in res_store.module_nodes_for_path(db, norm.lstrip("./")):
+            for nid in res_store.module_nodes_for_path(db, strip_dot_slash(norm)):
                 ev.add(nid, PATH_SCORE, f"quotes file {norm}")
             continue
         if "." in norm:

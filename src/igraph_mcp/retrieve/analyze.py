@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from igraph_mcp.index.identifiers import split_identifier
 from igraph_mcp.store.fts import fts_tokens
+from igraph_mcp.paths import strip_dot_slash
 
 MAX_QUERY_CHARS = 10_000
 
@@ -79,7 +80,7 @@ def analyze_query(text: str) -> QueryAnalysis:
     for m in _PATH_RUN.finditer(clean):
         run = m.group(0).rstrip(".")
         if _PATH_SUFFIX.search(run) and not run.startswith("http"):
-            seen_paths.setdefault(run.lstrip("./"), None)
+            seen_paths.setdefault(strip_dot_slash(run), None)
     for path, _func in qa.frames:
         seen_paths.setdefault(path, None)
     qa.paths = list(seen_paths)

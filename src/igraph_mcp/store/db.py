@@ -45,6 +45,7 @@ def _looks_corrupt(path: Path) -> str | None:
         return "not a SQLite database"
     try:
         con = apsw.Connection(str(path), flags=apsw.SQLITE_OPEN_READONLY)
+        con.set_busy_timeout(BUSY_TIMEOUT_MS)
         try:
             # Reading the schema and the meta table touches the pages every open needs; a full quick_check
             # would cost ~0.4 s on a 90 MB index at every start, so deeper damage is caught when it is read.
@@ -54,7 +55,9 @@ def _looks_corrupt(path: Path) -> str | None:
                 con.execute("SELECT count(*) FROM meta").fetchone()
         finally:
             con.close()
-    except apsw.Error as exc:
+    except (apsw.CorruptError, apsw.NotADBError) as exc:
+        # Only damage counts: a BusyError, LockedError or IOError says nothing about the file's health, and
+        # moving a healthy index aside because another process was writing it once lost a user's index.
         return f"unreadable ({type(exc).__name__})"
     return None
 
@@ -72,13 +75,29 @@ def _move_aside(path: Path, reason: str) -> Path:
 
 
 class Database:
-    """One apsw connection to the index with WAL, a busy timeout and a write-transaction helper."""
+    """One apsw connection to the index with WAL, a busy timeout and a write-transaction helper.
+
+    Two ways in, and only two: ``open_for_write`` (the caller holds the repository's index lock; only this path
+    may move a corrupt file aside or migrate the schema) and ``open_for_read`` (never writes, never recovers;
+    waits out a writer through the busy timeout).
+    """
+
+    @classmethod
+    def open_for_write(cls, path: Path) -> Database:
+        """The writer's connection: corruption recovery and migrations happen here, under the caller's lock."""
+        return cls(path)
+
+    @classmethod
+    def open_for_read(cls, path: Path) -> Database:
+        """A reader's connection: read-only, no recovery, no migration (the file must exist)."""
+        return cls(path, readonly=True)
 
     def __init__(self, path: Path, *, readonly: bool = False) -> None:
         self.path = path
+        self.readonly = readonly
         self.recovered_from: str | None = None
-        path.parent.mkdir(parents=True, exist_ok=True)
         if not readonly:
+            path.parent.mkdir(parents=True, exist_ok=True)
             reason = _looks_corrupt(path)
             if reason is not None:
                 _move_aside(path, reason)
@@ -89,6 +108,7 @@ class Database:
         self.vec_error = _load_vec(self.con)
         self._lock = threading.RLock()
         self._depth = 0  # nesting of atomic(): 0 = no transaction open
+        self.identity = self.file_identity()
         self.con.execute("PRAGMA foreign_keys=ON")
         if not readonly:
             self.con.execute("PRAGMA journal_mode=WAL")
@@ -151,9 +171,29 @@ class Database:
 
     # -- meta ---------------------------------------------------------------------------------------------
     def get_meta(self, key: str, default: str | None = None) -> str | None:
-        """Read one value from the meta table."""
-        value = self.scalar("SELECT value FROM meta WHERE key = ?", (key,))
+        """Read one value from the meta table (``default`` while a reader looks at a database not yet created)."""
+        try:
+            value = self.scalar("SELECT value FROM meta WHERE key = ?", (key,))
+        except apsw.SQLError:
+            if not self.readonly:
+                raise
+            return default  # the writer is creating the schema right now
         return default if value is None else str(value)
+
+    def schema_version(self) -> int:
+        """The highest migration applied to this file (0 for a database whose schema is not created yet)."""
+        try:
+            return int(self.scalar("SELECT coalesce(max(version), 0) FROM migrations", default=0))
+        except apsw.SQLError:
+            return 0
+
+    def file_identity(self) -> tuple[int, int] | None:
+        """(device, inode) of the file now at ``path``; differs from the open one after a move-aside."""
+        try:
+            st = os.stat(self.path)
+        except OSError:
+            return None
+        return st.st_dev, st.st_ino
 
     def set_meta(self, con: apsw.Connection, key: str, value: str) -> None:
         """Write one meta value inside an open transaction."""
