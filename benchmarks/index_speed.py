@@ -70,9 +70,7 @@ def fetch_sdist(spec: str) -> Path:
     dest = _cache() / "sdists"
     dest.mkdir(parents=True, exist_ok=True)
     name = spec.split("==")[0].lower()
-    have = [
-        p for p in dest.glob("*.tar.gz") if p.name.lower().startswith(name) and spec.split("==")[-1] in p.name
-    ]
+    have = [p for p in dest.glob("*.tar.gz") if p.name.lower().startswith(name) and spec.split("==")[-1] in p.name]
     if not have:
         subprocess.run(
             [

@@ -152,7 +152,5 @@ def reachable_golds(
         path, qn = split_key(key)
         by_path.setdefault(path, []).append((path, qn))
     return [
-        g
-        for g in gold_functions
-        if any(function_match(g, h, class_keys) for h in by_path.get(split_key(g)[0], []))
+        g for g in gold_functions if any(function_match(g, h, class_keys) for h in by_path.get(split_key(g)[0], []))
     ]

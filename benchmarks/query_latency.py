@@ -95,8 +95,11 @@ def latency(tree: Path, rounds: int) -> dict[str, float]:
     status = svc.status()
     svc.explore("warm up the model", top_k=10)
     out: dict[str, float] = {"symbols": status.symbols, "vectors": status.vectors}
-    for label, channels, hops in (("fts", ("fts",), 0), ("hybrid", ("fts", "dense"), 0),
-                                  ("hybrid_hops2", ("fts", "dense"), 2)):
+    for label, channels, hops in (
+        ("fts", ("fts",), 0),
+        ("hybrid", ("fts", "dense"), 0),
+        ("hybrid_hops2", ("fts", "dense"), 2),
+    ):
         lat: list[float] = []
         for _ in range(rounds):
             for q in QUERIES:

@@ -155,9 +155,7 @@ def snapshot(db: Database) -> dict[str, Any]:
         key=repr,
     )
     imports = sorted(
-        db.rows(
-            "SELECT f.path, i.module, i.name, i.alias, i.line FROM imports i JOIN files f ON f.id = i.file_id"
-        )
+        db.rows("SELECT f.path, i.module, i.name, i.alias, i.line FROM imports i JOIN files f ON f.id = i.file_id")
     )
     fts = sorted(
         db.rows(

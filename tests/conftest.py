@@ -42,10 +42,7 @@ SAMPLE_REPO: dict[str, str] = {
         "        return login(self.user, None)\n"
     ),
     "app/db.py": (
-        '"""Database access."""\n\n\n'
-        "def connect():\n"
-        '    """Open a database connection."""\n'
-        "    return object()\n"
+        '"""Database access."""\n\n\ndef connect():\n    """Open a database connection."""\n    return object()\n'
     ),
     "main.py": "from app.auth import login\n\n\ndef main():\n    return login(None, 'secret')\n",
 }

@@ -257,9 +257,7 @@ def test_build_docstring_tree_emits_unambiguous_queries(tmp_path: Path) -> None:
     (src / "README.md").write_text("Return the bar value of the foo object.")
     queries = bd.build_docstring_tree(src, tmp_path / "out", "pkg")
     # Foo (3 words), Foo.baz and inner are too short; dup.py's two identical texts are ambiguous.
-    assert {q.gold: q.query for q in queries} == {
-        "pkg/core.py::Foo.bar": "Return the bar value of the foo object."
-    }
+    assert {q.gold: q.query for q in queries} == {"pkg/core.py::Foo.bar": "Return the bar value of the foo object."}
     assert not (tmp_path / "out" / "README.md").exists()  # only .py files are copied
     assert "Return the bar" not in (tmp_path / "out" / "pkg" / "core.py").read_text()
 

@@ -116,10 +116,7 @@ class FakeEndpoint:
 
 
 def _vectors_for(texts: list[str], dim: int) -> dict[str, Any]:
-    data = [
-        {"index": i, "embedding": [float(len(t) + 1)] + [float(i + 1)] * (dim - 1)}
-        for i, t in enumerate(texts)
-    ]
+    data = [{"index": i, "embedding": [float(len(t) + 1)] + [float(i + 1)] * (dim - 1)} for i, t in enumerate(texts)]
     return {"object": "list", "data": list(reversed(data)), "model": "m"}  # reversed: index must be honoured
 
 
@@ -131,9 +128,7 @@ def endpoint() -> Iterator[FakeEndpoint]:
         def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length", "0"))
             payload = json.loads(self.rfile.read(length))
-            state.requests.append(
-                {"path": self.path, "auth": self.headers.get("Authorization"), "payload": payload}
-            )
+            state.requests.append({"path": self.path, "auth": self.headers.get("Authorization"), "payload": payload})
             if state.delay:
                 time.sleep(state.delay)
             status, body = state.script.pop(0) if state.script else (200, None)
@@ -214,9 +209,7 @@ def test_openai_discovers_dimension_with_one_probe(
     assert emb.embed(["a", "b"]).shape == (2, 6)
 
 
-def test_openai_wrong_dimension(
-    endpoint: FakeEndpoint, make_remote: Callable[..., OpenAICompatEmbedder]
-) -> None:
+def test_openai_wrong_dimension(endpoint: FakeEndpoint, make_remote: Callable[..., OpenAICompatEmbedder]) -> None:
     endpoint.dim = 5
     with pytest.raises(EmbedderError) as err:
         make_remote(dimension=4).embed(["a"])
@@ -302,9 +295,7 @@ def test_openai_retries_500_then_succeeds(
     assert "HTTP 500" in caplog.text and "HTTP 429" in caplog.text
 
 
-def test_openai_retries_are_bounded(
-    endpoint: FakeEndpoint, make_remote: Callable[..., OpenAICompatEmbedder]
-) -> None:
+def test_openai_retries_are_bounded(endpoint: FakeEndpoint, make_remote: Callable[..., OpenAICompatEmbedder]) -> None:
     endpoint.script = [(503, {"error": "down"})] * 5
     with pytest.raises(EmbedderError, match="HTTP 503 after 3 attempts"):
         make_remote(dimension=4).embed(["a"])

@@ -81,10 +81,7 @@ def test_snake_case_words_not_repeated() -> None:
 
 def test_docstring_first_paragraph_comes_first_and_repeat_in_body_is_dropped() -> None:
     doc = "Load the config.\n\n    Reads JSON from disk and validates it."
-    body = (
-        'def load():\n    """Load the config.\n\n    Reads JSON from disk and validates it."""\n'
-        "    return read()"
-    )
+    body = 'def load():\n    """Load the config.\n\n    Reads JSON from disk and validates it."""\n    return read()'
     text = make_text(signature="def load():", docstring=doc, body=body, kind="function", name="load")
     assert "Load the config. Reads JSON from disk and validates it." in text
     assert text.count("Reads JSON") == 1

@@ -113,10 +113,7 @@ def test_touch_without_content_change_is_not_reparsed(repo: Path) -> None:
     os.utime(target, ns=(st.st_atime_ns, st.st_mtime_ns + 5_000_000_000))
     r = svc.index()
     assert r.parsed == 0 and r.unchanged == r.files
-    assert (
-        svc.db.scalar("SELECT mtime_ns FROM files WHERE path = 'app/util.py'")
-        == st.st_mtime_ns + 5_000_000_000
-    )
+    assert svc.db.scalar("SELECT mtime_ns FROM files WHERE path = 'app/util.py'") == st.st_mtime_ns + 5_000_000_000
 
 
 # -- incremental changes -------------------------------------------------------------------------------------
@@ -164,9 +161,7 @@ def test_rename_keeps_node_ids_and_updates_paths(repo: Path) -> None:
     after = {r[0]: r[1] for r in svc.db.rows("SELECT qualified_name, id FROM nodes WHERE kind != 'module'")}
     assert after == before
     assert (
-        svc.db.scalar(
-            "SELECT f.path FROM nodes n JOIN files f ON f.id = n.file_id WHERE n.name = 'helper_value'"
-        )
+        svc.db.scalar("SELECT f.path FROM nodes n JOIN files f ON f.id = n.file_id WHERE n.name = 'helper_value'")
         == "app/tools.py"
     )
     assert "helper_value" in fts_names(svc.db, "tools")  # FTS path column follows
@@ -189,9 +184,7 @@ def test_rename_refreshes_vectors_whose_text_named_the_old_path(repo: Path, tmp_
     os.rename(repo / "app/util.py", repo / "app/tools.py")
     r = svc.index()
     assert r.embedded >= 3  # module, helper_value, unused_thing: their embedded text includes the path
-    hashes = (
-        "SELECT n.qualified_name, n.embed_hash FROM nodes n JOIN files f ON f.id = n.file_id WHERE f.path = ?"
-    )
+    hashes = "SELECT n.qualified_name, n.embed_hash FROM nodes n JOIN files f ON f.id = n.file_id WHERE f.path = ?"
     got = sorted(svc.db.rows(hashes, ("app/tools.py",)))
     clean = make_service(make_repo(tmp_path / "clean", {**APP, "app/tools.py": APP["app/util.py"]}))
     del_path = clean.root / "app/util.py"
@@ -260,9 +253,7 @@ def test_second_definition_makes_a_unique_global_ambiguous(tmp_path: Path) -> No
 
 def test_incremental_equals_clean_build_after_mixed_changes(repo: Path, tmp_path: Path) -> None:
     svc = index_repo(repo)
-    edit_file(
-        repo, "app/util.py", (repo / "app/util.py").read_text() + "\ndef later_defined():\n    return 5\n"
-    )
+    edit_file(repo, "app/util.py", (repo / "app/util.py").read_text() + "\ndef later_defined():\n    return 5\n")
     (repo / "filler/colors.py").unlink()
     os.rename(repo / "filler/geometry.py", repo / "filler/shapes.py")
     write_file(
@@ -324,9 +315,7 @@ def _many_files(root: Path, n: int) -> None:
         )
 
 
-def test_exception_inside_a_batch_leaves_a_consistent_index(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_exception_inside_a_batch_leaves_a_consistent_index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = make_repo(tmp_path, APP)
     _many_files(root, 30)
     monkeypatch.setattr(indexer_mod, "FILES_PER_TRANSACTION", 7)
@@ -379,9 +368,7 @@ def test_crash_during_incremental_run_then_recovery(tmp_path: Path, monkeypatch:
     assert snapshot(svc.db) == _clean_build(root, tmp_path)
 
 
-def test_crash_before_resolve_is_finished_next_run(
-    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_crash_before_resolve_is_finished_next_run(repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     svc = index_repo(repo)
     write_file(repo, "app/late.py", "def later_defined():\n    return 1\n")
 
@@ -418,9 +405,7 @@ class _FlakyEmbedder:
         return self.inner.embed_query(text)
 
 
-def test_embedding_failure_keeps_structure_and_resumes(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_embedding_failure_keeps_structure_and_resumes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = make_repo(tmp_path, APP)
     _many_files(root, 120)
     svc = IGraphService(root, embedder=_FlakyEmbedder(1))  # type: ignore[arg-type]

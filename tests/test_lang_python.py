@@ -166,9 +166,7 @@ def test_generic_base_and_dotted_import_alias() -> None:
 
 
 def test_decorated_class_keeps_class_kind() -> None:
-    names = by_qname(
-        parse("python", "@dataclass\nclass Point:\n    x: int\n    def norm(self):\n        pass\n")
-    )
+    names = by_qname(parse("python", "@dataclass\nclass Point:\n    x: int\n    def norm(self):\n        pass\n"))
     assert names["Point"].kind == "class"
     assert names["Point"].start_line == 1
     assert names["Point.norm"].kind == "method"

@@ -138,18 +138,14 @@ def test_nul_bytes_do_not_raise() -> None:
 
 
 def test_missing_query_file_degrades_to_module_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    row = languages.LanguageSpec(
-        name="ghost", grammar="python", extensions=(".ghost",), queries=("ghost.scm",)
-    )
+    row = languages.LanguageSpec(name="ghost", grammar="python", extensions=(".ghost",), queries=("ghost.scm",))
     monkeypatch.setitem(languages.LANGUAGES, "ghost", row)
     pf = parse_source(b"def f():\n    pass\n", "ghost")
     assert [s.kind for s in pf.symbols] == ["module"]
 
 
 def test_symbols_are_ordered_and_parents_precede_children() -> None:
-    pf = parse(
-        "python", "class A:\n    def m(self):\n        def inner():\n            pass\n\ndef z():\n    pass\n"
-    )
+    pf = parse("python", "class A:\n    def m(self):\n        def inner():\n            pass\n\ndef z():\n    pass\n")
     starts = [s.start_byte for s in pf.symbols]
     assert starts == sorted(starts)
     for i, sym in enumerate(pf.symbols[1:], start=1):

@@ -104,4 +104,3 @@ def test_paths_starting_with_a_dot_directory_are_found(tmp_path: Path) -> None:
         assert svc.node("ci_helper", file=".ci/tool.py").found
     finally:
         svc.close()
-

@@ -27,18 +27,14 @@ def run(*argv: str) -> int:
         return 1
 
 
-@pytest.mark.parametrize(
-    ("target", "relative"), [("claude-code", ".mcp.json"), ("cursor", ".cursor/mcp.json")]
-)
+@pytest.mark.parametrize(("target", "relative"), [("claude-code", ".mcp.json"), ("cursor", ".cursor/mcp.json")])
 def test_project_targets_write_in_the_root(
     tmp_path: Path, target: str, relative: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert run("--target", target, "--root", str(tmp_path)) == 0
     data = json.loads((tmp_path / relative).read_text())
     assert data == {
-        "mcpServers": {
-            "igraph": {"command": "igraph-mcp", "args": ["serve", "--root", str(tmp_path.resolve())]}
-        }
+        "mcpServers": {"igraph": {"command": "igraph-mcp", "args": ["serve", "--root", str(tmp_path.resolve())]}}
     }
     assert "registered" in capsys.readouterr().out
 
@@ -49,9 +45,9 @@ def test_claude_desktop_paths() -> None:
         config_file("claude-desktop", home, platform="linux", home=home, env={})
         == home / ".config" / "Claude" / "claude_desktop_config.json"
     )
-    assert config_file(
-        "claude-desktop", home, platform="linux", home=home, env={"XDG_CONFIG_HOME": "/x"}
-    ) == Path("/x/Claude/claude_desktop_config.json")
+    assert config_file("claude-desktop", home, platform="linux", home=home, env={"XDG_CONFIG_HOME": "/x"}) == Path(
+        "/x/Claude/claude_desktop_config.json"
+    )
     assert (
         config_file("claude-desktop", home, platform="darwin", home=home, env={})
         == home / "Library" / "Application Support" / "Claude" / "claude_desktop_config.json"
@@ -71,9 +67,7 @@ def test_desktop_entry_is_named_per_repository(tmp_path: Path) -> None:
     assert list(servers) == ["igraph-my-repo"] and server_name("cursor", repo) == "igraph"
 
 
-def test_preserves_other_servers_and_keys_and_is_idempotent(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_preserves_other_servers_and_keys_and_is_idempotent(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     config = tmp_path / ".mcp.json"
     original = {
         "mcpServers": {

@@ -96,13 +96,9 @@ def test_remount_after_edit_updates(svc: IGraphService, root: Path) -> None:
     assert res.replaced and not res.unchanged and res.embedded == 2  # the new section + the edited one
     titles = [r.title for r in res_store.all_resources(svc.db)]
     assert "Gift cards" in titles and titles.count("Loyalty programme") == 1
-    assert res_store.fts_resources(svc.db, ["vouchers"], 5) and not res_store.fts_resources(
-        svc.db, ["loyalty_x"], 5
-    )
+    assert res_store.fts_resources(svc.db, ["vouchers"], 5) and not res_store.fts_resources(svc.db, ["loyalty_x"], 5)
     assert not res_store.fts_resources(svc.db, ["points"], 5)  # the old wording is gone from the search index
-    assert (
-        counts(svc.db)["resources"] == counts(svc.db)["resources_fts"] == counts(svc.db)["resource_vectors"]
-    )
+    assert counts(svc.db)["resources"] == counts(svc.db)["resources_fts"] == counts(svc.db)["resource_vectors"]
 
 
 @pytest.mark.parametrize("by", ["id", "path"])
@@ -149,9 +145,7 @@ def test_mounts_survive_full_index(svc: IGraphService) -> None:
     after = counts(svc.db)
     assert after["resource_sources"] == 2 and after["resources"] == before["resources"]
     assert after["resource_vectors"] == before["resource_vectors"]
-    assert (
-        after["resource_links"] > 0
-    )  # links cascade away with the old nodes and are rebuilt for the new ones
+    assert after["resource_links"] > 0  # links cascade away with the old nodes and are rebuilt for the new ones
     assert {s.path for s in svc.list_resources().sources} == {"docs/PRD.md", "db/schema.sql"}
 
 
@@ -206,8 +200,7 @@ def test_edited_source_refreshed_by_index(svc: IGraphService, root: Path) -> Non
     edit_file(
         root,
         "docs/PRD.md",
-        (root / "docs" / "PRD.md").read_text(encoding="utf-8")
-        + "\n## Invoices\n\nMerchants send PDF invoices.\n",
+        (root / "docs" / "PRD.md").read_text(encoding="utf-8") + "\n## Invoices\n\nMerchants send PDF invoices.\n",
     )
     assert svc.list_resources().sources[0].changed
     svc.index()
@@ -301,9 +294,7 @@ def test_links_refreshed_for_changed_files(svc: IGraphService, root: Path) -> No
     assert "request_refund" not in _links(svc.db, "Refund requests")
     prd = root / "docs" / "PRD.md"
     prd.write_text(
-        prd.read_text(encoding="utf-8").replace(
-            "Status: not implemented yet.", "Implemented by `request_refund()`."
-        ),
+        prd.read_text(encoding="utf-8").replace("Status: not implemented yet.", "Implemented by `request_refund()`."),
         encoding="utf-8",
     )
     svc.mount("docs/PRD.md")

@@ -124,9 +124,7 @@ def test_weak_links_need_query_support(svc: IGraphService) -> None:
     assert "Orders CSV export" in linked and "weak" in linked["Orders CSV export"].linkedVia[0]
 
 
-@pytest.mark.parametrize(
-    "query", ['foo"', "NEAR(", "a*", "^x", "a:b", "AND", "(", "don't", "\u202eorders", "注文"]
-)
+@pytest.mark.parametrize("query", ['foo"', "NEAR(", "a*", "^x", "a:b", "AND", "(", "don't", "\u202eorders", "注文"])
 def test_hostile_queries_do_not_break_the_resource_channel(svc: IGraphService, query: str) -> None:
     out = svc.explore(query)
     assert_well_formed(out, svc.config.retrieval.resourceTopK)

@@ -163,9 +163,7 @@ def test_boosts_table(
 
 
 def test_sibling_prefix_path_is_not_a_context_file() -> None:
-    _f, why = boost(
-        Candidate("x", "x", "function", "src/repo_evil/a.py"), analyze_query("x y"), ("repo/a.py",)
-    )
+    _f, why = boost(Candidate("x", "x", "function", "src/repo_evil/a.py"), analyze_query("x y"), ("repo/a.py",))
     assert "contextFile" not in why
 
 

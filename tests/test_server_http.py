@@ -141,9 +141,7 @@ def test_non_loopback_refusal_as_a_process(tmp_path: Path) -> None:
 # -- the guard in front of both apps, in process -------------------------------------------------------------
 @pytest.mark.parametrize("transport", ["http", "sse"])
 async def test_guard_rejects_foreign_host_and_origin(indexed_service: IGraphService, transport: str) -> None:
-    app = build_app(
-        create_server(ServerState(indexed_service)), transport=transport, host="127.0.0.1", token=None
-    )
+    app = build_app(create_server(ServerState(indexed_service)), transport=transport, host="127.0.0.1", token=None)
     path = "/mcp" if transport == "http" else "/messages/?session_id=00"
     async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.1:9") as c:
         foreign_host = await c.post(path, json=INIT, headers={**MCP_HEADERS, "host": "evil.example"})
@@ -155,9 +153,7 @@ async def test_guard_rejects_foreign_host_and_origin(indexed_service: IGraphServ
 
 
 async def test_guard_requires_the_token(indexed_service: IGraphService) -> None:
-    app = build_app(
-        create_server(ServerState(indexed_service)), transport="sse", host="127.0.0.1", token=TOKEN
-    )
+    app = build_app(create_server(ServerState(indexed_service)), transport="sse", host="127.0.0.1", token=TOKEN)
     async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.1:9") as c:
         missing = await c.get("/sse")
         wrong = await c.get("/sse", headers={"authorization": "Bearer nope"})

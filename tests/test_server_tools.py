@@ -71,9 +71,7 @@ async def test_tools_are_listed_with_schemas_and_annotations(indexed_service: IG
         assert tool.output_schema is not None, name
         assert bool(tool.annotations and tool.annotations.read_only_hint) == (name in READ_ONLY), name
         # S6: no argument can pick the repository
-        assert not {"root", "repo", "repository", "cwd", "directory"} & set(
-            tool.input_schema["properties"]
-        ), name
+        assert not {"root", "repo", "repository", "cwd", "directory"} & set(tool.input_schema["properties"]), name
     explore = tools["igraph_explore"].input_schema["properties"]
     assert {"query", "topK", "hops", "kinds", "contextFiles", "maxTokens"} == set(explore)
     assert explore["topK"]["maximum"] == 50 and explore["hops"]["maximum"] == 5
@@ -93,9 +91,7 @@ async def test_server_name_and_instructions_come_from_stats(indexed_service: IGr
     assert "Last built just now" in instructions
 
 
-async def test_indexed_text_never_reaches_instructions_or_descriptions(
-    make_repo: Any, tmp_path: Path
-) -> None:
+async def test_indexed_text_never_reaches_instructions_or_descriptions(make_repo: Any, tmp_path: Path) -> None:
     root = make_repo(
         tmp_path,
         {
@@ -241,9 +237,7 @@ async def test_invalid_arguments_name_the_field_and_server_keeps_serving(
 
 
 @pytest.mark.parametrize("query", ["", "   ", 'foo" OR NEAR(', "x" * 20_000])
-async def test_bad_queries_are_errors_or_answers_never_crashes(
-    indexed_service: IGraphService, query: str
-) -> None:
+async def test_bad_queries_are_errors_or_answers_never_crashes(indexed_service: IGraphService, query: str) -> None:
     async with Client(create_server(ServerState(indexed_service))) as client:
         result = await call(client, "igraph_explore", {"query": query})
     if result.is_error:
@@ -285,9 +279,7 @@ async def test_unexpected_exception_is_generic_logged_and_next_call_works(
     assert not after.is_error and (after.structured_content or {})["found"] is True
 
 
-async def test_api_key_never_appears_in_errors(
-    indexed_service: IGraphService, monkeypatch: pytest.MonkeyPatch
-) -> None:
+async def test_api_key_never_appears_in_errors(indexed_service: IGraphService, monkeypatch: pytest.MonkeyPatch) -> None:
     key = "sk-test-0123456789abcdef"
     monkeypatch.setenv("IGRAPH_API_KEY", key)
 

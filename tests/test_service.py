@@ -64,9 +64,7 @@ def test_node_found_with_source_and_edges(svc) -> None:  # type: ignore[no-untyp
     assert d.stale is False
 
 
-@pytest.mark.parametrize(
-    "name", ["Account::apply", "Account#apply", "svc.models.Account.apply", " Account.apply "]
-)
+@pytest.mark.parametrize("name", ["Account::apply", "Account#apply", "svc.models.Account.apply", " Account.apply "])
 def test_node_name_forms(svc, name: str) -> None:  # type: ignore[no-untyped-def]
     d = svc.node(name)
     assert d.found and d.node.qualifiedName == "Account.apply"
@@ -274,9 +272,7 @@ def test_written_default_config_loads_back(tmp_path: Path) -> None:
         ("IGRAPH_EMBED_DIMENSION", "32", "embedder", "dimension", 32),
     ],
 )
-def test_env_overrides(
-    tmp_path: Path, var: str, value: str, section: str, key: str, expected: object
-) -> None:
+def test_env_overrides(tmp_path: Path, var: str, value: str, section: str, key: str, expected: object) -> None:
     cfg = load_config(tmp_path, env={var: value})
     assert getattr(getattr(cfg, section), key) == expected
 

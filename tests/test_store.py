@@ -35,9 +35,7 @@ def _add_file(db: Database, path: str, names: list[str]) -> tuple[int, list[int]
                     con, (fid, ids[0], "function", name, name, f"def {name}()", "", "", i + 1, i + 1, 0, 1, 1)
                 )
             )
-        graph.insert_fts(
-            con, [(nid, n, n, n, path, "", "", "") for nid, n in zip(ids, [path, *names], strict=True)]
-        )
+        graph.insert_fts(con, [(nid, n, n, n, path, "", "", "") for nid, n in zip(ids, [path, *names], strict=True)])
     return fid, ids
 
 
@@ -331,9 +329,7 @@ def test_edges_of_directions_and_kinds(db: Database) -> None:
     out = graph.edges_of(db, [ids_a[1]], outgoing=True, kinds=("calls",))
     assert [(e.target_id, e.line) for e in out] == [(ids_b[1], 3)]
     assert len(graph.edges_of(db, [ids_a[1]], outgoing=True, kinds=("calls",), resolved_only=False)) == 2
-    assert [e.source_id for e in graph.edges_of(db, [ids_b[1]], outgoing=False, kinds=("calls",))] == [
-        ids_a[1]
-    ]
+    assert [e.source_id for e in graph.edges_of(db, [ids_b[1]], outgoing=False, kinds=("calls",))] == [ids_a[1]]
     assert graph.edges_of(db, [ids_a[1]], outgoing=True, kinds=("inherits",)) == []
 
 
@@ -384,9 +380,7 @@ def test_vectors_knn_prefilter_and_reuse(db: Database) -> None:
     assert [b[0] for b in vec_store.knn_nodes(db, q, 3, [fb])] == [ids_b[1]]
     assert vec_store.knn_nodes(db, q, 3, []) == []
     assert set(vec_store.vectors_for_files(db, [fa])) == {"h1", "h2"}
-    assert np.allclose(
-        vec_store.from_blob(vec_store.node_vectors_by_id(db, [ids_a[2]])[ids_a[2]]), _unit(0, 1, 0, 0)
-    )
+    assert np.allclose(vec_store.from_blob(vec_store.node_vectors_by_id(db, [ids_a[2]])[ids_a[2]]), _unit(0, 1, 0, 0))
     with db.atomic() as con:  # rewriting a vector replaces it, never duplicates it
         vec_store.store_node_vectors(con, [(ids_a[1], fa, vec_store.to_blob(_unit(0, 0, 1, 0)), "h1b")])
     assert vec_store.node_vector_count(db) == 3

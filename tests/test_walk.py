@@ -67,9 +67,7 @@ def test_walked_file_fields_and_sorted_output(tmp_path: Path) -> None:
     assert not result.skipped
 
 
-def test_unsupported_language_counted_without_reading(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_unsupported_language_counted_without_reading(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = make_repo(tmp_path, {"README.md": "# hi", "data.csv": "1,2", "m.py": ""})
 
     def no_reads(path: str) -> object:
@@ -77,9 +75,7 @@ def test_unsupported_language_counted_without_reading(
 
     # Only m.py may be opened: unsupported files are decided by name alone.
     real_read_head = walk._read_head
-    monkeypatch.setattr(
-        walk, "_read_head", lambda p: real_read_head(p) if p.endswith("m.py") else no_reads(p)
-    )
+    monkeypatch.setattr(walk, "_read_head", lambda p: real_read_head(p) if p.endswith("m.py") else no_reads(p))
     result = run(root)
     assert [f.path for f in result.files] == ["m.py"]
     assert result.skipped["unsupported_language"] == 2
@@ -186,9 +182,7 @@ def test_negation_cannot_reinclude_below_an_ignored_directory(tmp_path: Path) ->
 
 
 def test_git_info_exclude(tmp_path: Path) -> None:
-    root = make_repo(
-        tmp_path, {".git/info/exclude": "secret.py\n", "secret.py": "", "pub.py": "", ".git/HEAD": ""}
-    )
+    root = make_repo(tmp_path, {".git/info/exclude": "secret.py\n", "secret.py": "", "pub.py": "", ".git/HEAD": ""})
     result = run(root)
     assert [f.path for f in result.files] == ["pub.py"]
     assert result.skipped["gitignored"] == 1
@@ -196,9 +190,7 @@ def test_git_info_exclude(tmp_path: Path) -> None:
 
 
 def test_gitignore_overrides_info_exclude(tmp_path: Path) -> None:
-    root = make_repo(
-        tmp_path, {".git/info/exclude": "*.py\n", ".gitignore": "!keep.py\n", "keep.py": "", "x.py": ""}
-    )
+    root = make_repo(tmp_path, {".git/info/exclude": "*.py\n", ".gitignore": "!keep.py\n", "keep.py": "", "x.py": ""})
     assert walk_paths(root) == ["keep.py"]
 
 
@@ -395,9 +387,7 @@ def test_fifo_is_not_a_regular_file_and_never_blocks(tmp_path: Path) -> None:
 # --- unreadable ---------------------------------------------------------------------------------------
 
 
-@pytest.mark.skipif(
-    not hasattr(os, "geteuid") or os.geteuid() == 0, reason="root reads everything; see simulated test"
-)
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() == 0, reason="root reads everything; see simulated test")
 def test_unreadable_file_and_directory_by_permissions(tmp_path: Path) -> None:
     root = make_repo(tmp_path, {"locked.py": "", "closed/x.py": "", "ok.py": ""})
     (root / "locked.py").chmod(0)

@@ -231,12 +231,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--host", default="127.0.0.1")
     s.add_argument("--port", type=int, default=8765)
     s.add_argument("--watch", action="store_true", help="keep the index current with a file watcher")
-    s.add_argument(
-        "--allow-remote", action="store_true", help="allow binding a non-loopback host (needs a token)"
-    )
-    s.add_argument(
-        "--no-auto-index", action="store_true", help="do not index on start when there is no index"
-    )
+    s.add_argument("--allow-remote", action="store_true", help="allow binding a non-loopback host (needs a token)")
+    s.add_argument("--no-auto-index", action="store_true", help="do not index on start when there is no index")
     s.set_defaults(func=cmd_serve)
 
     s = sub.add_parser("register", help="add igraph-mcp to an MCP client's configuration")
@@ -270,7 +266,5 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write(f"igraph-mcp: {exc}\n")
         return 1
     except KeyboardInterrupt:
-        sys.stderr.write(
-            "igraph-mcp: interrupted; the index stays consistent, run the command again to finish\n"
-        )
+        sys.stderr.write("igraph-mcp: interrupted; the index stays consistent, run the command again to finish\n")
         return 130

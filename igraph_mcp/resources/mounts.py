@@ -124,9 +124,7 @@ def vectors_ready(db: Database, embedder: Embedder | None) -> str | None:
     if not db.vec_available:
         return db.vec_error
     stored = db.get_meta("embedder_id")
-    if stored is not None and (
-        stored != embedder.id or db.get_meta("embedder_dim") != str(embedder.dimension)
-    ):
+    if stored is not None and (stored != embedder.id or db.get_meta("embedder_dim") != str(embedder.dimension)):
         return (
             f"the index was embedded with {stored}, not {embedder.id}; run `igraph-mcp index` to re-embed "
             "code and resources with one model"
@@ -136,9 +134,7 @@ def vectors_ready(db: Database, embedder: Embedder | None) -> str | None:
     return None
 
 
-def embed_texts(
-    embedder: Embedder, texts: list[str], reuse: dict[str, bytes]
-) -> tuple[list[bytes], list[str], int]:
+def embed_texts(embedder: Embedder, texts: list[str], reuse: dict[str, bytes]) -> tuple[list[bytes], list[str], int]:
     """Vectors for texts (unchanged ones reused by hash): (vectors, hashes, how many were reused)."""
     hashes = [text_hash(t) for t in texts]
     vectors: dict[int, bytes] = {i: reuse[h] for i, h in enumerate(hashes) if h in reuse}
@@ -147,9 +143,7 @@ def embed_texts(
         batch = fresh[start : start + EMBED_BATCH]
         out = np.asarray(embedder.embed([texts[i] for i in batch]), dtype=np.float32)
         if out.shape != (len(batch), embedder.dimension):
-            raise EmbedderError(
-                f"embedder returned shape {out.shape}, expected ({len(batch)}, {embedder.dimension})"
-            )
+            raise EmbedderError(f"embedder returned shape {out.shape}, expected ({len(batch)}, {embedder.dimension})")
         for j, i in enumerate(batch):
             vectors[i] = out[j].tobytes()
     return [vectors[i] for i in range(len(texts))], hashes, len(texts) - len(fresh)
@@ -193,13 +187,9 @@ def store_source(
     if note is None and embedder is not None:
         texts = [embedding_text(c.kind, c.heading_path, c.text) for c in parsed.chunks]
         try:
-            vectors, hashes, reused = embed_texts(
-                embedder, texts, res_store.source_vectors(db, old.id) if old else {}
-            )
+            vectors, hashes, reused = embed_texts(embedder, texts, res_store.source_vectors(db, old.id) if old else {})
         except EmbedderError as exc:
-            note = (
-                f"embedding failed ({exc}); mounted for keyword search, vectors follow at the next index run"
-            )
+            note = f"embedding failed ({exc}); mounted for keyword search, vectors follow at the next index run"
     problems = [{"line": p.line, "message": p.message} for p in parsed.problems]
     with db.atomic() as con:
         if old is not None:

@@ -113,9 +113,7 @@ class RequestGuard:
             # DNS rebinding: a foreign name resolving to 127.0.0.1 arrives with that foreign Host.
             await _reply(send, 421, "invalid Host header: this server answers only to localhost / 127.0.0.1")
         elif origin is not None and not loopback_origin(origin):
-            await _reply(
-                send, 403, "cross-origin request refused: only pages served from localhost may call it"
-            )
+            await _reply(send, 403, "cross-origin request refused: only pages served from localhost may call it")
         elif self.token is not None and not token_matches(headers.get("authorization"), self.token):
             await _reply(
                 send,
@@ -127,9 +125,7 @@ class RequestGuard:
             await self.app(scope, receive, send)
 
 
-async def _reply(
-    send: Send, status: int, message: str, extra: list[tuple[bytes, bytes]] | None = None
-) -> None:
+async def _reply(send: Send, status: int, message: str, extra: list[tuple[bytes, bytes]] | None = None) -> None:
     body = json.dumps({"error": message}).encode("utf-8")
     headers = [
         (b"content-type", b"application/json"),

@@ -101,9 +101,7 @@ class ResourceChannel:
         ]
         missing = sorted({h.sourcePath for h in hits if _source_missing(self.root, h.sourcePath)})
         if missing:
-            notes.append(
-                f"mounted source(s) missing on disk, last mounted copy shown: {', '.join(missing[:5])}"
-            )
+            notes.append(f"mounted source(s) missing on disk, last mounted copy shown: {', '.join(missing[:5])}")
         return hits, "; ".join(notes) or None
 
     def _linked(

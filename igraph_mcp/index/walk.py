@@ -144,9 +144,7 @@ class IgnoreRules:
                     return verdict, layer.reason
         return None, ""
 
-    def nested(
-        self, base: str, gitignore: GitIgnoreSpec | None, igraphignore: GitIgnoreSpec | None
-    ) -> IgnoreRules:
+    def nested(self, base: str, gitignore: GitIgnoreSpec | None, igraphignore: GitIgnoreSpec | None) -> IgnoreRules:
         """Rules for a directory that has its own ignore files (each argument None when absent)."""
         git, igraph = self.git, self.igraph
         if gitignore is not None:
@@ -382,9 +380,7 @@ class _Walker:
             self.result.skip("unreadable", rel)
         return None
 
-    def _classify_link(
-        self, entry: os.DirEntry[str], rel: str, parent: _Dir, rules: IgnoreRules
-    ) -> _Dir | None:
+    def _classify_link(self, entry: os.DirEntry[str], rel: str, parent: _Dir, rules: IgnoreRules) -> _Dir | None:
         try:
             st = os.stat(entry.path)
         except FileNotFoundError:

@@ -127,8 +127,7 @@ class ResourceManager:
         if source is None and not in_file:
             return UnmountResult(
                 found=False,
-                message=f"nothing mounted matches '{target}'; "
-                "list mounted sources with `igraph-mcp resources`",
+                message=f"nothing mounted matches '{target}'; list mounted sources with `igraph-mcp resources`",
             )
         if source is not None:
             with self._writer() as wdb:
@@ -241,9 +240,7 @@ class ResourceManager:
                 links += compute_links(db, resources, self.thresholds, identifier=False)
             else:
                 sem_changed = res_store.files_indexed_after(db, float(db.get_meta(_SEM_MARK, "0") or 0))
-                links += compute_links(
-                    db, [r for r in stale if r.id in embedded], self.thresholds, identifier=False
-                )
+                links += compute_links(db, [r for r in stale if r.id in embedded], self.thresholds, identifier=False)
                 links += compute_links(
                     db,
                     [r for r in stale if r.id not in embedded],

@@ -23,9 +23,7 @@ class Hit(BaseModel):
     signature: str = ""
     score: float
     matchChannel: str = Field(description="Which channels found it: 'dense+fts5', 'dense' or 'fts5'")
-    ranks: dict[str, int] = Field(
-        default_factory=dict, description="Rank (from 1) in each channel that found it"
-    )
+    ranks: dict[str, int] = Field(default_factory=dict, description="Rank (from 1) in each channel that found it")
     boosts: list[str] = Field(default_factory=list, description="Boosts applied after fusion")
     docstring: str = ""
     snippet: str = ""
@@ -70,12 +68,8 @@ class ResourceHit(BaseModel):
     startLine: int = 0
     endLine: int = 0
     score: float
-    reason: str = Field(
-        description="'linked' (via code in this answer) or 'direct' (matched the query itself)"
-    )
-    linkedVia: list[str] = Field(
-        default_factory=list, description="Code this resource is linked to, with method"
-    )
+    reason: str = Field(description="'linked' (via code in this answer) or 'direct' (matched the query itself)")
+    linkedVia: list[str] = Field(default_factory=list, description="Code this resource is linked to, with method")
     text: str = ""
     columns: list[dict[str, str]] = Field(default_factory=list)
 

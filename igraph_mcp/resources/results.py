@@ -21,14 +21,10 @@ class MountResult(BaseModel):
     sourceType: str = Field(description="'prd' or 'db'")
     chunks: int
     links: int = Field(default=0, description="Links from this source's chunks to code")
-    replaced: bool = Field(
-        default=False, description="The source was mounted before; the old copy was replaced"
-    )
+    replaced: bool = Field(default=False, description="The source was mounted before; the old copy was replaced")
     unchanged: bool = Field(default=False, description="Re-mounted with the same content")
     embedded: int = Field(default=0, description="Chunks embedded now")
-    reusedVectors: int = Field(
-        default=0, description="Chunks whose text was unchanged, so their vectors were kept"
-    )
+    reusedVectors: int = Field(default=0, description="Chunks whose text was unchanged, so their vectors were kept")
     problems: list[Problem] = Field(default_factory=list)
     note: str | None = Field(default=None, description="Why vectors are missing, when they are")
 
@@ -55,9 +51,7 @@ class SourceInfo(BaseModel):
     chunks: int = 0
     links: int = 0
     mountedAt: float | None = None
-    missing: bool = Field(
-        default=False, description="The file is gone from disk; the index keeps its last copy"
-    )
+    missing: bool = Field(default=False, description="The file is gone from disk; the index keeps its last copy")
     changed: bool = Field(
         default=False, description="The file changed since it was mounted; the next index run updates it"
     )

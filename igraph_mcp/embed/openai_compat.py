@@ -64,13 +64,9 @@ class OpenAICompatEmbedder:
     ) -> None:
         parts = urlsplit(base_url or "")
         if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise ConfigError(
-                "The openai embedder needs a base URL like http://127.0.0.1:8080/v1 (http or https)."
-            )
+            raise ConfigError("The openai embedder needs a base URL like http://127.0.0.1:8080/v1 (http or https).")
         if not model:
-            raise ConfigError(
-                "The openai embedder needs a model name (the 'model' field sent to /embeddings)."
-            )
+            raise ConfigError("The openai embedder needs a model name (the 'model' field sent to /embeddings).")
         if dimension is not None and dimension < 1:
             raise ConfigError("The embedding dimension must be a positive integer.")
         if batch_size < 1 or max_attempts < 1 or timeout <= 0:
@@ -215,9 +211,7 @@ class OpenAICompatEmbedder:
         unit: Vectors = (vectors / norms).astype(np.float32)
         return unit
 
-    def _parse(
-        self, response: httpx.Response, count: int, expected_dim: int | None
-    ) -> npt.NDArray[np.float64]:
+    def _parse(self, response: httpx.Response, count: int, expected_dim: int | None) -> npt.NDArray[np.float64]:
         try:
             data = response.json()["data"]
             rows = sorted(data, key=lambda item: item.get("index", 0)) if isinstance(data, list) else None
@@ -229,9 +223,7 @@ class OpenAICompatEmbedder:
                 "{'data': [{'embedding': [...]}]} body."
             )
         if len(rows) != count:
-            raise self._fail(
-                f"The embedding endpoint {self._public} returned {len(rows)} vectors for {count} texts."
-            )
+            raise self._fail(f"The embedding endpoint {self._public} returned {len(rows)} vectors for {count} texts.")
         want = expected_dim
         out: list[list[float]] = []
         for row in rows:

@@ -11,9 +11,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 # Kinds a reference of each kind may point at.
-_CALLABLE = frozenset(
-    {"function", "method", "class", "struct", "constant", "type", "enum", "interface", "trait"}
-)
+_CALLABLE = frozenset({"function", "method", "class", "struct", "constant", "type", "enum", "interface", "trait"})
 _TYPE_LIKE = frozenset({"class", "struct", "interface", "trait", "enum", "type", "namespace"})
 TARGET_KINDS: dict[str, frozenset[str]] = {
     "calls": _CALLABLE,
@@ -145,9 +143,7 @@ class Resolver:
             dparts = posixpath.dirname(path).split("/")
             for i in range(len(dparts)):
                 self.files_by_dir_suffix["/".join(dparts[i:])].append(fid)
-            full = path.split(
-                "/"
-            )  # exact file names with extension, for C includes and JS paths with extensions
+            full = path.split("/")  # exact file names with extension, for C includes and JS paths with extensions
             for i in range(len(full)):
                 self.files_by_suffix["/".join(full[i:])].append(fid)
         self._binding_cache: dict[int, dict[str, tuple[list[int], str]]] = {}
@@ -159,13 +155,9 @@ class Resolver:
             hits = self.files_by_suffix.get(key) or self.files_by_dir_suffix.get(key)
             if hits:
                 if len(hits) > 1:  # prefer the candidate closest to the importer
-                    hits = sorted(
-                        hits, key=lambda f: -len(posixpath.commonpath([self.file_paths[f], importer_path]))
-                    )
+                    hits = sorted(hits, key=lambda f: -len(posixpath.commonpath([self.file_paths[f], importer_path])))
                     best = posixpath.commonpath([self.file_paths[hits[0]], importer_path])
-                    hits = [
-                        f for f in hits if posixpath.commonpath([self.file_paths[f], importer_path]) == best
-                    ]
+                    hits = [f for f in hits if posixpath.commonpath([self.file_paths[f], importer_path]) == best]
                 return list(dict.fromkeys(hits))
         return []
 
@@ -203,9 +195,7 @@ class Resolver:
         return None, "ambiguous" if len(files) > 1 else "unresolved"
 
     # -- references --------------------------------------------------------------------------------------------
-    def resolve(
-        self, source_id: int, file_id: int, kind: str, name: str, qualifier: str
-    ) -> tuple[int | None, str]:
+    def resolve(self, source_id: int, file_id: int, kind: str, name: str, qualifier: str) -> tuple[int | None, str]:
         """Bind one reference; returns (target id or None, resolution method)."""
         allowed = TARGET_KINDS.get(kind, _CALLABLE)
         source = self.by_id.get(source_id)
@@ -239,11 +229,7 @@ class Resolver:
 
         # 3. same file (unqualified or self-qualified names).
         if not qualifier or head in _SELF_QUALIFIERS:
-            local = [
-                s
-                for s in self.by_file_name.get((file_id, name), [])
-                if s.kind in allowed and s.id != source_id
-            ]
+            local = [s for s in self.by_file_name.get((file_id, name), []) if s.kind in allowed and s.id != source_id]
             if len(local) == 1:
                 return local[0].id, "same_file"
             if len(local) > 1:
@@ -255,9 +241,7 @@ class Resolver:
         if qualifier and head not in _SELF_QUALIFIERS:
             # `Foo.bar()` or `Foo::bar`: prefer members of a type whose name is the qualifier's last part.
             owner_name = qualifier.split(".")[-1].split("::")[-1]
-            owned = [
-                s for s in candidates if s.parent_id is not None and self._name_of(s.parent_id) == owner_name
-            ]
+            owned = [s for s in candidates if s.parent_id is not None and self._name_of(s.parent_id) == owner_name]
             if len(owned) == 1:
                 return owned[0].id, "qualified_name"
         # 4. same directory.

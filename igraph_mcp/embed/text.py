@@ -24,9 +24,7 @@ _MIN_BODY_CHARS = 80  # below this a body fragment is noise rather than signal
 
 _WHITESPACE = re.compile(r"\s+")
 # C0/C1 controls and format characters (zero-width, bidi overrides) carry no meaning for a model.
-_INVISIBLE = re.compile(
-    r"[\x00-\x08\x0e-\x1f\x7f-\x84\x86-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]"
-)
+_INVISIBLE = re.compile(r"[\x00-\x08\x0e-\x1f\x7f-\x84\x86-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]")
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
 _QUOTE_MARKS = frozenset("\"'`")
 _PLAIN_WORDS = re.compile(r"[^\W\d_]+|\d+")

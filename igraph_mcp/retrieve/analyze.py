@@ -6,8 +6,8 @@ import re
 from dataclasses import dataclass, field
 
 from igraph_mcp.index.identifiers import split_identifier
-from igraph_mcp.store.fts import fts_tokens
 from igraph_mcp.paths import strip_dot_slash
+from igraph_mcp.store.fts import fts_tokens
 
 MAX_QUERY_CHARS = 10_000
 

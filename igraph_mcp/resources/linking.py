@@ -16,12 +16,12 @@ import numpy as np
 
 from igraph_mcp.config import MultimodalConfig
 from igraph_mcp.index.identifiers import split_identifier
+from igraph_mcp.paths import strip_dot_slash
 from igraph_mcp.store import resources as res_store
 from igraph_mcp.store import vectors as vec_store
 from igraph_mcp.store.db import Database
 from igraph_mcp.store.fts import fts_tokens
 from igraph_mcp.store.resources import CodeCandidate, LinkRow, ResourceRow
-from igraph_mcp.paths import strip_dot_slash
 
 SEMANTIC = "semantic"
 IDENTIFIER = "identifier"
@@ -38,9 +38,7 @@ MODEL_SCORE = 0.90  # a class named like a table (Order ~ orders)
 MENTION_SCORE = 0.75  # a code-shaped identifier appearing in a node's text
 TABLE_BASE, TABLE_NAMED, PER_COLUMN, MAX_COLUMNS = 0.50, 0.20, 0.05, 5
 
-_CODE_EXT = re.compile(
-    r"\.(?:py|pyi|js|jsx|mjs|cjs|ts|tsx|go|java|rs|c|h|cc|cpp|hpp|cs|rb|php|kt|kts|swift|scala)$"
-)
+_CODE_EXT = re.compile(r"\.(?:py|pyi|js|jsx|mjs|cjs|ts|tsx|go|java|rs|c|h|cc|cpp|hpp|cs|rb|php|kt|kts|swift|scala)$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,11 +115,7 @@ def _table_evidence(
         cols = [col for col in columns if col in toks]
         score = TABLE_BASE + TABLE_NAMED * named + PER_COLUMN * min(len(cols), MAX_COLUMNS)
         why = (f"mentions table {r.title}" if named else f"uses columns of {r.title}") + (
-            f" and columns {', '.join(cols[:4])}"
-            if cols and named
-            else f" ({', '.join(cols[:4])})"
-            if cols
-            else ""
+            f" and columns {', '.join(cols[:4])}" if cols and named else f" ({', '.join(cols[:4])})" if cols else ""
         )
         if c.kind in ("class", "struct", "interface", "type") and _joined(c.name) in model_names:
             score, why = max(score, MODEL_SCORE), f"{c.kind} {c.name} is named like table {r.title}"
@@ -139,9 +133,7 @@ def _own_identifiers(r: ResourceRow, siblings: Sequence[ResourceRow]) -> list[st
     return [i for i in r.identifiers if i not in nested]
 
 
-def _identifier_evidence(
-    db: Database, identifiers: Sequence[str], ev: _Evidence, cache: dict[int, set[str]]
-) -> None:
+def _identifier_evidence(db: Database, identifiers: Sequence[str], ev: _Evidence, cache: dict[int, set[str]]) -> None:
     for ident in identifiers:
         norm = re.sub(r"::|->|#", ".", ident.strip())
         if not norm:
@@ -220,9 +212,7 @@ def semantic_links(
         k = SEMANTIC_K if wanted is None else SEMANTIC_K * 5
         for rid, blob in vectors.items():
             pairs += [
-                (rid, nid, sim)
-                for nid, fid, sim in vec_store.knn_nodes(db, blob, k)
-                if wanted is None or fid in wanted
+                (rid, nid, sim) for nid, fid, sim in vec_store.knn_nodes(db, blob, k) if wanted is None or fid in wanted
             ]
     return [
         LinkRow(rid, nid, round(sim, 4), SEMANTIC, f"cosine {sim:.2f}")

@@ -17,8 +17,7 @@ from igraph_mcp.models import (
 def render_index(r: IndexResult) -> str:
     """One summary block for an index run."""
     lines = [
-        f"{'dry run: ' if r.dryRun else ''}{r.files} files, {r.symbols} symbols, {r.edges} edges "
-        f"in {r.seconds:.2f}s",
+        f"{'dry run: ' if r.dryRun else ''}{r.files} files, {r.symbols} symbols, {r.edges} edges in {r.seconds:.2f}s",
         f"changes: {r.added} added, {r.modified} modified, {r.deleted} deleted, {r.renamed} renamed, "
         f"{r.unchanged} unchanged ({r.parsed} parsed, {r.parseErrors} with syntax errors)",
     ]
@@ -59,8 +58,7 @@ def render_explore(r: ExploreResult) -> str:
             out.append(f"  [{res.kind}] {' › '.join(res.headingPath)}  ({res.sourceName}; {why})")
             if res.columns:
                 out.append(
-                    "    columns: "
-                    + ", ".join(f"{c.get('name')} {c.get('type', '')}".strip() for c in res.columns)
+                    "    columns: " + ", ".join(f"{c.get('name')} {c.get('type', '')}".strip() for c in res.columns)
                 )
     if r.files:
         out.append("files: " + ", ".join(f.filePath for f in r.files[:10]))
@@ -78,9 +76,7 @@ def render_node(r: NodeDetail) -> str:
         lines += [f"  {c.kind} {c.qualifiedName}  {c.filePath}:{c.startLine}" for c in r.candidates]
         return "\n".join(lines)
     n = r.node
-    lines = [
-        f"{n.kind} {n.qualifiedName}  {n.filePath}:{n.startLine}-{n.endLine}{' (stale)' if r.stale else ''}"
-    ]
+    lines = [f"{n.kind} {n.qualifiedName}  {n.filePath}:{n.startLine}-{n.endLine}{' (stale)' if r.stale else ''}"]
     if r.source:
         lines += ["", r.source, ""]
     for label, refs in (("bases", r.bases), ("callers", r.callers), ("callees", r.callees)):
@@ -100,9 +96,7 @@ def render_file(r: FileDetail) -> str:
     """File outline."""
     if not r.found:
         return "\n".join([r.message or "not found", *("  " + c for c in r.candidates)])
-    lines = [
-        f"{r.filePath} ({r.language}, {r.lines} lines{', has syntax errors' if r.parseStatus != 'ok' else ''})"
-    ]
+    lines = [f"{r.filePath} ({r.language}, {r.lines} lines{', has syntax errors' if r.parseStatus != 'ok' else ''})"]
     lines += [f"  {s.startLine:>5}  {s.kind} {s.qualifiedName}" for s in r.symbols]
     if r.imports:
         lines.append("imports: " + ", ".join(r.imports))
@@ -112,9 +106,7 @@ def render_file(r: FileDetail) -> str:
 def render_related(r: RelatedResult) -> str:
     """Callers and callees list."""
     if not r.found or r.node is None:
-        return "\n".join(
-            [r.message or "not found", *(f"  {c.qualifiedName}  {c.filePath}" for c in r.candidates)]
-        )
+        return "\n".join([r.message or "not found", *(f"  {c.qualifiedName}  {c.filePath}" for c in r.candidates)])
     lines = [f"{r.node.kind} {r.node.qualifiedName}  {r.node.filePath}:{r.node.startLine}"]
     for n in r.related:
         lines.append(
