@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-# The package lives in <repo>/src; put it on the path so a plain checkout runs without installing.
-_SRC = Path(__file__).resolve().parents[1] / "src"
+# Put the checkout on the path so a plain clone runs without installing.
+_SRC = Path(__file__).resolve().parents[1]
 if _SRC.is_dir() and str(_SRC) not in sys.path:
     sys.path.insert(0, str(_SRC))
 
