@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from igraph_mcp import crashpoints
 from igraph_mcp.embed.base import Embedder
 from igraph_mcp.embed.text import symbol_embedding_text, text_hash
 from igraph_mcp.store import vectors as vec_store
@@ -35,6 +36,7 @@ def prepare_vector_tables(db: Database, embedder: Embedder) -> bool:
         vec_store.create_vector_tables(con, embedder.dimension)
         db.set_meta(con, "embedder_id", embedder.id)
         db.set_meta(con, "embedder_dim", str(embedder.dimension))
+        crashpoints.reached("embed.prepare")
     return changed
 
 
@@ -82,6 +84,7 @@ def embed_nodes(
             )
             # Readers keep an in-memory copy of the vectors; a new version tells them to reload it.
             db.set_meta(con, "vectors_version", str(int(db.get_meta("vectors_version", "0") or 0) + 1))
+            crashpoints.reached("embed.batch")
         embedded += len(fresh)
         reused += len(rows) - len(fresh)
         done += len(rows)

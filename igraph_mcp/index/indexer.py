@@ -12,6 +12,7 @@ from pathlib import Path
 
 import apsw
 
+from igraph_mcp import crashpoints
 from igraph_mcp.index import parse as parse_mod
 from igraph_mcp.index.identifiers import identifier_words, split_identifier
 from igraph_mcp.index.languages import language_for_path
@@ -145,6 +146,7 @@ class Indexer:
                 self.db.set_meta(con, "resolve_pending", "1")
             for file_id, mtime in touched:
                 graph.touch_file(con, file_id, mtime)
+            crashpoints.reached("index.renames")
         # A previous run that died between storing files and binding their edges left this flag set.
         pending = self.db.get_meta("resolve_pending") == "1"
         changed_ids, names = self._store_changes(changes, gone, summary, report)
@@ -157,6 +159,7 @@ class Indexer:
             self.db.set_meta(con, "last_build", str(time.time()))
             gen = int(self.db.get_meta("generation", "0") or 0) + 1
             self.db.set_meta(con, "generation", str(gen))
+            crashpoints.reached("index.finish")
         summary.seconds = time.perf_counter() - started
         return summary
 
@@ -172,6 +175,7 @@ class Indexer:
             con.execute("DELETE FROM edges")
             con.execute("DELETE FROM nodes")
             con.execute("DELETE FROM files")
+            crashpoints.reached("index.clear")
 
     def _diff(
         self,
@@ -241,6 +245,7 @@ class Indexer:
                 self.db.set_meta(con, "resolve_pending", "1")
                 for st in gone.values():
                     graph.delete_file(con, st.id, vectors=vectors)
+                crashpoints.reached("index.delete")
         total = len(changes)
         for start in range(0, total, FILES_PER_TRANSACTION):
             batch = changes[start : start + FILES_PER_TRANSACTION]
@@ -262,6 +267,7 @@ class Indexer:
                     names |= new_names ^ old_names.get(c.old_id, set()) if c.old_id is not None else new_names
                     summary.parsed += 1
                     summary.parse_errors += int(pf.has_error)
+                crashpoints.reached("index.batch")
             report("parse", min(start + len(batch), total), total)
         return changed_ids, names
 
@@ -374,6 +380,7 @@ class Indexer:
         if not rows:
             with self.db.atomic() as con:
                 self.db.set_meta(con, "resolve_pending", "0")
+                crashpoints.reached("index.resolve")
             return 0
         symbols = [Sym(*r) for r in graph.symbol_table(self.db)]
         resolver = Resolver(symbols, graph.file_paths(self.db), graph.imports_by_file(self.db))
@@ -389,4 +396,5 @@ class Indexer:
         with self.db.atomic() as con:
             graph.set_edge_targets(con, updates)
             self.db.set_meta(con, "resolve_pending", "0")
+            crashpoints.reached("index.resolve")
         return bound
