@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from igraph_mcp.index.identifiers import is_code_shaped
 from igraph_mcp.index.languages import (
     LANGUAGES,
     SOURCE_EXTENSIONS,
@@ -15,6 +14,7 @@ from igraph_mcp.index.languages import (
 )
 from igraph_mcp.index.parse import QUERY_DIR, load_query
 from igraph_mcp.index.resolve import module_candidates
+from igraph_mcp.text.identifiers import is_code_shaped
 
 
 @pytest.mark.parametrize("name", sorted(LANGUAGES))
