@@ -166,12 +166,9 @@ class Indexer:
             # A full rebuild re-parses everything, but unchanged symbol text keeps its vector (no re-embedding).
             self.reusable_vectors.update(vec_store.all_vectors_by_hash(self.db))
         with self.db.atomic() as con:
-            con.execute("DELETE FROM nodes_fts")
             if self.db.vec_available:
                 vec_store.drop_node_vectors(con)
-            con.execute("DELETE FROM edges")
-            con.execute("DELETE FROM nodes")
-            con.execute("DELETE FROM files")
+            graph.clear_code_tables(con)
 
     def _diff(
         self,
