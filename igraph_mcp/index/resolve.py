@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import posixpath
 from collections import defaultdict
-from dataclasses import dataclass
 
 from igraph_mcp.index.languages import TYPE_KINDS, source_extension, spec_for_path
+from igraph_mcp.store.records import SymbolKey
 
 # Kinds a reference of each kind may point at.
 _CALLABLE = frozenset({"function", "method", "class", "struct", "constant", "type", "enum", "interface", "trait"})
@@ -27,16 +27,8 @@ _SELF_QUALIFIERS = frozenset({"self", "this", "cls", "super", "Self", "@", "$thi
 _ANY_SEPARATORS = ("::", "\\", ".")
 
 
-@dataclass(frozen=True, slots=True)
-class Sym:
-    """A definition as the resolver sees it."""
-
-    id: int
-    file_id: int
-    kind: str
-    name: str
-    qualified_name: str
-    parent_id: int | None
+# A definition as the resolver sees it: the store's record, so the symbol table needs no copying.
+Sym = SymbolKey
 
 
 def _module_key(path: str) -> str:
