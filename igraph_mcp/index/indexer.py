@@ -170,6 +170,7 @@ class Indexer:
             if self.db.vec_available:
                 vec_store.drop_node_vectors(con)
             con.execute("DELETE FROM edges")
+            con.execute("DELETE FROM facts")
             con.execute("DELETE FROM nodes")
             con.execute("DELETE FROM files")
 
@@ -362,6 +363,7 @@ class Indexer:
         for imp in pf.imports:
             edges.append((ids[0], None, "imports", imp.name, imp.module, "unresolved", imp.line))
         graph.insert_edges(con, edges)
+        graph.insert_facts(con, [(ids[f.source], f.name, f.kind, f.text) for f in pf.facts if f.source < len(ids)])
         graph.insert_imports(
             con,
             [(file_id, imp.module, imp.name, imp.alias, imp.line) for imp in pf.imports],
@@ -376,16 +378,23 @@ class Indexer:
                 self.db.set_meta(con, "resolve_pending", "0")
             return 0
         symbols = [Sym(*r) for r in graph.symbol_table(self.db)]
-        resolver = Resolver(symbols, graph.file_paths(self.db), graph.imports_by_file(self.db))
-        updates: list[tuple[int | None, str, int]] = []
+        resolver = Resolver(
+            symbols,
+            graph.file_paths(self.db),
+            graph.imports_by_file(self.db),
+            languages=graph.file_language_ids(self.db),
+            facts=graph.facts_by_node(self.db),
+            bases=graph.base_refs(self.db),
+        )
+        updates: list[tuple[int | None, str, float, str, int]] = []
         bound = 0
         for edge_id, source_id, file_id, kind, target_name, qualifier in rows:
             if kind == "imports":
-                target, how = resolver.resolve_import(file_id, qualifier, target_name)
+                b = resolver.resolve_import(file_id, qualifier, target_name)
             else:
-                target, how = resolver.resolve(source_id, file_id, kind, target_name, qualifier)
-            bound += target is not None
-            updates.append((target, how, edge_id))
+                b = resolver.resolve(source_id, file_id, kind, target_name, qualifier)
+            bound += b.target is not None
+            updates.append((b.target, b.how, b.confidence, b.candidates_json(), edge_id))
         with self.db.atomic() as con:
             graph.set_edge_targets(con, updates)
             self.db.set_meta(con, "resolve_pending", "0")

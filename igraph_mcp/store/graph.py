@@ -341,9 +341,37 @@ def all_reference_edges(db: Database) -> list[tuple[Any, ...]]:
     )
 
 
-def set_edge_targets(con: apsw.Connection, rows: Iterable[tuple[int | None, str, int]]) -> None:
-    """Bind edges: rows of (target_id or None, resolution, edge id)."""
-    con.executemany("UPDATE edges SET target_id = ?, resolution = ? WHERE id = ?", rows)
+def set_edge_targets(con: apsw.Connection, rows: Iterable[tuple[int | None, str, float, str, int]]) -> None:
+    """Bind edges: rows of (target_id or None, resolution, confidence, candidates JSON, edge id)."""
+    con.executemany("UPDATE edges SET target_id = ?, resolution = ?, confidence = ?, candidates = ? WHERE id = ?", rows)
+
+
+def insert_facts(con: apsw.Connection, rows: Iterable[tuple[int, str, str, str]]) -> None:
+    """Insert facts (node_id, name, kind, text) a scope states about its names."""
+    con.executemany("INSERT INTO facts(node_id, name, kind, text) VALUES(?,?,?,?)", rows)
+
+
+def facts_by_node(db: Database) -> dict[int, list[tuple[str, str, str]]]:
+    """scope node id -> [(name, kind, text)] in source order."""
+    out: dict[int, list[tuple[str, str, str]]] = {}
+    for nid, name, kind, text in db.rows("SELECT node_id, name, kind, text FROM facts ORDER BY id"):
+        out.setdefault(int(nid), []).append((str(name), str(kind), str(text)))
+    return out
+
+
+def base_refs(db: Database) -> dict[int, list[tuple[str, str]]]:
+    """class node id -> [(base name, qualifier)] in the order the bases are written."""
+    out: dict[int, list[tuple[str, str]]] = {}
+    for sid, name, qual in db.rows(
+        "SELECT source_id, target_name, qualifier FROM edges WHERE kind IN ('inherits', 'implements') ORDER BY id"
+    ):
+        out.setdefault(int(sid), []).append((str(name), str(qual)))
+    return out
+
+
+def file_language_ids(db: Database) -> dict[int, str]:
+    """file id -> language."""
+    return {int(r[0]): str(r[1]) for r in db.rows("SELECT id, language FROM files")}
 
 
 def edges_of(
