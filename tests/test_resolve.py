@@ -56,7 +56,7 @@ def _resolver() -> Resolver:
         Sym(41, 4, "function", "twice", "twice", 40),
         Sym(42, 4, "function", "local_fn", "local_fn", 40),
     ]
-    imports = {1: [("b.three", "shared", "")], 4: [("b.three", "", "three")]}
+    imports = {1: [("../b/three", "shared", "")], 4: [("../b/three", "", "three")]}
     return Resolver(syms, files, imports)
 
 
@@ -93,9 +93,9 @@ def test_inherits_only_binds_type_like_targets() -> None:
 def test_resolve_import_targets() -> None:
     r = _resolver()
     got = [
-        r.resolve_import(1, "b.three", "shared"),
-        r.resolve_import(4, "b.three", ""),
-        r.resolve_import(1, "m.x", "x"),
+        r.resolve_import(1, "../b/three", "shared"),
+        r.resolve_import(4, "../b/three", ""),
+        r.resolve_import(1, "./m/x", "x"),
     ]
     assert [(b.target, b.how) for b in got] == [(32, "import"), (30, "import"), (None, "unresolved")]
 

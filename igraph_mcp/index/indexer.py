@@ -13,7 +13,7 @@ from pathlib import Path
 import apsw
 
 from igraph_mcp.index import parse as parse_mod
-from igraph_mcp.index.languages import language_for_path
+from igraph_mcp.index.languages import CONTAINER_KINDS, language_for_path
 from igraph_mcp.index.model import ParsedFile, Symbol
 from igraph_mcp.index.resolve import Resolver, Sym
 from igraph_mcp.index.walk import WalkedFile, walk_repository
@@ -30,7 +30,6 @@ MODULE_HEAD_CHARS = 1500
 FILES_PER_TRANSACTION = 100
 RACY_WINDOW_S = 2.0
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{3,}")
-_CLASS_LIKE = frozenset({"class", "struct", "interface", "trait", "enum", "namespace"})
 
 
 @dataclass(slots=True)
@@ -166,13 +165,9 @@ class Indexer:
             # A full rebuild re-parses everything, but unchanged symbol text keeps its vector (no re-embedding).
             self.reusable_vectors.update(vec_store.all_vectors_by_hash(self.db))
         with self.db.atomic() as con:
-            con.execute("DELETE FROM nodes_fts")
             if self.db.vec_available:
                 vec_store.drop_node_vectors(con)
-            con.execute("DELETE FROM edges")
-            con.execute("DELETE FROM facts")
-            con.execute("DELETE FROM nodes")
-            con.execute("DELETE FROM files")
+            graph.clear_code_tables(con)
 
     def _diff(
         self,
@@ -307,7 +302,7 @@ class Indexer:
             else:
                 name, qname = s.name, s.qualified_name
                 end = s.end_byte
-                if s.kind in _CLASS_LIKE and i in first_child:
+                if s.kind in CONTAINER_KINDS and i in first_child:
                     # A class body would repeat every method; keep its header, docstring and attributes.
                     end = max(first_child[i], s.start_byte)
                 end = min(end, s.start_byte + MAX_BODY_CHARS * 2)

@@ -126,6 +126,15 @@ def delete_file(con: apsw.Connection, file_id: int, *, vectors: bool) -> None:
     con.execute("DELETE FROM files WHERE id = ?", (file_id,))
 
 
+def clear_code_tables(con: apsw.Connection) -> None:
+    """Empty files, nodes, edges and the node FTS index (a full rebuild; vectors are the caller's choice)."""
+    con.execute("DELETE FROM nodes_fts")
+    con.execute("DELETE FROM edges")
+    con.execute("DELETE FROM facts")
+    con.execute("DELETE FROM nodes")
+    con.execute("DELETE FROM files")
+
+
 def rename_file(con: apsw.Connection, file_id: int, new_path: str, mtime_ns: int) -> None:
     """Move a file whose content did not change: its nodes and vectors are kept, paths updated."""
     con.execute("UPDATE files SET path = ?, mtime_ns = ? WHERE id = ?", (new_path, mtime_ns, file_id))
