@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from igraph_mcp.index.infer import MAX_CANDIDATES, ScopeInference, Value
 from igraph_mcp.index.languages import TYPE_KINDS, language_for_path, source_extension, spec_for_path
 from igraph_mcp.index.resolve_rules import CONFIDENCE, ResolveRules, is_test_path, rules_for
+from igraph_mcp.store.records import SymbolKey
 
 # Kinds a reference of each kind may point at.
 _CALLABLE = frozenset({"function", "method", "class", "struct", "constant", "type", "enum", "interface", "trait"})
@@ -52,16 +53,8 @@ def _bound(target: int, how: str) -> Binding:
     return Binding(target, how, CONFIDENCE.get(how, 0.5))
 
 
-@dataclass(frozen=True, slots=True)
-class Sym:
-    """A definition as the resolver sees it."""
-
-    id: int
-    file_id: int
-    kind: str
-    name: str
-    qualified_name: str
-    parent_id: int | None
+# A definition as the resolver sees it: the store's record, so the symbol table needs no copying.
+Sym = SymbolKey
 
 
 def _module_key(path: str) -> str:
