@@ -12,6 +12,7 @@ from pathlib import Path
 
 import apsw
 
+from igraph_mcp import crashpoints
 from igraph_mcp.index import parse as parse_mod
 from igraph_mcp.index.languages import CONTAINER_KINDS, language_for_path
 from igraph_mcp.index.model import ParsedFile, Symbol
@@ -130,6 +131,7 @@ class Indexer:
                 self.db.set_meta(con, "resolve_pending", "1")
             for file_id, mtime in touched:
                 graph.touch_file(con, file_id, mtime)
+            crashpoints.reached("index.renames")
         # A previous run that died between storing files and binding their edges left this flag set.
         pending = self.db.get_meta("resolve_pending") == "1"
         changed_ids, names = self._store_changes(changes, gone, summary, report)
@@ -143,6 +145,7 @@ class Indexer:
             self.db.set_meta(con, "last_build", str(time.time()))
             gen = int(self.db.get_meta("generation", "0") or 0) + 1
             self.db.set_meta(con, "generation", str(gen))
+            crashpoints.reached("index.finish")
         phase_done("resolve")
         summary.seconds = round(time.perf_counter() - started, 3)
         return summary
@@ -156,6 +159,7 @@ class Indexer:
             if self.db.vec_available:
                 vec_store.drop_node_vectors(con)
             graph.clear_code_tables(con)
+            crashpoints.reached("index.clear")
 
     def _diff(
         self,
@@ -225,6 +229,7 @@ class Indexer:
                 self.db.set_meta(con, "resolve_pending", "1")
                 for st in gone.values():
                     graph.delete_file(con, st.id, vectors=vectors)
+                crashpoints.reached("index.delete")
         total = len(changes)
         for start in range(0, total, FILES_PER_TRANSACTION):
             batch = changes[start : start + FILES_PER_TRANSACTION]
@@ -246,6 +251,7 @@ class Indexer:
                     names |= new_names ^ old_names.get(c.old_id, set()) if c.old_id is not None else new_names
                     summary.parsed += 1
                     summary.parseErrors += int(pf.has_error)
+                crashpoints.reached("index.batch")
             report("parse", min(start + len(batch), total), total)
         return changed_ids, names
 
@@ -348,6 +354,7 @@ class Indexer:
         for imp in pf.imports:
             edges.append(NewEdge(ids[0], None, "imports", imp.name, imp.module, "unresolved", imp.line))
         graph.insert_edges(con, edges)
+        graph.insert_facts(con, [(ids[f.source], f.name, f.kind, f.text) for f in pf.facts if f.source < len(ids)])
         graph.insert_imports(con, [NewImport(file_id, imp.module, imp.name, imp.alias, imp.line) for imp in pf.imports])
         return file_id
 
@@ -357,18 +364,27 @@ class Indexer:
         if not rows:
             with self.db.atomic() as con:
                 self.db.set_meta(con, "resolve_pending", "0")
+                crashpoints.reached("index.resolve")
             return 0
-        resolver = Resolver(graph.symbol_table(self.db), graph.file_paths(self.db), graph.imports_by_file(self.db))
+        resolver = Resolver(
+            graph.symbol_table(self.db),
+            graph.file_paths(self.db),
+            graph.imports_by_file(self.db),
+            languages=graph.file_language_ids(self.db),
+            facts=graph.facts_by_node(self.db),
+            bases=graph.base_refs(self.db),
+        )
         updates: list[EdgeBinding] = []
         bound = 0
         for r in rows:
             if r.kind == "imports":
-                target, how = resolver.resolve_import(r.file_id, r.qualifier, r.target_name)
+                b = resolver.resolve_import(r.file_id, r.qualifier, r.target_name)
             else:
-                target, how = resolver.resolve(r.source_id, r.file_id, r.kind, r.target_name, r.qualifier)
-            bound += target is not None
-            updates.append(EdgeBinding(target, how, r.edge_id))
+                b = resolver.resolve(r.source_id, r.file_id, r.kind, r.target_name, r.qualifier)
+            bound += b.target is not None
+            updates.append(EdgeBinding(b.target, b.how, b.confidence, b.candidates_json(), r.edge_id))
         with self.db.atomic() as con:
             graph.set_edge_targets(con, updates)
             self.db.set_meta(con, "resolve_pending", "0")
+            crashpoints.reached("index.resolve")
         return bound
