@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from igraph_mcp.embed.base import Vectors
-from igraph_mcp.index.identifiers import split_identifier
+from igraph_mcp.text.identifiers import split_identifier
 
 _TOKEN = re.compile(r"\w+")
 _WORD_WEIGHT = 1.0

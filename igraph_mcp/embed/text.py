@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import re
 
-from igraph_mcp.index.identifiers import split_identifier
+from igraph_mcp.text.identifiers import split_identifier
 
 DEFAULT_MAX_CHARS = 1000
 """Total bound: ~1,000 characters is ~450-550 word pieces of code, past any local window; larger-context

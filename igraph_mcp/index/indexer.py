@@ -13,7 +13,6 @@ from pathlib import Path
 import apsw
 
 from igraph_mcp.index import parse as parse_mod
-from igraph_mcp.index.identifiers import identifier_words, split_identifier
 from igraph_mcp.index.languages import language_for_path
 from igraph_mcp.index.model import ParsedFile, Symbol
 from igraph_mcp.index.resolve import Resolver, Sym
@@ -21,6 +20,7 @@ from igraph_mcp.index.walk import WalkedFile, walk_repository
 from igraph_mcp.store import graph
 from igraph_mcp.store import vectors as vec_store
 from igraph_mcp.store.db import Database
+from igraph_mcp.text.identifiers import identifier_words, split_identifier
 
 log = logging.getLogger(__name__)
 

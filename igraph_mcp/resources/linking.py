@@ -15,13 +15,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from igraph_mcp.config import MultimodalConfig
-from igraph_mcp.index.identifiers import split_identifier
 from igraph_mcp.paths import strip_dot_slash
 from igraph_mcp.store import resources as res_store
 from igraph_mcp.store import vectors as vec_store
 from igraph_mcp.store.db import Database
 from igraph_mcp.store.fts import fts_tokens
 from igraph_mcp.store.resources import CodeCandidate, LinkRow, ResourceRow
+from igraph_mcp.text.identifiers import split_identifier
 
 SEMANTIC = "semantic"
 IDENTIFIER = "identifier"

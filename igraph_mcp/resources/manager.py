@@ -19,7 +19,6 @@ from igraph_mcp.config import Config
 from igraph_mcp.embed.base import Embedder
 from igraph_mcp.errors import EmbedderError, InvalidInput, ResourceError
 from igraph_mcp.paths import file_sha256, relative_posix, resolve_inside
-from igraph_mcp.resources.channel import ResourceChannel
 from igraph_mcp.resources.linking import SEMANTIC, Thresholds, compute_links
 from igraph_mcp.resources.mounts import (
     MountEntry,
@@ -29,6 +28,7 @@ from igraph_mcp.resources.mounts import (
     store_source,
 )
 from igraph_mcp.resources.results import MountResult, Problem, ResourceList, SourceInfo, UnmountResult
+from igraph_mcp.retrieve.resource_channel import ResourceChannel
 from igraph_mcp.store import resources as res_store
 from igraph_mcp.store import vectors as vec_store
 from igraph_mcp.store.db import Database

@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from igraph_mcp.index.identifiers import split_identifier
 from igraph_mcp.paths import strip_dot_slash
 from igraph_mcp.store.fts import fts_tokens
+from igraph_mcp.text.identifiers import split_identifier
 
 MAX_QUERY_CHARS = 10_000
 

@@ -9,11 +9,11 @@ from typing import Any
 
 import apsw
 
-from igraph_mcp.index.identifiers import identifier_words
 from igraph_mcp.resources.model import Chunk
 from igraph_mcp.store.db import Database
 from igraph_mcp.store.fts import RESOURCE_BM25_WEIGHTS, fts_or_query
 from igraph_mcp.store.vectors import has_node_vectors, has_resource_vectors
+from igraph_mcp.text.identifiers import identifier_words
 
 _BATCH = 900  # SQLite caps bound parameters; stay well under the limit
 

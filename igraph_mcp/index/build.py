@@ -1,0 +1,75 @@
+"""One index run under the writer lock: structure + FTS first (committed), then embeddings batch by batch."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from igraph_mcp.config import Config
+from igraph_mcp.embed.base import Embedder
+from igraph_mcp.errors import EmbedderError
+from igraph_mcp.index.embedding import embed_nodes, prepare_vector_tables
+from igraph_mcp.index.indexer import Indexer
+from igraph_mcp.models import IndexResult
+from igraph_mcp.store.db import Database
+
+Progress = Callable[[str, int, int], None]
+# Called after every real (not dry) run with the write connection and the embedder (None when embedding failed).
+AfterIndex = Callable[[Database, Embedder | None], None]
+
+
+def build_index(
+    root: Path,
+    db: Database,
+    config: Config,
+    *,
+    full: bool,
+    dry_run: bool,
+    embedder: Embedder | None,
+    embedder_note: str | None,
+    progress: Progress | None,
+    after_index: Sequence[AfterIndex] = (),
+) -> IndexResult:
+    """Index ``root`` into ``db``; ``embedder`` None means no embedding (``embedder_note`` says why, if asked)."""
+    idx = Indexer(root, db, max_file_bytes=config.index.maxFileBytes, extra_ignores=tuple(config.index.exclude))
+    s = idx.run(full=full, dry_run=dry_run, progress=progress)
+    note: str | None = None
+    if not dry_run:
+        if embedder is None:
+            note = embedder_note
+        elif not db.vec_available:
+            note = db.vec_error
+        else:
+            try:
+                prepare_vector_tables(db, embedder)
+                s.embedded, s.embed_reused = embed_nodes(
+                    db,
+                    embedder,
+                    reuse=idx.reusable_vectors,
+                    batch_size=max(256, config.embedder.batchSize),
+                    progress=progress,
+                )
+            except EmbedderError as exc:
+                note = f"embedding stopped: {exc}; structure and FTS are up to date"
+        for hook in after_index:
+            hook(db, embedder if note is None else None)
+    return IndexResult(
+        files=s.files,
+        symbols=s.symbols,
+        edges=s.edges,
+        added=s.added,
+        modified=s.modified,
+        deleted=s.deleted,
+        renamed=s.renamed,
+        unchanged=s.unchanged,
+        parsed=s.parsed,
+        parseErrors=s.parse_errors,
+        skipped=s.skipped,
+        embedded=s.embedded,
+        embedReused=s.embed_reused,
+        embedNote=note,
+        seconds=round(s.seconds, 3),
+        dryRun=dry_run,
+        reparsedPaths=s.reparsed_paths[:50],
+        recoveredFrom=db.recovered_from,
+    )

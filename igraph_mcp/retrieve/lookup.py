@@ -1,0 +1,210 @@
+"""Lookups by name or path: one symbol with its source and edges, one file's outline, a symbol's callers/callees."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from igraph_mcp.errors import InvalidInput
+from igraph_mcp.index.stale import stale_files
+from igraph_mcp.models import EdgeRef, FileDetail, NodeDetail, RelatedResult
+from igraph_mcp.paths import resolve_inside, strip_dot_slash
+from igraph_mcp.retrieve.expand import expand
+from igraph_mcp.retrieve.shapes import neighbours, node_summary
+from igraph_mcp.store import graph
+from igraph_mcp.store.db import Database
+from igraph_mcp.store.graph import NodeRow
+from igraph_mcp.store.reader import IndexReader
+
+MAX_SOURCE_LINES = 300
+MAX_NAME_CHARS = 500
+MAX_EDGE_REFS = 50  # callers / callees / bases listed per symbol
+MAX_OUTLINE_SYMBOLS = 500
+MAX_OUTLINE_IMPORTS = 200
+MAX_RELATED = 100
+
+
+class Lookup:
+    """Answers node, file and related questions against one repository's index."""
+
+    def __init__(self, root: Path, reader: IndexReader) -> None:
+        self.root = root
+        self.reader = reader
+
+    # -- symbols ---------------------------------------------------------------------------------------------
+    def find(self, name: str, file: str | None) -> list[NodeRow]:
+        """Symbols matching a name, qualified name or dotted suffix; the one exact qualified match if unique."""
+        if not isinstance(name, str) or not name.strip():
+            raise InvalidInput("name is empty; pass a symbol name such as `Session.request` or `parse_file`")
+        if len(name) > MAX_NAME_CHARS:
+            raise InvalidInput(f"name is longer than {MAX_NAME_CHARS} characters")
+        name = name.strip().replace("::", ".").replace("#", ".")
+        db = self.reader.require_index()
+        rows = graph.nodes_named(db, name)
+        if not rows and "." in name:  # "module.Class.method" or "pkg.mod.func": try the qualified suffixes
+            parts = name.split(".")
+            for i in range(1, len(parts)):
+                rows = [
+                    r
+                    for r in graph.nodes_named(db, ".".join(parts[i:]))
+                    if r.path.replace("/", ".").find(".".join(parts[:i])) >= 0 or i == len(parts) - 1
+                ]
+                if rows:
+                    break
+        if file:
+            norm = strip_dot_slash(file.strip().replace("\\", "/"))
+            rows = [r for r in rows if r.path == norm or r.path.endswith("/" + norm)]
+        exact = [r for r in rows if r.qualified_name == name]
+        return exact if len(exact) == 1 else rows
+
+    def node(self, name: str, file: str | None = None) -> NodeDetail:
+        """Detail of one symbol: source, signature, callers, callees; candidates when ambiguous."""
+        rows = self.find(name, file)
+        if not rows:
+            return NodeDetail(
+                found=False,
+                message=f"no symbol named '{name}'"
+                + (f" in '{file}'" if file else "")
+                + "; try igraph_explore with a description",
+            )
+        if len(rows) > 1:
+            return NodeDetail(
+                found=False,
+                message=f"'{name}' is ambiguous ({len(rows)} symbols); call again "
+                "with a qualified name or the file argument",
+                candidates=[node_summary(r) for r in rows],
+            )
+        row = rows[0]
+        db = self.reader.db
+        source, truncated = self.source(db, row)
+        return NodeDetail(
+            found=True,
+            node=node_summary(row),
+            docstring=row.docstring,
+            source=source,
+            sourceTruncated=truncated,
+            callers=self.edge_refs(db, row.id, outgoing=False, kinds=("calls",)),
+            callees=self.edge_refs(db, row.id, outgoing=True, kinds=("calls",)),
+            bases=self.edge_refs(db, row.id, outgoing=True, kinds=("inherits", "implements")),
+            stale=bool(stale_files(db, self.root, [row.path])),
+        )
+
+    def source(self, db: Database, row: NodeRow) -> tuple[str, bool]:
+        """The symbol's lines from the working tree (its indexed body when the file is gone), and a cut flag."""
+        try:
+            with open(self.root / row.path, encoding="utf-8", errors="replace") as fh:
+                lines = fh.read().splitlines()
+        except OSError:
+            body = graph.node_bodies(db, [row.id]).get(row.id, "")
+            return body, True
+        chunk = lines[row.start_line - 1 : row.end_line]
+        truncated = len(chunk) > MAX_SOURCE_LINES
+        return "\n".join(chunk[:MAX_SOURCE_LINES]), truncated
+
+    def edge_refs(
+        self, db: Database, node_id: int, *, outgoing: bool, kinds: tuple[str, ...], limit: int = MAX_EDGE_REFS
+    ) -> list[EdgeRef]:
+        """The other ends of a node's edges; unresolved callees are listed by the name written at the call."""
+        edges = graph.edges_of(db, [node_id], outgoing=outgoing, kinds=kinds, resolved_only=not outgoing)
+        other_ids = [e.target_id if outgoing else e.source_id for e in edges]
+        rows = graph.nodes_by_ids(db, [i for i in other_ids if i is not None])
+        out: list[EdgeRef] = []
+        seen: set[tuple[int | None, str]] = set()
+        for e, oid in zip(edges, other_ids, strict=True):
+            r = rows.get(oid) if oid is not None else None
+            key = (oid, e.target_name if r is None else "")
+            if key in seen:
+                continue
+            seen.add(key)
+            out.append(
+                EdgeRef(
+                    nodeId=oid,
+                    name=r.name if r else e.target_name,
+                    qualifiedName=r.qualified_name
+                    if r
+                    else (f"{e.qualifier}.{e.target_name}" if e.qualifier else e.target_name),
+                    kind=r.kind if r else "",
+                    filePath=r.path if r else "",
+                    line=e.line,
+                    edgeKind=e.kind,
+                    resolution=e.resolution,
+                )
+            )
+            if len(out) >= limit:
+                break
+        return out
+
+    # -- files -----------------------------------------------------------------------------------------------
+    def file(self, path: str) -> FileDetail:
+        """Outline of one file: exact path or an unambiguous suffix."""
+        db = self.reader.require_index()
+        if not isinstance(path, str) or not path.strip():
+            raise InvalidInput("path is empty; pass a path relative to the repository root")
+        norm = path.strip().replace("\\", "/")
+        if os.path.isabs(norm) or ".." in norm.split("/"):
+            real = resolve_inside(self.root, norm)  # raises for paths outside the root
+            norm = real.relative_to(self.root).as_posix()
+        norm = strip_dot_slash(norm)
+        matches = graph.file_paths_with_suffix(db, norm)
+        if not matches:
+            return FileDetail(
+                found=False,
+                message=f"no indexed file matches '{path}'; check the path or run igraph_index if it is new",
+            )
+        exact = [m for m in matches if m == norm]
+        if len(matches) > 1 and not exact:
+            return FileDetail(
+                found=False,
+                message=f"'{path}' matches {len(matches)} files; give more of the path",
+                candidates=matches,
+            )
+        chosen = exact[0] if exact else matches[0]
+        row = graph.file_row(db, chosen)
+        assert row is not None
+        nodes = [n for n in graph.nodes_in_file(db, int(row[0])) if n.kind != "module"]
+        imports = [
+            f"{m}{'.' + n if n else ''}{' as ' + a if a else ''}"
+            for m, n, a in graph.imports_by_file_id(db, int(row[0]))
+        ]
+        return FileDetail(
+            found=True,
+            filePath=chosen,
+            language=row[2],
+            lines=int(row[5]),
+            parseStatus=row[6],
+            symbols=[node_summary(n) for n in nodes[:MAX_OUTLINE_SYMBOLS]],
+            imports=imports[:MAX_OUTLINE_IMPORTS],
+            stale=bool(stale_files(db, self.root, [chosen])),
+        )
+
+    # -- graph -----------------------------------------------------------------------------------------------
+    def related(self, name: str, direction: str = "both", hops: int | None = None) -> RelatedResult:
+        """Callers and/or callees of a symbol up to ``hops`` away."""
+        if direction not in ("both", "callers", "callees"):
+            raise InvalidInput("direction must be 'both', 'callers' or 'callees'")
+        hops = 1 if hops is None else hops
+        if not 1 <= hops <= 5:
+            raise InvalidInput("hops must be between 1 and 5")
+        rows = self.find(name, None)
+        if not rows:
+            return RelatedResult(found=False, message=f"no symbol named '{name}'; try igraph_explore")
+        if len(rows) > 1:
+            return RelatedResult(
+                found=False,
+                message=f"'{name}' is ambiguous; call again with a qualified name",
+                candidates=[node_summary(r) for r in rows],
+            )
+        row = rows[0]
+        db = self.reader.db
+        dirs = {"both": ("callee", "caller"), "callers": ("caller",), "callees": ("callee",)}[direction]
+        reached = expand(
+            db,
+            {row.id: 1.0},
+            hops,
+            limit=MAX_RELATED + 1,
+            directions=dirs,
+            kinds=("calls", "inherits", "implements"),
+        )
+        truncated = len(reached) > MAX_RELATED
+        related = neighbours(db, reached[:MAX_RELATED], {row.id: row.qualified_name})
+        return RelatedResult(found=True, node=node_summary(row), related=related, truncated=truncated)

@@ -1,0 +1,1 @@
+"""Text utilities shared by the index, the embedders, retrieval and resources."""
