@@ -171,6 +171,15 @@ class RelatedResult(BaseModel):
     truncated: bool = False
 
 
+class PhaseTiming(BaseModel):
+    """One phase of an index run: how far it got and how long it took."""
+
+    phase: str
+    done: int
+    total: int
+    seconds: float
+
+
 class IndexResult(BaseModel):
     """Summary of an index run."""
 
@@ -192,6 +201,7 @@ class IndexResult(BaseModel):
     dryRun: bool = False
     reparsedPaths: list[str] = Field(default_factory=list)
     recoveredFrom: str | None = None
+    phases: list[PhaseTiming] = Field(default_factory=list)
 
 
 class StatusResult(BaseModel):
@@ -216,5 +226,6 @@ class StatusResult(BaseModel):
     staleFiles: list[str] = Field(default_factory=list)
     staleCount: int = 0
     dbBytes: int = 0
+    phases: list[PhaseTiming] = Field(default_factory=list)  # of the running build, else the last one here
     notes: list[str] = Field(default_factory=list)
     extra: dict[str, Any] = Field(default_factory=dict)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from igraph_mcp.index.phases import describe_phases
 from igraph_mcp.models import (
     ExploreResult,
     FileDetail,
@@ -21,6 +22,8 @@ def render_index(r: IndexResult) -> str:
         f"changes: {r.added} added, {r.modified} modified, {r.deleted} deleted, {r.renamed} renamed, "
         f"{r.unchanged} unchanged ({r.parsed} parsed, {r.parseErrors} with syntax errors)",
     ]
+    if r.phases:
+        lines.append("phases: " + describe_phases(r.phases))
     if r.skipped:
         lines.append("skipped: " + ", ".join(f"{k} {v}" for k, v in sorted(r.skipped.items())))
     if r.embedded or r.embedReused:
@@ -121,7 +124,8 @@ def render_related(r: RelatedResult) -> str:
 def render_status(r: StatusResult) -> str:
     """Index statistics."""
     if not r.indexed:
-        return "\n".join([f"{r.root}: not indexed", *r.notes])
+        phases = ["build phases: " + describe_phases(r.phases)] if r.phases else []
+        return "\n".join([f"{r.root}: not indexed", *phases, *r.notes])
     lines = [
         f"{r.root}",
         f"{r.files} files, {r.symbols} symbols, {r.edges} edges ({r.unresolvedRefs} unresolved references)",
@@ -130,6 +134,8 @@ def render_status(r: StatusResult) -> str:
         f"resources: {r.resources} chunks from {r.resourceSources} sources",
         f"stale files: {r.staleCount}; index size {r.dbBytes / 1e6:.1f} MB",
     ]
+    if r.phases:
+        lines.append("build phases: " + describe_phases(r.phases))
     lines += [f"note: {n}" for n in r.notes]
     return "\n".join(lines)
 

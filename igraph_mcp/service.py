@@ -19,6 +19,7 @@ from igraph_mcp.embed.base import Embedder
 from igraph_mcp.embed.registry import make_embedder
 from igraph_mcp.errors import ConfigError, EmbedderError, InvalidInput, StorageError
 from igraph_mcp.index.build import AfterIndex, Progress, build_index
+from igraph_mcp.index.phases import PhaseClock
 from igraph_mcp.index.stale import stale_files
 from igraph_mcp.models import ExploreResult, FileDetail, IndexResult, NodeDetail, RelatedResult, StatusResult
 from igraph_mcp.resources.manager import ResourceManager
@@ -93,7 +94,14 @@ class IGraphService:
             return self._embedder
         e = self.config.embedder
         try:
-            self._embedder = make_embedder(e.backend, model=e.model, base_url=e.baseUrl, dimension=e.dimension)
+            self._embedder = make_embedder(
+                e.backend,
+                model=e.model,
+                base_url=e.baseUrl,
+                dimension=e.dimension,
+                runtime=e.runtime,
+                quantize=e.quantize,
+            )
         except (EmbedderError, ConfigError) as exc:
             self._embedder_error = str(exc)
         if self._embedder is None and self._embedder_error is None:
@@ -110,10 +118,11 @@ class IGraphService:
         progress: Progress | None = None,
     ) -> IndexResult:
         """Build or update the index: structure + FTS first (committed), then embeddings batch by batch."""
+        clock = PhaseClock(progress)
         try:
             with self._writer() as db:
                 embedder = self.embedder() if embed and not dry_run else None
-                return build_index(
+                result = build_index(
                     self.root,
                     db,
                     self.config,
@@ -121,9 +130,10 @@ class IGraphService:
                     dry_run=dry_run,
                     embedder=embedder,
                     embedder_note=self._embedder_error if embed else None,
-                    progress=progress,
+                    progress=clock.update,
                     after_index=self.on_after_index,
                 )
+                return result.model_copy(update={"phases": clock.timings()})
         except (apsw.FullError, apsw.IOError, apsw.ReadOnlyError) as exc:
             raise StorageError(
                 f"the index could not be written ({type(exc).__name__}: {exc}); free disk space or fix permissions "

@@ -10,6 +10,7 @@ and a file that no longer matches its recorded sha256 is exported again. No netw
 
 from __future__ import annotations
 
+import contextlib
 import importlib.metadata
 import logging
 import os
@@ -106,11 +107,9 @@ def _build(target: Path, command: list[str]) -> Path:
             tail = " | ".join(done.stderr.strip().splitlines()[-3:])
             raise EmbedderError(f"exporting the embedding model to ONNX failed ({tail}); {_TORCH_HINT}")
         (work / SHA_FILE).write_text(file_sha256(work / MODEL_FILE) + "\n", encoding="ascii")
-        try:
+        # Fails when another process put a complete export there first: then that one is used if it verifies.
+        with contextlib.suppress(OSError):
             work.rename(target)
-        except OSError:
-            # Another process put a complete export there first: use it if it verifies.
-            pass
     finally:
         shutil.rmtree(work, ignore_errors=True)
     found = verified_model(target)
@@ -130,7 +129,7 @@ def _export(model_dir: str, out: str) -> None:
     import torch
     from transformers import AutoModel
 
-    class _KeywordCall(torch.nn.Module):  # type: ignore[misc]
+    class _KeywordCall(torch.nn.Module):
         # transformers 5.x: positional arguments collide with use_cache, so the model is called by keyword.
         def __init__(self, model: torch.nn.Module) -> None:
             super().__init__()

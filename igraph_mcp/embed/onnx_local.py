@@ -93,7 +93,7 @@ class OnnxEmbedder:
 
     @property
     def id(self) -> str:
-        """``local:<model>`` like the torch backend (fp32 vectors agree to cosine >= 0.999), ``+int8`` when quantized."""
+        """``local:<model>`` as the torch backend (fp32 vectors agree to cosine >= 0.999), ``+int8`` if quantized."""
         base = local.LocalEmbedder(self._name, max_seq_length=self._max_seq_length).id
         return f"{base}+int8" if self._quantize == "int8" else base
 
