@@ -159,3 +159,55 @@ def test_syntax_error_keeps_earlier_symbols() -> None:
     pf = parse("javascript", "function ok() {}\nfunction broken( {\n")
     assert pf.has_error
     assert "ok" in by_qname(pf)
+
+
+ASSIGNED = """\
+var app = exports = module.exports = {};
+app.render = function render(name, cb) { tryRender(name); };
+res.send = function (body) { this.end(body); };
+View.prototype.lookup = function lookup(name) { return resolve(name); };
+exports.compileETag = function (val) { return val; };
+module.exports.y = () => 1;
+const api = { a() { go(); }, b: function () {}, 'c-d': () => 2, n: 1 };
+router.use(p, function mounted_app(req) {});
+this.x = function () {};
+"""
+
+
+def test_assignment_style_definitions_get_the_names_a_reader_uses() -> None:
+    pf = parse("javascript", ASSIGNED)
+    names = by_qname(pf)
+    assert names["app.render"].kind == "method" and names["app.render"].start_line == 2
+    assert names["res.send"].kind == "method"
+    assert names["View.lookup"].name == "lookup"
+    assert names["compileETag"].kind == "function" and names["compileETag"].exported
+    assert names["y"].exported
+    assert {"api.a", "api.b", "api.c-d"} <= set(names)
+    assert "api.n" not in names
+    assert names["mounted_app"].kind == "function"
+    assert "this.x" not in names and "x" not in names
+    assert names["app.render"].exported  # a member of an object is as visible as the object
+    assert source_of(pf, ref_named(pf, "calls", "tryRender")) == "app.render"
+    assert source_of(pf, ref_named(pf, "calls", "resolve")) == "View.lookup"
+    assert source_of(pf, ref_named(pf, "calls", "go")) == "api.a"
+
+
+def test_module_exports_function_and_object() -> None:
+    named = by_qname(parse("javascript", "module.exports = function query(o) { return function query(r) {}; };\n"))
+    assert names_of(named) == ["query", "query.query"]
+    assert named["query"].exported
+    anonymous = by_qname(parse("javascript", "module.exports = function (o) {};\n"))
+    assert names_of(anonymous) == ["exports"]
+    obj = by_qname(parse("javascript", "function c() {}\nmodule.exports = { a() {}, b: function () {} };\n"))
+    assert obj["a"].exported and obj["b"].exported
+    assert not obj["c"].exported
+
+
+def test_typescript_shares_the_assignment_shapes() -> None:
+    names = by_qname(parse("typescript", "Foo.prototype.bar = function (x: number): number { return x; };\n"))
+    assert names["Foo.bar"].kind == "method"
+
+
+def names_of(names: dict[str, object]) -> list[str]:
+    """Qualified names of the symbols, module left out."""
+    return sorted(q for q in names if q)

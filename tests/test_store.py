@@ -14,6 +14,7 @@ from igraph_mcp.store import graph
 from igraph_mcp.store import vectors as vec_store
 from igraph_mcp.store.db import Database
 from igraph_mcp.store.fts import fts_or_query, fts_tokens, quote_token
+from igraph_mcp.store.records import NewEdge, NewFile, NewImport, NewNode, NodeText
 from igraph_mcp.store.schema import SCHEMA_VERSION
 
 
@@ -27,15 +28,17 @@ def db(tmp_path: Path) -> Database:
 def _add_file(db: Database, path: str, names: list[str]) -> tuple[int, list[int]]:
     """A file with a module node plus one function per name, FTS rows included."""
     with db.atomic() as con:
-        fid = graph.insert_file(con, path, "python", "sha-" + path, 10, 1, 5, "ok", 0.0)
-        ids = [graph.insert_node(con, (fid, None, "module", path, path, "", "", "", 1, 5, 0, 10, 1))]
+        fid = graph.insert_file(con, NewFile(path, "python", "sha-" + path, 10, 1, 5, "ok", 0.0))
+        ids = [graph.insert_node(con, NewNode(fid, None, "module", path, path, "", "", "", 1, 5, 0, 10, 1))]
         for i, name in enumerate(names):
             ids.append(
                 graph.insert_node(
-                    con, (fid, ids[0], "function", name, name, f"def {name}()", "", "", i + 1, i + 1, 0, 1, 1)
+                    con, NewNode(fid, ids[0], "function", name, name, f"def {name}()", "", "", i + 1, i + 1, 0, 1, 1)
                 )
             )
-        graph.insert_fts(con, [(nid, n, n, n, path, "", "", "") for nid, n in zip(ids, [path, *names], strict=True)])
+        graph.insert_fts(
+            con, [NodeText(nid, n, n, n, path, "", "", "") for nid, n in zip(ids, [path, *names], strict=True)]
+        )
     return fid, ids
 
 
@@ -244,8 +247,8 @@ def test_delete_file_cascades_and_unbinds_incoming_edges(db: Database) -> None:
     _fa, ids_a = _add_file(db, "a.py", ["caller"])
     fb, ids_b = _add_file(db, "b.py", ["callee"])
     with db.atomic() as con:
-        graph.insert_edges(con, [(ids_a[1], ids_b[1], "calls", "callee", "", "unique_global", 1)])
-        graph.insert_imports(con, [(fb, "os", "", "", 1)])
+        graph.insert_edges(con, [NewEdge(ids_a[1], ids_b[1], "calls", "callee", "", "unique_global", 1)])
+        graph.insert_imports(con, [NewImport(fb, "os", "", "", 1)])
     with db.atomic() as con:
         graph.delete_file(con, fb, vectors=False)
     assert graph.nodes_by_ids(db, ids_b) == {}
@@ -260,7 +263,7 @@ def test_deleting_a_source_node_removes_its_edges(db: Database) -> None:
     fa, ids_a = _add_file(db, "a.py", ["caller"])
     _fb, ids_b = _add_file(db, "b.py", ["callee"])
     with db.atomic() as con:
-        graph.insert_edges(con, [(ids_a[1], ids_b[1], "calls", "callee", "", "unique_global", 1)])
+        graph.insert_edges(con, [NewEdge(ids_a[1], ids_b[1], "calls", "callee", "", "unique_global", 1)])
         graph.delete_file(con, fa, vectors=False)
     assert db.scalar("SELECT count(*) FROM edges") == 0
 
@@ -287,11 +290,11 @@ def test_file_paths_with_suffix_escapes_like_wildcards(db: Database) -> None:
 
 def test_nodes_named_prefers_qualified_and_skips_modules(db: Database) -> None:
     with db.atomic() as con:
-        fid = graph.insert_file(con, "m.py", "python", "s", 1, 1, 1, "ok", 0.0)
-        mod = graph.insert_node(con, (fid, None, "module", "run", "m", "", "", "", 1, 9, 0, 1, 1))
-        cls = graph.insert_node(con, (fid, mod, "class", "Job", "Job", "", "", "", 1, 5, 0, 1, 1))
-        meth = graph.insert_node(con, (fid, cls, "method", "run", "Job.run", "", "", "", 2, 3, 0, 1, 1))
-        fn = graph.insert_node(con, (fid, mod, "function", "run", "run", "", "", "", 6, 7, 0, 1, 1))
+        fid = graph.insert_file(con, NewFile("m.py", "python", "s", 1, 1, 1, "ok", 0.0))
+        mod = graph.insert_node(con, NewNode(fid, None, "module", "run", "m", "", "", "", 1, 9, 0, 1, 1))
+        cls = graph.insert_node(con, NewNode(fid, mod, "class", "Job", "Job", "", "", "", 1, 5, 0, 1, 1))
+        meth = graph.insert_node(con, NewNode(fid, cls, "method", "run", "Job.run", "", "", "", 2, 3, 0, 1, 1))
+        fn = graph.insert_node(con, NewNode(fid, mod, "function", "run", "run", "", "", "", 6, 7, 0, 1, 1))
     assert [n.id for n in graph.nodes_named(db, "run")] == [fn, meth]
     assert [n.id for n in graph.nodes_named(db, "Job.run")] == [meth]
 
@@ -304,14 +307,14 @@ def test_edges_to_resolve_collects_changed_named_and_stale(db: Database) -> None
         graph.insert_edges(
             con,
             [
-                (ids_a[1], None, "calls", "x", "", "unresolved", 1),
-                (ids_b[1], None, "calls", "wanted", "", "unresolved", 1),
-                (ids_c[1], None, "calls", "y", "", "stale", 1),
-                (ids_c[0], ids_c[1], "contains", "three", "", "same_file", 1),
+                NewEdge(ids_a[1], None, "calls", "x", "", "unresolved", 1),
+                NewEdge(ids_b[1], None, "calls", "wanted", "", "unresolved", 1),
+                NewEdge(ids_c[1], None, "calls", "y", "", "stale", 1),
+                NewEdge(ids_c[0], ids_c[1], "contains", "three", "", "same_file", 1),
             ],
         )
     rows = graph.edges_to_resolve(db, [fa], {"wanted"})
-    assert sorted(r[4] for r in rows) == ["wanted", "x", "y"]
+    assert sorted(r.target_name for r in rows) == ["wanted", "x", "y"]
     assert len(graph.all_reference_edges(db)) == 3
 
 
@@ -322,8 +325,8 @@ def test_edges_of_directions_and_kinds(db: Database) -> None:
         graph.insert_edges(
             con,
             [
-                (ids_a[1], ids_b[1], "calls", "callee", "", "unique_global", 3),
-                (ids_a[1], None, "calls", "ghost", "", "unresolved", 4),
+                NewEdge(ids_a[1], ids_b[1], "calls", "callee", "", "unique_global", 3),
+                NewEdge(ids_a[1], None, "calls", "ghost", "", "unresolved", 4),
             ],
         )
     out = graph.edges_of(db, [ids_a[1]], outgoing=True, kinds=("calls",))
@@ -345,8 +348,8 @@ def test_counts(db: Database) -> None:
         graph.insert_edges(
             con,
             [
-                (ids_a[1], ids_a[2], "calls", "y", "", "same_file", 1),
-                (ids_a[1], None, "calls", "z", "", "unresolved", 1),
+                NewEdge(ids_a[1], ids_a[2], "calls", "y", "", "same_file", 1),
+                NewEdge(ids_a[1], None, "calls", "z", "", "unresolved", 1),
             ],
         )
     assert graph.counts(db) == {"files": 1, "symbols": 2, "edges": 1, "unresolvedRefs": 1}

@@ -13,13 +13,14 @@ from pathlib import Path
 import apsw
 
 from igraph_mcp.index import parse as parse_mod
-from igraph_mcp.index.languages import language_for_path
+from igraph_mcp.index.languages import CONTAINER_KINDS, language_for_path
 from igraph_mcp.index.model import ParsedFile, Symbol
-from igraph_mcp.index.resolve import Resolver, Sym
+from igraph_mcp.index.resolve import Resolver
 from igraph_mcp.index.walk import WalkedFile, walk_repository
 from igraph_mcp.store import graph
 from igraph_mcp.store import vectors as vec_store
 from igraph_mcp.store.db import Database
+from igraph_mcp.store.records import EdgeBinding, NewEdge, NewFile, NewImport, NewNode, NodeText
 from igraph_mcp.text.identifiers import identifier_words, split_identifier
 
 log = logging.getLogger(__name__)
@@ -30,7 +31,6 @@ MODULE_HEAD_CHARS = 1500
 FILES_PER_TRANSACTION = 100
 RACY_WINDOW_S = 2.0
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{3,}")
-_CLASS_LIKE = frozenset({"class", "struct", "interface", "trait", "enum", "namespace"})
 
 
 @dataclass(slots=True)
@@ -166,12 +166,9 @@ class Indexer:
             # A full rebuild re-parses everything, but unchanged symbol text keeps its vector (no re-embedding).
             self.reusable_vectors.update(vec_store.all_vectors_by_hash(self.db))
         with self.db.atomic() as con:
-            con.execute("DELETE FROM nodes_fts")
             if self.db.vec_available:
                 vec_store.drop_node_vectors(con)
-            con.execute("DELETE FROM edges")
-            con.execute("DELETE FROM nodes")
-            con.execute("DELETE FROM files")
+            graph.clear_code_tables(con)
 
     def _diff(
         self,
@@ -280,14 +277,16 @@ class Indexer:
         text_lines = source.count(b"\n") + 1
         file_id = graph.insert_file(
             con,
-            w.path,
-            w.language,
-            change.sha256,
-            w.size,
-            w.mtime_ns,
-            text_lines,
-            "partial" if pf.has_error else "ok",
-            time.time(),
+            NewFile(
+                path=w.path,
+                language=w.language,
+                sha256=change.sha256,
+                size=w.size,
+                mtime_ns=w.mtime_ns,
+                line_count=text_lines,
+                parse_status="partial" if pf.has_error else "ok",
+                indexed_at=time.time(),
+            ),
         )
         mod_name, mod_qname = module_names(w.path)
         symbols = pf.symbols or [Symbol("module", "", "", 1, text_lines, 0, len(source))]
@@ -297,8 +296,8 @@ class Indexer:
             if s.parent is not None:
                 first_child.setdefault(s.parent, s.start_byte)
         ids: list[int] = []
-        fts_rows = []
-        edges: list[tuple[object, ...]] = []
+        fts_rows: list[NodeText] = []
+        edges: list[NewEdge] = []
         for i, s in enumerate(symbols):
             if i == 0:
                 name, qname = mod_name, mod_qname
@@ -306,7 +305,7 @@ class Indexer:
             else:
                 name, qname = s.name, s.qualified_name
                 end = s.end_byte
-                if s.kind in _CLASS_LIKE and i in first_child:
+                if s.kind in CONTAINER_KINDS and i in first_child:
                     # A class body would repeat every method; keep its header, docstring and attributes.
                     end = max(first_child[i], s.start_byte)
                 end = min(end, s.start_byte + MAX_BODY_CHARS * 2)
@@ -314,58 +313,55 @@ class Indexer:
             parent = ids[s.parent] if i > 0 and s.parent is not None and s.parent < len(ids) else None
             nid = graph.insert_node(
                 con,
-                (
-                    file_id,
-                    parent,
-                    s.kind,
-                    name,
-                    qname,
-                    s.signature,
-                    s.docstring,
-                    body,
-                    s.start_line,
-                    s.end_line,
-                    s.start_byte,
-                    s.end_byte,
-                    int(s.exported),
+                NewNode(
+                    file_id=file_id,
+                    parent_id=parent,
+                    kind=s.kind,
+                    name=name,
+                    qualified_name=qname,
+                    signature=s.signature,
+                    docstring=s.docstring,
+                    body=body,
+                    start_line=s.start_line,
+                    end_line=s.end_line,
+                    start_byte=s.start_byte,
+                    end_byte=s.end_byte,
+                    exported=s.exported,
                 ),
             )
             ids.append(nid)
             fts_rows.append(
-                (
-                    nid,
-                    name,
-                    identifier_words(name, qname),
-                    qname,
-                    w.path,
-                    s.signature,
-                    s.docstring,
-                    fts_body(body) if i > 0 else "",
+                NodeText(
+                    node_id=nid,
+                    name=name,
+                    words=identifier_words(name, qname),
+                    qualified_name=qname,
+                    path=w.path,
+                    signature=s.signature,
+                    docstring=s.docstring,
+                    body=fts_body(body) if i > 0 else "",
                 )
             )
             if i > 0:
                 edges.append(
-                    (
-                        parent if parent is not None else ids[0],
-                        nid,
-                        "contains",
-                        name,
-                        "",
-                        "same_file",
-                        s.start_line,
+                    NewEdge(
+                        source_id=parent if parent is not None else ids[0],
+                        target_id=nid,
+                        kind="contains",
+                        target_name=name,
+                        qualifier="",
+                        resolution="same_file",
+                        line=s.start_line,
                     )
                 )
         graph.insert_fts(con, fts_rows)
         for ref in pf.references:
             src_id = ids[ref.source] if 0 <= ref.source < len(ids) else ids[0]
-            edges.append((src_id, None, ref.kind, ref.name, ref.qualifier, "unresolved", ref.line))
+            edges.append(NewEdge(src_id, None, ref.kind, ref.name, ref.qualifier, "unresolved", ref.line))
         for imp in pf.imports:
-            edges.append((ids[0], None, "imports", imp.name, imp.module, "unresolved", imp.line))
+            edges.append(NewEdge(ids[0], None, "imports", imp.name, imp.module, "unresolved", imp.line))
         graph.insert_edges(con, edges)
-        graph.insert_imports(
-            con,
-            [(file_id, imp.module, imp.name, imp.alias, imp.line) for imp in pf.imports],
-        )
+        graph.insert_imports(con, [NewImport(file_id, imp.module, imp.name, imp.alias, imp.line) for imp in pf.imports])
         return file_id
 
     def _resolve(self, changed_ids: list[int], names: set[str], *, everything: bool) -> int:
@@ -375,17 +371,16 @@ class Indexer:
             with self.db.atomic() as con:
                 self.db.set_meta(con, "resolve_pending", "0")
             return 0
-        symbols = [Sym(*r) for r in graph.symbol_table(self.db)]
-        resolver = Resolver(symbols, graph.file_paths(self.db), graph.imports_by_file(self.db))
-        updates: list[tuple[int | None, str, int]] = []
+        resolver = Resolver(graph.symbol_table(self.db), graph.file_paths(self.db), graph.imports_by_file(self.db))
+        updates: list[EdgeBinding] = []
         bound = 0
-        for edge_id, source_id, file_id, kind, target_name, qualifier in rows:
-            if kind == "imports":
-                target, how = resolver.resolve_import(file_id, qualifier, target_name)
+        for r in rows:
+            if r.kind == "imports":
+                target, how = resolver.resolve_import(r.file_id, r.qualifier, r.target_name)
             else:
-                target, how = resolver.resolve(source_id, file_id, kind, target_name, qualifier)
+                target, how = resolver.resolve(r.source_id, r.file_id, r.kind, r.target_name, r.qualifier)
             bound += target is not None
-            updates.append((target, how, edge_id))
+            updates.append(EdgeBinding(target, how, r.edge_id))
         with self.db.atomic() as con:
             graph.set_edge_targets(con, updates)
             self.db.set_meta(con, "resolve_pending", "0")

@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
+# Families of node kinds, each named for the one question it answers (one home; import, never restate).
 # Definition kinds inside which a function counts as a method.
 CLASS_LIKE = frozenset({"class", "struct", "interface", "trait", "enum"})
+# Kinds whose members are symbols of their own: their stored body stops at the first member.
+CONTAINER_KINDS = CLASS_LIKE | {"namespace"}
+# Kinds a base class, an implemented interface or a `self.` receiver can name.
+TYPE_KINDS = CONTAINER_KINDS | {"type"}
+# Kinds that can model a database table (a class `Order` for a table `orders`).
+DATA_MODEL_KINDS = frozenset({"class", "struct", "interface", "type"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -19,8 +27,9 @@ class LanguageSpec:
     "modifier_not_private" (no word of private_modifiers before the name), "modifier_public"
     (a word of public_modifiers, or a top-level/interface member), "modifier_required"
     (a word of public_modifiers is needed).
-    module_style tells the resolver how a file path maps to an importable module:
-    "python_dotted", "js_path", "go_package_dir", "java_package", "namespace", "path".
+    module_separators: what separates segments in an imported module's name (`pkg.mod`, `a::b`,
+    `App\\Models`); the resolver turns them into "/" to find the file. Empty: imports name paths.
+    index_stems: file stems that stand for their directory (`__init__.py`, `index.js`, `mod.rs`).
     """
 
     name: str
@@ -29,7 +38,8 @@ class LanguageSpec:
     queries: tuple[str, ...]  # files in index/queries/, concatenated in this order
     docstring: str = "preceding_comment"
     export_rule: str = "always"
-    module_style: str = "path"
+    module_separators: tuple[str, ...] = ()
+    index_stems: frozenset[str] = frozenset()
     filenames: tuple[str, ...] = ()
     class_kinds: frozenset[str] = CLASS_LIKE
     public_modifiers: frozenset[str] = frozenset()
@@ -49,7 +59,8 @@ _ROWS = (
         queries=("python.scm",),
         docstring="python_string",
         export_rule="python_underscore",
-        module_style="python_dotted",
+        module_separators=(".",),
+        index_stems=frozenset({"__init__"}),
     ),
     # javascript.scm holds the ECMAScript patterns shared with TypeScript; tsx.scm holds the JSX ones.
     LanguageSpec(
@@ -58,7 +69,7 @@ _ROWS = (
         extensions=(".js", ".mjs", ".cjs", ".jsx"),
         queries=("javascript.scm", "tsx.scm"),
         export_rule="js_export_keyword_or_toplevel",
-        module_style="js_path",
+        index_stems=frozenset({"index"}),
     ),
     LanguageSpec(
         name="typescript",
@@ -66,7 +77,7 @@ _ROWS = (
         extensions=(".ts", ".mts", ".cts"),
         queries=("javascript.scm", "typescript.scm"),
         export_rule="js_export_keyword_or_toplevel",
-        module_style="js_path",
+        index_stems=frozenset({"index"}),
     ),
     LanguageSpec(
         name="tsx",
@@ -74,7 +85,7 @@ _ROWS = (
         extensions=(".tsx",),
         queries=("javascript.scm", "typescript.scm", "tsx.scm"),
         export_rule="js_export_keyword_or_toplevel",
-        module_style="js_path",
+        index_stems=frozenset({"index"}),
     ),
     LanguageSpec(
         name="go",
@@ -82,7 +93,6 @@ _ROWS = (
         extensions=(".go",),
         queries=("go.scm",),
         export_rule="go_capitalized",
-        module_style="go_package_dir",
     ),
     LanguageSpec(
         name="java",
@@ -90,7 +100,7 @@ _ROWS = (
         extensions=(".java",),
         queries=("java.scm",),
         export_rule="modifier_not_private",
-        module_style="java_package",
+        module_separators=(".",),
     ),
     LanguageSpec(
         name="csharp",
@@ -98,17 +108,17 @@ _ROWS = (
         extensions=(".cs",),
         queries=("csharp.scm",),
         export_rule="modifier_public",
-        module_style="namespace",
+        module_separators=(".",),
         public_modifiers=frozenset({"public", "protected", "internal"}),
     ),
-    # Rows below are owned by the second parser engineer's query files.
     LanguageSpec(
         name="rust",
         grammar="rust",
         extensions=(".rs",),
         queries=("rust.scm",),
         export_rule="modifier_required",
-        module_style="path",
+        module_separators=("::",),
+        index_stems=frozenset({"mod", "lib", "main"}),
         public_modifiers=frozenset({"pub"}),
         doc_skip_types=frozenset({"attribute_item"}),
     ),
@@ -146,7 +156,7 @@ _ROWS = (
         extensions=(".php",),
         queries=("php.scm",),
         export_rule="modifier_not_private",
-        module_style="namespace",
+        module_separators=("\\",),
     ),
     LanguageSpec(
         name="kotlin",
@@ -154,7 +164,7 @@ _ROWS = (
         extensions=(".kt", ".kts"),
         queries=("kotlin.scm",),
         export_rule="modifier_not_private",
-        module_style="java_package",
+        module_separators=(".",),
         doc_skip_types=frozenset({"annotation"}),
     ),
 )
@@ -163,6 +173,8 @@ LANGUAGES: dict[str, LanguageSpec] = {row.name: row for row in _ROWS}
 
 _BY_EXTENSION: dict[str, str] = {ext: row.name for row in _ROWS for ext in row.extensions}
 _BY_FILENAME: dict[str, str] = {fname: row.name for row in _ROWS for fname in row.filenames}
+# Every source file extension the table knows, longest first (so ".d.ts"-like suffixes win over ".ts").
+SOURCE_EXTENSIONS: tuple[str, ...] = tuple(sorted(_BY_EXTENSION, key=lambda e: (-len(e), e)))
 
 
 def language_for_path(path: str) -> str | None:
@@ -172,6 +184,23 @@ def language_for_path(path: str) -> str | None:
     if by_name is not None:
         return by_name
     return _BY_EXTENSION.get(pure.suffix.lower())
+
+
+def spec_for_path(path: str) -> LanguageSpec | None:
+    """Return the table row for a file path, or None when no grammar handles it."""
+    language = language_for_path(path)
+    return LANGUAGES[language] if language is not None else None
+
+
+def source_extension(path: str) -> str:
+    """The source extension a path ends with, as written (`"a/b.PY"` -> `".PY"`), or "" for none."""
+    lowered = path.lower()
+    return next((path[-len(ext) :] for ext in SOURCE_EXTENSIONS if lowered.endswith(ext)), "")
+
+
+def source_extension_pattern() -> re.Pattern[str]:
+    """A regex matching a source extension at the end of a text (`.py$`, `.tsx$`), as written in lowercase."""
+    return re.compile(rf"(?:{'|'.join(re.escape(ext) for ext in SOURCE_EXTENSIONS)})$")
 
 
 def get_spec(language: str) -> LanguageSpec:

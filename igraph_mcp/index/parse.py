@@ -422,7 +422,7 @@ def _is_exported(source: bytes, spec: LanguageSpec, d: _Def, parent: Symbol, m: 
         return name[:1].isupper()
     words = set(_WORD.findall(source[d.node.start_byte : d.name_node.start_byte].decode("utf-8", "replace")))
     if rule == "js_export_keyword_or_toplevel":
-        if top and parent.kind == "module":
+        if top and parent.kind == "module" and not d.receiver:  # `app.render = ...` is a member of app
             # A file without any export is a script or CommonJS module: its top level is public.
             if not m.export_ranges and not m.export_names:
                 return True

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import posixpath
 from collections import defaultdict
-from dataclasses import dataclass
+
+from igraph_mcp.index.languages import TYPE_KINDS, source_extension, spec_for_path
+from igraph_mcp.store.records import SymbolKey
 
 # Kinds a reference of each kind may point at.
 _CALLABLE = frozenset({"function", "method", "class", "struct", "constant", "type", "enum", "interface", "trait"})
-_TYPE_LIKE = frozenset({"class", "struct", "interface", "trait", "enum", "type", "namespace"})
+_TYPE_LIKE = TYPE_KINDS
 TARGET_KINDS: dict[str, frozenset[str]] = {
     "calls": _CALLABLE,
     "inherits": _TYPE_LIKE,
@@ -21,61 +23,21 @@ TARGET_KINDS: dict[str, frozenset[str]] = {
     "imports": _CALLABLE | _TYPE_LIKE | {"module"},
 }
 _SELF_QUALIFIERS = frozenset({"self", "this", "cls", "super", "Self", "@", "$this", "static", "parent"})
-_STRIP_EXTENSIONS = (
-    ".py",
-    ".pyi",
-    ".js",
-    ".jsx",
-    ".mjs",
-    ".cjs",
-    ".ts",
-    ".tsx",
-    ".go",
-    ".java",
-    ".rs",
-    ".c",
-    ".h",
-    ".cc",
-    ".cpp",
-    ".cxx",
-    ".hpp",
-    ".hh",
-    ".cs",
-    ".rb",
-    ".php",
-    ".kt",
-    ".kts",
-)
-# File stems that stand for their directory, per extension: a package's __init__.py, a JS folder's index.js,
-# a Rust module's mod.rs or crate root. Elsewhere (Python's main.py, Go's main.go) the stem is a module of its own.
-_INDEX_STEMS: dict[str, frozenset[str]] = {
-    **dict.fromkeys((".py", ".pyi"), frozenset({"__init__"})),
-    **dict.fromkeys((".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx"), frozenset({"index"})),
-    ".rs": frozenset({"mod", "lib", "main"}),
-}
+# An importer in a language the table does not know: any usual separator may split the module name.
+_ANY_SEPARATORS = ("::", "\\", ".")
 
 
-@dataclass(frozen=True, slots=True)
-class Sym:
-    """A definition as the resolver sees it."""
-
-    id: int
-    file_id: int
-    kind: str
-    name: str
-    qualified_name: str
-    parent_id: int | None
+# A definition as the resolver sees it: the store's record, so the symbol table needs no copying.
+Sym = SymbolKey
 
 
 def _module_key(path: str) -> str:
     """``pkg/sub/mod.py`` -> ``pkg/sub/mod``; ``pkg/__init__.py`` -> ``pkg``."""
-    stem, ext = path, ""
-    for candidate in _STRIP_EXTENSIONS:
-        if stem.endswith(candidate):
-            stem, ext = stem[: -len(candidate)], candidate
-            break
+    ext = source_extension(path)
+    stem = path[: -len(ext)] if ext else path
     head, _, last = stem.rpartition("/")
-    if head and last in _INDEX_STEMS.get(ext, ()):
+    spec = spec_for_path(path) if ext else None
+    if head and spec is not None and last in spec.index_stems:
         return head
     return stem
 
@@ -96,9 +58,9 @@ def module_candidates(module: str, importer_path: str) -> list[str]:
             base = posixpath.dirname(base)
         rest = module[dots:].replace(".", "/")
         return [posixpath.normpath(posixpath.join(base, rest)) if rest else base]
-    for sep in ("::", "\\", "."):
-        if sep in module and not module.endswith((".h", ".hpp", ".js", ".ts", ".rb", ".php")):
-            module = module.replace(sep, "/")
+    importer = spec_for_path(importer_path)
+    for sep in importer.module_separators if importer is not None else _ANY_SEPARATORS:
+        module = module.replace(sep, "/")
     module = module.lstrip("/")
     for prefix in ("crate/", "self/"):
         if module.startswith(prefix):

@@ -15,13 +15,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from igraph_mcp.config import MultimodalConfig
+from igraph_mcp.index.languages import DATA_MODEL_KINDS, source_extension_pattern
 from igraph_mcp.paths import strip_dot_slash
 from igraph_mcp.store import resources as res_store
 from igraph_mcp.store import vectors as vec_store
 from igraph_mcp.store.db import Database
 from igraph_mcp.store.fts import fts_tokens
 from igraph_mcp.store.resources import CodeCandidate, LinkRow, ResourceRow
-from igraph_mcp.text.identifiers import split_identifier
+from igraph_mcp.text.identifiers import is_code_shaped, split_identifier
 
 SEMANTIC = "semantic"
 IDENTIFIER = "identifier"
@@ -38,7 +39,7 @@ MODEL_SCORE = 0.90  # a class named like a table (Order ~ orders)
 MENTION_SCORE = 0.75  # a code-shaped identifier appearing in a node's text
 TABLE_BASE, TABLE_NAMED, PER_COLUMN, MAX_COLUMNS = 0.50, 0.20, 0.05, 5
 
-_CODE_EXT = re.compile(r"\.(?:py|pyi|js|jsx|mjs|cjs|ts|tsx|go|java|rs|c|h|cc|cpp|hpp|cs|rb|php|kt|kts|swift|scala)$")
+_CODE_EXT = source_extension_pattern()
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,10 +53,6 @@ class Thresholds:
     def from_config(cls, cfg: MultimodalConfig) -> Thresholds:
         """Thresholds from the ``multimodal`` config section (weak never above strong)."""
         return cls(cfg.strongLinkThreshold, min(cfg.weakLinkThreshold, cfg.strongLinkThreshold))
-
-
-def _is_code_shaped(word: str) -> bool:
-    return "_" in word or bool(re.search(r"[a-z0-9][A-Z]", word))
 
 
 def _singular(word: str) -> str:
@@ -117,7 +114,7 @@ def _table_evidence(
         why = (f"mentions table {r.title}" if named else f"uses columns of {r.title}") + (
             f" and columns {', '.join(cols[:4])}" if cols and named else f" ({', '.join(cols[:4])})" if cols else ""
         )
-        if c.kind in ("class", "struct", "interface", "type") and _joined(c.name) in model_names:
+        if c.kind in DATA_MODEL_KINDS and _joined(c.name) in model_names:
             score, why = max(score, MODEL_SCORE), f"{c.kind} {c.name} is named like table {r.title}"
         if score > TABLE_BASE:
             ev.add(c.id, score, why)
@@ -156,7 +153,7 @@ def _identifier_evidence(db: Database, identifiers: Sequence[str], ev: _Evidence
         for c in res_store.code_candidates(db, ids):
             if c.name.lower() == norm.lower():
                 ev.add(c.id, NAME_SCORE, f"names {norm}")
-            elif not common and _is_code_shaped(norm) and toks[0] in _tokens_of(c, cache):
+            elif not common and is_code_shaped(norm) and toks[0] in _tokens_of(c, cache):
                 ev.add(c.id, MENTION_SCORE, f"mentions {norm}")
 
 

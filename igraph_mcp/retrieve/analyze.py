@@ -5,9 +5,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from igraph_mcp.index.languages import source_extension_pattern
 from igraph_mcp.paths import strip_dot_slash
 from igraph_mcp.store.fts import fts_tokens
-from igraph_mcp.text.identifiers import split_identifier
+from igraph_mcp.text.identifiers import is_code_shaped, split_identifier
 
 MAX_QUERY_CHARS = 10_000
 
@@ -17,8 +18,7 @@ _IDENT = re.compile(r"[A-Za-z_$][\w$]*")
 # Paths are found in two linear steps (candidate runs, then a suffix check): one nested regex would backtrack
 # quadratically on a long run of word characters.
 _PATH_RUN = re.compile(r"[\w./-]+")
-_SOURCE_EXTS = "py|pyi|js|jsx|mjs|cjs|ts|tsx|go|java|rs|c|h|cc|cpp|hpp|cs|rb|php|kt|kts"
-_PATH_SUFFIX = re.compile(rf"(?:^|/)[\w-]+\.(?:{_SOURCE_EXTS})$")
+_PATH_SUFFIX = re.compile(rf"(?:^|/)[\w-]+{source_extension_pattern().pattern}")
 _FRAME = re.compile(r'File "([^"]+)", line \d+, in ([\w<>]+)')
 _KIND_WORDS = {
     "class": "class",
@@ -65,10 +65,6 @@ class QueryAnalysis:
     definition_counts: dict[str, int] = field(default_factory=dict)
 
 
-def _is_code_shaped(word: str) -> bool:
-    return "_" in word or (any(c.isupper() for c in word[1:]) and any(c.islower() for c in word)) or "$" in word
-
-
 def analyze_query(text: str) -> QueryAnalysis:
     """Extract identifiers, paths, frames and hints; the text is treated as data, never as FTS syntax."""
     clean = "".join(ch if ch.isprintable() or ch in "\n\t" else " " for ch in text)
@@ -99,7 +95,7 @@ def analyze_query(text: str) -> QueryAnalysis:
         w = m.group(0)
         # Only code-shaped words count: a capitalised prose word ("Render", "Session") is as often English as a
         # class name, and boosting it cost 2.5 points of Acc@1 on the docstring set; it still reaches FTS.
-        if _is_code_shaped(w):
+        if is_code_shaped(w):
             idents.setdefault(w, None)
     for _path, func in qa.frames:
         idents.setdefault(func, None)

@@ -24,6 +24,7 @@ from igraph_mcp.retrieve.vector_search import SqliteVecSearch, VectorSearch
 from igraph_mcp.store import graph
 from igraph_mcp.store import vectors as vec_store
 from igraph_mcp.store.db import Database
+from igraph_mcp.store.status import node_count
 
 log = logging.getLogger(__name__)
 
@@ -99,7 +100,7 @@ class Explorer:
         qa = analyze_query(query)
         count_definitions(self.db, qa)
         diag = Diagnostics()
-        total_docs = int(self.db.scalar("SELECT count(*) FROM nodes", default=0))
+        total_docs = node_count(self.db)
 
         ranked: dict[str, list[int]] = {}
         if "fts" in channels:

@@ -161,17 +161,16 @@ class Lookup:
         chosen = exact[0] if exact else matches[0]
         row = graph.file_row(db, chosen)
         assert row is not None
-        nodes = [n for n in graph.nodes_in_file(db, int(row[0])) if n.kind != "module"]
+        nodes = [n for n in graph.nodes_in_file(db, row.id) if n.kind != "module"]
         imports = [
-            f"{m}{'.' + n if n else ''}{' as ' + a if a else ''}"
-            for m, n, a in graph.imports_by_file_id(db, int(row[0]))
+            f"{m}{'.' + n if n else ''}{' as ' + a if a else ''}" for m, n, a in graph.imports_by_file_id(db, row.id)
         ]
         return FileDetail(
             found=True,
             filePath=chosen,
-            language=row[2],
-            lines=int(row[5]),
-            parseStatus=row[6],
+            language=row.language,
+            lines=row.line_count,
+            parseStatus=row.parse_status,
             symbols=[node_summary(n) for n in nodes[:MAX_OUTLINE_SYMBOLS]],
             imports=imports[:MAX_OUTLINE_IMPORTS],
             stale=bool(stale_files(db, self.root, [chosen])),

@@ -19,6 +19,7 @@ from igraph_mcp.retrieve.analyze import QueryAnalysis
 from igraph_mcp.retrieve.fusion import rrf
 from igraph_mcp.store import graph
 from igraph_mcp.store import resources as res_store
+from igraph_mcp.store import status as status_store
 from igraph_mcp.store import vectors as vec_store
 from igraph_mcp.store.db import Database
 from igraph_mcp.store.resources import LinkRow, ResourceRow
@@ -63,7 +64,7 @@ class ResourceChannel:
     ) -> tuple[list[ResourceHit], str | None]:
         """Resources for one answer, best first, each saying why it is there; plus a note when degraded."""
         db = self._db()
-        if db.scalar("SELECT 1 FROM resources LIMIT 1") is None:
+        if not status_store.has_resources(db):
             return [], None
         notes: list[str] = []
         dense: list[int] = []

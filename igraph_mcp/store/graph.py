@@ -10,6 +10,17 @@ import apsw
 
 from igraph_mcp.store.db import Database
 from igraph_mcp.store.fts import NODE_BM25_WEIGHTS, fts_or_query
+from igraph_mcp.store.records import (
+    EdgeBinding,
+    FileRow,
+    NewEdge,
+    NewFile,
+    NewImport,
+    NewNode,
+    NodeText,
+    RefToResolve,
+    SymbolKey,
+)
 
 _NODE_COLUMNS = (
     "n.id, n.file_id, f.path, n.kind, n.name, n.qualified_name, n.signature, n.docstring, "
@@ -92,22 +103,12 @@ def file_stats(db: Database, paths: Sequence[str]) -> dict[str, tuple[int, int]]
     return out
 
 
-def insert_file(
-    con: apsw.Connection,
-    path: str,
-    language: str,
-    sha256: str,
-    size: int,
-    mtime_ns: int,
-    line_count: int,
-    parse_status: str,
-    now: float,
-) -> int:
+def insert_file(con: apsw.Connection, file: NewFile) -> int:
     """Insert a file row and return its id."""
     con.execute(
         "INSERT INTO files(path, language, sha256, size, mtime_ns, line_count, parse_status, indexed_at) "
         "VALUES(?,?,?,?,?,?,?,?)",
-        (path, language, sha256, size, mtime_ns, line_count, parse_status, now),
+        file,
     )
     return int(con.last_insert_rowid())
 
@@ -124,6 +125,14 @@ def delete_file(con: apsw.Connection, file_id: int, *, vectors: bool) -> None:
         (file_id,),
     )
     con.execute("DELETE FROM files WHERE id = ?", (file_id,))
+
+
+def clear_code_tables(con: apsw.Connection) -> None:
+    """Empty files, nodes, edges and the node FTS index (a full rebuild; vectors are the caller's choice)."""
+    con.execute("DELETE FROM nodes_fts")
+    con.execute("DELETE FROM edges")
+    con.execute("DELETE FROM nodes")
+    con.execute("DELETE FROM files")
 
 
 def rename_file(con: apsw.Connection, file_id: int, new_path: str, mtime_ns: int) -> None:
@@ -155,12 +164,15 @@ def touch_file(con: apsw.Connection, file_id: int, mtime_ns: int) -> None:
     con.execute("UPDATE files SET mtime_ns = ? WHERE id = ?", (mtime_ns, file_id))
 
 
-def file_row(db: Database, path: str) -> tuple[Any, ...] | None:
-    """id, path, language, sha256, size, line_count, parse_status, indexed_at of one file."""
-    return db.one(
+def file_row(db: Database, path: str) -> FileRow | None:
+    """One indexed file, or None."""
+    r = db.one(
         "SELECT id, path, language, sha256, size, line_count, parse_status, indexed_at FROM files WHERE path = ?",
         (path,),
     )
+    if r is None:
+        return None
+    return FileRow(int(r[0]), str(r[1]), str(r[2]), str(r[3]), int(r[4]), int(r[5]), str(r[6]), float(r[7]))
 
 
 def file_paths_with_suffix(db: Database, suffix: str, limit: int = 20) -> list[str]:
@@ -186,19 +198,18 @@ def file_languages(db: Database) -> dict[str, int]:
 
 
 # -- nodes ---------------------------------------------------------------------------------------------------
-def insert_node(con: apsw.Connection, values: tuple[Any, ...]) -> int:
-    """Insert one node (file_id, parent_id, kind, name, qualified_name, signature, docstring, body,
-    start_line, end_line, start_byte, end_byte, exported) and return its id."""
+def insert_node(con: apsw.Connection, node: NewNode) -> int:
+    """Insert one node and return its id."""
     con.execute(
         "INSERT INTO nodes(file_id, parent_id, kind, name, qualified_name, signature, docstring, body, "
         "start_line, end_line, start_byte, end_byte, exported) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
-        values,
+        node,
     )
     return int(con.last_insert_rowid())
 
 
-def insert_fts(con: apsw.Connection, rows: Iterable[tuple[Any, ...]]) -> None:
-    """Insert FTS rows (rowid=node id, name, words, qualified_name, path, signature, docstring, body)."""
+def insert_fts(con: apsw.Connection, rows: Iterable[NodeText]) -> None:
+    """Insert the FTS rows of new nodes."""
     con.executemany(
         "INSERT INTO nodes_fts(rowid, name, words, qualified_name, path, signature, docstring, body) "
         "VALUES(?,?,?,?,?,?,?,?)",
@@ -270,9 +281,9 @@ def node_bodies(db: Database, ids: Sequence[int]) -> dict[int, str]:
     return out
 
 
-def symbol_table(db: Database) -> list[tuple[int, int, str, str, str, int | None]]:
-    """(id, file_id, kind, name, qualified_name, parent_id) of every node, for reference resolution."""
-    return [tuple(r) for r in db.rows("SELECT id, file_id, kind, name, qualified_name, parent_id FROM nodes")]
+def symbol_table(db: Database) -> list[SymbolKey]:
+    """Every node as the resolver sees it."""
+    return [SymbolKey(*r) for r in db.rows("SELECT id, file_id, kind, name, qualified_name, parent_id FROM nodes")]
 
 
 def names_in_files(db: Database, file_ids: Sequence[int]) -> set[str]:
@@ -290,16 +301,16 @@ def names_in_files(db: Database, file_ids: Sequence[int]) -> set[str]:
 
 
 # -- edges and imports ----------------------------------------------------------------------------------------
-def insert_edges(con: apsw.Connection, rows: Iterable[tuple[Any, ...]]) -> None:
-    """Insert edges (source_id, target_id, kind, target_name, qualifier, resolution, line)."""
+def insert_edges(con: apsw.Connection, rows: Iterable[NewEdge]) -> None:
+    """Insert edges."""
     con.executemany(
         "INSERT INTO edges(source_id, target_id, kind, target_name, qualifier, resolution, line) VALUES(?,?,?,?,?,?,?)",
         rows,
     )
 
 
-def insert_imports(con: apsw.Connection, rows: Iterable[tuple[Any, ...]]) -> None:
-    """Insert imports (file_id, module, name, alias, line)."""
+def insert_imports(con: apsw.Connection, rows: Iterable[NewImport]) -> None:
+    """Insert a file's imports."""
     con.executemany("INSERT INTO imports(file_id, module, name, alias, line) VALUES(?,?,?,?,?)", rows)
 
 
@@ -311,38 +322,38 @@ def imports_by_file(db: Database) -> dict[int, list[tuple[str, str, str]]]:
     return out
 
 
-def edges_to_resolve(db: Database, file_ids: Sequence[int], names: set[str]) -> list[tuple[Any, ...]]:
-    """Reference edges needing (re-)resolution: all from the given files, plus any elsewhere naming ``names``.
-
-    Rows: (edge id, source node id, source file id, kind, target_name, qualifier).
-    """
+def edges_to_resolve(db: Database, file_ids: Sequence[int], names: set[str]) -> list[RefToResolve]:
+    """Reference edges needing (re-)resolution: all from the given files, plus any elsewhere naming ``names``."""
     sql = (
         "SELECT e.id, e.source_id, n.file_id, e.kind, e.target_name, e.qualifier FROM edges e "
         "JOIN nodes n ON n.id = e.source_id WHERE e.kind != 'contains' AND "
     )
-    out: dict[int, tuple[Any, ...]] = {}
+    out: dict[int, RefToResolve] = {}
     for chunk in _chunks(list(file_ids)):
         for r in db.rows(sql + f"n.file_id IN ({_placeholders(len(chunk))})", tuple(chunk)):
-            out[int(r[0])] = r
+            out[int(r[0])] = RefToResolve(*r)
     for chunk in _chunks(sorted(names)):
         for r in db.rows(sql + f"e.target_name IN ({_placeholders(len(chunk))})", tuple(chunk)):
-            out[int(r[0])] = r
+            out[int(r[0])] = RefToResolve(*r)
     # Edges whose target was deleted or re-parsed in this run (see delete_file).
     for r in db.rows(sql + "e.resolution = 'stale'"):
-        out[int(r[0])] = r
+        out[int(r[0])] = RefToResolve(*r)
     return list(out.values())
 
 
-def all_reference_edges(db: Database) -> list[tuple[Any, ...]]:
-    """Every reference edge, in the row shape of ``edges_to_resolve``."""
-    return db.rows(
-        "SELECT e.id, e.source_id, n.file_id, e.kind, e.target_name, e.qualifier FROM edges e "
-        "JOIN nodes n ON n.id = e.source_id WHERE e.kind != 'contains'"
-    )
+def all_reference_edges(db: Database) -> list[RefToResolve]:
+    """Every reference edge (a full re-resolve)."""
+    return [
+        RefToResolve(*r)
+        for r in db.rows(
+            "SELECT e.id, e.source_id, n.file_id, e.kind, e.target_name, e.qualifier FROM edges e "
+            "JOIN nodes n ON n.id = e.source_id WHERE e.kind != 'contains'"
+        )
+    ]
 
 
-def set_edge_targets(con: apsw.Connection, rows: Iterable[tuple[int | None, str, int]]) -> None:
-    """Bind edges: rows of (target_id or None, resolution, edge id)."""
+def set_edge_targets(con: apsw.Connection, rows: Iterable[EdgeBinding]) -> None:
+    """Bind edges to their resolved targets (or record why they stay unbound)."""
     con.executemany("UPDATE edges SET target_id = ?, resolution = ? WHERE id = ?", rows)
 
 

@@ -23,3 +23,8 @@ def resource_source_count(db: Database) -> int:
 def has_resource_sources(db: Database) -> bool:
     """True when at least one source is mounted."""
     return db.scalar("SELECT 1 FROM resource_sources LIMIT 1") is not None
+
+
+def has_resources(db: Database) -> bool:
+    """True when at least one resource chunk is stored."""
+    return db.scalar("SELECT 1 FROM resources LIMIT 1") is not None

@@ -39,3 +39,10 @@ def identifier_words(*names: str) -> str:
         for word in split_identifier(name):
             seen.setdefault(word, None)
     return " ".join(seen)
+
+
+def is_code_shaped(word: str) -> bool:
+    """True for a word only code writes (snake_case, camelCase, `$el`); "Render" or "URL" could be prose."""
+    if "_" in word or "$" in word:
+        return True
+    return any(c.isupper() for c in word[1:]) and any(c.islower() for c in word)

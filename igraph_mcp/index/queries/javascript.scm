@@ -27,6 +27,57 @@
     property: (_) @name
     value: [(arrow_function body: (_) @body) (function_expression body: (_) @body)]) @definition.method)
 
+;; assignment-style definitions (CommonJS and prototype code): the property is the name a reader uses.
+; `View.prototype.lookup = function` -> View.lookup
+(assignment_expression
+  left: (member_expression
+    object: (member_expression object: (_) @receiver property: (property_identifier) @_proto)
+    property: (property_identifier) @name)
+  right: [(function_expression body: (_) @body) (arrow_function body: (_) @body)
+          (generator_function body: (_) @body)]
+  (#eq? @_proto "prototype")) @definition.function
+
+; `exports.x = function`, `module.exports.x = function`: a top-level function of the module.
+(assignment_expression
+  left: (member_expression object: (_) @_exports property: (property_identifier) @name)
+  right: [(function_expression body: (_) @body) (arrow_function body: (_) @body)
+          (generator_function body: (_) @body)]
+  (#match? @_exports "^(module[.])?exports$")) @definition.function
+
+; `app.render = function render`, `res.send = function`: a method of that object.
+(assignment_expression
+  left: (member_expression object: (_) @receiver property: (property_identifier) @name)
+  right: [(function_expression body: (_) @body) (arrow_function body: (_) @body)
+          (generator_function body: (_) @body)]
+  (#not-match? @receiver "(^this$|^module$|^(module[.])?exports$|[.]prototype$)")) @definition.function
+
+; `module.exports = function query()` is named by its function; an anonymous one by `exports`.
+(assignment_expression
+  left: (member_expression object: (identifier) @_module property: (property_identifier) @_exports)
+  right: [(function_expression name: (identifier) @name body: (_) @body)
+          (generator_function name: (identifier) @name body: (_) @body)]
+  (#eq? @_module "module")
+  (#eq? @_exports "exports")) @definition.function
+
+(assignment_expression
+  left: (member_expression object: (identifier) @_module property: (property_identifier) @name)
+  right: [(function_expression !name body: (_) @body) (arrow_function body: (_) @body)]
+  (#eq? @_module "module")
+  (#eq? @name "exports")) @definition.function
+
+; named function expressions passed as arguments or returned: `router.use(path, function mounted_app() {})`
+(arguments (function_expression name: (identifier) @name body: (_) @body) @definition.function)
+(return_statement (function_expression name: (identifier) @name body: (_) @body) @definition.function)
+
+; object literals of functions: `{ a() {}, b: function () {}, c: () => {} }` (methods: see method_definition);
+; `const api = { ... }` qualifies its members as api.a, `module.exports = { ... }` leaves them top-level.
+(pair
+  key: [(property_identifier) @name (string (string_fragment) @name)]
+  value: [(function_expression body: (_) @body) (arrow_function body: (_) @body)
+          (generator_function body: (_) @body)]) @definition.function
+
+(variable_declarator name: (identifier) @name value: (object)) @scope
+
 (program
   (export_statement
     declaration: (lexical_declaration
@@ -37,6 +88,13 @@
 (export_statement) @export
 
 (export_specifier name: (identifier) @export.name)
+
+; `module.exports = function ...` / `= { a() {} }`: everything defined in the assignment is exported
+(assignment_expression
+  left: (member_expression object: (identifier) @_module property: (property_identifier) @_exports)
+  right: [(function_expression) (arrow_function) (generator_function) (object) (class)]
+  (#eq? @_module "module")
+  (#eq? @_exports "exports")) @export
 
 (assignment_expression
   left: (member_expression object: (identifier) @_module property: (property_identifier) @_exports)

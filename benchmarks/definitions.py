@@ -1,0 +1,234 @@
+"""Definition recall per language against universal-ctags, on one real project per language.
+
+usage: python benchmarks/definitions.py [--lang javascript,go] [--misses 8] [--json out.json]
+
+Each project comes from a registry reachable here (npm, PyPI, Debian) into
+~/.cache/igraph-mcp-bench/defs (override: IGRAPH_BENCH_CACHE); nothing lands in the repository.
+The tree is walked with the indexer's own rules and each file of the language is parsed (the
+structure-only index stores exactly these symbols). universal-ctags (Debian `universal-ctags`)
+tags the same files. A ctags definition of a counted kind (functions, methods, classes, structs,
+interfaces; anonymous entries excluded) is found when a symbol of that name in that file starts
+at its line, or up to DECORATOR_LINES lines before it (decorators, attributes, doc comments).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tarfile
+import zipfile
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from igraph_mcp.index.languages import language_for_path
+from igraph_mcp.index.parse import parse_source
+from igraph_mcp.index.walk import walk_repository
+
+CACHE = Path(os.environ.get("IGRAPH_BENCH_CACHE", Path.home() / ".cache" / "igraph-mcp-bench")) / "defs"
+DECORATOR_LINES = 5
+# ctags kind names that mean "function, method, class, struct or interface" in some language.
+DEFAULT_KINDS = frozenset(
+    {"function", "func", "method", "class", "struct", "interface", "singletonMethod", "subroutine", "trait"}
+)
+
+# ctags' JavaScript parser reports a variable holding an object literal (`var headers = {`) as a class.
+JS_DATA_OBJECT = r"^/\^\s*(?:(?:var|let|const)\s+)?[\w$.]+\s*=\s*\{"
+
+
+@dataclass(frozen=True)
+class Project:
+    """One benchmark tree: where it comes from and which part of it holds the language's sources."""
+
+    language: str  # our language name
+    source: str  # "npm", "pypi", "deb" or "jar" (a Debian package whose .jar files hold the sources)
+    spec: str  # package spec for the registry
+    subdir: str = ""  # sources live under this path of the unpacked tree
+    kinds: frozenset[str] = DEFAULT_KINDS
+    languages: tuple[str, ...] = ()  # our languages counted here (default: just `language`)
+    # ctags entries whose source line matches this are not definitions (see JS_DATA_OBJECT)
+    exclude: str = ""
+    note: str = ""
+
+
+PROJECTS = [
+    Project("python", "pypi", "attrs==23.2.0", kinds=DEFAULT_KINDS | {"member"}),
+    Project("javascript", "npm", "express@4.19.2", "package", exclude=JS_DATA_OBJECT),
+    Project("typescript", "npm", "rxjs@7.8.1", "package/src"),
+    Project("go", "deb", "golang-github-spf13-cobra-dev", "usr/share/gocode"),
+    Project("java", "npm", "react-native-gesture-handler@2.16.2", "package/android", kinds=DEFAULT_KINDS),
+    Project("kotlin", "npm", "expo-modules-core@1.12.11", "package/android"),
+    Project("csharp", "pypi", "pythonnet==3.0.3", kinds=DEFAULT_KINDS),
+    Project("rust", "deb", "librust-anyhow-dev", "usr/share/cargo"),
+    Project("c", "pypi", "lz4==4.3.3", "", languages=("c",)),
+    Project("cpp", "deb", "libcli11-dev", "usr/include"),
+    Project("ruby", "deb", "ruby-rack", "usr"),
+    Project("php", "deb", "php-symfony-console", "usr/share/php"),
+    Project("lua", "deb", "lua-penlight", "usr/share/lua"),
+    Project("erlang", "deb", "erlang-src", "usr/lib/erlang/lib/stdlib-*"),
+    Project("perl", "deb", "liburi-perl", "usr/share/perl5"),
+    Project("bash", "deb", "bash-completion", "usr/share/bash-completion/completions"),
+    Project("julia", "deb", "julia-common", "usr/share/julia/base"),
+    Project("ocaml", "deb", "ocaml-man", ""),
+    Project("haskell", "deb", "hugs", "usr/lib/hugs/packages/base"),
+    Project("clojure", "jar", "libclojure-java", ""),
+    Project("elixir", "deb", "elixir", "usr/lib/elixir/lib/elixir/lib"),
+]
+
+
+@dataclass
+class Result:
+    """Recall of one language on its project."""
+
+    language: str
+    project: str
+    files: int = 0
+    total: int = 0
+    found: int = 0
+    misses: list[str] = field(default_factory=list)
+    by_kind: dict[str, list[int]] = field(default_factory=dict)
+
+
+def _run(cmd: list[str], cwd: Path) -> None:
+    subprocess.run(cmd, cwd=cwd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+
+def fetch(p: Project) -> Path:
+    """Download and unpack a project once into the cache; return the unpacked tree."""
+    slug = re.sub(r"[^\w.-]+", "_", p.spec)
+    tree = CACHE / "trees" / slug
+    if tree.is_dir():
+        return tree
+    dl = CACHE / "downloads"
+    dl.mkdir(parents=True, exist_ok=True)
+    tmp = tree.with_name(tree.name + ".part")
+    tmp.mkdir(parents=True, exist_ok=True)
+    if p.source == "npm":
+        name = p.spec.lstrip("@").replace("/", "-").replace("@", "-")
+        archive = dl / f"{name}.tgz"
+        if not archive.exists():
+            _run(["npm", "pack", p.spec, "--pack-destination", str(dl)], dl)
+        with tarfile.open(archive) as tf:
+            tf.extractall(tmp, filter="data")
+    elif p.source == "pypi":
+        pip = ["pip", "download", "--no-deps", "--no-binary", ":all:", "--no-build-isolation"]
+        _run([*pip, p.spec, "-d", str(dl)], dl)
+        name, _, version = p.spec.partition("==")
+        archive = next(f for f in dl.iterdir() if f.name.lower().startswith(f"{name}-{version}".lower()))
+        with tarfile.open(archive) as tf:
+            tf.extractall(tmp, filter="data")
+    elif p.source in ("deb", "jar"):
+        debs = sorted(dl.glob(f"{p.spec}_*.deb"))
+        if not debs:
+            _run(["apt-get", "download", p.spec], dl)
+            debs = sorted(dl.glob(f"{p.spec}_*.deb"))
+        _run(["dpkg", "-x", str(debs[-1]), str(tmp)], dl)
+        if p.source == "jar":  # Clojure ships its sources inside the jar
+            for jar in tmp.rglob("*.jar"):
+                if jar.is_file() and not jar.is_symlink():
+                    with zipfile.ZipFile(jar) as zf:
+                        zf.extractall(tmp / "src" / jar.stem)
+    else:
+        raise ValueError(f"unknown source {p.source!r}")
+    tmp.rename(tree)
+    return tree
+
+
+def _source_root(tree: Path, p: Project) -> Path:
+    if not p.subdir:
+        return tree
+    hits = sorted(tree.glob(p.subdir))
+    if not hits:
+        raise SystemExit(f"{p.spec}: no {p.subdir} in {tree}")
+    return hits[-1]
+
+
+def _ctags(root: Path, files: list[str]) -> list[dict[str, object]]:
+    out = subprocess.run(
+        ["ctags", "--output-format=json", "--fields=+nKE", "-f", "-", "-L", "-"],
+        cwd=root,
+        input="\n".join(files),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")]
+
+
+def _last_part(name: str) -> str:
+    return re.split(r"\.|::|#|:", name)[-1] if name else name
+
+
+def measure(p: Project, misses: int) -> Result:
+    """Compare our symbols with ctags' definitions on one project."""
+    root = _source_root(fetch(p), p)
+    wanted = set(p.languages or (p.language,))
+    walked = walk_repository(root, language_for_path, max_file_bytes=2_000_000)
+    files = [f.path for f in walked.files if f.language in wanted]
+    res = Result(p.language, p.spec, files=len(files))
+    starts: dict[tuple[str, str], list[int]] = defaultdict(list)
+    for path in files:
+        pf = parse_source((root / path).read_bytes(), language_for_path(path) or p.language)
+        for s in pf.symbols[1:]:
+            # a symbol answers to its name and to each part of its qualified name (`res.get`: res, get)
+            for name in {s.name, _last_part(s.name), *re.split(r"\.|::", s.qualified_name)}:
+                starts[(path, name)].append(s.start_line)
+    # One definition per (file, line): ctags may name it twice (`module.exports = function query`).
+    defs: dict[tuple[str, int], list[tuple[str, str]]] = defaultdict(list)
+    exclude = re.compile(p.exclude) if p.exclude else None
+    for tag in _ctags(root, files):
+        kind = str(tag.get("kind", ""))
+        if kind not in p.kinds or "anonymous" in str(tag.get("extras", "")):
+            continue
+        if exclude is not None and exclude.search(str(tag.get("pattern", ""))):
+            continue
+        defs[(str(tag["path"]), int(str(tag["line"])))].append((kind, str(tag["name"])))
+    for (path, line), names in sorted(defs.items()):
+        kind = names[0][0]
+        res.total += 1
+        counts = res.by_kind.setdefault(kind, [0, 0])
+        counts[1] += 1
+        hit = any(
+            line - DECORATOR_LINES <= s <= line for _k, name in names for s in starts.get((path, _last_part(name)), ())
+        )
+        if hit:
+            res.found += 1
+            counts[0] += 1
+        elif len(res.misses) < misses:
+            res.misses.append(f"{path}:{line} {kind} {names[0][1]}")
+    return res
+
+
+def main() -> None:
+    """Measure every project (or those named) and print one line per language plus its first misses."""
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--lang", default="", help="comma-separated languages (default: all)")
+    ap.add_argument("--misses", type=int, default=8, help="misses listed per language")
+    ap.add_argument("--json", type=Path, help="write the results here")
+    args = ap.parse_args()
+    chosen = {x for x in args.lang.split(",") if x}
+    results = []
+    print(f"{'language':<11} {'project':<40} {'files':>5} {'found':>6} {'ctags':>6} recall")
+    for p in PROJECTS:
+        if chosen and p.language not in chosen:
+            continue
+        try:
+            r = measure(p, args.misses)
+        except (subprocess.CalledProcessError, OSError, StopIteration, SystemExit) as exc:
+            print(f"{p.language:<11} {p.spec:<40} not measured: {exc}", file=sys.stderr)
+            continue
+        results.append(r)
+        recall = r.found / r.total if r.total else float("nan")
+        print(f"{r.language:<11} {r.project:<40} {r.files:>5} {r.found:>6} {r.total:>6} {recall:.3f}")
+        for miss in r.misses:
+            print(f"    miss {miss}")
+    if args.json:
+        args.json.write_text(json.dumps([r.__dict__ for r in results], indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,120 @@
+"""Typed records that cross the store boundary, so no caller reads or writes a column by position.
+
+Write records are NamedTuples: their field order is the column order of the INSERT that takes them (written
+next to each in ``store/graph.py``), so a batch binds straight to ``executemany`` without copying.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NamedTuple
+
+
+class NewFile(NamedTuple):
+    """A file row to insert."""
+
+    path: str
+    language: str
+    sha256: str
+    size: int
+    mtime_ns: int
+    line_count: int
+    parse_status: str  # "ok" or "partial" (the parser recovered from syntax errors)
+    indexed_at: float
+
+
+class NewNode(NamedTuple):
+    """A symbol row to insert (the module node of a file included)."""
+
+    file_id: int
+    parent_id: int | None
+    kind: str
+    name: str
+    qualified_name: str
+    signature: str
+    docstring: str
+    body: str
+    start_line: int
+    end_line: int
+    start_byte: int
+    end_byte: int
+    exported: bool
+
+
+class NodeText(NamedTuple):
+    """A node's row in the FTS index (rowid = node id)."""
+
+    node_id: int
+    name: str
+    words: str  # identifier words, camelCase and snake_case split
+    qualified_name: str
+    path: str
+    signature: str
+    docstring: str
+    body: str
+
+
+class NewEdge(NamedTuple):
+    """An edge to insert; ``target_id`` None until the resolver binds it."""
+
+    source_id: int
+    target_id: int | None
+    kind: str
+    target_name: str
+    qualifier: str
+    resolution: str
+    line: int
+
+
+class NewImport(NamedTuple):
+    """One import statement's binding in a file."""
+
+    file_id: int
+    module: str
+    name: str
+    alias: str
+    line: int
+
+
+class RefToResolve(NamedTuple):
+    """A reference edge the resolver must (re-)bind, with its source's file."""
+
+    edge_id: int
+    source_id: int
+    file_id: int
+    kind: str
+    target_name: str
+    qualifier: str
+
+
+class EdgeBinding(NamedTuple):
+    """The resolver's answer for one edge."""
+
+    target_id: int | None
+    resolution: str
+    edge_id: int
+
+
+class SymbolKey(NamedTuple):
+    """What the resolver needs to know about every definition."""
+
+    id: int
+    file_id: int
+    kind: str
+    name: str
+    qualified_name: str
+    parent_id: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class FileRow:
+    """A stored file as the outline shows it."""
+
+    id: int
+    path: str
+    language: str
+    sha256: str
+    size: int
+    line_count: int
+    parse_status: str
+    indexed_at: float
