@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Mapping, Sequence
 
 MRR_CUTOFF = 10
-FILE_KS = (1, 3, 5)
+FILE_KS = (1, 3, 5, 10)
 FUNCTION_KS = (5, 10)
 DOCSTRING_KS = (1, 5, 10)
 

@@ -1,10 +1,11 @@
 """Retrieval-quality benchmark: BM25 baseline and the igraph-mcp service on two query sets.
 
-    python benchmarks/retrieval.py                        # both sets, all systems, default trees
-    python benchmarks/retrieval.py --set devset --systems bm25 --max-trees 2 --json out.json
+    python benchmarks/retrieval.py                        # both sets, both devset halves, default trees
+    python benchmarks/retrieval.py --set devset --half tuning --systems bm25,hybrid --json out.json
 
 Sets: ``devset`` (SWE-bench issues -> gold files/functions) and ``docstrings`` (first docstring
-paragraph -> the symbol it documented, on trees with docstrings stripped). See benchmarks/README.md.
+paragraph -> the symbol it documented, on trees with docstrings stripped). The devset is split once
+into a tuning and a held-out half (devset_split.json); tables are printed per half. See benchmarks/README.md.
 """
 
 from __future__ import annotations
@@ -28,8 +29,11 @@ if _SRC.is_dir() and str(_SRC) not in sys.path:
 import bench_data as bd  # noqa: E402 - after the sys.path set-up above
 import metrics as m  # noqa: E402
 from baseline_bm25 import Bm25Index, Ranking  # noqa: E402
+from devset_half import HALVES, load_split  # noqa: E402
+from embed_cache import CachedEmbedder  # noqa: E402
 
-ALL_SYSTEMS = ("bm25", "fts", "dense", "hybrid", "hybrid+graph")
+ALL_SYSTEMS = ("bm25", "fts", "dense", "hybrid", "hybrid+graph", "default")
+DEFAULT_SYSTEMS = ("bm25", "hybrid", "default")
 TOP_K = 10
 GRAPH_TOP_K = 5  # igraph_explore's default topK
 
@@ -42,22 +46,30 @@ SERVICE_SYSTEMS: dict[str, tuple[tuple[str, ...], int]] = {
     "hybrid": (("fts", "dense"), 0),
     "hybrid+graph": (("fts", "dense"), 2),
 }
-# Issues can be ~9k characters; the service refuses queries over 10,000, so the tail is cut here.
-MAX_QUERY_CHARS = 8000
+# Queries are cut to what the service accepts (its own limit, read at start-up).
+MAX_QUERY_CHARS = 10_000
 # The answer budget trims hits and files to fit an agent's context; the benchmark measures ranking,
 # so it asks for the largest budget the service accepts.
 MAX_TOKENS = 100_000
 
 
 REINDEX = False  # --reindex: rebuild structure + FTS with the current code (vectors of unchanged text are reused)
+EMBED_CACHE: Path | None = None  # --embed-cache: vectors shared across trees and runs (None = off)
 
 
 def open_service(root: Path) -> tuple[Any, float, dict[str, Any]]:
     """Build the service for a tree and run its index; return (service, seconds, index summary)."""
-    from igraph_mcp.service import IGraphService  # imported lazily: the bm25-only run needs no package
+    from igraph_mcp.config import load_config  # imported lazily: the bm25-only run needs no package
+    from igraph_mcp.embed.registry import make_embedder
+    from igraph_mcp.service import IGraphService
 
     started = time.perf_counter()
-    svc = IGraphService(root)
+    config = load_config(root)
+    e = config.embedder
+    embedder = make_embedder(e.backend, model=e.model, base_url=e.baseUrl, dimension=e.dimension)
+    if embedder is not None and EMBED_CACHE is not None:
+        embedder = CachedEmbedder(embedder, EMBED_CACHE)
+    svc = IGraphService(root, config=config, embedder=embedder)
     summary = svc.index(full=REINDEX)
     seconds = time.perf_counter() - started
     dump = getattr(summary, "model_dump", None)
@@ -91,6 +103,18 @@ def service_search(svc: Any, query: str, system: str, top_k: int = TOP_K) -> Ran
     return Ranking(functions, files)
 
 
+def default_call(svc: Any, query: str) -> tuple[Ranking, int]:
+    """igraph_explore with only a query, as an agent calls it: (hits then neighbours, tokens of its text)."""
+    from igraph_mcp.render import render_explore
+    from igraph_mcp.retrieve.budget import estimate_tokens
+
+    result = svc.explore(query[:MAX_QUERY_CHARS])
+    nodes = list(result.hits) + list(result.neighbours)
+    functions = [(_field(n, "file_path", "filePath"), _field(n, "qualified_name", "qualifiedName")) for n in nodes]
+    files = [_field(f, "file_path", "filePath") for f in result.files]
+    return Ranking(functions, files), estimate_tokens(render_explore(result))
+
+
 def _service_search_as(svc: Any, system: str, query: str) -> Ranking:
     return service_search(svc, query, system)
 
@@ -113,6 +137,7 @@ class Case:
     text: str
     gold_files: tuple[str, ...]
     gold_functions: tuple[str, ...]
+    half: str = ""  # devset: "tuning" or "heldout"
 
 
 @dataclass(frozen=True)
@@ -127,12 +152,27 @@ class TreeTask:
 
 def devset_tasks(args: argparse.Namespace, cache: Path) -> list[TreeTask]:
     """Select the devset trees, fetch them, and wrap their instances as cases."""
-    selection = bd.select_devset(bd.load_devset(args.devset), args.max_trees, args.limit)
+    # Trees are chosen on the whole devset, so both halves run on the same trees; then the half is applied.
+    halves = load_split()
+    wanted = set(HALVES) if args.half == "all" else {args.half}
+    rows = bd.load_devset(args.devset)
+    if args.trees:
+        named = [tuple(t.split("==", 1)) for t in args.trees.split(",") if t.strip()]
+        trees = {(p.strip(), v.strip()) for p, v in named}
+    else:
+        trees = {(t.project, t.version) for t in bd.select_devset(rows, args.max_trees)}
+    kept = [r for r in rows if (r.project, r.version) in trees and halves.get(r.instance_id) in wanted]
+    selection = bd.select_devset(kept, len(trees), args.limit)
+    if args.trees:  # the order given: cheap trees first, so a long run reports early
+        order = [t.strip() for t in args.trees.split(",")]
+        selection.sort(key=lambda t: order.index(f"{t.project}=={t.version}"))
     script = args.fetch_tree or bd.devset_fetch_script(args.devset)
     tasks = []
     for tree in selection:
         root = bd.fetch_tree(tree.project, tree.version, cache / "devset", script)
-        cases = tuple(Case(i.instance_id, i.query, i.gold_files, i.gold_functions) for i in tree.instances)
+        cases = tuple(
+            Case(i.instance_id, i.query, i.gold_files, i.gold_functions, halves[i.instance_id]) for i in tree.instances
+        )
         tasks.append(TreeTask("devset", f"{tree.project}=={tree.version}", root, cases))
     return tasks
 
@@ -165,11 +205,19 @@ def run_task(task: TreeTask, systems: list[str], log: Callable[[str], None]) -> 
     )
     svc = None
     index_summary: dict[str, Any] = {}
-    if any(s in SERVICE_SYSTEMS for s in systems):
+    tokens: dict[str, int] = {}  # query text -> tokens of the default call's answer
+    if any(s in SERVICE_SYSTEMS or s == "default" for s in systems):
         svc, timings["service_index_s"], index_summary = open_service(task.root)
         log(f"    service index {timings['service_index_s']:.1f}s: {_index_brief(index_summary)}")
         for system in (s for s in systems if s in SERVICE_SYSTEMS):
             searchers[system] = functools.partial(_service_search_as, svc, system)
+        if "default" in systems:
+
+            def run_default(query: str, service: Any = svc) -> Ranking:
+                ranking, tokens[query] = default_call(service, query)
+                return ranking
+
+            searchers["default"] = run_default
     records: list[dict[str, Any]] = []
     dropped = 0
     try:
@@ -179,7 +227,16 @@ def run_task(task: TreeTask, systems: list[str], log: Callable[[str], None]) -> 
             if task.set_name == "docstrings" and not golds:
                 continue
             for system, search in searchers.items():
-                records.append(_evaluate(task, case, golds, system, search, bm25.class_keys))
+                rec = _evaluate(task, case, golds, system, search, bm25.class_keys)
+                if system == "default" and case.text in tokens:
+                    rec["tokens"] = tokens.pop(case.text)
+                    if golds:
+                        ranked = rec["_ranked"]
+                        found = [any(m.function_match(g, h, bm25.class_keys) for h in ranked) for g in golds]
+                        rec["metrics"]["holds_edited"] = float(any(found))
+                        rec["metrics"]["holds_all"] = float(all(found))
+                rec.pop("_ranked", None)
+                records.append(rec)
     finally:
         if svc is not None:
             close_service(svc)
@@ -220,6 +277,8 @@ def _evaluate(
     return {
         "tree": task.label,
         "qid": case.qid,
+        "half": case.half,
+        "_ranked": ranking.functions,
         "system": system,
         "seconds": seconds,
         "error": error,
@@ -239,17 +298,25 @@ def _pct(value: float | None) -> str:
 
 
 def summarize(results: list[dict[str, Any]]) -> dict[str, dict[str, dict[str, Any]]]:
-    """Average metrics per (set, system) over all queries of that set."""
+    """Average metrics per (set, system) over all queries of that set; the devset per half, docstrings per tree."""
     grouped: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
     for tree in results:
         for rec in tree["records"]:
             grouped[(tree["set"], rec["system"])].append(rec)
+            if rec.get("half"):
+                grouped[(f"{tree['set']}/{rec['half']}", rec["system"])].append(rec)
+            elif tree["set"] == "docstrings":
+                grouped[(f"docstrings/{tree['tree']}", rec["system"])].append(rec)
     summary: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
-    for (set_name, system), recs in grouped.items():
+    for (set_name, system), recs in sorted(grouped.items()):
+        sizes = sorted(r["tokens"] for r in recs if "tokens" in r)
+        times = sorted(r["seconds"] for r in recs)
         summary[set_name][system] = {
             "n": len(recs),
             "errors": sum(r["error"] is not None for r in recs),
-            "ms_per_query": 1000 * sum(r["seconds"] for r in recs) / len(recs),
+            "ms_per_query": 1000 * sum(times) / len(recs),
+            "ms_p50": 1000 * times[len(times) // 2],
+            "median_tokens": sizes[len(sizes) // 2] if sizes else None,
             "metrics": m.mean_metrics([r["metrics"] for r in recs]),
         }
     return dict(summary)
@@ -257,13 +324,24 @@ def summarize(results: list[dict[str, Any]]) -> dict[str, dict[str, dict[str, An
 
 def format_table(set_name: str, rows: dict[str, dict[str, Any]], systems: list[str]) -> str:
     """Render one set's summary: rows = systems, columns = metrics in percent, n and ms/query."""
-    columns = list(next(iter(rows.values()))["metrics"])
-    header = ["system", *columns, "n", "err", "ms/q"]
+    columns = m.dedupe(c for row in rows.values() for c in row["metrics"])
+    header = ["system", *columns, "n", "err", "ms/q", "p50", "tok"]
     body = []
     for system in (s for s in systems if s in rows):
         row = rows[system]
-        cells = [_pct(row["metrics"][c]) for c in columns]
-        body.append([system, *cells, str(row["n"]), str(row["errors"]), f"{row['ms_per_query']:.0f}"])
+        cells = [_pct(row["metrics"].get(c)) for c in columns]
+        tok = "-" if row["median_tokens"] is None else str(row["median_tokens"])
+        body.append(
+            [
+                system,
+                *cells,
+                str(row["n"]),
+                str(row["errors"]),
+                f"{row['ms_per_query']:.0f}",
+                f"{row['ms_p50']:.0f}",
+                tok,
+            ]
+        )
     widths = [max(len(r[i]) for r in [header, *body]) for i in range(len(header))]
     lines = [f"== {set_name} =="]
     for r in [header, *body]:
@@ -277,8 +355,16 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """Parse the command line."""
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--set", choices=("devset", "docstrings", "both"), default="both")
-    ap.add_argument("--systems", default=",".join(ALL_SYSTEMS), help=f"comma list of {', '.join(ALL_SYSTEMS)}")
+    ap.add_argument("--systems", default=",".join(DEFAULT_SYSTEMS), help=f"comma list of {', '.join(ALL_SYSTEMS)}")
+    ap.add_argument("--half", choices=("tuning", "heldout", "all"), default="all", help="devset half to run")
+    ap.add_argument(
+        "--embed-cache",
+        type=Path,
+        default=bd.cache_dir() / "embed-cache.sqlite",
+        help="vectors shared across trees and runs; 'off' to disable",
+    )
     ap.add_argument("--max-trees", type=int, default=bd.DEFAULT_MAX_TREES, help="devset trees to use")
+    ap.add_argument("--trees", default=None, help="explicit devset trees, e.g. 'xarray==0.16.2,Django==2.2.28'")
     ap.add_argument("--limit", type=int, default=None, help="at most N queries per set (round-robin over trees)")
     ap.add_argument("--docstring-sample", type=int, default=bd.DEFAULT_DOCSTRING_SAMPLE, help="queries per project")
     ap.add_argument("--devset", type=Path, default=bd.DEFAULT_DEVSET)
@@ -304,16 +390,21 @@ def _service_available() -> str | None:
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark and print one table per set plus per-tree timings."""
     args = parse_args(argv)
-    global REINDEX
+    global REINDEX, EMBED_CACHE, MAX_QUERY_CHARS
     REINDEX = args.reindex
+    EMBED_CACHE = None if str(args.embed_cache) == "off" else args.embed_cache
 
     def log(msg: str) -> None:
         print(msg, file=sys.stderr, flush=True)
 
-    missing = _service_available() if any(s in SERVICE_SYSTEMS for s in args.systems) else None
+    missing = _service_available() if any(s != "bm25" for s in args.systems) else None
     if missing is not None:
         log(f"igraph_mcp.service not importable ({missing}); running only the BM25 baseline")
-        args.systems = [s for s in args.systems if s not in SERVICE_SYSTEMS]
+        args.systems = [s for s in args.systems if s == "bm25"]
+    else:
+        from igraph_mcp.retrieve.analyze import MAX_QUERY_CHARS as service_limit
+
+        MAX_QUERY_CHARS = service_limit
     if not args.systems:
         log("no system left to run")
         return 2
@@ -324,7 +415,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.set in ("docstrings", "both"):
         tasks += docstring_tasks(args, cache)
     started = time.perf_counter()
-    results = [run_task(task, args.systems, log) for task in tasks]
+    results = []
+    for task in tasks:
+        results.append(run_task(task, args.systems, log))
+        if args.json:  # after every tree, so a long run that is stopped still leaves its figures
+            _write_json(args, results)
     summary = summarize(results)
     for set_name, rows in summary.items():
         print(format_table(set_name, rows, args.systems))
@@ -337,14 +432,18 @@ def main(argv: list[str] | None = None) -> int:
     elapsed = time.perf_counter() - started
     print(f"gold functions absent from the trees (dropped): {dropped}; total {elapsed:.0f}s")
     if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        payload = {
-            "config": {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()},
-            "summary": summary,
-            "trees": results,
-        }
-        args.json.write_text(json.dumps(payload, indent=1), encoding="utf-8")
+        _write_json(args, results)
     return 0
+
+
+def _write_json(args: argparse.Namespace, results: list[dict[str, Any]]) -> None:
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    payload = {
+        "config": {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()},
+        "summary": summarize(results),
+        "trees": results,
+    }
+    args.json.write_text(json.dumps(payload, indent=1), encoding="utf-8")
 
 
 if __name__ == "__main__":

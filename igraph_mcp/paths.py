@@ -12,11 +12,16 @@ from igraph_mcp.errors import InvalidInput, PathOutsideRoot
 MAX_PATH_CHARS = 4096
 
 
-def _inside(child: str, parent: str) -> bool:
-    # commonpath, not a string prefix: "/x/repo_evil" is not inside "/x/repo".
+def is_inside(base: str | os.PathLike[str], candidate: str | os.PathLike[str]) -> bool:
+    """True when ``candidate`` is ``base`` or lies under it; both must already be resolved (realpath).
+
+    commonpath, never a string prefix: "/x/repo_evil" is not inside "/x/repo". The one containment check of the
+    package: mounts, path arguments and the walker's symlink checks all use it.
+    """
+    base_s, cand_s = os.fspath(base), os.fspath(candidate)
     try:
-        return os.path.commonpath([child, parent]) == parent
-    except ValueError:
+        return os.path.commonpath([base_s, cand_s]) == base_s
+    except ValueError:  # different drives on Windows, or mixed absolute/relative paths
         return False
 
 
@@ -33,7 +38,7 @@ def resolve_inside(root: Path, user_path: str, *, allowed: Sequence[Path] = ()) 
     joined = candidate if candidate.is_absolute() else Path(real_root) / candidate
     real = os.path.realpath(joined)  # follows symlinks, so a link pointing outside is caught here
     bases = [real_root, *(os.path.realpath(a) for a in allowed)]
-    if not any(_inside(real, base) for base in bases):
+    if not any(is_inside(base, real) for base in bases):
         raise PathOutsideRoot(
             f"'{user_path}' is outside the repository root; only paths inside {real_root} can be used"
         )

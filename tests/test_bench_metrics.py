@@ -100,6 +100,7 @@ def test_devset_metrics_row() -> None:
         "file_acc@1": 0.0,
         "file_acc@3": 0.0,
         "file_acc@5": 1.0,
+        "file_acc@10": 1.0,
         "file_mrr": 0.5,
         "func_acc@5": 0.0,
         "func_acc@10": 1.0,
@@ -286,3 +287,25 @@ def test_service_adapter_maps_hits_and_neighbours() -> None:
         (1, retrieval.GRAPH_TOP_K, 2, ("fts", "dense"), budget),  # the agent's default call: 5 hits + neighbours
         (1, 10, 0, ("fts", "dense"), budget),  # files come from the 10-hit ranking
     ]
+
+
+def test_devset_split_puts_every_repository_with_two_instances_on_both_sides() -> None:
+    from devset_half import split_instances
+
+    rows = [(f"r1-{i}", "r1") for i in range(5)] + [("r2-0", "r2"), ("r2-1", "r2"), ("r3-0", "r3")]
+    split = split_instances(rows)
+    assert sorted(split["tuning"] + split["heldout"]) == sorted(i for i, _ in rows)
+    assert {len([i for i in split[h] if i.startswith("r1")]) for h in ("tuning", "heldout")} == {2, 3}
+    assert all(any(i.startswith("r2") for i in split[h]) for h in ("tuning", "heldout"))
+    assert split == split_instances(list(reversed(rows)))  # order of the file does not matter
+
+
+def test_committed_split_is_the_rule_applied_to_its_own_ids() -> None:
+    import json
+
+    from devset_half import SPLIT_FILE, load_split
+
+    halves = load_split()
+    data = json.loads(SPLIT_FILE.read_text(encoding="utf-8"))
+    assert len(halves) == len(data["tuning"]) + len(data["heldout"])  # no instance on both sides
+    assert set(data["tuning"]).isdisjoint(data["heldout"])

@@ -14,11 +14,11 @@ from igraph_mcp.errors import InvalidInput
 from igraph_mcp.index import walk
 from igraph_mcp.index.walk import (
     WalkResult,
-    is_inside,
     looks_binary,
     looks_minified,
     walk_repository,
 )
+from igraph_mcp.paths import is_inside
 
 LANGUAGES = {".py": "python", ".js": "javascript", ".css": "css", ".ts": "typescript"}
 

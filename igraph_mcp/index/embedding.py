@@ -5,10 +5,9 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
-import numpy as np
-
 from igraph_mcp.embed.base import Embedder
-from igraph_mcp.embed.text import symbol_embedding_text, text_hash
+from igraph_mcp.embed.reuse import embed_reusing
+from igraph_mcp.embed.text import symbol_embedding_text
 from igraph_mcp.store import vectors as vec_store
 from igraph_mcp.store.db import Database
 
@@ -56,10 +55,8 @@ def embed_nodes(
         rows = vec_store.nodes_to_embed(db, batch_size)
         if not rows:
             break
-        texts: list[str] = []
-        hashes: list[str] = []
-        for _id, _fid, kind, name, qname, path, signature, docstring, body in rows:
-            text = symbol_embedding_text(
+        texts = [
+            symbol_embedding_text(
                 kind=kind,
                 name=name,
                 qualified_name=qname,
@@ -68,22 +65,17 @@ def embed_nodes(
                 docstring=docstring,
                 body=body,
             )
-            texts.append(text)
-            hashes.append(text_hash(text))
-        fresh = [i for i, h in enumerate(hashes) if h not in reuse]
-        vectors: dict[int, bytes] = {i: reuse[h] for i, h in enumerate(hashes) if h in reuse}
-        if fresh:
-            out = np.asarray(embedder.embed([texts[i] for i in fresh]), dtype=np.float32)
-            for j, i in enumerate(fresh):
-                vectors[i] = out[j].tobytes()
+            for _id, _fid, kind, name, qname, path, signature, docstring, body in rows
+        ]
+        got = embed_reusing(embedder, texts, reuse, batch_size=len(texts))
         with db.atomic() as con:
             vec_store.store_node_vectors(
-                con, ((rows[i][0], rows[i][1], vectors[i], hashes[i]) for i in range(len(rows)))
+                con, ((rows[i][0], rows[i][1], got.vectors[i], got.hashes[i]) for i in range(len(rows)))
             )
             # Readers keep an in-memory copy of the vectors; a new version tells them to reload it.
             db.set_meta(con, "vectors_version", str(int(db.get_meta("vectors_version", "0") or 0) + 1))
-        embedded += len(fresh)
-        reused += len(rows) - len(fresh)
+        embedded += len(rows) - got.reused
+        reused += got.reused
         done += len(rows)
         report("embed", min(done, total), total)
     return embedded, reused

@@ -26,6 +26,7 @@ from pathlib import Path
 from pathspec import GitIgnoreSpec
 
 from igraph_mcp.errors import InvalidInput
+from igraph_mcp.paths import is_inside
 
 # Never entered, whatever an ignore file says: VCS internals and our own index.
 ALWAYS_EXCLUDED_DIRS = frozenset({".git", ".hg", ".svn", ".igraph"})
@@ -219,14 +220,6 @@ def root_rules(root: str, extra_ignores: Sequence[str] = ()) -> IgnoreRules:
         git=(_Layer("", info, "gitignored"),) if info is not None else (),
         extra=_Layer("", extra, "igraphignored") if extra is not None else None,
     )
-
-
-def is_inside(root_real: str, candidate_real: str) -> bool:
-    """True when a resolved path lies in (or is) the resolved root; commonpath, never a string prefix."""
-    try:
-        return os.path.commonpath([root_real, candidate_real]) == root_real
-    except ValueError:  # different drives on Windows, or mixed absolute/relative paths
-        return False
 
 
 def is_default_excluded_dir(name: str) -> bool:

@@ -18,7 +18,7 @@ from pathlib import Path
 from igraph_mcp.config import Config
 from igraph_mcp.embed.base import Embedder
 from igraph_mcp.errors import EmbedderError, InvalidInput, ResourceError
-from igraph_mcp.paths import file_sha256, relative_posix, resolve_inside
+from igraph_mcp.paths import file_sha256, is_inside, relative_posix, resolve_inside
 from igraph_mcp.resources.linking import SEMANTIC, Thresholds, compute_links
 from igraph_mcp.resources.mounts import (
     MountEntry,
@@ -70,8 +70,7 @@ class ResourceManager:
     def _resolve(self, user_path: str) -> tuple[Path, str]:
         """(real path, storage key): the key is root-relative POSIX, or absolute in an allowed directory."""
         real = resolve_inside(self.root, user_path, allowed=self.allowed)
-        inside = os.path.commonpath([str(real), str(self.root)]) == str(self.root)
-        return real, relative_posix(self.root, real) if inside else real.as_posix()
+        return real, relative_posix(self.root, real) if is_inside(self.root, real) else real.as_posix()
 
     def _real_of(self, key: str) -> Path:
         """The file a stored key names, re-checked against the root: mounts.json may be hand-edited."""

@@ -14,11 +14,10 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-import numpy as np
-
 from igraph_mcp.config import MOUNTS_FILE
 from igraph_mcp.embed.base import Embedder
-from igraph_mcp.embed.text import collapse_whitespace, text_hash
+from igraph_mcp.embed.reuse import embed_reusing
+from igraph_mcp.embed.text import collapse_whitespace
 from igraph_mcp.errors import EmbedderError, ResourceError
 from igraph_mcp.index.embedding import prepare_vector_tables
 from igraph_mcp.paths import file_sha256
@@ -134,21 +133,6 @@ def vectors_ready(db: Database, embedder: Embedder | None) -> str | None:
     return None
 
 
-def embed_texts(embedder: Embedder, texts: list[str], reuse: dict[str, bytes]) -> tuple[list[bytes], list[str], int]:
-    """Vectors for texts (unchanged ones reused by hash): (vectors, hashes, how many were reused)."""
-    hashes = [text_hash(t) for t in texts]
-    vectors: dict[int, bytes] = {i: reuse[h] for i, h in enumerate(hashes) if h in reuse}
-    fresh = [i for i in range(len(texts)) if i not in vectors]
-    for start in range(0, len(fresh), EMBED_BATCH):
-        batch = fresh[start : start + EMBED_BATCH]
-        out = np.asarray(embedder.embed([texts[i] for i in batch]), dtype=np.float32)
-        if out.shape != (len(batch), embedder.dimension):
-            raise EmbedderError(f"embedder returned shape {out.shape}, expected ({len(batch)}, {embedder.dimension})")
-        for j, i in enumerate(batch):
-            vectors[i] = out[j].tobytes()
-    return [vectors[i] for i in range(len(texts))], hashes, len(texts) - len(fresh)
-
-
 # -- lifecycle -----------------------------------------------------------------------------------------------
 @dataclass(slots=True)
 class MountOutcome:
@@ -187,7 +171,9 @@ def store_source(
     if note is None and embedder is not None:
         texts = [embedding_text(c.kind, c.heading_path, c.text) for c in parsed.chunks]
         try:
-            vectors, hashes, reused = embed_texts(embedder, texts, res_store.source_vectors(db, old.id) if old else {})
+            vectors, hashes, reused = embed_reusing(
+                embedder, texts, res_store.source_vectors(db, old.id) if old else {}, batch_size=EMBED_BATCH
+            )
         except EmbedderError as exc:
             note = f"embedding failed ({exc}); mounted for keyword search, vectors follow at the next index run"
     problems = [{"line": p.line, "message": p.message} for p in parsed.problems]
@@ -218,7 +204,7 @@ def embed_pending(db: Database, embedder: Embedder) -> list[int]:
     if not pending or vectors_ready(db, embedder) is not None:
         return []
     texts = [embedding_text(r.kind, r.heading_path, r.text) for r in pending]
-    vectors, hashes, _ = embed_texts(embedder, texts, {})
+    vectors, hashes, _ = embed_reusing(embedder, texts, {}, batch_size=EMBED_BATCH)
     with db.atomic() as con:
         vec_store.store_resource_vectors(con, zip([r.id for r in pending], vectors, hashes, strict=True))
     return [r.id for r in pending]

@@ -1,4 +1,4 @@
-"""FTS5 helpers: user text becomes quoted tokens, never FTS syntax."""
+"""Text-matching helpers: user text becomes quoted FTS5 tokens or an escaped LIKE pattern, never query syntax."""
 
 from __future__ import annotations
 
@@ -31,3 +31,8 @@ def quote_token(token: str) -> str:
 def fts_or_query(tokens: list[str]) -> str:
     """An OR query over quoted tokens; empty string when there is nothing to search."""
     return " OR ".join(quote_token(t) for t in tokens if t)
+
+
+def like_literal(text: str) -> str:
+    """``text`` with LIKE's wildcards escaped, for a pattern used with ``ESCAPE '\\'``: ``a_b%`` matches itself."""
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")

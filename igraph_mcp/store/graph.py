@@ -9,7 +9,7 @@ from typing import Any
 import apsw
 
 from igraph_mcp.store.db import Database
-from igraph_mcp.store.fts import NODE_BM25_WEIGHTS, fts_or_query
+from igraph_mcp.store.fts import NODE_BM25_WEIGHTS, fts_or_query, like_literal
 from igraph_mcp.store.records import (
     EdgeBinding,
     FileRow,
@@ -177,7 +177,7 @@ def file_row(db: Database, path: str) -> FileRow | None:
 
 def file_paths_with_suffix(db: Database, suffix: str, limit: int = 20) -> list[str]:
     """Indexed paths equal to ``suffix`` or ending in ``/suffix``."""
-    like = "%/" + suffix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    like = "%/" + like_literal(suffix)
     return [
         r[0]
         for r in db.rows(

@@ -11,7 +11,7 @@ import apsw
 
 from igraph_mcp.resources.model import Chunk
 from igraph_mcp.store.db import Database
-from igraph_mcp.store.fts import RESOURCE_BM25_WEIGHTS, fts_or_query
+from igraph_mcp.store.fts import RESOURCE_BM25_WEIGHTS, fts_or_query, like_literal
 from igraph_mcp.store.vectors import has_node_vectors, has_resource_vectors
 from igraph_mcp.text.identifiers import identifier_words
 
@@ -380,7 +380,7 @@ def code_candidates(db: Database, node_ids: Sequence[int]) -> list[CodeCandidate
 
 def nodes_with_qualified_name(db: Database, name: str, limit: int = 20) -> list[int]:
     """Ids of nodes whose qualified name is ``name`` or ends with ``.name``."""
-    like = "%." + name.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    like = "%." + like_literal(name)
     return [
         int(r[0])
         for r in db.rows(
@@ -392,7 +392,7 @@ def nodes_with_qualified_name(db: Database, name: str, limit: int = 20) -> list[
 
 def module_nodes_for_path(db: Database, path: str, limit: int = 5) -> list[int]:
     """Module nodes of files whose path is ``path`` or ends with ``/path``."""
-    like = "%/" + path.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    like = "%/" + like_literal(path)
     return [
         int(r[0])
         for r in db.rows(
