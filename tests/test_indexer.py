@@ -47,6 +47,8 @@ APP = {
             return helper_value(3)
         """,
     "app/other.py": """
+        from app.late import later_defined
+
         def other_entry():
             return later_defined()
         """,
@@ -148,8 +150,9 @@ def test_deleting_a_file_removes_it_everywhere(repo: Path) -> None:
     assert "app/util.py" not in svc.db.rows("SELECT path FROM files")
     assert fts_names(svc.db, "unused_thing") == set()
     assert svc.db.scalar("SELECT count(*) FROM node_vectors") == svc.db.scalar("SELECT count(*) FROM nodes")
-    # the caller's edge stays, unresolved, ready to bind again if the definition comes back
-    assert edge_target(svc.db, "run_main", "helper_value") == (None, None, "unresolved")
+    # the caller's edge stays, unbound, ready to bind again if the definition comes back; its import now names
+    # a module outside the repository, so it is labelled external
+    assert edge_target(svc.db, "run_main", "helper_value") == (None, None, "external")
 
 
 def test_rename_keeps_node_ids_and_updates_paths(repo: Path) -> None:
@@ -225,28 +228,26 @@ def test_unchanged_callers_are_rebound_to_changed_definitions(repo: Path) -> Non
 
 def test_new_definition_binds_waiting_references(repo: Path) -> None:
     svc = index_repo(repo)
-    assert edge_target(svc.db, "other_entry", "later_defined")[2] == "unresolved"
+    # app/late.py does not exist yet: the import names a module outside the repository
+    assert edge_target(svc.db, "other_entry", "later_defined")[2] == "external"
     write_file(repo, "app/late.py", "def later_defined():\n    return 1\n")
     r = svc.index()
     assert r.reparsedPaths == ["app/late.py"]
-    assert edge_target(svc.db, "other_entry", "later_defined") == (
-        "app/late.py",
-        "later_defined",
-        "same_directory",
-    )
+    assert edge_target(svc.db, "other_entry", "later_defined") == ("app/late.py", "later_defined", "import")
 
 
 def test_second_definition_makes_a_unique_global_ambiguous(tmp_path: Path) -> None:
     root = make_repo(
         tmp_path,
         {
-            "a/caller.py": "def go():\n    return target_fn()\n",
-            "b/one.py": "def target_fn():\n    return 1\n",
+            # JavaScript: a language still resolved by name (Python binds only what scope and imports say)
+            "a/caller.js": "function go() {\n  return target_fn();\n}\n",
+            "b/one.js": "function target_fn() {\n  return 1;\n}\n",
         },
     )
     svc = index_repo(root)
     assert edge_target(svc.db, "go", "target_fn")[2] == "unique_global"
-    write_file(root, "c/two.py", "def target_fn():\n    return 2\n")
+    write_file(root, "c/two.js", "function target_fn() {\n  return 2;\n}\n")
     svc.index()
     assert edge_target(svc.db, "go", "target_fn") == (None, None, "ambiguous")
 
@@ -381,7 +382,7 @@ def test_crash_before_resolve_is_finished_next_run(repo: Path, tmp_path: Path, m
     monkeypatch.undo()
     r = svc.index()  # nothing changed on disk, but the pending resolve must still run
     assert r.parsed == 0
-    assert edge_target(svc.db, "other_entry", "later_defined")[2] == "same_directory"
+    assert edge_target(svc.db, "other_entry", "later_defined")[2] == "import"
     assert snapshot(svc.db) == _clean_build(repo, tmp_path)
 
 

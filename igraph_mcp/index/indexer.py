@@ -361,6 +361,7 @@ class Indexer:
         for imp in pf.imports:
             edges.append(NewEdge(ids[0], None, "imports", imp.name, imp.module, "unresolved", imp.line))
         graph.insert_edges(con, edges)
+        graph.insert_facts(con, [(ids[f.source], f.name, f.kind, f.text) for f in pf.facts if f.source < len(ids)])
         graph.insert_imports(con, [NewImport(file_id, imp.module, imp.name, imp.alias, imp.line) for imp in pf.imports])
         return file_id
 
@@ -371,16 +372,23 @@ class Indexer:
             with self.db.atomic() as con:
                 self.db.set_meta(con, "resolve_pending", "0")
             return 0
-        resolver = Resolver(graph.symbol_table(self.db), graph.file_paths(self.db), graph.imports_by_file(self.db))
+        resolver = Resolver(
+            graph.symbol_table(self.db),
+            graph.file_paths(self.db),
+            graph.imports_by_file(self.db),
+            languages=graph.file_language_ids(self.db),
+            facts=graph.facts_by_node(self.db),
+            bases=graph.base_refs(self.db),
+        )
         updates: list[EdgeBinding] = []
         bound = 0
         for r in rows:
             if r.kind == "imports":
-                target, how = resolver.resolve_import(r.file_id, r.qualifier, r.target_name)
+                b = resolver.resolve_import(r.file_id, r.qualifier, r.target_name)
             else:
-                target, how = resolver.resolve(r.source_id, r.file_id, r.kind, r.target_name, r.qualifier)
-            bound += target is not None
-            updates.append(EdgeBinding(target, how, r.edge_id))
+                b = resolver.resolve(r.source_id, r.file_id, r.kind, r.target_name, r.qualifier)
+            bound += b.target is not None
+            updates.append(EdgeBinding(b.target, b.how, b.confidence, b.candidates_json(), r.edge_id))
         with self.db.atomic() as con:
             graph.set_edge_targets(con, updates)
             self.db.set_meta(con, "resolve_pending", "0")

@@ -11,6 +11,10 @@ Capture names understood in queries/<language>.scm (see /work/briefs/parse_conve
   @import + @import.module [+ @import.name] [+ @import.alias | @import.default]
   @export                                              a node whose top-level definitions are exported
   @export.name                                         an identifier exported by a list (`export { a }`)
+  @fact + @fact.name [+ @fact.value | @fact.type]     a name bound in the innermost scope (`x = Session()`,
+                                                       `x: Session`; neither = opaque, e.g. a parameter);
+  @fact.attr (same captures)                           binds an attribute of the enclosing class (`self.x = ...`);
+  @fact.return + @fact.type                            a function's return annotation
 A pattern's role is the capture on its outer node; @export patterns carry no other role.
 Query pitfalls met so far: py-tree-sitter 0.26 ignores `#not-any-of?` (use `#not-match?`), and a
 field repeated in one node (`name: a, name: b`) only matches its first child; drop the field name.
@@ -31,7 +35,7 @@ from tree_sitter import Node, Parser, Query, QueryCursor
 from tree_sitter_language_pack import get_language, get_parser
 
 from igraph_mcp.index.languages import LanguageSpec, get_spec
-from igraph_mcp.index.model import Import, ParsedFile, Reference, Symbol
+from igraph_mcp.index.model import Fact, Import, ParsedFile, Reference, Symbol
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +54,7 @@ _REF_KINDS = {
     "references": "references",
 }
 _FUNCTION_KINDS = frozenset({"function", "method"})
+_PLAIN_ROLES = frozenset({"scope", "import", "fact", "fact.attr", "fact.return"})
 _TOP_KINDS = frozenset({"module", "namespace"})
 # Innermost template/generic argument lists, removed until none is left (`A<B<T>>::C` -> `A::C`).
 _TYPE_ARGS = re.compile(r"<[^<>]*>")
@@ -137,6 +142,7 @@ class _Matches:
     imports: list[_RawImport]
     export_ranges: set[tuple[int, int]]
     export_names: set[str]
+    facts: list[tuple[str, Node, Node | None, Node | None, Node | None]]  # role, node, name, value, type
 
 
 def _text(source: bytes, node: Node) -> str:
@@ -146,13 +152,13 @@ def _text(source: bytes, node: Node) -> str:
 def _role_of(caps: dict[str, list[Node]]) -> str:
     """The capture that says what a pattern is about (fixed per pattern: it sits on the outer node)."""
     for key in caps:
-        if key.startswith(("definition.", "reference.")) or key in ("scope", "import"):
+        if key.startswith(("definition.", "reference.")) or key in _PLAIN_ROLES:
             return key
     return "export" if "export" in caps or "export.name" in caps else ""
 
 
 def _collect(query: Query, root: Node, roles: dict[int, str]) -> _Matches:
-    out = _Matches([], [], [], set(), set())
+    out = _Matches([], [], [], set(), set(), [])
     for pattern, caps in QueryCursor(query).matches(root):
         role = roles.get(pattern)
         if role is None:
@@ -197,6 +203,11 @@ def _collect(query: Query, root: Node, roles: dict[int, str]) -> _Matches:
                         default="import.default" in caps,
                     )
                 )
+        elif role.startswith("fact"):
+            first: dict[str, Node | None] = {
+                k: caps[k][0] if caps.get(k) else None for k in ("fact.name", "fact.value", "fact.type")
+            }
+            out.facts.append((role, caps[role][0], first["fact.name"], first["fact.value"], first["fact.type"]))
         elif role == "export":
             for node in caps.get("export", ()):
                 out.export_ranges.add((node.start_byte, node.end_byte))
@@ -518,6 +529,31 @@ def _scope_owner(pf: ParsedFile, scopes: list[_Def], starts: list[int], node: No
     return next((i for i, s in enumerate(pf.symbols) if i and s.qualified_name == owner.qualified), index)
 
 
+def _add_facts(source: bytes, spec: LanguageSpec, pf: ParsedFile, m: _Matches, starts: list[int]) -> None:
+    """Turn @fact matches into Facts owned by their scope (the enclosing class for `self.x = ...`)."""
+    for role, node, name_node, value, type_node in m.facts:
+        index = _innermost(pf.symbols, starts, node.start_byte)
+        if role == "fact.attr":
+            while index and pf.symbols[index].kind not in spec.class_kinds:
+                index = pf.symbols[index].parent or 0
+            if not index:
+                continue  # `self.x = ...` outside any class says nothing we can use
+        if role == "fact.return":
+            name = "()"
+        elif name_node is not None:
+            name = _text(source, name_node).strip()
+        else:
+            continue
+        if type_node is not None:
+            kind, text_node = "type", type_node
+        elif value is not None:
+            kind, text_node = "value", value
+        else:
+            kind, text_node = "opaque", None
+        text = _WS.sub("", _text(source, text_node))[:MAX_QUALIFIER] if text_node is not None else ""
+        pf.facts.append(Fact(source=index, name=name, kind=kind, text=text))
+
+
 def _module_text(source: bytes, module: Node, name: Node | None) -> str:
     """Module text; a name captured inside the module node is cut off with its separator.
 
@@ -603,6 +639,8 @@ def parse_source(source: bytes, language: str) -> ParsedFile:
                 qualifier=qualifier,
             )
         )
+
+    _add_facts(source, spec, pf, m, starts)
 
     seen_imports: set[tuple[int, int, int]] = set()
     # A bare pattern (`import './x'`) also matches statements that bind names; keep only the bindings.
