@@ -181,23 +181,26 @@ class PhaseTiming(BaseModel):
 
 
 class IndexResult(BaseModel):
-    """Summary of an index run."""
+    """Summary of an index run (the indexer fills it in as it goes)."""
 
-    files: int
-    symbols: int
-    edges: int
-    added: int
-    modified: int
-    deleted: int
-    renamed: int
-    unchanged: int
-    parsed: int
-    parseErrors: int
-    skipped: dict[str, int]
+    files: int = 0
+    symbols: int = 0
+    edges: int = 0
+    added: int = 0
+    modified: int = 0
+    deleted: int = 0
+    renamed: int = 0
+    unchanged: int = 0
+    parsed: int = 0
+    parseErrors: int = 0
+    skipped: dict[str, int] = Field(default_factory=dict)
     embedded: int = 0
     embedReused: int = 0
     embedNote: str | None = None
-    seconds: float
+    seconds: float = Field(0.0, description="wall time of the whole run")
+    phases: dict[str, float] = Field(
+        default_factory=dict, description="seconds per phase, in order: scan, parse, resolve, embed, link"
+    )
     dryRun: bool = False
     reparsedPaths: list[str] = Field(default_factory=list)
     recoveredFrom: str | None = None

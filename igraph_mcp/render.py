@@ -15,10 +15,25 @@ from igraph_mcp.models import (
 )
 
 
+def duration(seconds: float) -> str:
+    """A wall time as people read it: ``0.42s``, ``12.3s``, ``4m05s``, ``1h02m``."""
+    if seconds < 10:
+        return f"{seconds:.2f}s"
+    if seconds < 60:
+        return f"{seconds:.1f}s"
+    minutes, secs = divmod(round(seconds), 60)
+    if minutes < 60:
+        return f"{minutes}m{secs:02d}s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h{minutes:02d}m"
+
+
 def render_index(r: IndexResult) -> str:
     """One summary block for an index run."""
     lines = [
-        f"{'dry run: ' if r.dryRun else ''}{r.files} files, {r.symbols} symbols, {r.edges} edges in {r.seconds:.2f}s",
+        f"{'dry run: ' if r.dryRun else ''}{r.files} files, {r.symbols} symbols, {r.edges} edges "
+        f"in {duration(r.seconds)}"
+        + (" (" + ", ".join(f"{k} {duration(v)}" for k, v in r.phases.items()) + ")" if r.phases else ""),
         f"changes: {r.added} added, {r.modified} modified, {r.deleted} deleted, {r.renamed} renamed, "
         f"{r.unchanged} unchanged ({r.parsed} parsed, {r.parseErrors} with syntax errors)",
     ]

@@ -59,7 +59,8 @@ class IGraphService:
         self._embedder_error: str | None = None
         self._embed_enabled = embed
         self._reader = IndexReader(self.db_path)
-        self._writer = WriterLock(self.state_dir, self.db_path).hold
+        self._lock = WriterLock(self.state_dir, self.db_path)
+        self._writer = self._lock.hold
         self._dense = DenseGate()
         self._lookup = Lookup(self.root, self._reader)
         self.on_after_index: list[AfterIndex] = []
@@ -118,7 +119,13 @@ class IGraphService:
         progress: Progress | None = None,
     ) -> IndexResult:
         """Build or update the index: structure + FTS first (committed), then embeddings batch by batch."""
-        clock = PhaseClock(progress)
+
+        def report(phase: str, done: int, total: int) -> None:
+            self._lock.report(phase, done, total)  # a second writer's "busy" answer names this progress
+            if progress is not None:
+                progress(phase, done, total)
+
+        clock = PhaseClock(report)
         try:
             with self._writer() as db:
                 embedder = self.embedder() if embed and not dry_run else None
