@@ -204,7 +204,6 @@ class IndexResult(BaseModel):
     dryRun: bool = False
     reparsedPaths: list[str] = Field(default_factory=list)
     recoveredFrom: str | None = None
-    phases: list[PhaseTiming] = Field(default_factory=list)
 
 
 class StatusResult(BaseModel):

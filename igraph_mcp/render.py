@@ -37,8 +37,6 @@ def render_index(r: IndexResult) -> str:
         f"changes: {r.added} added, {r.modified} modified, {r.deleted} deleted, {r.renamed} renamed, "
         f"{r.unchanged} unchanged ({r.parsed} parsed, {r.parseErrors} with syntax errors)",
     ]
-    if r.phases:
-        lines.append("phases: " + describe_phases(r.phases))
     if r.skipped:
         lines.append("skipped: " + ", ".join(f"{k} {v}" for k, v in sorted(r.skipped.items())))
     if r.embedded or r.embedReused:
