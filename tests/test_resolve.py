@@ -8,6 +8,7 @@ import pytest
 from _factories import edge_target, index_repo, make_repo
 
 from igraph_mcp.index.resolve import Resolver, Sym, module_candidates
+from igraph_mcp.index.resolve_rules import CONFIDENCE
 
 
 # -- module_candidates (pure) --------------------------------------------------------------------------------
@@ -36,7 +37,8 @@ def test_module_candidates_empty() -> None:
 
 # -- Resolver on a hand-made symbol table --------------------------------------------------------------------
 def _resolver() -> Resolver:
-    files = {1: "a/one.py", 2: "a/two.py", 3: "b/three.py", 4: "c/four.py"}
+    # JavaScript paths: the name-only fallbacks are tested on a language that still uses them.
+    files = {1: "a/one.js", 2: "a/two.js", 3: "b/three.js", 4: "c/four.js"}
     syms = [
         Sym(10, 1, "module", "one", "a.one", None),
         Sym(11, 1, "function", "local_fn", "local_fn", 10),
@@ -54,7 +56,7 @@ def _resolver() -> Resolver:
         Sym(41, 4, "function", "twice", "twice", 40),
         Sym(42, 4, "function", "local_fn", "local_fn", 40),
     ]
-    imports = {1: [("b.three", "shared", "")], 4: [("b.three", "", "three")]}
+    imports = {1: [("../b/three", "shared", "")], 4: [("../b/three", "", "three")]}
     return Resolver(syms, files, imports)
 
 
@@ -76,20 +78,26 @@ def _resolver() -> Resolver:
 def test_resolution_methods(
     source: int, file: int, name: str, qualifier: str, expected: tuple[int | None, str]
 ) -> None:
-    assert _resolver().resolve(source, file, "calls", name, qualifier) == expected
+    b = _resolver().resolve(source, file, "calls", name, qualifier)
+    assert (b.target, b.how) == expected
 
 
 def test_inherits_only_binds_type_like_targets() -> None:
     # `local_fn` is a function: a class cannot inherit from it, so it stays unresolved rather than guessed.
-    assert _resolver().resolve(12, 1, "inherits", "local_fn", "") == (None, "unresolved")
-    assert _resolver().resolve(41, 4, "inherits", "Box", "") == (12, "unique_global")
+    b = _resolver().resolve(12, 1, "inherits", "local_fn", "")
+    assert (b.target, b.how) == (None, "unresolved")
+    b = _resolver().resolve(41, 4, "inherits", "Box", "")
+    assert (b.target, b.how, b.confidence) == (12, "unique_global", CONFIDENCE["unique_global"])
 
 
 def test_resolve_import_targets() -> None:
     r = _resolver()
-    assert r.resolve_import(1, "b.three", "shared") == (32, "import")
-    assert r.resolve_import(4, "b.three", "") == (30, "import")
-    assert r.resolve_import(1, "missing.mod", "x") == (None, "unresolved")
+    got = [
+        r.resolve_import(1, "../b/three", "shared"),
+        r.resolve_import(4, "../b/three", ""),
+        r.resolve_import(1, "./m/x", "x"),
+    ]
+    assert [(b.target, b.how) for b in got] == [(32, "import"), (30, "import"), (None, "unresolved")]
 
 
 # -- end to end: Python --------------------------------------------------------------------------------------
@@ -166,15 +174,16 @@ def test_python_relative_base_class(py_db) -> None:  # type: ignore[no-untyped-d
 
 
 def test_python_self_call_same_file(py_db) -> None:  # type: ignore[no-untyped-def]
-    assert edge_target(py_db, "Base.run", "step") == ("pkg/core/base.py", "Base.step", "same_file")
+    assert edge_target(py_db, "Base.run", "step") == ("pkg/core/base.py", "Base.step", "self")
 
 
 def test_python_aliased_absolute_import(py_db) -> None:  # type: ignore[no-untyped-def]
     assert edge_target(py_db, "use", "core_fmt") == ("pkg/core/util.py", "fmt", "import")
 
 
-def test_python_same_directory_over_other_package(py_db) -> None:  # type: ignore[no-untyped-def]
-    assert edge_target(py_db, "use", "parse") == ("other/util.py", "parse", "same_directory")
+def test_python_never_binds_by_directory(py_db) -> None:  # type: ignore[no-untyped-def]
+    # `parse` is neither defined nor imported in other/use.py: a NameError at run time, not other/util.parse
+    assert edge_target(py_db, "use", "parse") == (None, None, "unresolved")
 
 
 def test_python_import_edges_point_at_symbols_and_modules(py_db) -> None:  # type: ignore[no-untyped-def]
@@ -191,9 +200,9 @@ def test_ambiguous_references_are_kept_unresolved(tmp_path: Path) -> None:
         make_repo(
             tmp_path,
             {
-                "x/a.py": "def dup():\n    return 1\n",
-                "y/b.py": "def dup():\n    return 2\n",
-                "z/c.py": "def caller():\n    return dup() + missing()\n",
+                "x/a.js": "function dup() {\n  return 1;\n}\n",
+                "y/b.js": "function dup() {\n  return 2;\n}\n",
+                "z/c.js": "function caller() {\n  return dup() + missing();\n}\n",
             },
         )
     )

@@ -15,7 +15,7 @@ from igraph_mcp.store import vectors as vec_store
 from igraph_mcp.store.db import Database
 from igraph_mcp.store.fts import fts_or_query, fts_tokens, quote_token
 from igraph_mcp.store.records import NewEdge, NewFile, NewImport, NewNode, NodeText
-from igraph_mcp.store.schema import SCHEMA_VERSION
+from igraph_mcp.store.schema import MIGRATIONS, SCHEMA_VERSION
 
 
 @pytest.fixture
@@ -56,7 +56,7 @@ def test_reopening_does_not_reapply_migrations(tmp_path: Path) -> None:
     Database(path).close()
     again = Database(path)
     try:
-        assert again.rows("SELECT version FROM migrations") == [(SCHEMA_VERSION,)]
+        assert again.rows("SELECT version FROM migrations") == [(v,) for v, _ in MIGRATIONS]
     finally:
         again.close()
 

@@ -62,6 +62,21 @@ class Import:
 
 
 @dataclass(slots=True)
+class Fact:
+    """What a scope says about a name, for inferring receivers: ``x = Session()``, ``x: Session``, ``-> Session``.
+
+    ``kind`` is "value" (``text`` is an expression), "type" (``text`` is an annotation) or "opaque" (the name is
+    bound here, by a parameter or loop, to something unknown: it shadows outer names). A function's return
+    annotation is stored under the name ``()``; ``self.x = ...`` inside a method is a fact of the class.
+    """
+
+    source: int  # index of the scope symbol in ParsedFile.symbols
+    name: str
+    kind: str
+    text: str = ""
+
+
+@dataclass(slots=True)
 class ParsedFile:
     """Everything extracted from one source file."""
 
@@ -69,4 +84,5 @@ class ParsedFile:
     symbols: list[Symbol] = field(default_factory=list)  # symbols[0] is always the module
     references: list[Reference] = field(default_factory=list)
     imports: list[Import] = field(default_factory=list)
+    facts: list[Fact] = field(default_factory=list)
     has_error: bool = False  # tree-sitter reported syntax errors; what parsed is still kept

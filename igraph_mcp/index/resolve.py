@@ -1,15 +1,23 @@
-"""Binding references to definitions: same file, import binding, same directory, unique global name.
+"""Binding references to definitions, and how sure each binding is.
 
-Anything that does not bind to exactly one candidate stays unresolved ("ambiguous" or "unresolved") instead of
-being guessed, so an agent can tell a certain edge from a guess.
+Languages with a row in resolve_rules.RULES (Python) are resolved by scope and inferred receiver types
+(index/infer.py): nothing is bound by name alone. Other languages use, in order: self/this members, import
+binding, same file, `Type.member`, same directory, unique global name; the last two are name-only guesses,
+never from library code into test code, and carry a low confidence. Whatever does not bind to exactly one
+definition stays unbound ("ambiguous" with its candidates, "external" for the language's own names, or
+"unresolved").
 """
 
 from __future__ import annotations
 
+import json
 import posixpath
 from collections import defaultdict
+from dataclasses import dataclass
 
-from igraph_mcp.index.languages import TYPE_KINDS, source_extension, spec_for_path
+from igraph_mcp.index.infer import MAX_CANDIDATES, ScopeInference, Value
+from igraph_mcp.index.languages import TYPE_KINDS, language_for_path, source_extension, spec_for_path
+from igraph_mcp.index.resolve_rules import CONFIDENCE, ResolveRules, is_test_path, rules_for
 from igraph_mcp.store.records import SymbolKey
 
 # Kinds a reference of each kind may point at.
@@ -25,6 +33,24 @@ TARGET_KINDS: dict[str, frozenset[str]] = {
 _SELF_QUALIFIERS = frozenset({"self", "this", "cls", "super", "Self", "@", "$this", "static", "parent"})
 # An importer in a language the table does not know: any usual separator may split the module name.
 _ANY_SEPARATORS = ("::", "\\", ".")
+
+
+@dataclass(frozen=True, slots=True)
+class Binding:
+    """The outcome of resolving one reference."""
+
+    target: int | None
+    how: str
+    confidence: float = 0.0
+    candidates: tuple[int, ...] = ()
+
+    def candidates_json(self) -> str:
+        """Candidate node ids as stored in edges.candidates ("" when there are none)."""
+        return json.dumps(list(self.candidates)) if self.candidates else ""
+
+
+def _bound(target: int, how: str) -> Binding:
+    return Binding(target, how, CONFIDENCE.get(how, 0.5))
 
 
 # A definition as the resolver sees it: the store's record, so the symbol table needs no copying.
@@ -81,12 +107,26 @@ class Resolver:
         symbols: list[Sym],
         file_paths: dict[int, str],
         imports: dict[int, list[tuple[str, str, str]]],
+        *,
+        languages: dict[int, str] | None = None,
+        facts: dict[int, list[tuple[str, str, str]]] | None = None,
+        bases: dict[int, list[tuple[str, str]]] | None = None,
     ) -> None:
         self.file_paths = file_paths
         self.imports = imports
+        self.languages = languages or {}
+        # scope node id -> name -> [(kind, text)]: what each scope states about its names (see model.Fact).
+        self.facts: dict[int, dict[str, list[tuple[str, str]]]] = {}
+        for nid, rows in (facts or {}).items():
+            by_name: dict[str, list[tuple[str, str]]] = {}
+            for name, kind, text in rows:
+                by_name.setdefault(name, []).append((kind, text))
+            self.facts[nid] = by_name
+        self.bases = bases or {}
         self.by_id = {s.id: s for s in symbols}
         self.by_name: dict[str, list[Sym]] = defaultdict(list)
         self.by_file_name: dict[tuple[int, str], list[Sym]] = defaultdict(list)
+        self.children: dict[tuple[int, str], list[Sym]] = defaultdict(list)
         self.module_of_file: dict[int, Sym] = {}
         for s in symbols:
             if s.kind == "module":
@@ -94,6 +134,9 @@ class Resolver:
                 continue
             self.by_name[s.name].append(s)
             self.by_file_name[(s.file_id, s.name)].append(s)
+            if s.parent_id is not None:
+                self.children[(s.parent_id, s.name)].append(s)
+        self._inference: dict[ResolveRules, ScopeInference] = {}
         self.dir_of_file = {fid: posixpath.dirname(p) for fid, p in file_paths.items()}
         # Module key suffixes -> files, so "requests.sessions" finds "src/requests/sessions.py".
         self.files_by_suffix: dict[str, list[int]] = defaultdict(list)
@@ -111,6 +154,10 @@ class Resolver:
         self._binding_cache: dict[int, dict[str, tuple[list[int], str]]] = {}
 
     # -- imports -----------------------------------------------------------------------------------------------
+    def files_for_module(self, module: str, importer: int) -> list[int]:
+        """Files an import's module string may name, the ones closest to the importer first."""
+        return self._files_for_module(module, importer)
+
     def _files_for_module(self, module: str, importer: int) -> list[int]:
         importer_path = self.file_paths.get(importer, "")
         for key in module_candidates(module, importer_path):
@@ -142,23 +189,69 @@ class Resolver:
         self._binding_cache[file_id] = out
         return out
 
-    def resolve_import(self, file_id: int, module: str, name: str) -> tuple[int | None, str]:
+    def resolve_import(self, file_id: int, module: str, name: str) -> Binding:
         """Target of an import statement: the imported symbol, else the module node of the imported file."""
         files = self._files_for_module(module, file_id)
         if name and name != "*":
             sub = self._files_for_module(_submodule(module, name), file_id)
             if len(sub) == 1 and sub[0] in self.module_of_file:
-                return self.module_of_file[sub[0]].id, "import"
+                return _bound(self.module_of_file[sub[0]].id, "import")
             hits = [s for f in files for s in self.by_file_name.get((f, name), [])]
             if len(hits) == 1:
-                return hits[0].id, "import"
+                return _bound(hits[0].id, "import")
         if len(files) == 1 and files[0] in self.module_of_file:
-            return self.module_of_file[files[0]].id, "import"
-        return None, "ambiguous" if len(files) > 1 else "unresolved"
+            return _bound(self.module_of_file[files[0]].id, "import")
+        if len(files) > 1:
+            return Binding(None, "ambiguous", candidates=self._module_ids(files))
+        return Binding(None, "unresolved")
+
+    def _module_ids(self, files: list[int]) -> tuple[int, ...]:
+        return tuple(self.module_of_file[f].id for f in files[:MAX_CANDIDATES] if f in self.module_of_file)
 
     # -- references --------------------------------------------------------------------------------------------
-    def resolve(self, source_id: int, file_id: int, kind: str, name: str, qualifier: str) -> tuple[int | None, str]:
-        """Bind one reference; returns (target id or None, resolution method)."""
+    def rules(self, file_id: int) -> ResolveRules:
+        """The resolution rules of a file's language."""
+        language = self.languages.get(file_id) or language_for_path(self.file_paths.get(file_id, "")) or ""
+        return rules_for(language)
+
+    def resolve(self, source_id: int, file_id: int, kind: str, name: str, qualifier: str) -> Binding:
+        """Bind one reference: its target (or None), the resolution method, a confidence, the candidates."""
+        rules = self.rules(file_id)
+        source = self.by_id.get(source_id)
+        if rules.lexical and source is not None:
+            return self._resolve_lexical(rules, source, file_id, kind, name, qualifier)
+        return self._resolve_by_name(rules, source_id, file_id, kind, name, qualifier)
+
+    def _resolve_lexical(
+        self, rules: ResolveRules, source: Sym, file_id: int, kind: str, name: str, qualifier: str
+    ) -> Binding:
+        inference = self._inference.get(rules)
+        if inference is None:
+            inference = self._inference[rules] = ScopeInference(self, rules)
+        value = inference.resolve(source, file_id, kind, name, qualifier)
+        return self._binding_of(value, kind, name, bool(qualifier))
+
+    def _binding_of(self, value: Value, kind: str, name: str, qualified: bool) -> Binding:
+        allowed = TARGET_KINDS.get(kind, _CALLABLE)
+        if value.kind in ("class", "function"):
+            target = self.by_id.get(value.ref)
+            if target is not None and target.kind in allowed:
+                return _bound(target.id, value.how or "same_file")
+            return Binding(None, "unresolved")
+        if value.kind == "ambiguous":
+            return Binding(None, "ambiguous", candidates=value.candidates)
+        if value.kind == "external":
+            return Binding(None, "external")
+        if qualified and value.kind == "unknown":
+            # A receiver of unknown type: record what it might be, bind nothing.
+            same = [s.id for s in self.by_name.get(name, []) if s.kind in allowed]
+            if same:
+                return Binding(None, "ambiguous", candidates=tuple(same[:MAX_CANDIDATES]))
+        return Binding(None, "unresolved")
+
+    def _resolve_by_name(
+        self, rules: ResolveRules, source_id: int, file_id: int, kind: str, name: str, qualifier: str
+    ) -> Binding:
         allowed = TARGET_KINDS.get(kind, _CALLABLE)
         source = self.by_id.get(source_id)
         head = qualifier.split(".")[0] if qualifier else ""
@@ -169,7 +262,7 @@ class Resolver:
             if owner is not None:
                 members = [s for s in self.by_file_name.get((file_id, name), []) if s.parent_id == owner.id]
                 if len(members) == 1:
-                    return members[0].id, "same_file"
+                    return _bound(members[0].id, "same_file")
 
         # 2. import binding: the name itself, or the qualifier's head, was imported.
         bindings = self._bindings(file_id)
@@ -183,38 +276,45 @@ class Resolver:
                 # table, but by convention it carries the local name.
                 hits = [s for f in files for s in self.by_file_name.get((f, name), []) if s.kind in allowed]
             if len(hits) == 1:
-                return hits[0].id, "import"
+                return _bound(hits[0].id, "import")
             if len(hits) > 1:
                 top = [s for s in hits if s.parent_id is None or self._is_module(s.parent_id)]
                 if len(top) == 1:
-                    return top[0].id, "import"
+                    return _bound(top[0].id, "import")
 
         # 3. same file (unqualified or self-qualified names).
         if not qualifier or head in _SELF_QUALIFIERS:
             local = [s for s in self.by_file_name.get((file_id, name), []) if s.kind in allowed and s.id != source_id]
             if len(local) == 1:
-                return local[0].id, "same_file"
+                return _bound(local[0].id, "same_file")
             if len(local) > 1:
                 top = [s for s in local if s.parent_id is None or self._is_module(s.parent_id)]
                 if len(top) == 1:
-                    return top[0].id, "same_file"
+                    return _bound(top[0].id, "same_file")
+        if not qualifier and name in rules.builtins:
+            return Binding(None, "external")  # the language's own function, not shadowed in this file
 
         candidates = [s for s in self.by_name.get(name, []) if s.kind in allowed and s.id != source_id]
+        if not is_test_path(self.file_paths.get(file_id, "")):
+            # Library code never calls into tests: test helpers are no candidates for a name-only guess.
+            candidates = [s for s in candidates if not is_test_path(self.file_paths.get(s.file_id, ""))]
         if qualifier and head not in _SELF_QUALIFIERS:
             # `Foo.bar()` or `Foo::bar`: prefer members of a type whose name is the qualifier's last part.
             owner_name = qualifier.split(".")[-1].split("::")[-1]
             owned = [s for s in candidates if s.parent_id is not None and self._name_of(s.parent_id) == owner_name]
             if len(owned) == 1:
-                return owned[0].id, "qualified_name"
+                return _bound(owned[0].id, "qualified_name")
         # 4. same directory.
         directory = self.dir_of_file.get(file_id)
         same_dir = [s for s in candidates if self.dir_of_file.get(s.file_id) == directory]
         if len(same_dir) == 1:
-            return same_dir[0].id, "same_directory"
+            return _bound(same_dir[0].id, "same_directory")
         # 5. unique global name.
         if len(candidates) == 1:
-            return candidates[0].id, "unique_global"
-        return None, "ambiguous" if candidates else "unresolved"
+            return _bound(candidates[0].id, "unique_global")
+        if candidates:
+            return Binding(None, "ambiguous", candidates=tuple(s.id for s in candidates[:MAX_CANDIDATES]))
+        return Binding(None, "unresolved")
 
     def _enclosing_type(self, sym: Sym) -> Sym | None:
         cur: Sym | None = sym

@@ -131,6 +131,7 @@ def clear_code_tables(con: apsw.Connection) -> None:
     """Empty files, nodes, edges and the node FTS index (a full rebuild; vectors are the caller's choice)."""
     con.execute("DELETE FROM nodes_fts")
     con.execute("DELETE FROM edges")
+    con.execute("DELETE FROM facts")
     con.execute("DELETE FROM nodes")
     con.execute("DELETE FROM files")
 
@@ -353,8 +354,36 @@ def all_reference_edges(db: Database) -> list[RefToResolve]:
 
 
 def set_edge_targets(con: apsw.Connection, rows: Iterable[EdgeBinding]) -> None:
-    """Bind edges to their resolved targets (or record why they stay unbound)."""
-    con.executemany("UPDATE edges SET target_id = ?, resolution = ? WHERE id = ?", rows)
+    """Bind edges to their resolved targets (or record why they stay unbound), with confidence and candidates."""
+    con.executemany("UPDATE edges SET target_id = ?, resolution = ?, confidence = ?, candidates = ? WHERE id = ?", rows)
+
+
+def insert_facts(con: apsw.Connection, rows: Iterable[tuple[int, str, str, str]]) -> None:
+    """Insert facts (node_id, name, kind, text) a scope states about its names."""
+    con.executemany("INSERT INTO facts(node_id, name, kind, text) VALUES(?,?,?,?)", rows)
+
+
+def facts_by_node(db: Database) -> dict[int, list[tuple[str, str, str]]]:
+    """scope node id -> [(name, kind, text)] in source order."""
+    out: dict[int, list[tuple[str, str, str]]] = {}
+    for nid, name, kind, text in db.rows("SELECT node_id, name, kind, text FROM facts ORDER BY id"):
+        out.setdefault(int(nid), []).append((str(name), str(kind), str(text)))
+    return out
+
+
+def base_refs(db: Database) -> dict[int, list[tuple[str, str]]]:
+    """class node id -> [(base name, qualifier)] in the order the bases are written."""
+    out: dict[int, list[tuple[str, str]]] = {}
+    for sid, name, qual in db.rows(
+        "SELECT source_id, target_name, qualifier FROM edges WHERE kind IN ('inherits', 'implements') ORDER BY id"
+    ):
+        out.setdefault(int(sid), []).append((str(name), str(qual)))
+    return out
+
+
+def file_language_ids(db: Database) -> dict[int, str]:
+    """file id -> language."""
+    return {int(r[0]): str(r[1]) for r in db.rows("SELECT id, language FROM files")}
 
 
 def edges_of(
@@ -454,5 +483,50 @@ def imports_by_file_id(db: Database, file_id: int) -> list[tuple[str, str, str]]
         (str(m), str(n), str(a))
         for m, n, a in db.rows(
             "SELECT module, name, alias FROM imports WHERE file_id = ? ORDER BY line, id", (file_id,)
+        )
+    ]
+
+
+@dataclass(frozen=True, slots=True)
+class CallSite:
+    """One `calls` edge with its call site and, when bound, its target's location (for measuring the graph)."""
+
+    edge_id: int
+    path: str  # the caller's file
+    line: int  # the call site's line in that file
+    name: str
+    qualifier: str
+    resolution: str
+    target_id: int | None
+    target_path: str
+    target_name: str
+    target_kind: str
+    target_start: int
+    target_end: int
+
+
+def call_sites(db: Database) -> list[CallSite]:
+    """Every `calls` edge (resolved or not) in source order, with the target's file and line range."""
+    return [
+        CallSite(
+            int(r[0]),
+            str(r[1]),
+            int(r[2]),
+            str(r[3]),
+            str(r[4]),
+            str(r[5]),
+            r[6],
+            str(r[7] or ""),
+            str(r[8] or ""),
+            str(r[9] or ""),
+            int(r[10] or 0),
+            int(r[11] or 0),
+        )
+        for r in db.rows(
+            "SELECT e.id, f.path, e.line, e.target_name, e.qualifier, e.resolution, e.target_id, "
+            "tf.path, t.name, t.kind, t.start_line, t.end_line FROM edges e "
+            "JOIN nodes s ON s.id = e.source_id JOIN files f ON f.id = s.file_id "
+            "LEFT JOIN nodes t ON t.id = e.target_id LEFT JOIN files tf ON tf.id = t.file_id "
+            "WHERE e.kind = 'calls' ORDER BY f.path, e.id"
         )
     ]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 _V1 = [
     """CREATE TABLE files(
@@ -109,4 +109,22 @@ _V1 = [
     "CREATE INDEX resource_links_node ON resource_links(node_id)",
 ]
 
-MIGRATIONS: list[tuple[int, list[str]]] = [(1, _V1)]
+# Version 2: how sure each edge is (confidence, 0 for an unbound reference), the candidates an ambiguous
+# reference could mean (JSON list of node ids), and the facts a scope states about its names (`x = Session()`,
+# `x: Session`, `-> Session`) from which the resolver infers receivers.
+_V2 = [
+    "ALTER TABLE edges ADD COLUMN confidence REAL NOT NULL DEFAULT 0",
+    "ALTER TABLE edges ADD COLUMN candidates TEXT NOT NULL DEFAULT ''",
+    """CREATE TABLE facts(
+        id INTEGER PRIMARY KEY,
+        node_id INTEGER NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        text TEXT NOT NULL DEFAULT ''
+    )""",
+    "CREATE INDEX facts_node ON facts(node_id)",
+    # Files indexed before have no facts: make the next index run re-parse them (vectors are kept by hash).
+    "UPDATE files SET sha256 = '', mtime_ns = 0",
+]
+
+MIGRATIONS: list[tuple[int, list[str]]] = [(1, _V1), (2, _V2)]

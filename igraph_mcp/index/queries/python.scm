@@ -69,3 +69,25 @@
 (import_from_statement
   module_name: (_) @import.module
   (wildcard_import) @import.name) @import
+
+; --- facts for inferring receivers (x = Session(); x: Session; -> Session; self.x = ...)
+(assignment left: (identifier) @fact.name right: [(call) (identifier) (attribute)] @fact.value) @fact
+(assignment left: (identifier) @fact.name type: (type) @fact.type) @fact
+(assignment
+  left: (attribute object: (identifier) @_self attribute: (identifier) @fact.name)
+  right: [(call) (identifier) (attribute)] @fact.value
+  (#eq? @_self "self")) @fact.attr
+(assignment
+  left: (attribute object: (identifier) @_self attribute: (identifier) @fact.name)
+  type: (type) @fact.type
+  (#eq? @_self "self")) @fact.attr
+(typed_parameter (identifier) @fact.name type: (type) @fact.type) @fact
+(typed_default_parameter name: (identifier) @fact.name type: (type) @fact.type) @fact
+(parameters (identifier) @fact.name) @fact
+(parameters (default_parameter name: (identifier) @fact.name)) @fact
+(parameters [(list_splat_pattern (identifier) @fact.name) (dictionary_splat_pattern (identifier) @fact.name)]) @fact
+(lambda_parameters (identifier) @fact.name) @fact
+(for_statement left: (identifier) @fact.name) @fact
+(for_statement left: (pattern_list (identifier) @fact.name)) @fact
+(as_pattern alias: (as_pattern_target (identifier) @fact.name)) @fact
+(function_definition return_type: (type) @fact.type) @fact.return
