@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import os
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -126,6 +127,7 @@ class IGraphService:
             if progress is not None:
                 progress(phase, done, total)
 
+        started = time.perf_counter()
         clock = PhaseClock(report)
         try:
             with self._writer() as db:
@@ -141,7 +143,9 @@ class IGraphService:
                     progress=clock.update,
                     after_index=self.on_after_index,
                 )
-                return result.model_copy(update={"phases": clock.timings()})
+                # The whole run (lock, model load, every phase), not only the structure pass.
+                seconds = round(time.perf_counter() - started, 3)
+                return result.model_copy(update={"phases": clock.timings(), "seconds": seconds})
         except (apsw.FullError, apsw.IOError, apsw.ReadOnlyError) as exc:
             raise StorageError(
                 f"the index could not be written ({type(exc).__name__}: {exc}); free disk space or fix permissions "
