@@ -198,10 +198,12 @@ class IndexResult(BaseModel):
     embedReused: int = 0
     embedNote: str | None = None
     seconds: float = Field(0.0, description="wall time of the whole run")
+    phases: dict[str, float] = Field(
+        default_factory=dict, description="seconds per phase, in order: scan, parse, resolve, embed, link"
+    )
     dryRun: bool = False
     reparsedPaths: list[str] = Field(default_factory=list)
     recoveredFrom: str | None = None
-    phases: list[PhaseTiming] = Field(default_factory=list)  # counts and seconds per phase, in order
 
 
 class StatusResult(BaseModel):

@@ -32,12 +32,11 @@ def render_index(r: IndexResult) -> str:
     """One summary block for an index run."""
     lines = [
         f"{'dry run: ' if r.dryRun else ''}{r.files} files, {r.symbols} symbols, {r.edges} edges "
-        f"in {duration(r.seconds)}",
+        f"in {duration(r.seconds)}"
+        + (" (" + ", ".join(f"{k} {duration(v)}" for k, v in r.phases.items()) + ")" if r.phases else ""),
         f"changes: {r.added} added, {r.modified} modified, {r.deleted} deleted, {r.renamed} renamed, "
         f"{r.unchanged} unchanged ({r.parsed} parsed, {r.parseErrors} with syntax errors)",
     ]
-    if r.phases:
-        lines.append("phases: " + describe_phases(r.phases))
     if r.skipped:
         lines.append("skipped: " + ", ".join(f"{k} {v}" for k, v in sorted(r.skipped.items())))
     if r.embedded or r.embedReused:

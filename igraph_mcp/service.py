@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import logging
 import os
-import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -20,7 +19,6 @@ from igraph_mcp.embed.base import Embedder
 from igraph_mcp.embed.registry import make_embedder
 from igraph_mcp.errors import ConfigError, EmbedderError, InvalidInput, StorageError
 from igraph_mcp.index.build import AfterIndex, Progress, build_index
-from igraph_mcp.index.phases import PhaseClock
 from igraph_mcp.index.stale import stale_files
 from igraph_mcp.models import ExploreResult, FileDetail, IndexResult, NodeDetail, RelatedResult, StatusResult
 from igraph_mcp.resources.manager import ResourceManager
@@ -127,12 +125,10 @@ class IGraphService:
             if progress is not None:
                 progress(phase, done, total)
 
-        started = time.perf_counter()
-        clock = PhaseClock(report)
         try:
             with self._writer() as db:
                 embedder = self.embedder() if embed and not dry_run else None
-                result = build_index(
+                return build_index(
                     self.root,
                     db,
                     self.config,
@@ -140,12 +136,9 @@ class IGraphService:
                     dry_run=dry_run,
                     embedder=embedder,
                     embedder_note=self._embedder_error if embed else None,
-                    progress=clock.update,
+                    progress=report,
                     after_index=self.on_after_index,
                 )
-                # The whole run (lock, model load, every phase), not only the structure pass.
-                seconds = round(time.perf_counter() - started, 3)
-                return result.model_copy(update={"phases": clock.timings(), "seconds": seconds})
         except (apsw.FullError, apsw.IOError, apsw.ReadOnlyError) as exc:
             raise StorageError(
                 f"the index could not be written ({type(exc).__name__}: {exc}); free disk space or fix permissions "

@@ -14,7 +14,7 @@ from igraph_mcp.embed.hashing import HashingEmbedder
 from igraph_mcp.errors import EmbedderError
 from igraph_mcp.index.embedding import embed_nodes, prepare_vector_tables
 from igraph_mcp.index.phases import PhaseClock, describe_phases
-from igraph_mcp.render import render_index
+from igraph_mcp.server_state import ServerState
 
 
 class _FakeClock:
@@ -47,18 +47,18 @@ def test_phase_clock_counts_and_contiguous_seconds() -> None:
     assert describe_phases(timings) == "scan 10/10 1.50s · parse+FTS 4/4 2.50s · embed 128/256 6.00s"
 
 
-def test_index_result_carries_phases(tmp_path: Path) -> None:
+def test_server_state_records_the_phases_of_its_builds(tmp_path: Path) -> None:
     root = make_repo(tmp_path, {"pkg/a.py": "def alpha():\n    return 1\n"})
-    service = make_service(root)
+    state = ServerState(make_service(root))
     try:
-        result = service.index()
+        assert state.phases() == []
+        result = state.build(origin="test")
     finally:
-        service.close()
-    phases = {p.phase: p for p in result.phases}
+        state.service.close()
+    phases = {p.phase: p for p in state.phases()}
     assert list(phases) == ["scan", "parse", "resolve", "embed"]
     assert phases["embed"].done == phases["embed"].total == result.embedded >= result.symbols > 0
-    assert phases["parse"].done == result.parsed
-    assert "phases: scan" in render_index(result)
+    assert phases["parse"].done == result.parsed and state.has_index
 
 
 class _StopsAfterOneBatch(HashingEmbedder):

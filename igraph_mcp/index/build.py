@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -31,9 +32,11 @@ def build_index(
     after_index: Sequence[AfterIndex] = (),
 ) -> IndexResult:
     """Index ``root`` into ``db``; ``embedder`` None means no embedding (``embedder_note`` says why, if asked)."""
+    started = time.perf_counter()
     idx = Indexer(root, db, max_file_bytes=config.index.maxFileBytes, extra_ignores=tuple(config.index.exclude))
     result = idx.run(full=full, dry_run=dry_run, progress=progress)
     if not dry_run:
+        lap = time.perf_counter()
         if embedder is None:
             result.embedNote = embedder_note
         elif not db.vec_available:
@@ -50,7 +53,12 @@ def build_index(
                 )
             except EmbedderError as exc:
                 result.embedNote = f"embedding stopped: {exc}; structure and FTS are up to date"
+            result.phases["embed"] = round(time.perf_counter() - lap, 3)
+        lap = time.perf_counter()
         for hook in after_index:
             hook(db, embedder if result.embedNote is None else None)
+        if after_index:
+            result.phases["link"] = round(time.perf_counter() - lap, 3)
+    result.seconds = round(time.perf_counter() - started, 3)  # the whole run, not only the structure phase
     result.recoveredFrom = db.recovered_from
     return result

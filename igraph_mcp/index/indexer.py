@@ -88,9 +88,15 @@ class Indexer:
         return self._run(full=full, dry_run=dry_run, progress=progress)
 
     def _run(self, *, full: bool, dry_run: bool, progress: Progress | None) -> IndexResult:
-        started = time.perf_counter()
+        started = lap = time.perf_counter()
         report = progress or (lambda _phase, _done, _total: None)
         summary = IndexResult(dryRun=dry_run)
+
+        def phase_done(name: str) -> None:
+            nonlocal lap
+            now = time.perf_counter()
+            summary.phases[name] = round(now - lap, 3)
+            lap = now
 
         walked = walk_repository(
             self.root, language_for_path, max_file_bytes=self.max_file_bytes, extra_ignores=self.extra_ignores
@@ -109,6 +115,7 @@ class Indexer:
         summary.modified = len(changes) - summary.added
         summary.unchanged = unchanged
         summary.reparsedPaths = [c.walked.path for c in changes][:MAX_REPARSED_LISTED]
+        phase_done("scan")
         if dry_run:
             summary.files = len(walked.files)  # what the index would hold
             summary.seconds = round(time.perf_counter() - started, 3)
@@ -128,6 +135,7 @@ class Indexer:
         # A previous run that died between storing files and binding their edges left this flag set.
         pending = self.db.get_meta("resolve_pending") == "1"
         changed_ids, names = self._store_changes(changes, gone, summary, report)
+        phase_done("parse")
         report("resolve", 0, 1)
         self._resolve(changed_ids, names, everything=full or pending)
         report("resolve", 1, 1)
@@ -138,6 +146,7 @@ class Indexer:
             gen = int(self.db.get_meta("generation", "0") or 0) + 1
             self.db.set_meta(con, "generation", str(gen))
             crashpoints.reached("index.finish")
+        phase_done("resolve")
         summary.seconds = round(time.perf_counter() - started, 3)
         return summary
 
