@@ -49,6 +49,10 @@ class EmbedderConfig(_Strict):
     """Which embedding backend to use; credentials only ever come from IGRAPH_API_KEY."""
 
     backend: Literal["local", "openai", "hash", "none"] = "local"
+    # local only: ONNX Runtime (no torch on the query path) or sentence-transformers on torch.
+    runtime: Literal["onnx", "torch"] = "onnx"
+    # onnx only: int8 weights; its vectors differ from fp32 (another embedder id, so never mixed).
+    quantize: Literal["none", "int8"] = "none"
     model: str | None = None
     baseUrl: str | None = None
     dimension: int | None = Field(None, ge=8, le=8192)
@@ -103,6 +107,8 @@ _ENV_OVERRIDES: dict[str, tuple[str, str]] = {
     **{f"IGRAPH_{re.sub(r'(?<!^)(?=[A-Z])', '_', k).upper()}": ("retrieval", k) for k in RetrievalConfig.model_fields},
     "IGRAPH_EMBEDDER": ("embedder", "backend"),
     "IGRAPH_EMBED_MODEL": ("embedder", "model"),
+    "IGRAPH_EMBED_RUNTIME": ("embedder", "runtime"),
+    "IGRAPH_EMBED_QUANTIZE": ("embedder", "quantize"),
     "IGRAPH_EMBED_BASE_URL": ("embedder", "baseUrl"),
     "IGRAPH_EMBED_DIMENSION": ("embedder", "dimension"),
     "IGRAPH_EMBED_BATCH_SIZE": ("embedder", "batchSize"),

@@ -95,7 +95,14 @@ class IGraphService:
             return self._embedder
         e = self.config.embedder
         try:
-            self._embedder = make_embedder(e.backend, model=e.model, base_url=e.baseUrl, dimension=e.dimension)
+            self._embedder = make_embedder(
+                e.backend,
+                model=e.model,
+                base_url=e.baseUrl,
+                dimension=e.dimension,
+                runtime=e.runtime,
+                quantize=e.quantize,
+            )
         except (EmbedderError, ConfigError) as exc:
             self._embedder_error = str(exc)
         if self._embedder is None and self._embedder_error is None:
