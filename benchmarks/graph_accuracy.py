@@ -38,7 +38,7 @@ import sysconfig
 import tarfile
 import time
 from collections import Counter, defaultdict
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 TREES: dict[str, str] = {
@@ -382,7 +382,7 @@ def main() -> int:
             json.dumps(
                 {
                     r.name: {
-                        "methods": {m: vars(t) for m, t in r.by_method.items()},
+                        "methods": {m: asdict(t) for m, t in r.by_method.items()},
                         "recall": r.recall(),
                         "recall_sites": r.recall_sites,
                         "untuned": r.name in UNTUNED,
