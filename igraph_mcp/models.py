@@ -177,24 +177,36 @@ class RelatedResult(BaseModel):
     truncated: bool = False
 
 
-class IndexResult(BaseModel):
-    """Summary of an index run."""
+class PhaseTiming(BaseModel):
+    """One phase of an index run: how far it got and how long it took."""
 
-    files: int
-    symbols: int
-    edges: int
-    added: int
-    modified: int
-    deleted: int
-    renamed: int
-    unchanged: int
-    parsed: int
-    parseErrors: int
-    skipped: dict[str, int]
+    phase: str
+    done: int
+    total: int
+    seconds: float
+
+
+class IndexResult(BaseModel):
+    """Summary of an index run (the indexer fills it in as it goes)."""
+
+    files: int = 0
+    symbols: int = 0
+    edges: int = 0
+    added: int = 0
+    modified: int = 0
+    deleted: int = 0
+    renamed: int = 0
+    unchanged: int = 0
+    parsed: int = 0
+    parseErrors: int = 0
+    skipped: dict[str, int] = Field(default_factory=dict)
     embedded: int = 0
     embedReused: int = 0
     embedNote: str | None = None
-    seconds: float
+    seconds: float = Field(0.0, description="wall time of the whole run")
+    phases: dict[str, float] = Field(
+        default_factory=dict, description="seconds per phase, in order: scan, parse, resolve, embed, link"
+    )
     dryRun: bool = False
     reparsedPaths: list[str] = Field(default_factory=list)
     recoveredFrom: str | None = None
@@ -222,5 +234,6 @@ class StatusResult(BaseModel):
     staleFiles: list[str] = Field(default_factory=list)
     staleCount: int = 0
     dbBytes: int = 0
+    phases: list[PhaseTiming] = Field(default_factory=list)  # of the running build, else the last one here
     notes: list[str] = Field(default_factory=list)
     extra: dict[str, Any] = Field(default_factory=dict)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from igraph_mcp.index.phases import describe_phases
 from igraph_mcp.models import (
     EdgeRef,
     ExploreResult,
@@ -15,10 +16,25 @@ from igraph_mcp.models import (
 )
 
 
+def duration(seconds: float) -> str:
+    """A wall time as people read it: ``0.42s``, ``12.3s``, ``4m05s``, ``1h02m``."""
+    if seconds < 10:
+        return f"{seconds:.2f}s"
+    if seconds < 60:
+        return f"{seconds:.1f}s"
+    minutes, secs = divmod(round(seconds), 60)
+    if minutes < 60:
+        return f"{minutes}m{secs:02d}s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h{minutes:02d}m"
+
+
 def render_index(r: IndexResult) -> str:
     """One summary block for an index run."""
     lines = [
-        f"{'dry run: ' if r.dryRun else ''}{r.files} files, {r.symbols} symbols, {r.edges} edges in {r.seconds:.2f}s",
+        f"{'dry run: ' if r.dryRun else ''}{r.files} files, {r.symbols} symbols, {r.edges} edges "
+        f"in {duration(r.seconds)}"
+        + (" (" + ", ".join(f"{k} {duration(v)}" for k, v in r.phases.items()) + ")" if r.phases else ""),
         f"changes: {r.added} added, {r.modified} modified, {r.deleted} deleted, {r.renamed} renamed, "
         f"{r.unchanged} unchanged ({r.parsed} parsed, {r.parseErrors} with syntax errors)",
     ]
@@ -136,7 +152,8 @@ def render_related(r: RelatedResult) -> str:
 def render_status(r: StatusResult) -> str:
     """Index statistics."""
     if not r.indexed:
-        return "\n".join([f"{r.root}: not indexed", *r.notes])
+        phases = ["build phases: " + describe_phases(r.phases)] if r.phases else []
+        return "\n".join([f"{r.root}: not indexed", *phases, *r.notes])
     lines = [
         f"{r.root}",
         f"{r.files} files, {r.symbols} symbols, {r.edges} edges ({r.unresolvedRefs} unresolved references)",
@@ -145,6 +162,8 @@ def render_status(r: StatusResult) -> str:
         f"resources: {r.resources} chunks from {r.resourceSources} sources",
         f"stale files: {r.staleCount}; index size {r.dbBytes / 1e6:.1f} MB",
     ]
+    if r.phases:
+        lines.append("build phases: " + describe_phases(r.phases))
     lines += [f"note: {n}" for n in r.notes]
     return "\n".join(lines)
 

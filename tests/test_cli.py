@@ -67,6 +67,27 @@ def test_index_summary_text(repo: Path, capsys: pytest.CaptureFixture[str]) -> N
     assert code == 0 and "0 added, 0 modified, 0 deleted, 0 renamed" in out
 
 
+def test_index_summary_names_the_whole_run_and_each_phase(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(capsys, "index", str(repo), "--json")
+    data = json.loads(out)
+    assert code == 0 and list(data["phases"]) == ["scan", "parse", "resolve", "embed", "link"]
+    # The total covers every phase (embedding included), not only the structure pass.
+    assert data["seconds"] >= sum(data["phases"].values()) - 0.01
+    code, out, _ = _run(capsys, "index", str(repo))
+    first = out.splitlines()[0]
+    assert "(scan " in first and ", embed " in first
+
+
+@pytest.mark.parametrize(
+    ("seconds", "text"),
+    [(0.4, "0.40s"), (12.34, "12.3s"), (245, "4m05s"), (3725, "1h02m")],
+)
+def test_duration_reads_like_a_clock(seconds: float, text: str) -> None:
+    from igraph_mcp.render import duration
+
+    assert duration(seconds) == text
+
+
 def test_index_json_and_dry_run(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = _run(capsys, "index", str(repo), "--json", "--dry-run")
     data = json.loads(out)

@@ -61,12 +61,42 @@ def test_disk_full_mid_update_rolls_back_and_reads_keep_working(tmp_path: Path, 
     assert svc.node("refund_entry_3").found
 
 
+def _lock_holders(lock_file: Path) -> set[int]:
+    """Pids holding a flock on ``lock_file``, read from /proc/locks (looking never takes the lock)."""
+    inode = lock_file.stat().st_ino
+    holders: set[int] = set()
+    for line in Path("/proc/locks").read_text().splitlines():
+        fields = line.split()
+        if "FLOCK" in fields and fields[-3].rsplit(":", 1)[-1] == str(inode):
+            holders.add(int(fields[-4]))
+    return holders
+
+
+def _wait_for(path: Path, proc: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + 120
+    while not path.exists():
+        assert proc.poll() is None, proc.stderr.read().decode() if proc.stderr else "the writer exited"
+        assert time.monotonic() < deadline, "the writer never reached its hold point"
+        time.sleep(0.01)
+
+
 def test_reads_from_another_process_never_see_a_partial_rebuild(tmp_path: Path) -> None:
-    n = 300
+    n = 250
     root = _repo(tmp_path, n)
     svc = IGraphService(root, embedder=HashingEmbedder(32))
     svc.index(embed=False)
-    env = {**os.environ, "IGRAPH_EMBEDDER": "none", "HF_HUB_OFFLINE": "1"}
+    svc.close()
+    for i in range(0, n, 2):  # the rebuild brings new content, so old and new states differ
+        (root / f"module_{i:03d}.py").write_text(f"def rebuilt_{i}():\n    return {i}\n", encoding="utf-8")
+    hold = tmp_path / "hold"
+    env = {
+        **os.environ,
+        "IGRAPH_EMBEDDER": "none",
+        "HF_HUB_OFFLINE": "1",
+        # The rebuild stops inside its one transaction, with the second batch of files written but uncommitted.
+        "IGRAPH_HOLD_AT": "index.batch:2",
+        "IGRAPH_HOLD_FILE": str(hold),
+    }
     proc = subprocess.Popen(
         [sys.executable, "-m", "igraph_mcp", "index", "--full", "--no-embed", "--root", str(root)],
         env=env,
@@ -74,16 +104,25 @@ def test_reads_from_another_process_never_see_a_partial_rebuild(tmp_path: Path) 
         stderr=subprocess.PIPE,
     )
     reader = IGraphService(root, embedder=HashingEmbedder(32))
-    answers = 0
     try:
-        while proc.poll() is None or answers < 5:
+        _wait_for(Path(str(hold) + ".held"), proc)
+        assert _lock_holders(root / ".igraph" / "index.lock") == {proc.pid}  # the rebuild is mid-write
+        for _ in range(5):
             files = int(reader.db.scalar("SELECT count(*) FROM files"))
             hits = reader.explore("post_entry compute_total_150", channels=("fts",), hops=0).hits
             assert files == n, "a reader saw a half-built index"
-            assert hits, "a reader got no answer during the rebuild"
-            answers += 1
-    finally:
+            assert hits and hits[0].name == "compute_total_150", "a reader lost the committed index mid-rebuild"
+            assert not reader.node("rebuilt_0").found  # nothing of the uncommitted rebuild leaks
+        assert _lock_holders(root / ".igraph" / "index.lock") == {proc.pid}  # every read above overlapped it
+        Path(str(hold) + ".release").touch()
         _out, err = proc.communicate(timeout=120)
-    assert proc.returncode == 0, err.decode()
-    assert answers >= 5
-    assert int(reader.db.scalar("SELECT count(*) FROM files")) == n
+        assert proc.returncode == 0, err.decode()
+        assert int(reader.db.scalar("SELECT count(*) FROM files")) == n
+        assert reader.node("rebuilt_0").found and not reader.node("compute_total_0").found
+        assert not list((root / ".igraph").glob("*.corrupt-*"))
+    finally:
+        Path(str(hold) + ".release").touch()
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        reader.close()

@@ -1,13 +1,9 @@
-"""Tests for incremental indexing: edits, deletes, renames, re-binding, --full, --dry-run, crash, SIGKILL."""
+"""Tests for incremental indexing: edits, deletes, renames, re-binding, --full, --dry-run, crash."""
 
 from __future__ import annotations
 
 import os
 import shutil
-import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import apsw
@@ -28,8 +24,6 @@ from igraph_mcp.errors import EmbedderError
 from igraph_mcp.index import indexer as indexer_mod
 from igraph_mcp.index.indexer import Indexer, module_names
 from igraph_mcp.service import IGraphService
-
-SRC = Path(__file__).resolve().parents[1] / "src"
 
 APP = {
     "app/util.py": '''
@@ -420,48 +414,6 @@ def test_embedding_failure_keeps_structure_and_resumes(tmp_path: Path, monkeypat
     r2 = again.index()
     assert r2.parsed == 0 and r2.embedded == total - done
     assert again.db.scalar("SELECT count(*) FROM node_vectors") == total
-
-
-def test_sigkill_mid_run_then_next_run_equals_clean_build(tmp_path: Path) -> None:
-    root = make_repo(tmp_path, APP)
-    _many_files(root, 300)
-    env = {**os.environ, "PYTHONPATH": str(SRC), "IGRAPH_EMBEDDER": "hash"}
-    db_path = root / ".igraph" / "igraph.db"
-    kills = 0
-    for wait_files in (60, 200):  # once during the structure phase, once later in the run
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "igraph_mcp", "index", "--root", str(root), "--full"],
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        deadline = time.monotonic() + 30
-        while proc.poll() is None and time.monotonic() < deadline:
-            if db_path.exists():
-                try:
-                    ro = apsw.Connection(str(db_path), flags=apsw.SQLITE_OPEN_READONLY)
-                    try:
-                        n = ro.execute("SELECT count(*) FROM files").fetchone()[0]
-                    finally:
-                        ro.close()
-                except apsw.Error:
-                    n = 0
-                if n >= wait_files:
-                    break
-            time.sleep(0.005)
-        if proc.poll() is None:
-            os.kill(proc.pid, signal.SIGKILL)
-            kills += 1
-        proc.wait(timeout=10)
-        _integrity_ok(db_path)
-    assert kills >= 1, "the index finished before it could be killed; make the repository bigger"
-    svc = make_service(root)
-    assert svc.status().files >= 0  # opens without being treated as corrupt
-    assert svc.db.recovered_from is None
-    svc.index()
-    got = snapshot(svc.db)
-    assert got == _clean_build(root, tmp_path)
-    assert svc.db.scalar("SELECT count(*) FROM node_vectors") == got["node_rows"]
 
 
 def test_same_size_same_mtime_edit_right_after_a_build_is_detected(tmp_path: Path) -> None:

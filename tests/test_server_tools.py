@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import logging
+import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -311,11 +312,28 @@ async def test_not_indexed_then_index_with_progress(sample_repo: Path) -> None:
     assert not after.is_error and (after.structured_content or {})["hits"]
 
 
+class GatedEmbedder(HashingEmbedder):
+    """Hashing embedder that holds a build in its embedding phase until the test releases it."""
+
+    def __init__(self) -> None:
+        super().__init__(64)
+        self.gate: threading.Event | None = None
+        self.entered = threading.Event()
+
+    def embed(self, texts: Sequence[str]) -> Any:
+        """Signal that the build is embedding, then wait for the gate (if one is set)."""
+        if self.gate is not None:
+            self.entered.set()
+            assert self.gate.wait(60), "the test never released the build"
+        return super().embed(texts)
+
+
 async def test_queries_keep_answering_while_index_runs(sample_repo: Path) -> None:
     root = sample_repo
-    svc = IGraphService(root, embedder=SlowEmbedder(0.0))
+    embedder = GatedEmbedder()
+    svc = IGraphService(root, embedder=embedder)
     svc.index()
-    svc.embedder().delay = 2.0  # type: ignore[union-attr]
+    embedder.gate = threading.Event()
     (root / "app" / "extra.py").write_text("def extra_feature():\n    return 2\n", encoding="utf-8")
     seen: list[float] = []
     outcome: dict[str, CallToolResult] = {}
@@ -330,19 +348,21 @@ async def test_queries_keep_answering_while_index_runs(sample_repo: Path) -> Non
 
         async with anyio.create_task_group() as tg:
             tg.start_soon(build)
-            await anyio.sleep(0.5)  # the build is now embedding (sleeping in the worker thread)
-            started = time.monotonic()
+            with anyio.fail_after(60):
+                await anyio.to_thread.run_sync(embedder.entered.wait)  # the build holds the writer and embeds
             during = [
                 await call(client, "igraph_explore", {"query": "login"}),
                 await call(client, "igraph_node", {"name": "login"}),
                 await call(client, "igraph_status"),
             ]
-            latency = time.monotonic() - started
             second = await call(client, "igraph_index")
+            overlapped = "build" not in outcome  # every answer above arrived while the build was still held
+            embedder.gate.set()
         final = await call(client, "igraph_node", {"name": "extra_feature"})
     svc.close()
+    assert overlapped
     assert all(not r.is_error for r in during), [text_of(r) for r in during]
-    assert latency < 1.0  # answered from the committed state, not after the build
+    assert (during[1].structured_content or {})["found"] is True
     assert "index build (igraph_index) is running" in text_of(during[2])
     assert second.is_error and "already running" in text_of(second)
     assert not outcome["build"].is_error and seen

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -31,18 +32,19 @@ def build_index(
     after_index: Sequence[AfterIndex] = (),
 ) -> IndexResult:
     """Index ``root`` into ``db``; ``embedder`` None means no embedding (``embedder_note`` says why, if asked)."""
+    started = time.perf_counter()
     idx = Indexer(root, db, max_file_bytes=config.index.maxFileBytes, extra_ignores=tuple(config.index.exclude))
-    s = idx.run(full=full, dry_run=dry_run, progress=progress)
-    note: str | None = None
+    result = idx.run(full=full, dry_run=dry_run, progress=progress)
     if not dry_run:
+        lap = time.perf_counter()
         if embedder is None:
-            note = embedder_note
+            result.embedNote = embedder_note
         elif not db.vec_available:
-            note = db.vec_error
+            result.embedNote = db.vec_error
         else:
             try:
                 prepare_vector_tables(db, embedder)
-                s.embedded, s.embed_reused = embed_nodes(
+                result.embedded, result.embedReused = embed_nodes(
                     db,
                     embedder,
                     reuse=idx.reusable_vectors,
@@ -50,26 +52,13 @@ def build_index(
                     progress=progress,
                 )
             except EmbedderError as exc:
-                note = f"embedding stopped: {exc}; structure and FTS are up to date"
+                result.embedNote = f"embedding stopped: {exc}; structure and FTS are up to date"
+            result.phases["embed"] = round(time.perf_counter() - lap, 3)
+        lap = time.perf_counter()
         for hook in after_index:
-            hook(db, embedder if note is None else None)
-    return IndexResult(
-        files=s.files,
-        symbols=s.symbols,
-        edges=s.edges,
-        added=s.added,
-        modified=s.modified,
-        deleted=s.deleted,
-        renamed=s.renamed,
-        unchanged=s.unchanged,
-        parsed=s.parsed,
-        parseErrors=s.parse_errors,
-        skipped=s.skipped,
-        embedded=s.embedded,
-        embedReused=s.embed_reused,
-        embedNote=note,
-        seconds=round(s.seconds, 3),
-        dryRun=dry_run,
-        reparsedPaths=s.reparsed_paths[:50],
-        recoveredFrom=db.recovered_from,
-    )
+            hook(db, embedder if result.embedNote is None else None)
+        if after_index:
+            result.phases["link"] = round(time.perf_counter() - lap, 3)
+    result.seconds = round(time.perf_counter() - started, 3)  # the whole run, not only the structure phase
+    result.recoveredFrom = db.recovered_from
+    return result

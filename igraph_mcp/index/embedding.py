@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
+from igraph_mcp import crashpoints
 from igraph_mcp.embed.base import Embedder
 from igraph_mcp.embed.reuse import embed_reusing
 from igraph_mcp.embed.text import symbol_embedding_text
@@ -34,6 +35,7 @@ def prepare_vector_tables(db: Database, embedder: Embedder) -> bool:
         vec_store.create_vector_tables(con, embedder.dimension)
         db.set_meta(con, "embedder_id", embedder.id)
         db.set_meta(con, "embedder_dim", str(embedder.dimension))
+        crashpoints.reached("embed.prepare")
     return changed
 
 
@@ -74,6 +76,7 @@ def embed_nodes(
             )
             # Readers keep an in-memory copy of the vectors; a new version tells them to reload it.
             db.set_meta(con, "vectors_version", str(int(db.get_meta("vectors_version", "0") or 0) + 1))
+            crashpoints.reached("embed.batch")
         embedded += len(rows) - got.reused
         reused += got.reused
         done += len(rows)

@@ -7,16 +7,18 @@ import logging
 import re
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import apsw
 
+from igraph_mcp import crashpoints
 from igraph_mcp.index import parse as parse_mod
 from igraph_mcp.index.languages import CONTAINER_KINDS, language_for_path
 from igraph_mcp.index.model import ParsedFile, Symbol
 from igraph_mcp.index.resolve import Binding, Resolver
 from igraph_mcp.index.walk import WalkedFile, walk_repository
+from igraph_mcp.models import IndexResult
 from igraph_mcp.store import graph
 from igraph_mcp.store import vectors as vec_store
 from igraph_mcp.store.db import Database
@@ -29,33 +31,9 @@ Progress = Callable[[str, int, int], None]
 MAX_BODY_CHARS = 4000  # stored per node: enough for snippets, FTS and the embedded head of a body
 MODULE_HEAD_CHARS = 1500
 FILES_PER_TRANSACTION = 100
+MAX_REPARSED_LISTED = 50  # paths named in a summary; the counts say how many there were
 RACY_WINDOW_S = 2.0
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{3,}")
-
-
-@dataclass(slots=True)
-class IndexSummary:
-    """What one index run did."""
-
-    files: int = 0
-    symbols: int = 0
-    edges: int = 0
-    added: int = 0
-    modified: int = 0
-    deleted: int = 0
-    renamed: int = 0
-    unchanged: int = 0
-    parsed: int = 0
-    parse_errors: int = 0
-    skipped: dict[str, int] = field(default_factory=dict)
-    skipped_examples: dict[str, list[str]] = field(default_factory=dict)
-    reparsed_paths: list[str] = field(default_factory=list)
-    resolved_edges: int = 0
-    embedded: int = 0
-    embed_reused: int = 0
-    embed_note: str | None = None
-    seconds: float = 0.0
-    dry_run: bool = False
 
 
 @dataclass(slots=True)
@@ -98,7 +76,7 @@ class Indexer:
         self.reusable_vectors: dict[str, bytes] = {}
 
     # -- entry point ---------------------------------------------------------------------------------------
-    def run(self, *, full: bool = False, dry_run: bool = False, progress: Progress | None = None) -> IndexSummary:
+    def run(self, *, full: bool = False, dry_run: bool = False, progress: Progress | None = None) -> IndexResult:
         """Bring the structure index up to date with the working tree; returns what changed.
 
         A full rebuild is one transaction: readers keep answering from the old index until the new one is
@@ -109,15 +87,21 @@ class Indexer:
                 return self._run(full=True, dry_run=False, progress=progress)
         return self._run(full=full, dry_run=dry_run, progress=progress)
 
-    def _run(self, *, full: bool, dry_run: bool, progress: Progress | None) -> IndexSummary:
-        started = time.perf_counter()
+    def _run(self, *, full: bool, dry_run: bool, progress: Progress | None) -> IndexResult:
+        started = lap = time.perf_counter()
         report = progress or (lambda _phase, _done, _total: None)
-        summary = IndexSummary(dry_run=dry_run)
+        summary = IndexResult(dryRun=dry_run)
+
+        def phase_done(name: str) -> None:
+            nonlocal lap
+            now = time.perf_counter()
+            summary.phases[name] = round(now - lap, 3)
+            lap = now
+
         walked = walk_repository(
             self.root, language_for_path, max_file_bytes=self.max_file_bytes, extra_ignores=self.extra_ignores
         )
         summary.skipped = dict(walked.skipped)
-        summary.skipped_examples = {k: list(v) for k, v in walked.skipped_examples.items()}
         if full and not dry_run:
             self._clear()
         states = {} if full else graph.file_states(self.db)
@@ -130,9 +114,11 @@ class Indexer:
         summary.added = sum(1 for c in changes if c.old_id is None)
         summary.modified = len(changes) - summary.added
         summary.unchanged = unchanged
-        summary.reparsed_paths = [c.walked.path for c in changes]
+        summary.reparsedPaths = [c.walked.path for c in changes][:MAX_REPARSED_LISTED]
+        phase_done("scan")
         if dry_run:
-            summary.seconds = time.perf_counter() - started
+            summary.files = len(walked.files)  # what the index would hold
+            summary.seconds = round(time.perf_counter() - started, 3)
             return summary
 
         with self.db.atomic() as con:
@@ -145,11 +131,13 @@ class Indexer:
                 self.db.set_meta(con, "resolve_pending", "1")
             for file_id, mtime in touched:
                 graph.touch_file(con, file_id, mtime)
+            crashpoints.reached("index.renames")
         # A previous run that died between storing files and binding their edges left this flag set.
         pending = self.db.get_meta("resolve_pending") == "1"
         changed_ids, names = self._store_changes(changes, gone, summary, report)
+        phase_done("parse")
         report("resolve", 0, 1)
-        summary.resolved_edges = self._resolve(changed_ids, names, everything=full or pending)
+        self._resolve(changed_ids, names, everything=full or pending)
         report("resolve", 1, 1)
         c = graph.counts(self.db)
         summary.files, summary.symbols, summary.edges = c["files"], c["symbols"], c["edges"]
@@ -157,7 +145,9 @@ class Indexer:
             self.db.set_meta(con, "last_build", str(time.time()))
             gen = int(self.db.get_meta("generation", "0") or 0) + 1
             self.db.set_meta(con, "generation", str(gen))
-        summary.seconds = time.perf_counter() - started
+            crashpoints.reached("index.finish")
+        phase_done("resolve")
+        summary.seconds = round(time.perf_counter() - started, 3)
         return summary
 
     # -- steps -----------------------------------------------------------------------------------------------
@@ -169,12 +159,13 @@ class Indexer:
             if self.db.vec_available:
                 vec_store.drop_node_vectors(con)
             graph.clear_code_tables(con)
+            crashpoints.reached("index.clear")
 
     def _diff(
         self,
         files: list[WalkedFile],
         states: dict[str, graph.FileState],
-        summary: IndexSummary,
+        summary: IndexResult,
         report: Progress,
     ) -> tuple[list[_Change], int, list[tuple[int, int]]]:
         changes: list[_Change] = []
@@ -225,7 +216,7 @@ class Indexer:
         self,
         changes: list[_Change],
         gone: dict[str, graph.FileState],
-        summary: IndexSummary,
+        summary: IndexResult,
         report: Progress,
     ) -> tuple[list[int], set[str]]:
         """Parse and write changed files in batches; each batch (whole files only) is one transaction."""
@@ -238,6 +229,7 @@ class Indexer:
                 self.db.set_meta(con, "resolve_pending", "1")
                 for st in gone.values():
                     graph.delete_file(con, st.id, vectors=vectors)
+                crashpoints.reached("index.delete")
         total = len(changes)
         for start in range(0, total, FILES_PER_TRANSACTION):
             batch = changes[start : start + FILES_PER_TRANSACTION]
@@ -258,7 +250,8 @@ class Indexer:
                     # only a name whose set of definitions changed (added or removed) can bind differently.
                     names |= new_names ^ old_names.get(c.old_id, set()) if c.old_id is not None else new_names
                     summary.parsed += 1
-                    summary.parse_errors += int(pf.has_error)
+                    summary.parseErrors += int(pf.has_error)
+                crashpoints.reached("index.batch")
             report("parse", min(start + len(batch), total), total)
         return changed_ids, names
 
@@ -371,6 +364,7 @@ class Indexer:
         if not rows:
             with self.db.atomic() as con:
                 self.db.set_meta(con, "resolve_pending", "0")
+                crashpoints.reached("index.resolve")
             return 0
         resolver = Resolver(
             graph.symbol_table(self.db),
@@ -396,4 +390,5 @@ class Indexer:
         with self.db.atomic() as con:
             graph.set_edge_targets(con, updates)
             self.db.set_meta(con, "resolve_pending", "0")
+            crashpoints.reached("index.resolve")
         return bound

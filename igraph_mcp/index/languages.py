@@ -49,6 +49,10 @@ class LanguageSpec:
     # Enclosing definition kinds that prefix a receiver-qualified name: C++
     # `namespace geo { void Shape::draw() {} }` -> "geo.Shape.draw" (a receiver is relative to them).
     receiver_scope_kinds: frozenset[str] = frozenset()
+    # Code embedded in another format (the `<script>` of a Vue or Svelte file): the host file is parsed with
+    # host_grammar, host_regions (a query capturing @region nodes) finds the code, and `grammar` parses it.
+    host_grammar: str = ""
+    host_regions: str = ""
 
 
 _ROWS = (
@@ -166,6 +170,148 @@ _ROWS = (
         export_rule="modifier_not_private",
         module_separators=(".",),
         doc_skip_types=frozenset({"annotation"}),
+    ),
+    LanguageSpec(
+        name="swift",
+        grammar="swift",
+        extensions=(".swift",),
+        queries=("swift.scm",),
+        export_rule="modifier_not_private",
+        private_modifiers=frozenset({"private", "fileprivate"}),
+    ),
+    LanguageSpec(
+        name="scala",
+        grammar="scala",
+        extensions=(".scala", ".sc"),
+        queries=("scala.scm",),
+        export_rule="modifier_not_private",
+        module_separators=(".",),
+    ),
+    LanguageSpec(
+        name="lua",
+        grammar="lua",
+        extensions=(".lua",),
+        queries=("lua.scm",),
+        module_separators=(".",),
+        index_stems=frozenset({"init"}),
+    ),
+    LanguageSpec(
+        name="dart",
+        grammar="dart",
+        extensions=(".dart",),
+        queries=("dart.scm",),
+    ),
+    LanguageSpec(
+        name="elixir",
+        grammar="elixir",
+        extensions=(".ex", ".exs"),
+        queries=("elixir.scm",),
+        export_rule="modifier_not_private",
+        module_separators=(".",),
+        private_modifiers=frozenset({"defp", "defmacrop", "defguardp", "defnp"}),
+    ),
+    LanguageSpec(
+        name="haskell",
+        grammar="haskell",
+        extensions=(".hs",),
+        queries=("haskell.scm",),
+        module_separators=(".",),
+    ),
+    LanguageSpec(
+        name="bash",
+        grammar="bash",
+        extensions=(".sh", ".bash"),
+        queries=("bash.scm",),
+    ),
+    LanguageSpec(
+        name="zig",
+        grammar="zig",
+        extensions=(".zig",),
+        queries=("zig.scm",),
+    ),
+    LanguageSpec(
+        name="r",
+        grammar="r",
+        extensions=(".r",),
+        queries=("r.scm",),
+    ),
+    LanguageSpec(
+        name="julia",
+        grammar="julia",
+        extensions=(".jl",),
+        queries=("julia.scm",),
+        module_separators=(".",),
+    ),
+    LanguageSpec(
+        name="ocaml",
+        grammar="ocaml",
+        extensions=(".ml",),
+        queries=("ocaml.scm",),
+        module_separators=(".",),
+    ),
+    LanguageSpec(
+        name="ocaml_interface",
+        grammar="ocaml_interface",
+        extensions=(".mli",),
+        queries=("ocaml.scm",),
+        module_separators=(".",),
+    ),
+    LanguageSpec(
+        name="erlang",
+        grammar="erlang",
+        extensions=(".erl", ".hrl"),
+        queries=("erlang.scm",),
+        docstring="preceding_comment",
+    ),
+    LanguageSpec(
+        name="perl",
+        grammar="perl",
+        extensions=(".pl", ".pm"),
+        queries=("perl.scm",),
+        module_separators=("::",),
+    ),
+    LanguageSpec(
+        name="groovy",
+        grammar="groovy",
+        extensions=(".groovy", ".gradle"),
+        queries=("groovy.scm",),
+        module_separators=(".",),
+    ),
+    LanguageSpec(
+        name="clojure",
+        grammar="clojure",
+        extensions=(".clj", ".cljs", ".cljc"),
+        queries=("clojure.scm",),
+        module_separators=(".",),
+    ),
+    LanguageSpec(
+        name="solidity",
+        grammar="solidity",
+        extensions=(".sol",),
+        queries=("solidity.scm",),
+        export_rule="modifier_not_private",
+        private_modifiers=frozenset({"private", "internal"}),
+    ),
+    # Single-file components: the <script> part is TypeScript (a superset of the JavaScript written there).
+    LanguageSpec(
+        name="vue",
+        grammar="typescript",
+        extensions=(".vue",),
+        queries=("javascript.scm", "typescript.scm"),
+        export_rule="js_export_keyword_or_toplevel",
+        index_stems=frozenset({"index"}),
+        host_grammar="vue",
+        host_regions="(script_element (raw_text) @region)",
+    ),
+    LanguageSpec(
+        name="svelte",
+        grammar="typescript",
+        extensions=(".svelte",),
+        queries=("javascript.scm", "typescript.scm"),
+        export_rule="js_export_keyword_or_toplevel",
+        index_stems=frozenset({"index"}),
+        host_grammar="svelte",
+        host_regions="(script_element (raw_text) @region)",
     ),
 )
 

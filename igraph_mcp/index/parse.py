@@ -32,7 +32,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from tree_sitter import Node, Parser, Query, QueryCursor
+from tree_sitter import Node, Parser, Query, QueryCursor, Range
 from tree_sitter_language_pack import get_language, get_parser
 
 from igraph_mcp.index.languages import LanguageSpec, get_spec
@@ -99,10 +99,24 @@ def _parser(spec: LanguageSpec) -> Parser:
     cache: dict[str, Parser] | None = getattr(_thread, "parsers", None)
     if cache is None:
         cache = _thread.parsers = {}
-    parser = cache.get(spec.grammar)
+    parser = cache.get(spec.name)
     if parser is None:
-        parser = cache[spec.grammar] = get_parser(spec.grammar)  # type: ignore[arg-type]
+        parser = cache[spec.name] = get_parser(spec.grammar)  # type: ignore[arg-type]
     return parser
+
+
+def _host_regions(spec: LanguageSpec, source: bytes) -> list[Range]:
+    """Byte ranges of the embedded code (`<script>` of a Vue or Svelte file), found with the host grammar."""
+    key = f"host:{spec.name}"
+    query = _queries.get(key)
+    if query is None:
+        with _compile_lock:
+            query = _queries[key] = Query(get_language(spec.host_grammar), spec.host_regions)  # type: ignore[arg-type]
+    root = get_parser(spec.host_grammar).parse(source).root_node  # type: ignore[arg-type]
+    nodes = [n for _p, caps in QueryCursor(query).matches(root) for n in caps.get("region", ())]
+    return [
+        Range(n.start_point, n.end_point, n.start_byte, n.end_byte) for n in sorted(nodes, key=lambda n: n.start_byte)
+    ]
 
 
 @dataclass(slots=True)
@@ -131,6 +145,7 @@ class _RawImport:
     module: Node
     name: Node | None
     alias: Node | None
+    module_end: int = 0  # several @import.module nodes (`scala.collection.Map`) span from first to last
     default: bool = False
 
 
@@ -174,6 +189,8 @@ def _collect(query: Query, root: Node, roles: dict[int, str]) -> _Matches:
         elif role.startswith("definition.") or role == "scope":
             body = caps.get("body")
             recv = caps.get("receiver")
+            # A @body after the definition node (Dart: signature, then body) extends the definition over it.
+            last = body[0] if body and body[0].end_byte > caps[role][0].end_byte else caps[role][0]
             # `const a, b = 1, 2` names two symbols in one match; each gets the whole node.
             for name_node in caps.get("name", ()):
                 out.defs.append(
@@ -186,8 +203,8 @@ def _collect(query: Query, root: Node, roles: dict[int, str]) -> _Matches:
                         pattern=pattern,
                         is_scope=role == "scope",
                         is_open="open" in caps,
-                        end_byte=caps[role][0].end_byte,
-                        end_line=_end_line(caps[role][0]),
+                        end_byte=last.end_byte,
+                        end_line=_end_line(last),
                     )
                 )
         elif role == "import":
@@ -198,7 +215,8 @@ def _collect(query: Query, root: Node, roles: dict[int, str]) -> _Matches:
                 out.imports.append(
                     _RawImport(
                         stmt=caps["import"][0],
-                        module=modules[0],
+                        module=min(modules, key=lambda n: n.start_byte),
+                        module_end=max(n.end_byte for n in modules),
                         name=names[0] if names else None,
                         alias=aliases[0] if aliases else None,
                         default="import.default" in caps,
@@ -551,7 +569,7 @@ def _add_facts(source: bytes, spec: LanguageSpec, pf: ParsedFile, m: _Matches, s
         pf.facts.append(Fact(source=index, name=name, kind=kind, text=text))
 
 
-def _module_text(source: bytes, module: Node, name: Node | None) -> str:
+def _module_text(source: bytes, module: Node, name: Node | None, module_end: int = 0) -> str:
     """Module text; a name captured inside the module node is cut off with its separator.
 
     Kotlin's grammar has one node for `a.b.C`, so its query captures it whole as the module and
@@ -560,7 +578,7 @@ def _module_text(source: bytes, module: Node, name: Node | None) -> str:
     if name is not None and module.start_byte < name.start_byte and name.end_byte <= module.end_byte:
         head = source[module.start_byte : name.start_byte].decode("utf-8", "replace")
         return head.rstrip().rstrip(".:\\/")
-    return _text(source, module)
+    return source[module.start_byte : max(module.end_byte, module_end)].decode("utf-8", "replace")
 
 
 def _clean_module(text: str) -> str:
@@ -584,6 +602,21 @@ def normalize_source(raw: bytes) -> bytes:
     return raw
 
 
+def _module_symbol(source: bytes, docstring: str) -> Symbol:
+    return Symbol(
+        kind="module",
+        name="",
+        qualified_name="",
+        start_line=1,
+        end_line=_last_line(source),
+        start_byte=0,
+        end_byte=len(source),
+        docstring=docstring,
+        parent=None,
+        exported=True,
+    )
+
+
 def parse_source(source: bytes, language: str) -> ParsedFile:
     """Parse one file's bytes into symbols, references and imports; ValueError for an unknown language.
 
@@ -593,33 +626,27 @@ def parse_source(source: bytes, language: str) -> ParsedFile:
     spec = get_spec(language)
     query = load_query(spec)
     source = normalize_source(source)
-    tree = _parser(spec).parse(source)
+    parser = _parser(spec)
+    if spec.host_grammar:
+        regions = _host_regions(spec, source)
+        if not regions:  # a component without a script: only its module symbol
+            return ParsedFile(language=language, symbols=[_module_symbol(source, "")])
+        parser.included_ranges = regions
+    tree = parser.parse(source)
     root = tree.root_node
     pf = ParsedFile(language=language, has_error=root.has_error)
     module_doc = ""
     if spec.docstring == "python_string":
         module_doc = _python_docstring(source, root)
-    pf.symbols.append(
-        Symbol(
-            kind="module",
-            name="",
-            qualified_name="",
-            start_line=1,
-            end_line=_last_line(source),
-            start_byte=0,
-            end_byte=len(source),
-            docstring=module_doc,
-            parent=None,
-            exported=True,
-        )
-    )
+    pf.symbols.append(_module_symbol(source, module_doc))
     m = _collect(query, root, _roles.setdefault(spec.name, {}))
     _build_symbols(source, spec, pf, m)
 
     starts = [s.start_byte for s in pf.symbols]
     scopes = [d for d in m.defs if d.is_scope and d.qualified]
     # A type reference pattern may also hit the name being defined (`type Alias = ...`).
-    seen: set[tuple[str, int]] = {("references", d.name_node.start_byte) for d in m.defs}
+    # A call pattern may also hit a definition's own head (Elixir `def draw(x)`, Julia `function f(x)`).
+    seen: set[tuple[str, int]] = {(k, d.name_node.start_byte) for d in m.defs for k in ("references", "calls")}
     # When two patterns hit one name, the qualified reading (`pkg.Type`) wins over the bare one.
     for kind, name_node, qual_node in sorted(m.refs, key=lambda r: (r[1].start_byte, r[2] is None)):
         key = (kind, name_node.start_byte)
@@ -653,7 +680,7 @@ def parse_source(source: bytes, language: str) -> ParsedFile:
         name_text = _text(source, name).strip() if name is not None else ""
         pf.imports.append(
             Import(
-                module=_clean_module(_module_text(source, imp.module, name)),
+                module=_clean_module(_module_text(source, imp.module, name, imp.module_end)),
                 name="default" if imp.default else name_text,
                 alias=_text(source, alias).strip() if alias is not None else "",
                 line=imp.stmt.start_point[0] + 1,

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from pathlib import Path
 
+from igraph_mcp import crashpoints
 from igraph_mcp.config import Config
 from igraph_mcp.embed.base import Embedder
 from igraph_mcp.errors import EmbedderError, InvalidInput, ResourceError
@@ -255,6 +256,7 @@ class ResourceManager:
             if model is not None:
                 db.set_meta(con, _SEM_MARK, repr(newest))
                 db.set_meta(con, _SEM_MODEL, model)
+            crashpoints.reached("resources.links")
 
     def _restore(self, db: Database, embedder: Embedder | None) -> set[int]:
         """Mount again what mounts.json lists but the index lacks or holds an older copy of; returns ids."""

@@ -14,6 +14,7 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from igraph_mcp import crashpoints
 from igraph_mcp.config import MOUNTS_FILE
 from igraph_mcp.embed.base import Embedder
 from igraph_mcp.embed.reuse import embed_reusing
@@ -85,6 +86,7 @@ class MountsFile:
                 fh.write("\n")
                 fh.flush()
                 os.fsync(fh.fileno())
+            crashpoints.reached("mount.save")
             os.replace(tmp, self.path)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
@@ -186,6 +188,7 @@ def store_source(
             vec_store.store_resource_vectors(con, zip(ids, vectors, hashes, strict=True))
         rows = list(res_store.resources_by_ids(db, ids).values())
         res_store.insert_links(con, compute_links(db, rows, thresholds, semantic=bool(vectors)))
+        crashpoints.reached("mount.store")
     source = res_store.source_by_id(db, sid)
     assert source is not None
     unchanged = old is not None and old.sha256 == sha and old.source_type == parsed.source_type

@@ -43,6 +43,8 @@ class DenseState:
     reason: str | None  # why dense is off (None = usable)
     coverage: float | None
     search: VectorSearch | None = None  # None: sqlite-vec in the database
+    embedded: int = 0  # symbols with a vector, of ``total``: how far the embedding phase has got
+    total: int = 0
 
 
 def validate(query: str, top_k: int, hops: int, max_tokens: int | None = None) -> None:
@@ -126,8 +128,10 @@ class Explorer:
             diag.fallbackTriggered = dres.fallback_triggered
             timings["dense"] = _ms(t)
             diag.channels.append("dense")
-            if self.dense.coverage is not None and self.dense.coverage < 0.999:
-                notes.append(f"dense channel partial: {self.dense.coverage:.0%} of symbols embedded so far")
+            if self.dense.embedded < self.dense.total:
+                # Vectors are still being added (or a build stopped early): say how far, and flag the answer.
+                notes.append(f"dense channel: {self.dense.embedded}/{self.dense.total} symbols embedded")
+                diag.degraded = True
         diag.denseCoverage = self.dense.coverage
         diag.candidates = {k: len(v) for k, v in ranked.items()}
 

@@ -1,0 +1,20 @@
+; Groovy: the grammar is generic (commands made of units), so shapes are matched by keyword.
+(command
+  (unit (identifier) @_kw)
+  .
+  (unit (identifier) @name)
+  (#match? @_kw "^(class|interface|trait|enum)$")) @definition.class
+(command
+  (unit (identifier) @_type)
+  .
+  (block . (unit (func (identifier) @name (arg_block))) . [(end_command) (block) (command)])
+  (#not-match? @_type "^(class|interface|trait|enum|package|import|return|new|if|while|for|switch)$")) @definition.function
+
+(end_command (unit (func (identifier) @name))) @reference.call
+(end_command (unit (func) @qualifier . (func (identifier) @name))) @reference.call
+
+(command
+  (unit (identifier) @_import)
+  .
+  (unit (identifier) (identifier)+ @import.name .) @import.module
+  (#eq? @_import "import")) @import

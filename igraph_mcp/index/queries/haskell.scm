@@ -1,0 +1,16 @@
+; Haskell: functions (each equation), data types, newtypes, classes (their signatures are methods), synonyms.
+(declarations (function name: (variable) @name) @definition.function)
+(declarations (bind name: (variable) @name) @definition.function)
+(data_type name: (name) @name) @definition.struct
+(newtype name: (name) @name) @definition.struct
+(type_synomym name: (name) @name) @definition.type
+(class name: (name) @name) @definition.interface
+(class_declarations (signature name: (variable) @name) @definition.method)
+(instance_declarations (function name: (variable) @name) @definition.method)
+
+(apply function: (variable) @name) @reference.call
+(apply function: (qualified module: (module) @qualifier id: (variable) @name)) @reference.call
+
+(import module: (module) @import.module alias: (module) @import.alias) @import
+(import module: (module) @import.module names: (import_list (import_name [(variable) (name)] @import.name))) @import
+(import module: (module) @import.module) @import

@@ -1,0 +1,24 @@
+; Zig: `const Point = struct {...}` (struct, enum, union), `fn` declarations, `@import`.
+(VarDecl
+  variable_type_function: (IDENTIFIER) @name
+  (ErrorUnionExpr (SuffixExpr (ContainerDecl (ContainerDeclType "struct"))))) @definition.struct
+(VarDecl
+  variable_type_function: (IDENTIFIER) @name
+  (ErrorUnionExpr (SuffixExpr (ContainerDecl (ContainerDeclType "enum"))))) @definition.enum
+(VarDecl
+  variable_type_function: (IDENTIFIER) @name
+  (ErrorUnionExpr (SuffixExpr (ContainerDecl (ContainerDeclType "union"))))) @definition.struct
+(Decl (FnProto function: (IDENTIFIER) @name) (Block)? @body) @definition.function
+
+(SuffixExpr variable_type_function: (IDENTIFIER) @name . (FnCallArguments)) @reference.call
+(SuffixExpr
+  variable_type_function: (IDENTIFIER) @qualifier
+  (FieldOrFnCall function_call: (IDENTIFIER) @name)) @reference.call
+
+(VarDecl
+  variable_type_function: (IDENTIFIER) @import.alias
+  (ErrorUnionExpr
+    (SuffixExpr
+      (BUILTINIDENTIFIER) @_import
+      (FnCallArguments (ErrorUnionExpr (SuffixExpr (STRINGLITERALSINGLE) @import.module))))
+  (#eq? @_import "@import"))) @import

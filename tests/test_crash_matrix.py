@@ -1,0 +1,379 @@
+"""Crash matrix (RELIABILITY D1): SIGKILL the indexer at counted write boundaries, then check what is left.
+
+Each kill point is ``<site>:<n>`` from ``igraph_mcp.crashpoints``: the process kills itself the n-th time it
+reaches that commit or savepoint boundary, inside the open transaction, so every point leaves the index as the
+commits before it made it. The points of a run are counted first (``IGRAPH_CRASH_TRACE``), then the run is
+repeated once per point on a fresh copy of the same starting state. After each kill:
+
+- ``PRAGMA integrity_check`` and ``foreign_key_check`` pass and nothing was moved aside as corrupt;
+- a read-only reader opens the index and sees, file by file, either the old or the new version of each file
+  (for ``--full``, which is one transaction, the whole index is the old or the new one); FTS rows, vectors and
+  mounted documents agree with the nodes they belong to;
+- the next run completes, and its result equals a clean build of the same tree (vectors and mounts included).
+
+CI runs a sample of points; ``-m long`` runs every point of every scenario.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import apsw
+import pytest
+from _factories import edit_file, make_service, snapshot, write_file
+
+import igraph_mcp
+from igraph_mcp.config import CONFIG_DIR, DB_FILE
+from igraph_mcp.errors import NotIndexed
+from igraph_mcp.service import IGraphService
+
+PACKAGE_PARENT = str(Path(igraph_mcp.__file__).resolve().parent.parent)
+DOC = "docs/spec.md"
+
+
+# -- the repository ------------------------------------------------------------------------------------------
+def _module(i: int, n: int, version: int = 0) -> str:
+    nxt = (i + 1) % n
+    extra = f"\n\ndef revised_{i}_v{version}(x):\n    return step_{i}(x) - {version}\n" if version else ""
+    return (
+        f'"""Ledger module {i}."""\n\n'
+        f"from gen.mod_{nxt} import step_{nxt}\n\n\n"
+        f"def step_{i}(value):\n"
+        f'    """Advance the ledger by one step ({i})."""\n'
+        f"    return step_{nxt}(value) + {i + version}\n\n\n"
+        f"class Account{i}:\n"
+        f"    def post_entry_{i}(self, amount):\n"
+        f"        return step_{i}(amount)\n"
+        f"{extra}"
+    )
+
+
+def _doc(version: int) -> str:
+    return (
+        "# Ledger specification\n\nEntries are posted through `post_entry_1` and advanced by `step_2`.\n\n"
+        f"## Balances (revision {version})\n\nA balance is the sum of its entries; `step_3` computes it.\n"
+        + (f"\n## Refunds\n\nRefunds reverse an entry with `revised_4_v{version}`.\n" if version else "")
+    )
+
+
+def _write_tree(root: Path, n: int) -> None:
+    for i in range(n):
+        write_file(root, f"gen/mod_{i}.py", _module(i, n))
+    write_file(root, DOC, _doc(0))
+
+
+def _change_tree(root: Path, n: int) -> None:
+    """Edits, deletes, renames and additions, as a branch switch would make them."""
+    for i in range(n):
+        if i % 3 == 0:
+            edit_file(root, f"gen/mod_{i}.py", _module(i, n, version=1))
+        elif i % 11 == 1:
+            (root / f"gen/mod_{i}.py").unlink()
+        elif i % 13 == 2:
+            os.rename(root / f"gen/mod_{i}.py", root / f"gen/moved_{i}.py")
+    for i in range(n, n + n // 10):
+        write_file(root, f"gen/mod_{i}.py", _module(i, n))
+
+
+def _service(root: Path) -> IGraphService:
+    return make_service(root)  # HashingEmbedder(64): the same vectors as the CLI's IGRAPH_EMBEDDER=hash
+
+
+# -- scenarios -----------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Scenario:
+    """A starting state, the command killed in it, and how the end state is rebuilt cleanly."""
+
+    name: str
+    prepare: Callable[[Path, int], None]  # writes the starting tree (and index) into an empty directory
+    argv: tuple[str, ...]
+    whole: bool  # the structure is written in one transaction (--full): old or new, for the whole index
+    mounted: bool  # the end state has DOC mounted
+
+
+def _prep_cold(root: Path, n: int) -> None:
+    _write_tree(root, n)
+
+
+def _prep_indexed(root: Path, n: int, *, mount: bool = True) -> None:
+    _write_tree(root, n)
+    svc = _service(root)
+    svc.index()
+    if mount:
+        svc.mount(DOC)
+    svc.close()
+
+
+def _prep_incremental(root: Path, n: int) -> None:
+    _prep_indexed(root, n)
+    _change_tree(root, n)
+    edit_file(root, DOC, _doc(1))
+
+
+def _prep_full(root: Path, n: int) -> None:
+    _prep_indexed(root, n)
+    _change_tree(root, n)
+
+
+def _prep_mount(root: Path, n: int) -> None:
+    _prep_indexed(root, n, mount=False)
+
+
+def _prep_remount(root: Path, n: int) -> None:
+    _prep_indexed(root, n)
+    edit_file(root, DOC, _doc(2))
+
+
+SCENARIOS = {
+    s.name: s
+    for s in (
+        Scenario("cold", _prep_cold, ("index",), whole=False, mounted=False),
+        Scenario("incremental", _prep_incremental, ("index",), whole=False, mounted=True),
+        Scenario("full", _prep_full, ("index", "--full"), whole=True, mounted=True),
+        Scenario("mount", _prep_mount, ("mount", DOC), whole=False, mounted=True),
+        Scenario("remount", _prep_remount, ("mount", DOC), whole=False, mounted=True),
+    )
+}
+
+
+# -- what the index holds --------------------------------------------------------------------------------------
+def _per_file(db: Any) -> dict[str, tuple[Any, ...]]:
+    """Each file's own rows (nodes, outgoing references, imports), independent of row ids."""
+    out: dict[str, tuple[Any, ...]] = {}
+    for fid, path, sha in db.rows("SELECT id, path, sha256 FROM files"):
+        nodes = sorted(
+            db.rows(
+                "SELECT kind, qualified_name, start_line, end_line, body FROM nodes WHERE file_id = ?",
+                (fid,),
+            )
+        )
+        refs = sorted(
+            db.rows(
+                "SELECT s.qualified_name, e.kind, e.target_name, e.qualifier, e.line FROM edges e "
+                "JOIN nodes s ON s.id = e.source_id WHERE s.file_id = ?",
+                (fid,),
+            )
+        )
+        imports = sorted(db.rows("SELECT module, name, alias, line FROM imports WHERE file_id = ?", (fid,)))
+        out[path] = (sha, nodes, refs, imports)
+    return out
+
+
+def _vectors(db: Any) -> dict[tuple[Any, ...], bytes]:
+    """Vectors by node, leaving out those marked for re-embedding (a renamed file's: its path is in the text)."""
+    if not db.scalar("SELECT 1 FROM sqlite_master WHERE name = 'node_vectors'"):
+        return {}
+    return {
+        (path, kind, qname, start, body): bytes(blob)
+        for path, kind, qname, start, body, blob in db.rows(
+            "SELECT f.path, n.kind, n.qualified_name, n.start_line, n.body, v.embedding FROM node_vectors v "
+            "JOIN nodes n ON n.id = v.node_id JOIN files f ON f.id = n.file_id WHERE n.embed_hash IS NOT NULL"
+        )
+    }
+
+
+def _sources(db: Any) -> dict[str, tuple[Any, ...]]:
+    return {
+        path: (sha, tuple(sorted(db.rows("SELECT heading_path, text FROM resources WHERE source_id = ?", (sid,)))))
+        for sid, path, sha in db.rows("SELECT id, path, sha256 FROM resource_sources")
+    }
+
+
+@dataclass
+class State:
+    """Everything compared between a killed run, its recovery and a clean build."""
+
+    snap: dict[str, Any]
+    files: dict[str, tuple[Any, ...]]
+    vectors: dict[tuple[Any, ...], bytes]
+    sources: dict[str, tuple[Any, ...]]
+
+    @classmethod
+    def of(cls, svc: IGraphService) -> State:
+        db = svc.db
+        return cls(snapshot(db), _per_file(db), _vectors(db), _sources(db))
+
+
+def _clean_state(scenario: Scenario, root: Path, where: Path) -> State:
+    """A from-scratch build of the tree the killed run was bringing the index to."""
+    shutil.copytree(root, where, ignore=shutil.ignore_patterns(CONFIG_DIR))
+    svc = _service(where)
+    svc.index()
+    if scenario.mounted:
+        svc.mount(DOC)
+    state = State.of(svc)
+    svc.close()
+    return state
+
+
+# -- running and checking one point --------------------------------------------------------------------------
+def _env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("IGRAPH_")}
+    env.update(IGRAPH_EMBEDDER="hash", HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (PACKAGE_PARENT, os.environ.get("PYTHONPATH")) if p)
+    env.update(extra)
+    return env
+
+
+def _run(scenario: Scenario, root: Path, **env: str) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [sys.executable, "-m", "igraph_mcp", *scenario.argv, "--root", str(root)],
+        env=_env(**env),
+        capture_output=True,
+        timeout=600,
+    )
+
+
+@dataclass
+class Prepared:
+    """A scenario's starting state on disk, its old and new states, and its counted kill points."""
+
+    scenario: Scenario
+    start: Path
+    old: State | None
+    new: State
+    points: list[tuple[str, int]]
+
+
+def _prepare(scenario: Scenario, n: int, base: Path) -> Prepared:
+    start = base / "start"
+    start.mkdir(parents=True)
+    scenario.prepare(start, n)
+    old: State | None = None
+    if (start / CONFIG_DIR / DB_FILE).exists():
+        svc = _service(start)
+        old = State.of(svc)
+        svc.close()
+    new = _clean_state(scenario, start, base / "clean")
+    traced = base / "traced"
+    shutil.copytree(start, traced)
+    trace = base / "trace.txt"
+    done = _run(scenario, traced, IGRAPH_CRASH_TRACE=str(trace))
+    assert done.returncode == 0, done.stderr.decode()
+    counts = Counter(trace.read_text(encoding="utf-8").split())
+    points = [(site, i) for site in sorted(counts) for i in range(1, counts[site] + 1)]
+    return Prepared(scenario, start, old, new, points)
+
+
+def _check_reader_sees_old_or_new(p: Prepared, svc: IGraphService) -> None:
+    db = svc.db
+    assert db.readonly
+    seen = State.of(svc)
+    old = p.old or State({}, {}, {}, {})
+    if p.scenario.whole:
+        assert seen.snap in (old.snap, p.new.snap), "a reader saw a half-applied --full rebuild"
+    else:
+        for path, rows in seen.files.items():
+            assert rows in (old.files.get(path), p.new.files.get(path)), f"{path} is neither its old nor new self"
+    # Derived rows agree with the nodes they belong to: FTS one row per node, vectors from the node's own text.
+    assert db.scalar("SELECT count(*) FROM nodes_fts") == db.scalar("SELECT count(*) FROM nodes")
+    assert db.scalar("SELECT count(*) FROM nodes_fts WHERE rowid NOT IN (SELECT id FROM nodes)") == 0
+    for key, blob in seen.vectors.items():
+        assert blob in (old.vectors.get(key), p.new.vectors.get(key)), f"vector of {key[:3]} is mixed"
+    for path, source in seen.sources.items():
+        assert source in (old.sources.get(path), p.new.sources.get(path)), f"mounted {path} is half stored"
+    for path in old.sources:  # a mount the user had is never lost, whatever was killed
+        assert path in seen.sources
+    # The reader answers: from the last completed build, or (a first build was cut short) "no index yet".
+    assert svc.status().files == len(seen.files)
+    if db.get_meta("last_build") is None:
+        with pytest.raises(NotIndexed):
+            svc.explore("advance the ledger step", channels=("fts",), hops=0)
+    else:
+        assert svc.explore("advance the ledger step", channels=("fts",), hops=0).hits
+
+
+def _mounts_json(root: Path) -> list[str]:
+    path = root / CONFIG_DIR / "mounts.json"
+    return [m["path"] for m in json.loads(path.read_text())["mounts"]] if path.exists() else []
+
+
+def _kill_and_check(p: Prepared, site: str, nth: int, work: Path) -> None:
+    root = work / f"{site}-{nth}"
+    shutil.copytree(p.start, root)
+    killed = _run(p.scenario, root, IGRAPH_CRASH_AT=f"{site}:{nth}")
+    assert killed.returncode == -signal.SIGKILL, (killed.returncode, killed.stderr.decode()[-2000:])
+    db_path = root / CONFIG_DIR / DB_FILE
+    if db_path.exists():
+        con = apsw.Connection(str(db_path), flags=apsw.SQLITE_OPEN_READONLY)
+        try:
+            assert con.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+            assert con.execute("PRAGMA foreign_key_check").fetchall() == []
+        finally:
+            con.close()
+        reader = _service(root)
+        try:
+            _check_reader_sees_old_or_new(p, reader)
+        finally:
+            reader.close()
+    # The next run (the same command again, then an update) completes and equals a clean build.
+    svc = _service(root)
+    try:
+        if p.scenario.argv[0] == "mount":
+            svc.mount(DOC)
+        svc.index()
+        assert svc.db.recovered_from is None and not list((root / CONFIG_DIR).glob("*.corrupt-*"))
+        got = State.of(svc)
+    finally:
+        svc.close()
+    assert got.snap == p.new.snap
+    assert got.vectors == p.new.vectors
+    assert got.snap["node_rows"] == len(got.vectors)  # every node embedded, none left stale
+    assert got.sources == p.new.sources
+    assert _mounts_json(root) == ([DOC] if p.scenario.mounted else [])
+    shutil.rmtree(root)
+
+
+# -- the tests -----------------------------------------------------------------------------------------------
+# A sample for CI: one point in each phase (cold batches, --full's savepoints, an update's deletes and its
+# embedding, storing a mount and recording it in mounts.json).
+SAMPLE = [
+    ("cold", "index.batch", 2),
+    ("full", "index.batch", 1),
+    ("incremental", "index.delete", 1),
+    ("incremental", "embed.batch", 1),
+    ("mount", "mount.store", 1),
+    ("remount", "mount.save", 1),
+]
+SAMPLE_FILES = 150
+
+
+@pytest.mark.parametrize("scenario", sorted({s for s, _, _ in SAMPLE}))
+def test_crash_points_sample(scenario: str, tmp_path: Path) -> None:
+    p = _prepare(SCENARIOS[scenario], SAMPLE_FILES, tmp_path)
+    for name, site, nth in SAMPLE:
+        if name == scenario:
+            assert (site, nth) in p.points, f"{site}:{nth} is not reached in {scenario}: {p.points}"
+            _kill_and_check(p, site, nth, tmp_path)
+
+
+LONG_FILES = 450
+
+
+@pytest.mark.long
+@pytest.mark.timeout(3600)
+def test_crash_matrix_every_point(tmp_path: Path) -> None:
+    failures: list[str] = []
+    total = 0
+    for name, scenario in SCENARIOS.items():
+        p = _prepare(scenario, LONG_FILES, tmp_path / name)
+        for site, nth in p.points:
+            total += 1
+            try:
+                _kill_and_check(p, site, nth, tmp_path / name)
+            except AssertionError as exc:
+                failures.append(f"{name} {site}:{nth}: {str(exc)[:300]}")
+        sys.stderr.write(f"crash matrix: {name}: {len(p.points)} points {Counter(s for s, _ in p.points)}\n")
+    sys.stderr.write(f"crash matrix: {total} kill points, {len(failures)} inconsistent\n")
+    assert total >= 50
+    assert not failures, "\n".join(failures)

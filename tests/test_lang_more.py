@@ -1,0 +1,362 @@
+"""Languages added in one row and one query file each: definitions, qualified names, calls and imports."""
+
+from __future__ import annotations
+
+import pytest
+from parse_helpers import imports, parse, refs
+
+from igraph_mcp.index.model import ParsedFile
+
+SOURCES = {
+    "bash": """\
+source ./lib.sh
+. /etc/profile
+greet() { echo "$1"; helper 1; }
+function helper { local x=1; }
+greet world
+""",
+    "clojure": """\
+(ns geo.shape
+  (:require [clojure.string :as str]
+            [geo.util :refer [helper]])
+  (:import (java.util Date)))
+(defn area [s] (helper (str/join s)))
+(defn- secret [x] x)
+(defmacro mac [x] x)
+(defprotocol Drawable (draw [this]))
+(defrecord Point [x y])
+(def value 1)
+(defmulti speak :kind)
+""",
+    "dart": """\
+import 'package:foo/bar.dart';
+import 'src/util.dart' as util;
+class Shape extends Base implements Drawable {
+  int draw(int x) { return helper(x); }
+  Shape();
+  static Shape create() => Shape();
+}
+mixin M {}
+enum Color { red }
+abstract class Drawable { void draw(int x); }
+void top() { final s = Shape(); s.draw(1); }
+extension E on Shape { void ext() {} }
+""",
+    "elixir": """\
+defmodule Geo.Shape do
+  alias Geo.Util
+  import Enum
+  require Logger
+  def draw(x), do: Util.helper(x)
+  defp secret(y) do
+    map(y, &(&1))
+  end
+  defmacro mac(a), do: a
+end
+defprotocol Geo.Drawable do
+  def draw(x)
+end
+""",
+    "erlang": """\
+-module(shape).
+-export([area/1]).
+-import(lists, [map/2]).
+-include("shape.hrl").
+-record(point, {x, y}).
+area({circle, R}) -> helper(R), lists:sum([R]);
+area(_) -> 0.
+helper(X) -> X.
+""",
+    "groovy": """\
+package geo
+import java.util.List
+import static java.lang.Math.max
+class Shape extends Base implements Drawable {
+    int draw(int x) { return helper(x) }
+    def untyped(y) { println y }
+}
+interface Drawable { int draw(int x) }
+def top() { new Shape().draw(1) }
+""",
+    "haskell": """\
+module Geo.Shape (draw) where
+import Data.Map (Map, fromList)
+import qualified Data.Set as S
+data Shape = Circle Double | Square Double
+class Drawable a where
+  draw :: a -> Int
+instance Drawable Shape where
+  draw s = helper s
+helper :: Shape -> Int
+helper _ = length (S.toList S.empty)
+type Name = String
+newtype Wrap = Wrap Int
+""",
+    "julia": """\
+module Geo
+using LinearAlgebra
+import Base: show
+struct Point
+    x::Int
+end
+abstract type Shape end
+function area(p::Point)
+    helper(p.x)
+end
+short(x) = x + 1
+macro mymac(x) end
+end
+""",
+    "lua": """\
+local util = require("pl.utils")
+local M = {}
+function M.greet(name) return util.fmt(name) end
+function M:method(x) self:other(x) end
+local function helper(x) return x end
+function globalfn() helper(1) end
+M.assigned = function(a) end
+local f = function() end
+return M
+""",
+    "ocaml": """\
+open Printf
+module Shape = struct
+  type t = { x : int }
+  let area s = helper s.x
+  let rec loop n = if n > 0 then loop (n - 1)
+end
+let helper x = Printf.printf "%d" x
+class point = object method move d = d end
+""",
+    "perl": """\
+package Geo::Shape;
+use strict;
+use Geo::Util qw(helper);
+require Carp;
+sub new { my ($class) = @_; return bless {}, $class; }
+sub area { my $self = shift; return helper($self->{x}); }
+sub method_call { $_[0]->area(); Geo::Util::other(1); }
+1;
+""",
+    "r": """\
+library(dplyr)
+require(stats)
+source("util.R")
+greet <- function(name) { paste("hi", name); helper(1) }
+helper = function(x) x
+setClass("Person", representation(name = "character"))
+""",
+    "scala": """\
+package geo
+import scala.collection.mutable.Map
+import geo.util.{Helper, Other => O}
+class Shape(x: Int) extends Base with Drawable {
+  def draw(y: Int): Int = helper(y)
+}
+object Shape { def apply(): Shape = new Shape(1) }
+trait Drawable { def draw(y: Int): Int }
+case class Point(x: Int)
+def top(): Unit = println(Shape().draw(1))
+""",
+    "solidity": """\
+pragma solidity ^0.8.0;
+import "./Base.sol";
+import {IERC20} from "./IERC20.sol";
+contract Token is Base, IERC20 {
+    struct Holder { uint amount; }
+    event Moved(address a);
+    modifier onlyOwner() { _; }
+    function transfer(address to) public returns (bool) { _move(to); return helper(1); }
+    function _move(address to) internal {}
+}
+interface IThing { function f() external; }
+library Math { function max(uint a) internal pure returns (uint) { return a; } }
+""",
+    "svelte": """\
+<script>
+  import { onMount } from 'svelte';
+  import Child from './Child.svelte';
+  export let name;
+  function greet() { helper(name); }
+  const f = () => 1;
+</script>
+<h1>Hello {name}</h1>
+""",
+    "swift": """\
+import Foundation
+class Shape: Base, Drawable {
+    func draw(x: Int) -> Int { return helper(x) }
+    init() {}
+}
+struct Point { func len() -> Double { return sqrt(1) } }
+protocol Drawable { func draw(x: Int) -> Int }
+enum Color { case red }
+extension Point { func moved() -> Point { return Point() } }
+func top() { let s = Shape(); s.draw(x: 1) }
+""",
+    "vue": """\
+<template>
+  <div>{{ msg }}</div>
+</template>
+<script setup lang="ts">
+import { ref } from 'vue'
+import Child from './Child.vue'
+const msg = ref('hi')
+function greet(name: string) { return helper(name) }
+</script>
+""",
+    "zig": """\
+const std = @import("std");
+const util = @import("util.zig");
+pub const Point = struct {
+    x: i32,
+    pub fn len(self: Point) i32 { return util.helper(self.x); }
+};
+const Color = enum { red };
+fn top() void { const p = Point{ .x = 1 }; _ = p.len(); std.debug.print("", .{}); }
+test "x" { top(); }
+""",
+}
+
+# language -> (definitions as (kind, qualified name), calls as (qualifier, name), imports as (module, name, alias))
+EXPECTED: dict[str, tuple[set[tuple[str, str]], set[tuple[str, str]], set[tuple[str, str, str]]]] = {
+    "bash": (
+        {("function", "greet"), ("function", "helper")},
+        {("", "helper"), ("", "greet")},
+        {("./lib.sh", "", ""), ("/etc/profile", "", "")},
+    ),
+    "clojure": (
+        {("namespace", "geo.shape"), ("function", "area"), ("function", "mac"), ("interface", "Drawable")},
+        {("", "helper"), ("str", "join")},
+        {("clojure.string", "", "str"), ("geo.util", "", "")},
+    ),
+    "dart": (
+        {("class", "Shape"), ("method", "Shape.draw"), ("method", "Shape.create"), ("function", "top")},
+        {("", "helper"), ("", "draw")},
+        {("package:foo/bar.dart", "", ""), ("src/util.dart", "", "util")},
+    ),
+    "elixir": (
+        {("namespace", "Geo.Shape"), ("function", "Geo.Shape.draw"), ("function", "Geo.Shape.secret")},
+        {("Util", "helper"), ("", "map")},
+        {("Geo.Util", "", ""), ("Enum", "", "")},
+    ),
+    "erlang": (
+        {("function", "area"), ("function", "helper"), ("struct", "point")},
+        {("", "helper"), ("lists", "sum")},
+        {("lists", "map", ""), ("shape.hrl", "", "")},
+    ),
+    "groovy": (
+        {("class", "Shape"), ("method", "Shape.draw"), ("method", "Shape.untyped"), ("function", "top")},
+        {("", "helper")},
+        {("java.util", "List", "")},
+    ),
+    "haskell": (
+        {("struct", "Shape"), ("interface", "Drawable"), ("method", "Drawable.draw"), ("function", "helper")},
+        {("", "helper"), ("", "length")},
+        {("Data.Map", "Map", ""), ("Data.Map", "fromList", ""), ("Data.Set", "", "S")},
+    ),
+    "julia": (
+        {("namespace", "Geo"), ("struct", "Geo.Point"), ("function", "Geo.area"), ("function", "Geo.short")},
+        {("", "helper")},
+        {("LinearAlgebra", "", ""), ("Base", "show", "")},
+    ),
+    "lua": (
+        {("method", "M.greet"), ("method", "M.method"), ("function", "helper"), ("method", "M.assigned")},
+        {("util", "fmt"), ("self", "other"), ("", "helper")},
+        {("pl.utils", "", "util")},
+    ),
+    "ocaml": (
+        {("namespace", "Shape"), ("function", "Shape.area"), ("function", "helper"), ("method", "point.move")},
+        {("", "helper"), ("Printf", "printf")},
+        {("Printf", "", "")},
+    ),
+    "perl": (
+        {("namespace", "Geo::Shape"), ("function", "Geo::Shape.area"), ("function", "Geo::Shape.new")},
+        {("", "helper"), ("$_[0]", "area")},
+        {("Geo::Util", "", ""), ("Carp", "", "")},
+    ),
+    "r": (
+        {("function", "greet"), ("function", "helper"), ("class", "Person")},
+        {("", "helper"), ("", "paste")},
+        {("dplyr", "", ""), ("stats", "", ""), ("util.R", "", "")},
+    ),
+    "scala": (
+        {("class", "Shape"), ("method", "Shape.draw"), ("trait", "Drawable"), ("function", "top")},
+        {("", "helper"), ("", "println")},
+        {("scala.collection.mutable.Map", "", ""), ("geo.util", "Helper", ""), ("geo.util", "Other", "O")},
+    ),
+    "solidity": (
+        {("class", "Token"), ("method", "Token.transfer"), ("interface", "IThing"), ("struct", "Token.Holder")},
+        {("", "_move"), ("", "helper")},
+        {("./Base.sol", "", ""), ("./IERC20.sol", "IERC20", "")},
+    ),
+    "svelte": (
+        {("function", "greet"), ("function", "f")},
+        {("", "helper")},
+        {("svelte", "onMount", ""), ("./Child.svelte", "default", "Child")},
+    ),
+    "swift": (
+        {("class", "Shape"), ("method", "Shape.draw"), ("struct", "Point"), ("method", "Point.moved")},
+        {("", "helper"), ("s", "draw")},
+        {("Foundation", "", "")},
+    ),
+    "vue": (
+        {("function", "greet")},
+        {("", "helper"), ("", "ref")},
+        {("vue", "ref", ""), ("./Child.vue", "default", "Child")},
+    ),
+    "zig": (
+        {("struct", "Point"), ("method", "Point.len"), ("enum", "Color"), ("function", "top")},
+        {("util", "helper"), ("p", "len")},
+        {("std", "", "std"), ("util.zig", "", "util")},
+    ),
+}
+
+
+@pytest.fixture(scope="module", params=sorted(SOURCES))
+def parsed(request: pytest.FixtureRequest) -> tuple[str, ParsedFile]:
+    return request.param, parse(request.param, SOURCES[request.param])
+
+
+def test_definitions_and_qualified_names(parsed: tuple[str, ParsedFile]) -> None:
+    language, pf = parsed
+    found = {(s.kind, s.qualified_name) for s in pf.symbols[1:]}
+    assert EXPECTED[language][0] <= found
+    assert not pf.has_error
+
+
+def test_calls(parsed: tuple[str, ParsedFile]) -> None:
+    language, pf = parsed
+    assert EXPECTED[language][1] <= refs(pf, "calls")
+
+
+def test_imports(parsed: tuple[str, ParsedFile]) -> None:
+    language, pf = parsed
+    assert EXPECTED[language][2] <= imports(pf)
+
+
+def test_calls_come_from_their_definition() -> None:
+    pf = parse("elixir", SOURCES["elixir"])
+    call = next(r for r in pf.references if r.name == "helper")
+    assert pf.symbols[call.source].qualified_name == "Geo.Shape.draw"
+    assert not any(r.name == "draw" for r in pf.references)  # a def head is not a call
+
+
+def test_private_definitions() -> None:
+    names = {s.qualified_name: s for s in parse("elixir", SOURCES["elixir"]).symbols}
+    assert names["Geo.Shape.draw"].exported and not names["Geo.Shape.secret"].exported
+
+
+def test_component_without_script_has_only_its_module() -> None:
+    pf = parse("vue", "<template><div/></template>\n")
+    assert [s.kind for s in pf.symbols] == ["module"]
+
+
+def test_component_lines_are_the_files_lines() -> None:
+    names = {s.qualified_name: s for s in parse("vue", SOURCES["vue"]).symbols}
+    assert names["greet"].start_line == 8
+
+
+def test_dart_body_beside_its_signature_belongs_to_the_function() -> None:
+    names = {s.qualified_name: s for s in parse("dart", SOURCES["dart"]).symbols}
+    assert names["top"].end_line == 11 and "void top()" in names["top"].signature
