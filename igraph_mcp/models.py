@@ -22,7 +22,10 @@ class Hit(BaseModel):
     endLine: int
     signature: str = ""
     score: float
-    matchChannel: str = Field(description="Which channels found it: 'dense+fts5', 'dense' or 'fts5'")
+    matchChannel: str = Field(
+        description="Which channels found it: 'dense+fts5', 'dense' or 'fts5' ('named' or 'graph' when only "
+        "the lookup of names the query mentions, or their call graph, found it; see ranks)"
+    )
     ranks: dict[str, int] = Field(default_factory=dict, description="Rank (from 1) in each channel that found it")
     boosts: list[str] = Field(default_factory=list, description="Boosts applied after fusion")
     docstring: str = ""
