@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -46,6 +49,10 @@ class EmbedderConfig(_Strict):
     """Which embedding backend to use; credentials only ever come from IGRAPH_API_KEY."""
 
     backend: Literal["local", "openai", "hash", "none"] = "local"
+    # local only: ONNX Runtime (no torch on the query path) or sentence-transformers on torch.
+    runtime: Literal["onnx", "torch"] = "onnx"
+    # onnx only: int8 weights; its vectors differ from fp32 (another embedder id, so never mixed).
+    quantize: Literal["none", "int8"] = "none"
     model: str | None = None
     baseUrl: str | None = None
     dimension: int | None = Field(None, ge=8, le=8192)
@@ -100,6 +107,8 @@ _ENV_OVERRIDES: dict[str, tuple[str, str]] = {
     **{f"IGRAPH_{re.sub(r'(?<!^)(?=[A-Z])', '_', k).upper()}": ("retrieval", k) for k in RetrievalConfig.model_fields},
     "IGRAPH_EMBEDDER": ("embedder", "backend"),
     "IGRAPH_EMBED_MODEL": ("embedder", "model"),
+    "IGRAPH_EMBED_RUNTIME": ("embedder", "runtime"),
+    "IGRAPH_EMBED_QUANTIZE": ("embedder", "quantize"),
     "IGRAPH_EMBED_BASE_URL": ("embedder", "baseUrl"),
     "IGRAPH_EMBED_DIMENSION": ("embedder", "dimension"),
     "IGRAPH_EMBED_BATCH_SIZE": ("embedder", "batchSize"),
@@ -151,6 +160,63 @@ def write_default_config(root: Path, *, overwrite: bool = False) -> Path:
     path = config_path(root)
     if path.exists() and not overwrite:
         raise ConfigError(f"{path} already exists; pass --force to overwrite it")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(Config().model_dump(), indent=2) + "\n", encoding="utf-8")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(Config().model_dump(), indent=2) + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(
+            f"{path} cannot be written ({exc.strerror or type(exc).__name__}); make {path.parent} a writable "
+            "directory, or set options through the IGRAPH_* environment variables instead"
+        ) from exc
     return path
+
+
+# -- where the index lives -------------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class StateLocation:
+    """The directory holding the index, the lock and mounts.json, and why it is not ``<root>/.igraph``."""
+
+    path: Path
+    fallback_reason: str | None = None
+
+    def note(self) -> str | None:
+        """One line for ``status`` when the index lives outside the repository."""
+        if self.fallback_reason is None:
+            return None
+        return f"the index is kept in {self.path} because {self.fallback_reason}"
+
+
+def cache_state_dir(root: Path, env: Mapping[str, str] | None = None) -> Path:
+    """The per-user location for a repository's index: one directory per real path of the root."""
+    env = os.environ if env is None else env
+    base = Path(env["XDG_CACHE_HOME"]) if env.get("XDG_CACHE_HOME") else Path.home() / ".cache"
+    real = os.path.realpath(root)
+    digest = hashlib.sha256(real.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    name = re.sub(r"[^\w.-]", "_", Path(real).name)[:40] or "root"
+    return base / "igraph-mcp" / "indexes" / f"{digest}-{name}"
+
+
+def can_write(path: Path) -> bool:
+    """Whether this process may create files in (or write) ``path``; EROFS counts, root's bypass too."""
+    return os.access(path, os.W_OK)
+
+
+def locate_state_dir(
+    root: Path, env: Mapping[str, str] | None = None, *, writable: Callable[[Path], bool] | None = None
+) -> StateLocation:
+    """``<root>/.igraph`` when it can be written, else the per-user cache location (read-only checkouts,
+    another user's tree). Nothing is created here: a query on a never-indexed repository leaves no trace."""
+    writable = writable or can_write  # looked up per call, so a test can stand in for the permission probe
+    in_repo = root / CONFIG_DIR
+    if in_repo.is_dir():
+        db = in_repo / DB_FILE
+        if writable(in_repo) and (not db.exists() or writable(db)):
+            return StateLocation(in_repo)
+        reason = f"{in_repo} is not writable"
+    elif in_repo.exists() or in_repo.is_symlink():
+        reason = f"{in_repo} is not a directory"
+    elif writable(root):
+        return StateLocation(in_repo)
+    else:
+        reason = f"the repository {root} is not writable"
+    return StateLocation(cache_state_dir(root, env), reason)

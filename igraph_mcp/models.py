@@ -22,7 +22,10 @@ class Hit(BaseModel):
     endLine: int
     signature: str = ""
     score: float
-    matchChannel: str = Field(description="Which channels found it: 'dense+fts5', 'dense' or 'fts5'")
+    matchChannel: str = Field(
+        description="Which channels found it: 'dense+fts5', 'dense' or 'fts5' ('named' or 'graph' when only "
+        "the lookup of names the query mentions, or their call graph, found it; see ranks)"
+    )
     ranks: dict[str, int] = Field(default_factory=dict, description="Rank (from 1) in each channel that found it")
     boosts: list[str] = Field(default_factory=list, description="Boosts applied after fusion")
     docstring: str = ""
@@ -171,6 +174,15 @@ class RelatedResult(BaseModel):
     truncated: bool = False
 
 
+class PhaseTiming(BaseModel):
+    """One phase of an index run: how far it got and how long it took."""
+
+    phase: str
+    done: int
+    total: int
+    seconds: float
+
+
 class IndexResult(BaseModel):
     """Summary of an index run (the indexer fills it in as it goes)."""
 
@@ -219,5 +231,6 @@ class StatusResult(BaseModel):
     staleFiles: list[str] = Field(default_factory=list)
     staleCount: int = 0
     dbBytes: int = 0
+    phases: list[PhaseTiming] = Field(default_factory=list)  # of the running build, else the last one here
     notes: list[str] = Field(default_factory=list)
     extra: dict[str, Any] = Field(default_factory=dict)

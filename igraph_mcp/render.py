@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from igraph_mcp.index.phases import describe_phases
 from igraph_mcp.models import (
     ExploreResult,
     FileDetail,
@@ -136,7 +137,8 @@ def render_related(r: RelatedResult) -> str:
 def render_status(r: StatusResult) -> str:
     """Index statistics."""
     if not r.indexed:
-        return "\n".join([f"{r.root}: not indexed", *r.notes])
+        phases = ["build phases: " + describe_phases(r.phases)] if r.phases else []
+        return "\n".join([f"{r.root}: not indexed", *phases, *r.notes])
     lines = [
         f"{r.root}",
         f"{r.files} files, {r.symbols} symbols, {r.edges} edges ({r.unresolvedRefs} unresolved references)",
@@ -145,6 +147,8 @@ def render_status(r: StatusResult) -> str:
         f"resources: {r.resources} chunks from {r.resourceSources} sources",
         f"stale files: {r.staleCount}; index size {r.dbBytes / 1e6:.1f} MB",
     ]
+    if r.phases:
+        lines.append("build phases: " + describe_phases(r.phases))
     lines += [f"note: {n}" for n in r.notes]
     return "\n".join(lines)
 

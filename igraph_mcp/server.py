@@ -234,6 +234,8 @@ async def igraph_status(ctx: Context) -> Annotated[CallToolResult, StatusResult]
         result = result.model_copy(
             update={"notes": [*notes, *result.notes], "extra": {**result.extra, "building": state.building}}
         )
+    if state.phases():
+        result = result.model_copy(update={"phases": state.phases()})
     return _answer(result, render.render_status(result))
 
 

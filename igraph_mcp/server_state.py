@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from igraph_mcp.errors import IGraphError, IndexBusy
-from igraph_mcp.models import IndexResult
+from igraph_mcp.index.phases import PhaseClock
+from igraph_mcp.models import IndexResult, PhaseTiming
 from igraph_mcp.service import IGraphService
 
 log = logging.getLogger(__name__)
@@ -24,12 +26,17 @@ class BuildProgress:
         self._lock = threading.Lock()
         self._phases: dict[str, tuple[int, int]] = {}
         self._current = ""
+        self.clock = PhaseClock()
+        self.on_update: list[Callable[[str, int, int], None]] = []
 
     def update(self, phase: str, done: int, total: int) -> None:
         """Record ``done`` of ``total`` for ``phase`` (the indexer's progress callback)."""
         with self._lock:
             self._phases[phase] = (max(done, 0), max(total, 0))
             self._current = phase
+        self.clock.update(phase, done, total)
+        for listener in self.on_update:
+            listener(phase, done, total)
 
     def snapshot(self) -> tuple[float, float | None, str] | None:
         """(overall done, overall total, message); overall done never decreases, as MCP progress requires."""
@@ -56,11 +63,17 @@ class ServerState:
         self._progress: BuildProgress | None = None
         self._users = 0
         self._watcher: Any = None
+        self._last_phases: list[PhaseTiming] = []
 
     @property
     def building(self) -> str | None:
         """What started the running build ('initial index', 'igraph_index', 'watch'), or None."""
         return self._building
+
+    def phases(self) -> list[PhaseTiming]:
+        """Phases of the running build, else of the last build this server ran."""
+        progress = self._progress
+        return progress.clock.timings() if progress is not None else list(self._last_phases)
 
     def progress_note(self) -> str | None:
         """One line about a running build, for answers and igraph_status."""
@@ -80,6 +93,7 @@ class ServerState:
                     "and retry (igraph_status shows its progress). Other tools keep answering meanwhile"
                 )
             self._building, self._progress = origin, progress
+        progress.on_update.append(self._structure_ready)
         try:
             result = self.service.index(full=full, progress=progress.update)
             self.has_index, self.last_error = True, None
@@ -87,6 +101,13 @@ class ServerState:
         finally:
             with self._lock:
                 self._building, self._progress = None, None
+                self._last_phases = progress.clock.timings()
+
+    def _structure_ready(self, phase: str, _done: int, _total: int) -> None:
+        # Embedding starts only after structure + FTS are committed: from here on tools answer (FTS + graph,
+        # dense joining as vectors land) instead of asking the agent to wait for the whole build.
+        if phase == "embed" and not self.has_index:
+            self.has_index = True
 
     def _initial_build(self) -> None:
         try:

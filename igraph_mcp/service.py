@@ -14,7 +14,7 @@ from pathlib import Path
 
 import apsw
 
-from igraph_mcp.config import CONFIG_DIR, DB_FILE, Config, load_config
+from igraph_mcp.config import DB_FILE, Config, load_config, locate_state_dir
 from igraph_mcp.embed.base import Embedder
 from igraph_mcp.embed.registry import make_embedder
 from igraph_mcp.errors import ConfigError, EmbedderError, InvalidInput, StorageError
@@ -52,7 +52,8 @@ class IGraphService:
         if not self.root.is_dir():
             raise InvalidInput(f"{root} is not a directory; pass the repository root with --root")
         self.config = config or load_config(self.root)
-        self.state_dir = self.root / CONFIG_DIR
+        self.location = locate_state_dir(self.root)
+        self.state_dir = self.location.path
         self.db_path = self.state_dir / DB_FILE
         self._embedder = embedder
         self._embedder_error: str | None = None
@@ -94,7 +95,14 @@ class IGraphService:
             return self._embedder
         e = self.config.embedder
         try:
-            self._embedder = make_embedder(e.backend, model=e.model, base_url=e.baseUrl, dimension=e.dimension)
+            self._embedder = make_embedder(
+                e.backend,
+                model=e.model,
+                base_url=e.baseUrl,
+                dimension=e.dimension,
+                runtime=e.runtime,
+                quantize=e.quantize,
+            )
         except (EmbedderError, ConfigError) as exc:
             self._embedder_error = str(exc)
         if self._embedder is None and self._embedder_error is None:
@@ -207,7 +215,7 @@ class IGraphService:
             return StatusResult(
                 root=str(self.root),
                 indexed=False,
-                notes=["no index yet: run `igraph-mcp index` or the igraph_index tool"],
+                notes=["no index yet: run `igraph-mcp index` or the igraph_index tool", *self._location_notes()],
             )
         try:
             db = self.db
@@ -241,5 +249,9 @@ class IGraphService:
             staleFiles=sorted(stale)[:50],
             staleCount=len(stale),
             dbBytes=self.db_path.stat().st_size,
-            notes=[db.vec_error] if db.vec_error else [],
+            notes=([db.vec_error] if db.vec_error else []) + self._location_notes(),
         )
+
+    def _location_notes(self) -> list[str]:
+        note = self.location.note()
+        return [note] if note else []

@@ -13,7 +13,6 @@ from _factories import make_repo
 
 from igraph_mcp import __version__
 from igraph_mcp.cli import main
-from igraph_mcp.retrieve.analyze import MAX_QUERY_CHARS
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 
@@ -149,7 +148,6 @@ def test_search_degraded_without_embedder_is_not_an_error(
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["search", "x" * (MAX_QUERY_CHARS + 1)], "the limit is 10000"),
         (["search", "   "], "query is empty"),
         (["search", "ok", "--top-k", "500"], "topK"),
         (["node", "verify_token", "--root", "/definitely/not/here"], "not a directory"),

@@ -25,6 +25,7 @@ from igraph_mcp.embed.local import (
     resolve_model_source,
     verify_bundled_weights,
 )
+from igraph_mcp.embed.onnx_local import OnnxEmbedder
 from igraph_mcp.embed.openai_compat import OpenAICompatEmbedder
 from igraph_mcp.embed.registry import make_embedder
 from igraph_mcp.errors import ConfigError, EmbedderError
@@ -70,7 +71,14 @@ def test_registry_builds_each_backend_without_loading() -> None:
     assert hashed is not None and hashed.id == "hash:16"
     assert make_embedder(" HASH ") is not None
     loc = make_embedder("local")
-    assert isinstance(loc, LocalEmbedder) and loc.id == "local:all-MiniLM-L6-v2" and not loc.loaded
+    assert isinstance(loc, OnnxEmbedder) and loc.id == "local:all-MiniLM-L6-v2" and not loc.loaded
+    torch_path = make_embedder("local", runtime="torch")
+    assert isinstance(torch_path, LocalEmbedder) and torch_path.id == loc.id and not torch_path.loaded
+    int8 = make_embedder("local", quantize="int8")
+    assert isinstance(int8, OnnxEmbedder) and int8.id == "local:all-MiniLM-L6-v2+int8"
+    for bad in ({"runtime": "tensorflow"}, {"runtime": "torch", "quantize": "int8"}, {"quantize": "int4"}):
+        with pytest.raises(ConfigError):
+            make_embedder("local", **bad)
     remote = make_embedder("openai", model="bge-m3", base_url="http://127.0.0.1:9/v1", dimension=1024)
     assert remote is not None and remote.id == "openai:bge-m3" and remote.dimension == 1024
 

@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 from igraph_mcp.embed.base import Embedder
 from igraph_mcp.errors import ConfigError
 
 BACKENDS = ("local", "openai", "hash", "none")
+RUNTIMES = ("onnx", "torch")
 DEFAULT_BACKEND = "local"
+DEFAULT_RUNTIME = "onnx"
 DEFAULT_HASH_DIMENSION = 64
+GATE_ENV = "IGRAPH_TEST_EMBED_GATE"
+"""Tests only: with the hash backend, document batches wait until this file exists (see embed/gated.py)."""
 
 
 def make_embedder(
@@ -16,11 +23,14 @@ def make_embedder(
     model: str | None = None,
     base_url: str | None = None,
     dimension: int | None = None,
+    runtime: str = DEFAULT_RUNTIME,
+    quantize: str = "none",
 ) -> Embedder | None:
     """Return the embedder for ``backend`` ("local", "openai", "hash") or None for "none" (FTS only).
 
     Nothing is loaded or contacted here: backends load their model or probe their endpoint on first use.
-    ``dimension`` applies to "openai" (expected size; discovered when omitted) and "hash" (default 64).
+    ``dimension`` applies to "openai" (expected size; discovered when omitted) and "hash" (default 64);
+    ``runtime`` ("onnx" or "torch") and ``quantize`` ("none" or "int8", ONNX only) apply to "local".
     """
     name = (backend or "").strip().lower()
     if name == "none":
@@ -28,7 +38,18 @@ def make_embedder(
     if name == "local":
         from igraph_mcp.embed.local import DEFAULT_MODEL, LocalEmbedder
 
-        return LocalEmbedder(model or DEFAULT_MODEL)
+        if runtime == "torch":
+            if quantize != "none":
+                raise ConfigError("embedder.quantize needs embedder.runtime 'onnx'; torch runs the model as is.")
+            return LocalEmbedder(model or DEFAULT_MODEL)
+        if runtime != "onnx":
+            raise ConfigError(f"Unknown embedder runtime {runtime!r}; valid runtimes are: {', '.join(RUNTIMES)}.")
+        from igraph_mcp.embed.onnx_local import OnnxEmbedder
+
+        try:
+            return OnnxEmbedder(model or DEFAULT_MODEL, quantize=quantize)
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from None
     if name == "openai":
         if not base_url or not model:
             raise ConfigError(
@@ -41,7 +62,13 @@ def make_embedder(
         from igraph_mcp.embed.hashing import HashingEmbedder
 
         try:
-            return HashingEmbedder(dimension if dimension is not None else DEFAULT_HASH_DIMENSION)
+            hashing = HashingEmbedder(dimension if dimension is not None else DEFAULT_HASH_DIMENSION)
         except ValueError as exc:
             raise ConfigError(str(exc)) from None
+        gate = os.environ.get(GATE_ENV)
+        if gate:
+            from igraph_mcp.embed.gated import GatedEmbedder
+
+            return GatedEmbedder(hashing, Path(gate))
+        return hashing
     raise ConfigError(f"Unknown embedder backend {backend!r}; valid backends are: {', '.join(BACKENDS)}.")

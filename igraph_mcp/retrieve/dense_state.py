@@ -34,7 +34,14 @@ class DenseGate:
         stored = db.get_meta("embedder_id")
         total, vectors = self.coverage_counts(db)
         if stored is None or vectors == 0:
-            return DenseState(None, "no vectors yet: run `igraph-mcp index` to embed the symbols; FTS only", 0.0)
+            return DenseState(
+                None,
+                f"no vectors yet (dense channel: 0/{total} symbols embedded); answered from FTS + graph. A running "
+                "index build adds them batch by batch; if none is running, run `igraph-mcp index`",
+                0.0,
+                embedded=0,
+                total=total,
+            )
         if stored != embedder.id:
             return DenseState(
                 None,
@@ -42,4 +49,5 @@ class DenseGate:
                 "run `igraph-mcp index` to re-embed; FTS only",
                 None,
             )
-        return DenseState(embedder, None, vectors / total if total else 0.0, self._vector_cache.get(db))
+        coverage = vectors / total if total else 0.0
+        return DenseState(embedder, None, coverage, self._vector_cache.get(db), embedded=vectors, total=total)

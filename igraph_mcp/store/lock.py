@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
-from igraph_mcp.errors import IndexBusy
+from igraph_mcp.errors import IndexBusy, StorageError
 from igraph_mcp.store.db import Database
 
 LOCK_FILE = "index.lock"
@@ -49,7 +49,13 @@ class WriterLock:
         if not self._thread_lock.acquire(blocking=False):
             raise IndexBusy("an index build is already running in this server; wait for it to finish")
         try:
-            ensure_state_dir(self.state_dir)
+            try:
+                ensure_state_dir(self.state_dir)
+            except OSError as exc:
+                raise StorageError(
+                    f"the index directory {self.state_dir} cannot be created ({exc.strerror or type(exc).__name__});"
+                    " make it writable, or set XDG_CACHE_HOME to a directory you can write"
+                ) from exc
             # Read-write without O_APPEND: the holder record is rewritten in place at offset 0.
             fd = os.open(self.state_dir / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
             with os.fdopen(fd, "r+") as lock_file:
