@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 from igraph_mcp.errors import InvalidInput
+from igraph_mcp.index.parse import normalize_source
 from igraph_mcp.index.stale import stale_files
 from igraph_mcp.models import EdgeRef, FileDetail, NodeDetail, RelatedResult
 from igraph_mcp.paths import resolve_inside, strip_dot_slash
@@ -92,11 +93,14 @@ class Lookup:
     def source(self, db: Database, row: NodeRow) -> tuple[str, bool]:
         """The symbol's lines from the working tree (its indexed body when the file is gone), and a cut flag."""
         try:
-            with open(self.root / row.path, encoding="utf-8", errors="replace") as fh:
-                lines = fh.read().splitlines()
+            raw = (self.root / row.path).read_bytes()
         except OSError:
             body = graph.node_bodies(db, [row.id]).get(row.id, "")
             return body, True
+        # Lines exactly as the parser counted them: the same decoding (UTF-16, latin-1) and only "\n" ends a line;
+        # str.splitlines() would also split at form feeds and U+2028 and shift every line after one.
+        text = normalize_source(raw).decode("utf-8", "replace")
+        lines = [ln.removesuffix("\r") for ln in text.split("\n")]
         chunk = lines[row.start_line - 1 : row.end_line]
         truncated = len(chunk) > MAX_SOURCE_LINES
         return "\n".join(chunk[:MAX_SOURCE_LINES]), truncated
