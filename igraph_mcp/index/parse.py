@@ -13,7 +13,8 @@ Capture names understood in queries/<language>.scm (see /work/briefs/parse_conve
   @export.name                                         an identifier exported by a list (`export { a }`)
   @fact + @fact.name [+ @fact.value | @fact.type]     a name bound in the innermost scope (`x = Session()`,
                                                        `x: Session`; neither = opaque, e.g. a parameter);
-  @fact.attr (same captures)                           binds an attribute of the enclosing class (`self.x = ...`);
+  @fact.attr (same captures)                           binds an instance attribute (`self.x = ...`): stored in
+                                                       the innermost scope under the name ".x";
   @fact.return + @fact.type                            a function's return annotation
 A pattern's role is the capture on its outer node; @export patterns carry no other role.
 Query pitfalls met so far: py-tree-sitter 0.26 ignores `#not-any-of?` (use `#not-match?`), and a
@@ -549,18 +550,14 @@ def _scope_owner(pf: ParsedFile, scopes: list[_Def], starts: list[int], node: No
 
 
 def _add_facts(source: bytes, spec: LanguageSpec, pf: ParsedFile, m: _Matches, starts: list[int]) -> None:
-    """Turn @fact matches into Facts owned by their scope (the enclosing class for `self.x = ...`)."""
+    """Turn @fact matches into Facts owned by their innermost scope (the method, for `self.x = ...`)."""
     for role, node, name_node, value, type_node in m.facts:
         index = _innermost(pf.symbols, starts, node.start_byte)
-        if role == "fact.attr":
-            while index and pf.symbols[index].kind not in spec.class_kinds:
-                index = pf.symbols[index].parent or 0
-            if not index:
-                continue  # `self.x = ...` outside any class says nothing we can use
         if role == "fact.return":
             name = "()"
         elif name_node is not None:
-            name = _text(source, name_node).strip()
+            # The value of `self.x = v` is written in the method: keep it there, where `v` can be looked up.
+            name = ("." if role == "fact.attr" else "") + _text(source, name_node).strip()
         else:
             continue
         if type_node is not None:
