@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
 from igraph_mcp.errors import InvalidInput
 from igraph_mcp.index.parse import normalize_source
+from igraph_mcp.index.resolve_rules import CERTAIN
 from igraph_mcp.index.stale import stale_files
 from igraph_mcp.models import EdgeRef, FileDetail, NodeDetail, RelatedResult
 from igraph_mcp.paths import resolve_inside, strip_dot_slash
@@ -23,6 +25,15 @@ MAX_EDGE_REFS = 50  # callers / callees / bases listed per symbol
 MAX_OUTLINE_SYMBOLS = 500
 MAX_OUTLINE_IMPORTS = 200
 MAX_RELATED = 100
+
+
+def _candidate_ids(text: str) -> list[int]:
+    """Node ids stored in edges.candidates (a JSON list, "" for none)."""
+    try:
+        ids = json.loads(text) if text else []
+    except ValueError:
+        return []
+    return [int(i) for i in ids if isinstance(i, int)]
 
 
 class Lookup:
@@ -112,10 +123,16 @@ class Lookup:
     def edge_refs(
         self, db: Database, node_id: int, *, outgoing: bool, kinds: tuple[str, ...], limit: int = MAX_EDGE_REFS
     ) -> list[EdgeRef]:
-        """The other ends of a node's edges; unresolved callees are listed by the name written at the call."""
+        """The other ends of a node's edges, certain ones first; unresolved callees by the name written at the call.
+
+        The other end is located at its definition; the call site is the caller's file and line.
+        """
         edges = graph.edges_of(db, [node_id], outgoing=outgoing, kinds=kinds, resolved_only=not outgoing)
+        edges.sort(key=lambda e: (e.target_id is None, -e.confidence, e.line))
         other_ids = [e.target_id if outgoing else e.source_id for e in edges]
-        rows = graph.nodes_by_ids(db, [i for i in other_ids if i is not None])
+        candidate_ids = {c for e in edges if e.target_id is None for c in _candidate_ids(e.candidates)}
+        rows = graph.nodes_by_ids(db, [*(i for i in other_ids if i is not None), node_id, *candidate_ids])
+        me = rows.get(node_id)
         out: list[EdgeRef] = []
         seen: set[tuple[int | None, str]] = set()
         for e, oid in zip(edges, other_ids, strict=True):
@@ -124,6 +141,7 @@ class Lookup:
             if key in seen:
                 continue
             seen.add(key)
+            caller = me if outgoing else r
             out.append(
                 EdgeRef(
                     nodeId=oid,
@@ -133,9 +151,17 @@ class Lookup:
                     else (f"{e.qualifier}.{e.target_name}" if e.qualifier else e.target_name),
                     kind=r.kind if r else "",
                     filePath=r.path if r else "",
-                    line=e.line,
+                    line=r.start_line if r else 0,
+                    callSite=f"{caller.path}:{e.line}" if caller is not None and e.line else "",
                     edgeKind=e.kind,
                     resolution=e.resolution,
+                    confidence=e.confidence,
+                    certain=e.target_id is not None and e.confidence >= CERTAIN,
+                    candidates=[
+                        f"{c.qualified_name} {c.path}:{c.start_line}"
+                        for cid in _candidate_ids(e.candidates)
+                        if (c := rows.get(cid)) is not None
+                    ],
                 )
             )
             if len(out) >= limit:
