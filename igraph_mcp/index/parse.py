@@ -189,8 +189,9 @@ def _collect(query: Query, root: Node, roles: dict[int, str]) -> _Matches:
         elif role.startswith("definition.") or role == "scope":
             body = caps.get("body")
             recv = caps.get("receiver")
-            # A @body after the definition node (Dart: signature, then body) extends the definition over it.
-            last = body[0] if body and body[0].end_byte > caps[role][0].end_byte else caps[role][0]
+            # A @body after the definition node (Dart: signature, then body) extends the definition over it, and
+            # so does a second node of the same capture (Haskell: type signature, then equation).
+            last = max((*caps[role], *(body or ())), key=lambda n: n.end_byte)
             # `const a, b = 1, 2` names two symbols in one match; each gets the whole node.
             for name_node in caps.get("name", ()):
                 out.defs.append(
@@ -270,7 +271,7 @@ def _dedupe_defs(defs: list[_Def]) -> list[_Def]:
         group.sort(key=lambda d: d.pattern)
         first = group[0]
         if len(group) > 1:
-            widest = max(group, key=lambda d: d.node.end_byte - d.node.start_byte)
+            widest = max(group, key=lambda d: d.end_byte - d.node.start_byte)
             first.body = first.body or next((d.body for d in group if d.body is not None), None)
             if first.body is None:
                 first.body = first.node.child_by_field_name("body")
