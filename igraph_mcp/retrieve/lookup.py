@@ -45,7 +45,7 @@ class Lookup:
 
     # -- symbols ---------------------------------------------------------------------------------------------
     def find(self, name: str, file: str | None) -> list[NodeRow]:
-        """Symbols matching a name, qualified name or dotted suffix; the one exact qualified match if unique."""
+        """Symbols matching a name, qualified name or dotted suffix; a dotted name's unique exact match wins."""
         if not isinstance(name, str) or not name.strip():
             raise InvalidInput("name is empty; pass a symbol name such as `Session.request` or `parse_file`")
         if len(name) > MAX_NAME_CHARS:
@@ -67,7 +67,11 @@ class Lookup:
             norm = strip_dot_slash(file.strip().replace("\\", "/"))
             rows = [r for r in rows if r.path == norm or r.path.endswith("/" + norm)]
         exact = [r for r in rows if r.qualified_name == name]
-        return exact if len(exact) == 1 else rows
+        if len(exact) == 1 and ("." in name or len(rows) == 1):
+            return exact
+        # A bare name shared by several symbols (a function `get` and methods `A.get`, `B.get`) is ambiguous even
+        # when one of them is top-level: picking that one silently would hide the others. All are candidates.
+        return rows
 
     def node(self, name: str, file: str | None = None) -> NodeDetail:
         """Detail of one symbol: source, signature, callers, callees; candidates when ambiguous."""
