@@ -373,6 +373,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--fetch-tree", type=Path, default=None, help="default: fetch_tree.py next to --devset")
     ap.add_argument("--json", type=Path, default=None, help="write summary + per-query records here")
     ap.add_argument("--reindex", action="store_true", help="full rebuild of each index (vectors reused)")
+    ap.add_argument(
+        "--set-const",
+        action="append",
+        default=[],
+        metavar="MODULE.NAME=VALUE",
+        help="tuning: override a ranking constant, e.g. retrieve.explore.NAMED_WEIGHT=0.5 (repeatable)",
+    )
     args = ap.parse_args(argv)
     args.systems = [s.strip() for s in args.systems.split(",") if s.strip()]
     unknown = sorted(set(args.systems) - set(ALL_SYSTEMS))
@@ -410,6 +417,8 @@ def main(argv: list[str] | None = None) -> int:
     if not args.systems:
         log("no system left to run")
         return 2
+    for spec in args.set_const:
+        _override(spec)
     cache = bd.cache_dir()
     tasks: list[TreeTask] = []
     if args.set in ("devset", "both"):
@@ -436,6 +445,19 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         _write_json(args, results)
     return 0
+
+
+def _override(spec: str) -> None:
+    """Set igraph_mcp.<module>.<NAME> to a literal value (for tuning runs on the tuning half)."""
+    import ast
+    import importlib
+
+    target, _, value = spec.partition("=")
+    module_name, _, name = target.rpartition(".")
+    module = importlib.import_module(f"igraph_mcp.{module_name}")
+    if not hasattr(module, name):
+        raise SystemExit(f"--set-const: igraph_mcp.{module_name} has no {name}")
+    setattr(module, name, ast.literal_eval(value))
 
 
 def _write_json(args: argparse.Namespace, results: list[dict[str, Any]]) -> None:

@@ -15,6 +15,7 @@ from igraph_mcp.retrieve.budget import estimate_tokens
 from igraph_mcp.retrieve.expand import PER_NODE_CAP
 from igraph_mcp.service import IGraphService
 from igraph_mcp.store import db as db_mod
+from igraph_mcp.store import graph
 
 HUB_CALLERS = 30
 HUGE_LINES = 3000
@@ -74,7 +75,7 @@ def test_hybrid_uses_both_channels(svc) -> None:  # type: ignore[no-untyped-def]
     assert not r.degraded and r.note is None
     top = r.hits[0]
     assert top.name == "compute_total" and top.matchChannel == "dense+fts5"
-    assert set(top.ranks) == {"fts5", "dense"} and "exactName" in top.boosts
+    assert set(top.ranks) == {"fts5", "dense", "named"} and "exactName" in top.boosts  # the query names it
     assert top.snippet.startswith("def compute_total")
     assert {h.matchChannel for h in r.hits} <= {"dense+fts5", "dense", "fts5"}
     assert r.files[0].filePath == "shop/pricing.py"
@@ -268,3 +269,66 @@ def test_huge_function_snippet_is_bounded(svc) -> None:  # type: ignore[no-untyp
     r = svc.explore("enormous_function", top_k=1, hops=0)
     assert r.hits[0].endLine >= HUGE_LINES
     assert len(r.hits[0].snippet) <= 1000
+
+
+# -- the channel of names the query mentions, its graph neighbours, file evidence ----------------------------
+def test_named_channel_finds_a_function_mentioned_deep_in_a_long_issue(svc) -> None:  # type: ignore[no-untyped-def]
+    from igraph_mcp.retrieve.analyze import analyze_query
+    from igraph_mcp.retrieve.channels import count_definitions, named_channel
+
+    prose = "The numbers on the receipt are off by a few cents for large orders.\n\n" * 50
+    qa = analyze_query("Wrong totals\n\n" + prose + "I think apply_discount rounds too early; process_item is fine.")
+    count_definitions(svc.db, qa)
+    named = named_channel(svc.db, qa, 10)
+    rows = graph.nodes_by_ids(svc.db, named)
+    assert [rows[i].name for i in named] == ["apply_discount", "process_item", "process_item"]  # order of mention
+
+
+def test_graph_channel_ranks_certain_edges_first(svc) -> None:  # type: ignore[no-untyped-def]
+    from igraph_mcp.retrieve.channels import graph_channel
+
+    (seed,) = [int(r[0]) for r in svc.db.rows("SELECT id FROM nodes WHERE name = 'compute_total'")]
+    reached = graph_channel(svc.db, [seed], 10)
+    names = [svc.db.scalar("SELECT name FROM nodes WHERE id = ?", (n,)) for n in reached]
+    assert set(names) >= {"apply_discount", "checkout"} and "compute_total" not in names
+
+
+@pytest.mark.parametrize(
+    ("path", "words"),
+    [
+        ("sphinx/ext/autodoc/__init__.py", {"sphinx", "ext", "autodoc"}),
+        ("django/db/models/query.py", {"django", "models", "query"}),
+        ("src/utils/HttpClient.ts", {"http", "client"}),
+        ("README", {"readme"}),
+    ],
+)
+def test_path_words(path: str, words: set[str]) -> None:
+    from igraph_mcp.retrieve.ranking import path_words
+
+    assert path_words(path) == words
+
+
+def test_path_words_lift_a_file_the_query_names_by_its_place(monkeypatch: pytest.MonkeyPatch) -> None:
+    from igraph_mcp.models import Hit
+    from igraph_mcp.retrieve import ranking
+    from igraph_mcp.retrieve.analyze import analyze_query
+
+    def hit(path: str, score: float) -> Hit:
+        return Hit(
+            nodeId=1,
+            name="f",
+            qualifiedName="f",
+            kind="function",
+            filePath=path,
+            startLine=1,
+            endLine=2,
+            score=score,
+            matchChannel="fts5",
+        )
+
+    hits = [hit("pkg/other.py", 1.0), hit("pkg/autodoc/members.py", 0.8)]
+    qa = analyze_query("autodoc skips inherited members")
+    monkeypatch.setattr(ranking, "PATH_WORD", 0.0)
+    assert [f.filePath for f in ranking.rank_files(hits, qa)] == ["pkg/other.py", "pkg/autodoc/members.py"]
+    monkeypatch.setattr(ranking, "PATH_WORD", 0.5)
+    assert [f.filePath for f in ranking.rank_files(hits, qa)] == ["pkg/autodoc/members.py", "pkg/other.py"]

@@ -360,3 +360,20 @@ def test_component_lines_are_the_files_lines() -> None:
 def test_dart_body_beside_its_signature_belongs_to_the_function() -> None:
     names = {s.qualified_name: s for s in parse("dart", SOURCES["dart"]).symbols}
     assert names["top"].end_line == 11 and "void top()" in names["top"].signature
+
+
+def test_lua_table_fields_holding_functions() -> None:
+    names = {s.qualified_name for s in parse("lua", "local mt = { __index = function (t, k) return k end }\n").symbols}
+    assert "__index" in names
+
+
+def test_ocaml_each_and_binding_starts_on_its_own_line() -> None:
+    pf = parse("ocaml", "let rec f x = g x\nand g y = f y\n\nlet ( ^^ ) a b = a\n")
+    lines = {s.qualified_name: s.start_line for s in pf.symbols[1:]}
+    assert lines == {"f": 1, "g": 2, "( ^^ )": 4}
+
+
+def test_haskell_function_starts_at_its_type_signature() -> None:
+    pf = parse("haskell", "module M where\nhelper :: Int -> Int\nhelper x = x\n\narea (C r) = r\narea _ = 0\n")
+    spans = [(s.qualified_name, s.start_line, s.end_line) for s in pf.symbols[1:]]
+    assert spans == [("helper", 2, 3), ("area", 5, 5), ("area", 6, 6)]

@@ -127,6 +127,7 @@ class Resolver:
         self.by_name: dict[str, list[Sym]] = defaultdict(list)
         self.by_file_name: dict[tuple[int, str], list[Sym]] = defaultdict(list)
         self.children: dict[tuple[int, str], list[Sym]] = defaultdict(list)
+        self.members: dict[int, list[Sym]] = defaultdict(list)  # class id -> its methods
         self.module_of_file: dict[int, Sym] = {}
         for s in symbols:
             if s.kind == "module":
@@ -136,6 +137,8 @@ class Resolver:
             self.by_file_name[(s.file_id, s.name)].append(s)
             if s.parent_id is not None:
                 self.children[(s.parent_id, s.name)].append(s)
+                if s.kind == "method":
+                    self.members[s.parent_id].append(s)
         self._inference: dict[ResolveRules, ScopeInference] = {}
         self.dir_of_file = {fid: posixpath.dirname(p) for fid, p in file_paths.items()}
         # Module key suffixes -> files, so "requests.sessions" finds "src/requests/sessions.py".

@@ -10,7 +10,12 @@ from igraph_mcp.paths import strip_dot_slash
 from igraph_mcp.store.fts import fts_tokens
 from igraph_mcp.text.identifiers import is_code_shaped, split_identifier
 
-MAX_QUERY_CHARS = 10_000
+MAX_QUERY_CHARS = 100_000  # issue-length text; a longer query is cut to this, with a note
+# Bounds on what one query can make the ranker loop over (10,000 characters of dotted names, say).
+MAX_IDENTIFIERS = 1000
+MAX_DOTTED = 300
+MAX_PATHS = 100
+MAX_FRAMES = 200
 
 # Possessive quantifiers and a word-start lookbehind keep these linear on long runs of word characters.
 _DOTTED = re.compile(r"(?<![\w$])[A-Za-z_$][\w$]*+(?:(?:\.|::|->|#)[A-Za-z_$][\w$]*+)+")
@@ -65,12 +70,19 @@ class QueryAnalysis:
     definition_counts: dict[str, int] = field(default_factory=dict)
 
 
+def cut_query(text: str) -> tuple[str, str | None]:
+    """The query cut to MAX_QUERY_CHARS, and a note saying so when it was longer."""
+    if len(text) <= MAX_QUERY_CHARS:
+        return text, None
+    return text[:MAX_QUERY_CHARS], f"query was {len(text)} characters; only the first {MAX_QUERY_CHARS} were used"
+
+
 def analyze_query(text: str) -> QueryAnalysis:
     """Extract identifiers, paths, frames and hints; the text is treated as data, never as FTS syntax."""
     clean = "".join(ch if ch.isprintable() or ch in "\n\t" else " " for ch in text)
     qa = QueryAnalysis(text=clean)
     stripped = clean.strip()
-    for path, func in _FRAME.findall(clean):
+    for path, func in _FRAME.findall(clean)[-MAX_FRAMES:]:  # the innermost frames are the last ones
         qa.frames.append((path.replace("\\", "/"), func))
     seen_paths: dict[str, None] = {}
     for m in _PATH_RUN.finditer(clean):
@@ -79,13 +91,13 @@ def analyze_query(text: str) -> QueryAnalysis:
             seen_paths.setdefault(strip_dot_slash(run), None)
     for path, _func in qa.frames:
         seen_paths.setdefault(path, None)
-    qa.paths = list(seen_paths)
+    qa.paths = list(seen_paths)[:MAX_PATHS]
     dotted: dict[str, None] = {}
     for m in _DOTTED.finditer(clean):
         norm = re.sub(r"::|->|#", ".", m.group(0))
         if not _PATH_SUFFIX.search(m.group(0)):
             dotted.setdefault(norm, None)
-    qa.dotted = list(dotted)
+    qa.dotted = list(dotted)[:MAX_DOTTED]
     idents: dict[str, None] = {}
     for d in qa.dotted:
         for part in d.split("."):
@@ -99,7 +111,7 @@ def analyze_query(text: str) -> QueryAnalysis:
             idents.setdefault(w, None)
     for _path, func in qa.frames:
         idents.setdefault(func, None)
-    qa.identifiers = [i for i in idents if len(i) > 1]
+    qa.identifiers = [i for i in idents if len(i) > 1][:MAX_IDENTIFIERS]
     qa.is_identifier_query = bool(re.fullmatch(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->|#)[A-Za-z_$][\w$]*)*", stripped))
     if qa.is_identifier_query and stripped not in idents:
         qa.identifiers.insert(0, stripped)
@@ -129,13 +141,14 @@ def select_fts_tokens(qa: QueryAnalysis, doc_freqs: dict[str, int], total_docs: 
     if len(present) <= limit:
         return present
     ident_tokens = {t for i in qa.identifiers for t in fts_tokens(i)}
+    position = {t: n for n, t in enumerate(qa.tokens)}
     # Very common tokens carry little evidence; prefer identifiers, then by rarity (stable for equal counts).
     ranked = sorted(
         present,
         key=lambda t: (
             t not in ident_tokens,
             doc_freqs.get(t, total_docs) / max(total_docs, 1),
-            qa.tokens.index(t),
+            position[t],
         ),
     )
     return ranked[:limit]

@@ -55,3 +55,62 @@ def dense_channel(
         ranked = [(nid, sim) for nid, _fid, sim in probe[:limit]]
         return DenseResult(ranked, True, probe[0][2] if probe else 0.0, len(files))
     return DenseResult([(nid, sim) for nid, _fid, sim in pool], False, best, len(files))
+
+
+MAX_NAMED = 40  # identifiers of a query looked up by name (each is one indexed lookup)
+NAMED_RARE = 10  # a name defined more often than this (`save`, `get`) says little about where to look
+# How sure an edge is, by how the indexer bound it: a call bound through an import or in the same file is
+# certain; one bound because the name was unique in the repository is a guess.
+EDGE_CERTAINTY = {
+    "same_file": 1.0,
+    "import": 1.0,
+    "qualified_name": 0.9,
+    "same_directory": 0.6,
+    "unique_global": 0.5,
+}
+
+
+def named_channel(db: Database, qa: QueryAnalysis, limit: int) -> list[int]:
+    """Symbols the query names, in the order it names them: dotted names first, then rare identifiers."""
+    out: dict[int, None] = {}
+    looked = 0
+    for dotted in qa.dotted:
+        if looked >= MAX_NAMED or len(out) >= limit:
+            break
+        parts = dotted.split(".")
+        # "QuerySet.bulk_update" or "django.db.models.QuerySet.bulk_update": the last two parts name a member.
+        tail = ".".join(parts[-2:]) if len(parts) >= 2 else dotted
+        looked += 1
+        for row in graph.nodes_named(db, tail, limit=NAMED_RARE + 1)[:NAMED_RARE]:
+            if row.qualified_name == tail or row.qualified_name.endswith("." + tail):
+                out.setdefault(row.id, None)
+    for name in qa.identifiers:
+        if looked >= MAX_NAMED or len(out) >= limit:
+            break
+        count = qa.definition_counts.get(name, 0)
+        if not 0 < count <= NAMED_RARE:
+            continue
+        looked += 1
+        for row in graph.nodes_named(db, name, limit=NAMED_RARE):
+            if row.name == name:
+                out.setdefault(row.id, None)
+    return list(out)[:limit]
+
+
+def graph_channel(db: Database, seeds: list[int], limit: int) -> list[int]:
+    """Neighbours of the named symbols along calls and inheritance, best first by edge certainty."""
+    if not seeds:
+        return []
+    score: dict[int, float] = {}
+    seed_set = set(seeds)
+    for rank, seed in enumerate(seeds[:20]):
+        prior = 1.0 / (1 + rank)
+        edges = graph.edges_of(db, [seed], outgoing=True, kinds=("calls", "inherits", "implements"))
+        edges += graph.edges_of(db, [seed], outgoing=False, kinds=("calls", "inherits", "implements"))
+        for e in edges:
+            other = e.target_id if e.source_id == seed else e.source_id
+            if other is None or other in seed_set:
+                continue
+            s = prior * EDGE_CERTAINTY.get(e.resolution, 0.3)
+            score[other] = max(score.get(other, 0.0), s)
+    return sorted(score, key=lambda n: (-score[n], n))[:limit]

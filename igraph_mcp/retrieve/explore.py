@@ -13,11 +13,12 @@ from igraph_mcp.config import MIN_MAX_TOKENS, RetrievalConfig
 from igraph_mcp.embed.base import Embedder
 from igraph_mcp.errors import EmbedderError, InvalidInput
 from igraph_mcp.models import Diagnostics, ExploreResult, Hit, Neighbour, ResourceHit
-from igraph_mcp.retrieve.analyze import MAX_QUERY_CHARS, QueryAnalysis, analyze_query
+from igraph_mcp.retrieve.analyze import QueryAnalysis, analyze_query, cut_query
 from igraph_mcp.retrieve.budget import fit_to_budget, snippet_of
-from igraph_mcp.retrieve.channels import count_definitions, dense_channel, fts_channel
+from igraph_mcp.retrieve.channels import count_definitions, dense_channel, fts_channel, graph_channel, named_channel
 from igraph_mcp.retrieve.expand import expand
 from igraph_mcp.retrieve.fusion import rrf
+from igraph_mcp.retrieve.query_parts import dense_texts
 from igraph_mcp.retrieve.ranking import rank_files, rank_hits
 from igraph_mcp.retrieve.shapes import neighbours
 from igraph_mcp.retrieve.vector_search import SqliteVecSearch, VectorSearch
@@ -29,6 +30,13 @@ from igraph_mcp.store.status import node_count
 log = logging.getLogger(__name__)
 
 CHANNEL_DEPTH = 100  # candidates taken from each channel before fusion
+# A long query's parts are searched one by one and fused (RRF) into the dense channel; the head (title and
+# opening prose) says what the issue is about, the later parts add names, code and the traceback.
+HEAD_PART_WEIGHT = 1.0
+OTHER_PART_WEIGHT = 0.5
+# Channels beside FTS and dense, fused by the same RRF; 0 turns one off.
+NAMED_WEIGHT = 1.0  # symbols the query names
+GRAPH_WEIGHT = 0.0  # their call/inheritance neighbours, by edge certainty
 
 # (analysis, query vector or None, node ids in the answer) -> (resources, note)
 ResourceFinder = Callable[[QueryAnalysis, bytes | None, list[int]], tuple[list[ResourceHit], str | None]]
@@ -51,11 +59,6 @@ def validate(query: str, top_k: int, hops: int, max_tokens: int | None = None) -
     """Reject inputs outside the documented bounds with a message that says what to send instead."""
     if not isinstance(query, str) or not query.strip():
         raise InvalidInput("query is empty; describe the code you are looking for, or paste the issue text")
-    if len(query) > MAX_QUERY_CHARS:
-        raise InvalidInput(
-            f"query is {len(query)} characters; the limit is {MAX_QUERY_CHARS}. Send the most relevant part "
-            "(title, error message, traceback, names of the functions involved)"
-        )
     if not 1 <= top_k <= 50:
         raise InvalidInput("topK must be between 1 and 50")
     if not 0 <= hops <= 5:
@@ -97,6 +100,7 @@ class Explorer:
         validate(query, top_k, hops, max_tokens)
         timings: dict[str, float] = {}
         t0 = time.perf_counter()
+        query, cut_note = cut_query(query)
         qa = analyze_query(query)
         count_definitions(self.db, qa)
         diag = Diagnostics()
@@ -109,23 +113,41 @@ class Explorer:
             ranked["fts5"] = [nid for nid, _ in fts]
             timings["fts"] = _ms(t)
             diag.channels.append("fts5")
+        if "fts" in channels and NAMED_WEIGHT > 0:
+            t = time.perf_counter()
+            ranked["named"] = named_channel(self.db, qa, CHANNEL_DEPTH)
+            if GRAPH_WEIGHT > 0:
+                ranked["graph"] = graph_channel(self.db, ranked["named"], CHANNEL_DEPTH)
+            timings["named"] = _ms(t)
         query_vector: bytes | None = None
-        notes: list[str] = []
+        part_vectors: list[bytes] = []
+        notes: list[str] = [cut_note] if cut_note else []
         if "dense" in channels or self.resource_finder is not None:
-            query_vector, dense_note = self._query_vector(qa.text, timings)
+            texts = dense_texts(qa.text) if "dense" in channels else dense_texts(qa.text, max_parts=1)
+            part_vectors, dense_note = self._query_vectors(texts, timings)
+            query_vector = part_vectors[0] if part_vectors else None
             if dense_note and "dense" in channels:
                 notes.append(dense_note)
-        if "dense" in channels and query_vector is not None:
+        if "dense" in channels and part_vectors:
             t = time.perf_counter()
-            dres = dense_channel(
-                self.dense.search or SqliteVecSearch(self.db),
-                query_vector,
-                limit=CHANNEL_DEPTH,
-                file_top_k=self.cfg.fileTopK,
-                fallback_threshold=self.cfg.fallbackThreshold,
-            )
-            ranked["dense"] = [nid for nid, _ in dres.ranked]
-            diag.fallbackTriggered = dres.fallback_triggered
+            search = self.dense.search or SqliteVecSearch(self.db)
+            per_part: dict[str, list[int]] = {}
+            for n, vector in enumerate(part_vectors):
+                dres = dense_channel(
+                    search,
+                    vector,
+                    limit=CHANNEL_DEPTH,
+                    file_top_k=self.cfg.fileTopK,
+                    fallback_threshold=self.cfg.fallbackThreshold,
+                )
+                per_part[f"part{n}"] = [nid for nid, _ in dres.ranked]
+                diag.fallbackTriggered = diag.fallbackTriggered or dres.fallback_triggered
+            if len(per_part) == 1:
+                ranked["dense"] = per_part["part0"]
+            else:
+                part_weights = {name: OTHER_PART_WEIGHT for name in per_part} | {"part0": HEAD_PART_WEIGHT}
+                fused_parts = rrf(per_part, part_weights, self.cfg.rrfK)
+                ranked["dense"] = [f.id for f in fused_parts[:CHANNEL_DEPTH]]
             timings["dense"] = _ms(t)
             diag.channels.append("dense")
             if self.dense.embedded < self.dense.total:
@@ -136,11 +158,12 @@ class Explorer:
         diag.candidates = {k: len(v) for k, v in ranked.items()}
 
         t = time.perf_counter()
-        weights = {"fts5": self.cfg.ftsWeight, "dense": self.cfg.denseWeight}
+        weights = {"fts5": self.cfg.ftsWeight, "dense": self.cfg.denseWeight, "named": NAMED_WEIGHT}
+        weights["graph"] = GRAPH_WEIGHT
         fused = rrf(ranked, weights, self.cfg.rrfK)
         rows = graph.nodes_by_ids(self.db, [f.id for f in fused])
         all_hits = rank_hits(fused, rows, qa, context_files=context_files, kinds=kinds)
-        files = rank_files(all_hits)
+        files = rank_files(all_hits, qa)
         hits = all_hits[:top_k]
         timings["fuse"] = _ms(t)
 
@@ -189,22 +212,25 @@ class Explorer:
         return fit_to_budget(result, max_tokens or self.cfg.maxTokens)
 
     # -- helpers --------------------------------------------------------------------------------------------
-    def _query_vector(self, text: str, timings: dict[str, float]) -> tuple[bytes | None, str | None]:
+    def _query_vectors(self, texts: list[str], timings: dict[str, float]) -> tuple[list[bytes], str | None]:
         if self.dense.reason is not None or self.dense.embedder is None:
-            return None, self.dense.reason or "dense channel off"
+            return [], self.dense.reason or "dense channel off"
         t = time.perf_counter()
-        try:
-            vec = np.asarray(self.dense.embedder.embed_query(text), dtype=np.float32)
-        except EmbedderError as exc:
-            return None, f"embedding backend failed ({exc}); answered from FTS only"
-        timings["embed"] = _ms(t)
         dim = int(self.db.get_meta("embedder_dim", "0") or 0)
-        if vec.shape != (dim,):
-            return (
-                None,
-                f"query vector has dimension {vec.shape[-1]}, the index has {dim}; answered from FTS only",
-            )
-        return vec_store.to_blob(vec), None
+        out: list[bytes] = []
+        for text in texts:
+            try:
+                vec = np.asarray(self.dense.embedder.embed_query(text), dtype=np.float32)
+            except EmbedderError as exc:
+                return [], f"embedding backend failed ({exc}); answered from FTS only"
+            if vec.shape != (dim,):
+                return (
+                    [],
+                    f"query vector has dimension {vec.shape[-1]}, the index has {dim}; answered from FTS only",
+                )
+            out.append(vec_store.to_blob(vec))
+        timings["embed"] = _ms(t)
+        return out, None
 
     def _neighbours(self, hits: list[Hit], hops: int, top_k: int) -> list[Neighbour]:
         if hops <= 0 or not hits:

@@ -15,9 +15,13 @@ class Fused:
     ranks: dict[str, int] = field(default_factory=dict)
 
     def match_channel(self) -> str:
-        """'dense+fts5', 'dense' or 'fts5' (other channels appended in name order)."""
-        names = sorted(self.ranks, key=lambda c: (c != "dense", c != "fts5", c))
-        return "+".join(names)
+        """'dense+fts5', 'dense' or 'fts5'; a hit only the name or graph channel found says 'named' or 'graph'.
+
+        The extra channels are in ``ranks``; the label stays the documented three for everything the two
+        search channels found, so clients that switch on it keep working.
+        """
+        primary = [c for c in ("dense", "fts5") if c in self.ranks]
+        return "+".join(primary or sorted(self.ranks))
 
 
 def rrf(channels: Mapping[str, Sequence[int]], weights: Mapping[str, float], k: int) -> list[Fused]:

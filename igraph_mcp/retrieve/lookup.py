@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
 from igraph_mcp.errors import InvalidInput
+from igraph_mcp.index.parse import normalize_source
+from igraph_mcp.index.resolve_rules import CERTAIN
 from igraph_mcp.index.stale import stale_files
 from igraph_mcp.models import EdgeRef, FileDetail, NodeDetail, RelatedResult
 from igraph_mcp.paths import resolve_inside, strip_dot_slash
@@ -24,6 +27,15 @@ MAX_OUTLINE_IMPORTS = 200
 MAX_RELATED = 100
 
 
+def _candidate_ids(text: str) -> list[int]:
+    """Node ids stored in edges.candidates (a JSON list, "" for none)."""
+    try:
+        ids = json.loads(text) if text else []
+    except ValueError:
+        return []
+    return [int(i) for i in ids if isinstance(i, int)]
+
+
 class Lookup:
     """Answers node, file and related questions against one repository's index."""
 
@@ -33,7 +45,7 @@ class Lookup:
 
     # -- symbols ---------------------------------------------------------------------------------------------
     def find(self, name: str, file: str | None) -> list[NodeRow]:
-        """Symbols matching a name, qualified name or dotted suffix; the one exact qualified match if unique."""
+        """Symbols matching a name, qualified name or dotted suffix; a dotted name's unique exact match wins."""
         if not isinstance(name, str) or not name.strip():
             raise InvalidInput("name is empty; pass a symbol name such as `Session.request` or `parse_file`")
         if len(name) > MAX_NAME_CHARS:
@@ -55,7 +67,11 @@ class Lookup:
             norm = strip_dot_slash(file.strip().replace("\\", "/"))
             rows = [r for r in rows if r.path == norm or r.path.endswith("/" + norm)]
         exact = [r for r in rows if r.qualified_name == name]
-        return exact if len(exact) == 1 else rows
+        if len(exact) == 1 and ("." in name or len(rows) == 1):
+            return exact
+        # A bare name shared by several symbols (a function `get` and methods `A.get`, `B.get`) is ambiguous even
+        # when one of them is top-level: picking that one silently would hide the others. All are candidates.
+        return rows
 
     def node(self, name: str, file: str | None = None) -> NodeDetail:
         """Detail of one symbol: source, signature, callers, callees; candidates when ambiguous."""
@@ -92,11 +108,14 @@ class Lookup:
     def source(self, db: Database, row: NodeRow) -> tuple[str, bool]:
         """The symbol's lines from the working tree (its indexed body when the file is gone), and a cut flag."""
         try:
-            with open(self.root / row.path, encoding="utf-8", errors="replace") as fh:
-                lines = fh.read().splitlines()
+            raw = (self.root / row.path).read_bytes()
         except OSError:
             body = graph.node_bodies(db, [row.id]).get(row.id, "")
             return body, True
+        # Lines exactly as the parser counted them: the same decoding (UTF-16, latin-1) and only "\n" ends a line;
+        # str.splitlines() would also split at form feeds and U+2028 and shift every line after one.
+        text = normalize_source(raw).decode("utf-8", "replace")
+        lines = [ln.removesuffix("\r") for ln in text.split("\n")]
         chunk = lines[row.start_line - 1 : row.end_line]
         truncated = len(chunk) > MAX_SOURCE_LINES
         return "\n".join(chunk[:MAX_SOURCE_LINES]), truncated
@@ -104,10 +123,16 @@ class Lookup:
     def edge_refs(
         self, db: Database, node_id: int, *, outgoing: bool, kinds: tuple[str, ...], limit: int = MAX_EDGE_REFS
     ) -> list[EdgeRef]:
-        """The other ends of a node's edges; unresolved callees are listed by the name written at the call."""
+        """The other ends of a node's edges, certain ones first; unresolved callees by the name written at the call.
+
+        The other end is located at its definition; the call site is the caller's file and line.
+        """
         edges = graph.edges_of(db, [node_id], outgoing=outgoing, kinds=kinds, resolved_only=not outgoing)
+        edges.sort(key=lambda e: (e.target_id is None, -e.confidence, e.line))
         other_ids = [e.target_id if outgoing else e.source_id for e in edges]
-        rows = graph.nodes_by_ids(db, [i for i in other_ids if i is not None])
+        candidate_ids = {c for e in edges if e.target_id is None for c in _candidate_ids(e.candidates)}
+        rows = graph.nodes_by_ids(db, [*(i for i in other_ids if i is not None), node_id, *candidate_ids])
+        me = rows.get(node_id)
         out: list[EdgeRef] = []
         seen: set[tuple[int | None, str]] = set()
         for e, oid in zip(edges, other_ids, strict=True):
@@ -116,6 +141,7 @@ class Lookup:
             if key in seen:
                 continue
             seen.add(key)
+            caller = me if outgoing else r
             out.append(
                 EdgeRef(
                     nodeId=oid,
@@ -125,9 +151,17 @@ class Lookup:
                     else (f"{e.qualifier}.{e.target_name}" if e.qualifier else e.target_name),
                     kind=r.kind if r else "",
                     filePath=r.path if r else "",
-                    line=e.line,
+                    line=r.start_line if r else 0,
+                    callSite=f"{caller.path}:{e.line}" if caller is not None and e.line else "",
                     edgeKind=e.kind,
                     resolution=e.resolution,
+                    confidence=e.confidence,
+                    certain=e.target_id is not None and e.confidence >= CERTAIN,
+                    candidates=[
+                        f"{c.qualified_name} {c.path}:{c.start_line}"
+                        for cid in _candidate_ids(e.candidates)
+                        if (c := rows.get(cid)) is not None
+                    ],
                 )
             )
             if len(out) >= limit:

@@ -10,8 +10,15 @@ from igraph_mcp.retrieve.boosts import Candidate, boost
 from igraph_mcp.retrieve.fusion import Fused
 from igraph_mcp.retrieve.shapes import location
 from igraph_mcp.store.graph import NodeRow
+from igraph_mcp.text.identifiers import split_identifier
 
 FILE_SCORE_DECAY = 0.5  # a file's score: its best symbol plus decaying credit for further ones
+FILE_SYMBOLS = 5  # symbols of one file that add to its score
+# A file whose path words (directories and file name, split like identifiers) appear in the query gets this
+# much more per word, up to PATH_WORDS_MAX words: "autodoc", "migrations" or "bulk_update" name a place.
+PATH_WORD = 0.0
+PATH_WORDS_MAX = 3
+_GENERIC_PATH_WORDS = frozenset({"py", "init", "src", "lib", "main", "core", "base", "utils", "util", "tests", "test"})
 
 
 def rank_hits(
@@ -44,14 +51,25 @@ def rank_hits(
     return hits
 
 
-def rank_files(hits: list[Hit]) -> list[FileHit]:
-    """Files ranked by their best symbol plus decaying credit for further ones."""
+def path_words(path: str) -> set[str]:
+    """The words of a path's directories and file stem, lower case, without generic ones."""
+    stem = path.rsplit(".", 1)[0] if "/" not in path.rsplit(".", 1)[-1] else path
+    words = {w for part in stem.split("/") for w in split_identifier(part)}
+    return {w for w in words if len(w) > 2 and w not in _GENERIC_PATH_WORDS}
+
+
+def rank_files(hits: list[Hit], qa: QueryAnalysis | None = None) -> list[FileHit]:
+    """Files ranked by their best symbol plus decaying credit for further ones, and by path words the query uses."""
     scores: dict[str, list[float]] = {}
     for h in hits:
         scores.setdefault(h.filePath, []).append(h.score)
+    query_words = set(qa.tokens) if qa is not None and PATH_WORD > 0 else set()
     ranked = []
     for path, vals in scores.items():
         vals.sort(reverse=True)
-        ranked.append(FileHit(filePath=path, score=sum(v * FILE_SCORE_DECAY**i for i, v in enumerate(vals[:5]))))
+        score = sum(v * FILE_SCORE_DECAY**i for i, v in enumerate(vals[:FILE_SYMBOLS]))
+        if query_words:
+            score *= 1 + PATH_WORD * min(PATH_WORDS_MAX, len(path_words(path) & query_words))
+        ranked.append(FileHit(filePath=path, score=score))
     ranked.sort(key=lambda f: (-f.score, f.filePath))
     return ranked

@@ -1,4 +1,10 @@
 ; Haskell: functions (each equation), data types, newtypes, classes (their signatures are methods), synonyms.
+; A function with a type signature starts at the signature (the pair is one definition).
+(declarations
+  (signature name: (variable) @_sig) @definition.function
+  .
+  [(function name: (variable) @name) (bind name: (variable) @name)] @definition.function
+  (#eq? @_sig @name))
 (declarations (function name: (variable) @name) @definition.function)
 (declarations (bind name: (variable) @name) @definition.function)
 (data_type name: (name) @name) @definition.struct
