@@ -313,7 +313,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--command",
         dest="launch_command",
         default=None,
-        help="command the client should run (default: igraph-mcp)",
+        help="command the client should run (default: the absolute path of this igraph-mcp, "
+        "or `uvx --from <source> igraph-mcp` when run under uvx)",
     )
     s.set_defaults(func=cmd_register)
     return p
