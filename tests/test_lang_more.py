@@ -377,3 +377,9 @@ def test_haskell_function_starts_at_its_type_signature() -> None:
     pf = parse("haskell", "module M where\nhelper :: Int -> Int\nhelper x = x\n\narea (C r) = r\narea _ = 0\n")
     spans = [(s.qualified_name, s.start_line, s.end_line) for s in pf.symbols[1:]]
     assert spans == [("helper", 2, 3), ("area", 5, 5), ("area", 6, 6)]
+
+
+def test_haskell_record_fields_and_multi_name_signatures() -> None:
+    pf = parse("haskell", "module M where\ndata R = R { name :: String }\nf, g :: Int\nf = 1\ng = 2\n")
+    spans = {s.qualified_name: (s.kind, s.start_line) for s in pf.symbols[1:]}
+    assert spans == {"R": ("struct", 2), "R.name": ("method", 2), "f": ("function", 3), "g": ("function", 5)}
