@@ -84,7 +84,7 @@ PROJECTS = [
     Project("perl", "deb", "liburi-perl", "usr/share/perl5"),
     Project("bash", "npm", "bats@1.11.0", "package"),
     Project("ocaml", "deb", "ocaml", "usr/lib/ocaml"),
-    Project("haskell", "deb", "hugs", "usr/share/doc/hugs/examples", exclude=HASKELL_KEYWORD_LINE),
+    Project("haskell", "deb", "hugs", "usr/lib/hugs/programs", exclude=HASKELL_KEYWORD_LINE),
     Project("clojure", "jar", "libclojure-java", ""),
 ]
 

@@ -36,6 +36,7 @@ class ResolveRules:
     method call binds only when its receiver's type is inferred; nothing is bound by name alone.
     builtins: names the language itself defines; an unshadowed use of one is never repository code.
     self_names / class_names: receivers meaning this instance / this class; super_name: the parent's view.
+    bind_unknown_receivers: whether a method call on a receiver of unknown type may be bound by name alone.
     """
 
     lexical: bool = False
@@ -43,6 +44,8 @@ class ResolveRules:
     self_names: frozenset[str] = frozenset({"self", "this", "Self", "@", "$this"})
     class_names: frozenset[str] = frozenset({"cls", "static", "parent"})
     super_name: str = "super"
+    # Bind `x.m()` with x of unknown type to a same-named method by directory or unique name (a guess).
+    bind_unknown_receivers: bool = False
 
 
 PYTHON = ResolveRules(
