@@ -54,7 +54,7 @@ _TOOL_TO_COMMAND = {
 }
 _ARGUMENT_TO_FLAG = {"topK": "--top-k", "maxTokens": "--max-tokens", "contextFiles": "--context-file"}
 # "`igraph-mcp index` (or the igraph_index tool)" and "... or the igraph_index tool": the CLI half is enough.
-_BOTH_FRONTS = re.compile(r"\s*\(?or the igraph_[a-z_]+ tool\)?")
+_BOTH_FRONTS = re.compile(r"\s*\(?\bor the igraph_[a-z_]+ tool\)?")
 _TOOL = re.compile(r"`?\b(" + "|".join(_TOOL_TO_COMMAND) + r")\b`?(?: tool)?")
 _ARGUMENT = re.compile(r"\b(" + "|".join(_ARGUMENT_TO_FLAG) + r")\b")
 
@@ -163,7 +163,7 @@ def cmd_file(args: argparse.Namespace) -> int:
 def cmd_related(args: argparse.Namespace) -> int:
     from igraph_mcp.render import render_related
 
-    result = _service(args).related(args.name, args.direction, args.hops)
+    result = _service(args).related(args.name, args.direction, args.hops, args.limit)
     _emit(result, args.json, render_related)
     return _lookup_code(result)
 
@@ -273,6 +273,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("name")
     s.add_argument("--direction", choices=("callers", "callees", "both"), default="both")
     s.add_argument("--hops", type=int, default=1)
+    s.add_argument("--limit", type=int, default=None, help="symbols to list, 1-1000 (default 100); the rest is counted")
     s.set_defaults(func=cmd_related)
 
     s = sub.add_parser("status", parents=[common], help="index statistics")

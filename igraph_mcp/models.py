@@ -178,6 +178,7 @@ class RelatedResult(BaseModel):
     related: list[Neighbour] = Field(default_factory=list)
     candidates: list[NodeSummary] = Field(default_factory=list)
     truncated: bool = False
+    omitted: int = Field(0, description="symbols reached but not listed (at least this many); see message")
 
 
 class PhaseTiming(BaseModel):

@@ -145,7 +145,7 @@ def render_related(r: RelatedResult) -> str:
     if any(not n.certain for n in r.related):
         lines.append("  note: '?' marks a name-only guess on the way (no scope, import or type says so)")
     if r.truncated:
-        lines.append("  … more not shown")
+        lines.append(f"  note: {r.message}" if r.message else "  … more not shown")
     return "\n".join(lines)
 
 

@@ -279,14 +279,20 @@ def test_search_has_one_default_shape_with_the_tool(repo: Path, capsys: pytest.C
     ("message", "cli"),
     [
         ("no index yet: run `igraph-mcp index` or the igraph_index tool", "no index yet: run `igraph-mcp index`"),
-        ("build it with `igraph-mcp index` (or the igraph_index tool)", "build it with `igraph-mcp index`"),
-        ("no symbol named 'x'; try igraph_explore with a description", "try `igraph-mcp search` with a description"),
+        ("build it with `igraph-mcp index` (or the igraph_index tool) now", "build it with `igraph-mcp index` now"),
+        (
+            "no symbol named 'x'; try igraph_explore with a description",
+            "no symbol named 'x'; try `igraph-mcp search` with a description",
+        ),
         ("changed since indexing; run igraph_index", "changed since indexing; run `igraph-mcp index`"),
-        ("raise maxTokens or use igraph_node for full source", "raise --max-tokens or use `igraph-mcp node` for"),
+        (
+            "raise maxTokens or use igraph_node for full source",
+            "raise --max-tokens or use `igraph-mcp node` for full source",
+        ),
         ("call again with a qualified name or the file argument", "call again with a qualified name or --file"),
         ("topK must be between 1 and 50", "--top-k must be between 1 and 50"),
         ("a path named igraph_indexes/x.py stays", "a path named igraph_indexes/x.py stays"),
     ],
 )
 def test_cli_terms(message: str, cli: str) -> None:
-    assert cli in cli_terms(message)
+    assert cli_terms(message) == cli

@@ -118,6 +118,22 @@ M.assigned = function(a) end
 local f = function() end
 return M
 """,
+    "objc": """\
+#import <Foundation/Foundation.h>
+#import "Shape.h"
+@interface Shape : NSObject <Drawable>
+- (int)draw:(int)x;
++ (instancetype)shapeWithSize:(int)size;
+@end
+@implementation Shape
+- (int)draw:(int)x { return [self helper:x] + compute(x); }
++ (instancetype)shapeWithSize:(int)size { return [[Shape alloc] init]; }
+@end
+@protocol Drawable
+- (int)draw:(int)x;
+@end
+int compute(int x) { return x; }
+""",
     "ocaml": """\
 open Printf
 module Shape = struct
@@ -264,6 +280,11 @@ EXPECTED: dict[str, tuple[set[tuple[str, str]], set[tuple[str, str]], set[tuple[
         {("method", "M.greet"), ("method", "M.method"), ("function", "helper"), ("method", "M.assigned")},
         {("util", "fmt"), ("self", "other"), ("", "helper")},
         {("pl.utils", "", "util")},
+    ),
+    "objc": (
+        {("class", "Shape"), ("method", "Shape.draw"), ("interface", "Drawable"), ("function", "compute")},
+        {("self", "helper"), ("", "compute"), ("Shape", "alloc")},
+        {("Foundation/Foundation.h", "", ""), ("Shape.h", "", "")},
     ),
     "ocaml": (
         {("namespace", "Shape"), ("function", "Shape.area"), ("function", "helper"), ("method", "point.move")},

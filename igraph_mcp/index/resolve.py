@@ -6,6 +6,9 @@ binding, same file, `Type.member`, same directory, unique global name; the last 
 never from library code into test code, and carry a low confidence. Whatever does not bind to exactly one
 definition stays unbound ("ambiguous" with its candidates, "external" for the language's own names, or
 "unresolved").
+An incremental run re-binds edges from changed files, edges naming a definition that appeared or vanished, and
+edges whose target was re-parsed; a binding that went through a changed file only as a type fact or a
+re-export (`self.x = Session()` in a class elsewhere) is refreshed by the next full index.
 """
 
 from __future__ import annotations

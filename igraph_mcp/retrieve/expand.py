@@ -37,8 +37,13 @@ def expand(
     limit: int,
     directions: tuple[str, ...] = ("callee", "caller"),
     kinds: tuple[str, ...] = EXPAND_KINDS,
+    per_node_cap: int = PER_NODE_CAP,
+    cut: set[int] | None = None,
 ) -> list[Reached]:
-    """Breadth-first expansion from ``seeds`` (node id -> score), best first, at most ``limit`` nodes."""
+    """Breadth-first expansion from ``seeds`` (node id -> score), best first, at most ``limit`` nodes.
+
+    Neighbours left out by ``per_node_cap`` are added to ``cut`` when given, so a caller can say what it omitted.
+    """
     if hops <= 0 or not seeds or limit <= 0:
         return []
     best: dict[int, Reached] = {}
@@ -66,7 +71,9 @@ def expand(
         for src, dst, edge, direction in candidates:
             if dst in seeds or dst == src:
                 continue
-            if taken.get(src, 0) >= PER_NODE_CAP:
+            if taken.get(src, 0) >= per_node_cap:
+                if cut is not None:
+                    cut.add(dst)
                 continue
             seed, trust, certain_so_far = frontier[src]
             certain = certain_so_far and edge.confidence >= CERTAIN

@@ -24,7 +24,9 @@ MAX_NAME_CHARS = 500
 MAX_EDGE_REFS = 50  # callers / callees / bases listed per symbol
 MAX_OUTLINE_SYMBOLS = 500
 MAX_OUTLINE_IMPORTS = 200
-MAX_RELATED = 100
+DEFAULT_RELATED = 100  # symbols listed by related unless asked for more
+MAX_RELATED = 1000
+MAX_REACHED = 100_000  # a bound on ranking, far above any real neighbourhood
 
 
 def _candidate_ids(text: str) -> list[int]:
@@ -211,13 +213,18 @@ class Lookup:
         )
 
     # -- graph -----------------------------------------------------------------------------------------------
-    def related(self, name: str, direction: str = "both", hops: int | None = None) -> RelatedResult:
-        """Callers and/or callees of a symbol up to ``hops`` away."""
+    def related(
+        self, name: str, direction: str = "both", hops: int | None = None, limit: int | None = None
+    ) -> RelatedResult:
+        """Callers and/or callees of a symbol up to ``hops`` away; what did not fit is counted, never hidden."""
         if direction not in ("both", "callers", "callees"):
             raise InvalidInput("direction must be 'both', 'callers' or 'callees'")
         hops = 1 if hops is None else hops
         if not 1 <= hops <= 5:
             raise InvalidInput("hops must be between 1 and 5")
+        limit = DEFAULT_RELATED if limit is None else limit
+        if not 1 <= limit <= MAX_RELATED:
+            raise InvalidInput(f"limit must be between 1 and {MAX_RELATED}")
         rows = self.find(name, None)
         if not rows:
             return RelatedResult(found=False, message=f"no symbol named '{name}'; try igraph_explore")
@@ -230,14 +237,29 @@ class Lookup:
         row = rows[0]
         db = self.reader.db
         dirs = {"both": ("callee", "caller"), "callers": ("caller",), "callees": ("callee",)}[direction]
+        cut: set[int] = set()
+        # Everything reachable is ranked (the graph bounds it); each node may contribute up to `limit` neighbours,
+        # so a hub's callers are cut only where the answer itself is, and every cut is counted.
         reached = expand(
             db,
             {row.id: 1.0},
             hops,
-            limit=MAX_RELATED + 1,
+            limit=MAX_REACHED,
             directions=dirs,
             kinds=("calls", "inherits", "implements"),
+            per_node_cap=limit,
+            cut=cut,
         )
-        truncated = len(reached) > MAX_RELATED
-        related = neighbours(db, reached[:MAX_RELATED], {row.id: row.qualified_name})
-        return RelatedResult(found=True, node=node_summary(row), related=related, truncated=truncated)
+        shown = reached[:limit]
+        omitted = len(reached) - len(shown) + len(cut - {r.node_id for r in reached})
+        related = neighbours(db, shown, {row.id: row.qualified_name})
+        message = None
+        if omitted:
+            message = (
+                f"{omitted} more related symbols not listed (limit {limit}, best first); call again with a larger "
+                f"limit (up to {MAX_RELATED}), one direction, or fewer hops"
+                + ("; symbols two or more hops out may hide further ones" if hops > 1 else "")
+            )
+        return RelatedResult(
+            found=True, node=node_summary(row), related=related, truncated=omitted > 0, omitted=omitted, message=message
+        )
