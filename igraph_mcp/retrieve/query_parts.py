@@ -102,9 +102,10 @@ def traceback_gist(text: str) -> str:
     return "\n".join([last, *frames[-4:]]).strip()
 
 
-def dense_texts(text: str, max_parts: int = MAX_DENSE_PARTS, part_chars: int = PART_CHARS) -> list[str]:
+def dense_texts(text: str, max_parts: int | None = None, part_chars: int = PART_CHARS) -> list[str]:
     """The texts to embed for a query, most telling first: the head (title and opening prose), then
     traceback gists, further prose and code, each at most ``part_chars`` long. A short query is itself."""
+    max_parts = MAX_DENSE_PARTS if max_parts is None else max_parts
     stripped = text.strip()
     if len(stripped) <= part_chars:
         return [stripped or text[:part_chars]] if text else []  # all-blank text still gets a vector, as before
@@ -113,10 +114,14 @@ def dense_texts(text: str, max_parts: int = MAX_DENSE_PARTS, part_chars: int = P
     used = 0
     rest: list[QueryPart] = []
     for p in parts:
-        # The head is the title and the prose straight after it, up to what the model reads.
-        if not rest and p.kind in ("title", "prose") and used + len(p.text) <= part_chars:
-            head.append(p.text)
-            used += len(p.text) + 1
+        # The head is the title and the prose (code and tracebacks skipped), filled up to what the model reads; a
+        # paragraph that does not fit whole gives its start to the head and the rest of it stays a part of its own.
+        if p.kind in ("title", "prose") and used < part_chars:
+            room = part_chars - used
+            head.append(p.text[:room])
+            used += min(len(p.text), room) + 1
+            if len(p.text) > room:
+                rest.append(QueryPart(p.kind, p.text[room:]))
         else:
             rest.append(p)
     texts = ["\n".join(head)] if head else []
