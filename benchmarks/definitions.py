@@ -39,6 +39,15 @@ DEFAULT_KINDS = frozenset(
 # ctags' JavaScript parser reports a variable holding an object literal (`var headers = {`) as a class.
 JS_DATA_OBJECT = r"^/\^\s*(?:(?:var|let|const)\s+)?[\w$.]+\s*=\s*\{"
 
+# ctags' Kotlin parser reports lambda parameters (`{ holder -> ...}`) as methods; a Kotlin declaration has a keyword.
+KOTLIN_DECLARATION = r"\b(?:fun|class|interface|object)\b"
+
+# ctags' Lua parser also tags lines like `cmp = function_arg(1, cmp)`; a Lua function has the keyword `function`.
+LUA_FUNCTION = r"\bfunction\b"
+# ctags' Haskell parser tags fixity declarations and class headers as functions named `infixr`, `class`...
+HASKELL_KEYWORD_LINE = r"^/\^(?:infix[lr]?|class)\b"
+_PLACEHOLDER = re.compile(r"^(?:<\w+>|\d|_$|\(\)$|.*=$)")
+
 
 @dataclass(frozen=True)
 class Project:
@@ -52,6 +61,8 @@ class Project:
     languages: tuple[str, ...] = ()  # our languages counted here (default: just `language`)
     # ctags entries whose source line matches this are not definitions (see JS_DATA_OBJECT)
     exclude: str = ""
+    # ... and only entries whose source line matches this count (see KOTLIN_DECLARATION)
+    require: str = ""
     note: str = ""
 
 
@@ -61,22 +72,20 @@ PROJECTS = [
     Project("typescript", "npm", "rxjs@7.8.1", "package/src"),
     Project("go", "deb", "golang-github-spf13-cobra-dev", "usr/share/gocode"),
     Project("java", "npm", "react-native-gesture-handler@2.16.2", "package/android", kinds=DEFAULT_KINDS),
-    Project("kotlin", "npm", "expo-modules-core@1.12.11", "package/android"),
+    Project("kotlin", "npm", "expo-modules-core@1.12.11", "package/android", require=KOTLIN_DECLARATION),
     Project("csharp", "pypi", "pythonnet==3.0.3", kinds=DEFAULT_KINDS),
     Project("rust", "deb", "librust-anyhow-dev", "usr/share/cargo"),
     Project("c", "pypi", "lz4==4.3.3", "", languages=("c",)),
     Project("cpp", "deb", "libcli11-dev", "usr/include"),
     Project("ruby", "deb", "ruby-rack", "usr"),
     Project("php", "deb", "php-symfony-console", "usr/share/php"),
-    Project("lua", "deb", "lua-penlight", "usr/share/lua"),
+    Project("lua", "deb", "lua-penlight", "usr/share/lua", require=LUA_FUNCTION),
     Project("erlang", "deb", "erlang-src", "usr/lib/erlang/lib/stdlib-*"),
     Project("perl", "deb", "liburi-perl", "usr/share/perl5"),
-    Project("bash", "deb", "bash-completion", "usr/share/bash-completion/completions"),
-    Project("julia", "deb", "julia-common", "usr/share/julia/base"),
-    Project("ocaml", "deb", "ocaml-man", ""),
-    Project("haskell", "deb", "hugs", "usr/lib/hugs/packages/base"),
+    Project("bash", "npm", "bats@1.11.0", "package"),
+    Project("ocaml", "deb", "ocaml", "usr/lib/ocaml"),
+    Project("haskell", "deb", "hugs", "usr/lib/hugs/programs", exclude=HASKELL_KEYWORD_LINE),
     Project("clojure", "jar", "libclojure-java", ""),
-    Project("elixir", "deb", "elixir", "usr/lib/elixir/lib/elixir/lib"),
 ]
 
 
@@ -115,7 +124,7 @@ def fetch(p: Project) -> Path:
         with tarfile.open(archive) as tf:
             tf.extractall(tmp, filter="data")
     elif p.source == "pypi":
-        pip = ["pip", "download", "--no-deps", "--no-binary", ":all:", "--no-build-isolation"]
+        pip = ["pip", "download", "--no-deps", "--no-binary", ":all:"]
         _run([*pip, p.spec, "-d", str(dl)], dl)
         name, _, version = p.spec.partition("==")
         archive = next(f for f in dl.iterdir() if f.name.lower().startswith(f"{name}-{version}".lower()))
@@ -160,7 +169,17 @@ def _ctags(root: Path, files: list[str]) -> list[dict[str, object]]:
 
 
 def _last_part(name: str) -> str:
-    return re.split(r"\.|::|#|:", name)[-1] if name else name
+    """`res.get` -> `get`; operators compare by their symbol (`operator +`, `operator+` -> `+`)."""
+    last = re.split(r"\.|::|#|:", name)[-1] if name else name
+    return re.sub(r"^operator\b\s*", "", last).replace(" ", "").strip("()").lstrip("~") or last
+
+
+def _starts_at(start: int, line: int, lines: list[bytes]) -> bool:
+    """A symbol starting at `start` is the definition ctags puts at `line`: the same line, a few lines before,
+    or any number of lines before when it starts with a decorator or attribute block (`@pytest.mark...`)."""
+    if line - DECORATOR_LINES <= start <= line:
+        return True
+    return start < line and 0 < start <= len(lines) and lines[start - 1].lstrip().startswith((b"@", b"#["))
 
 
 def measure(p: Project, misses: int) -> Result:
@@ -171,8 +190,11 @@ def measure(p: Project, misses: int) -> Result:
     files = [f.path for f in walked.files if f.language in wanted]
     res = Result(p.language, p.spec, files=len(files))
     starts: dict[tuple[str, str], list[int]] = defaultdict(list)
+    sources: dict[str, list[bytes]] = {}
     for path in files:
-        pf = parse_source((root / path).read_bytes(), language_for_path(path) or p.language)
+        raw = (root / path).read_bytes()
+        sources[path] = raw.splitlines()
+        pf = parse_source(raw, language_for_path(path) or p.language)
         for s in pf.symbols[1:]:
             # a symbol answers to its name and to each part of its qualified name (`res.get`: res, get)
             for name in {s.name, _last_part(s.name), *re.split(r"\.|::", s.qualified_name)}:
@@ -180,11 +202,16 @@ def measure(p: Project, misses: int) -> Result:
     # One definition per (file, line): ctags may name it twice (`module.exports = function query`).
     defs: dict[tuple[str, int], list[tuple[str, str]]] = defaultdict(list)
     exclude = re.compile(p.exclude) if p.exclude else None
+    require = re.compile(p.require) if p.require else None
     for tag in _ctags(root, files):
         kind = str(tag.get("kind", ""))
         if kind not in p.kinds or "anonymous" in str(tag.get("extras", "")):
             continue
+        if _PLACEHOLDER.match(str(tag["name"])):  # `<lambda>`, `9V`, OCaml's `let () =`, Bash's `x=()`
+            continue
         if exclude is not None and exclude.search(str(tag.get("pattern", ""))):
+            continue
+        if require is not None and not require.search(str(tag.get("pattern", ""))):
             continue
         defs[(str(tag["path"]), int(str(tag["line"])))].append((kind, str(tag["name"])))
     for (path, line), names in sorted(defs.items()):
@@ -193,7 +220,7 @@ def measure(p: Project, misses: int) -> Result:
         counts = res.by_kind.setdefault(kind, [0, 0])
         counts[1] += 1
         hit = any(
-            line - DECORATOR_LINES <= s <= line for _k, name in names for s in starts.get((path, _last_part(name)), ())
+            _starts_at(s, line, sources[path]) for _k, name in names for s in starts.get((path, _last_part(name)), ())
         )
         if hit:
             res.found += 1

@@ -10,8 +10,9 @@ Each tree is a PyPI sdist downloaded (`pip download --no-deps --no-binary :all:`
 For every `calls` edge the call site is located on its line (the n-th `name(` of that name on the line, n
 being the edge's rank among same-name edges of that line) and jedi is asked what the name there refers to:
 ``Script.goto(line, col, follow_imports=True)``; when that lands on no function or class (a variable,
-an alias), ``Script.infer`` at the same place. jedi's sys.path is the tree (its ``src/`` if any) plus the
-standard library, never site-packages, so an installed copy of the project cannot answer for the tree.
+an alias), ``Script.infer`` at the same place. jedi's sys.path is the tree's source roots (``src/`` first,
+then every directory holding a top-level package, e.g. an example project) plus the standard library, never
+site-packages, so an installed copy of the project cannot answer for the tree.
 jedi's answers are cached per file hash in ``graph/oracle/<tree>.json``: re-runs after a resolver change
 only re-index.
 
@@ -37,7 +38,7 @@ import sysconfig
 import tarfile
 import time
 from collections import Counter, defaultdict
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 TREES: dict[str, str] = {
@@ -50,7 +51,7 @@ TREES: dict[str, str] = {
 DEFAULT_TREES = ("requests", "flask", "click", "marshmallow")
 UNTUNED = frozenset({"marshmallow"})
 NON_LIBRARY_PARTS = frozenset({"tests", "test", "testing", "docs", "doc", "examples", "example", "benchmarks"})
-ORACLE_VERSION = 1
+ORACLE_VERSION = 2
 TARGET_PRECISION = 0.97
 TARGET_METHOD_PRECISION = 0.93
 TARGET_RECALL = 0.85
@@ -112,10 +113,21 @@ class Def:
     type: str
 
 
+def _source_roots(tree: Path) -> list[str]:
+    """Directories holding a top-level package (examples/tutorial for examples/tutorial/flaskr/__init__.py)."""
+    roots = set()
+    for init in tree.rglob("__init__.py"):
+        package = init.parent
+        while (package.parent / "__init__.py").is_file():
+            package = package.parent
+        roots.add(package.parent)
+    return [str(r) for r in sorted(roots, key=lambda r: (r != tree / "src", len(r.parts), str(r)))]
+
+
 def _jedi_sys_path(tree: Path) -> list[str]:
     stdlib = {sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["platstdlib"]}
-    extra = [str(tree / "src")] if (tree / "src").is_dir() else []
-    return [*extra, str(tree), *sorted(stdlib), *(p for p in sys.path if p.endswith("lib-dynload"))]
+    roots = _source_roots(tree)
+    return [*roots, str(tree), *sorted(stdlib), *(p for p in sys.path if p.endswith("lib-dynload"))]
 
 
 def _defs(names: list[object], tree: Path) -> list[Def]:
@@ -370,7 +382,7 @@ def main() -> int:
             json.dumps(
                 {
                     r.name: {
-                        "methods": {m: vars(t) for m, t in r.by_method.items()},
+                        "methods": {m: asdict(t) for m, t in r.by_method.items()},
                         "recall": r.recall(),
                         "recall_sites": r.recall_sites,
                         "untuned": r.name in UNTUNED,

@@ -1,6 +1,12 @@
 """Indexing speed on a real tree: cold structure-only index, one-file update, DB size, peak RSS, FTS latency.
 
 usage: python benchmarks/index_speed.py [--tree PATH | --sdist Django==3.2.25] [--json out.json]
+       python benchmarks/index_speed.py --embed-sdist requests==2.32.3 [--runtimes onnx,torch]
+
+--embed-sdist: a full index with vectors by a fresh `igraph-mcp index` process per runtime (wall, seconds per
+phase, peak RSS), then a real MCP server (stdio) started on another unindexed copy: time to the first
+igraph_explore answer, how long after structure + FTS were committed it came, time to full vectors, and the
+server's peak RSS.
 
 The sdist is downloaded from PyPI into ~/.cache/igraph-mcp-bench/sdists (override: IGRAPH_BENCH_CACHE) and
 copied to a temporary directory, so the cache is never modified and nothing lands in the repository.
@@ -103,12 +109,143 @@ def percentile(values: list[float], p: float) -> float:
     return s[min(len(s) - 1, max(0, round(p / 100 * (len(s) - 1))))]
 
 
+_RSS_CHILD = (
+    "import json, resource, sys\n"
+    "from igraph_mcp.cli import main\n"
+    "code = main(sys.argv[1:])\n"
+    "sys.stderr.write(json.dumps({'peak_rss_mb': resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))\n"
+    "raise SystemExit(code)\n"
+)
+
+
+def _fresh_copy(src: Path, tmp: str, name: str) -> Path:
+    root = Path(tmp) / name / src.name
+    shutil.copytree(src, root, symlinks=True, ignore=shutil.ignore_patterns(".igraph"))
+    return root
+
+
+def full_index_per_runtime(src: Path, runtimes: list[str]) -> dict[str, object]:
+    """`igraph-mcp index --json` in a fresh process per runtime on a fresh copy: wall, phases, peak RSS."""
+    out: dict[str, object] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for runtime in runtimes:
+            root = _fresh_copy(src, tmp, runtime)
+            env = {**os.environ, "IGRAPH_EMBED_RUNTIME": runtime, "HF_HUB_OFFLINE": "1"}
+            t = time.perf_counter()
+            done = subprocess.run(
+                [sys.executable, "-c", _RSS_CHILD, "index", str(root), "--json"],
+                env=env,
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            wall = time.perf_counter() - t
+            result = json.loads(done.stdout)
+            rss = json.loads(done.stderr.strip().splitlines()[-1])["peak_rss_mb"]
+            out[runtime] = {
+                "wall_s": round(wall, 2),
+                "symbols": result["symbols"],
+                "embedded": result["embedded"],
+                "phases_s": result.get("phases"),
+                "embed_texts_per_s": round(result["embedded"] / max(result["phases"]["embed"], 1e-9), 1),
+                "peak_rss_mb": round(rss, 1),
+            }
+    return out
+
+
+def _peak_rss_mb(marker: str) -> float | None:
+    """VmHWM of the process whose command line contains ``marker`` (the server we started), from /proc."""
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            if marker not in (proc / "cmdline").read_bytes().decode(errors="replace"):
+                continue
+            for line in (proc / "status").read_text().splitlines():
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+        except OSError:
+            continue
+    return None
+
+
+async def _first_answer(root: Path, runtime: str) -> dict[str, object]:
+    import anyio
+    from mcp import Client, StdioServerParameters
+
+    env = {
+        "HF_HUB_OFFLINE": "1",
+        "TRANSFORMERS_OFFLINE": "1",
+        "IGRAPH_EMBED_RUNTIME": runtime,
+        "PYTHONPATH": os.pathsep.join(
+            p for p in (str(Path(__file__).resolve().parents[1]), os.environ.get("PYTHONPATH")) if p
+        ),
+    }
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "igraph_mcp", "serve", "--root", str(root)], env=env, cwd=root
+    )
+    t0 = time.perf_counter()
+    out: dict[str, object] = {}
+    structure_seen: float | None = None
+    async with Client(params) as client:
+        out["connected_s"] = round(time.perf_counter() - t0, 2)
+        while True:
+            status = (await client.call_tool("igraph_status", {})).structured_content or {}
+            if structure_seen is None and any(p["phase"] == "embed" for p in status.get("phases", [])):
+                structure_seen = time.perf_counter()
+            t = time.perf_counter()
+            answer = await client.call_tool("igraph_explore", {"query": "send a prepared request", "topK": 5})
+            if not answer.is_error:
+                first = time.perf_counter()
+                data = answer.structured_content or {}
+                out["first_answer_s"] = round(first - t0, 2)
+                out["first_answer_call_s"] = round(first - t, 2)
+                out["first_answer_after_structure_s"] = round(first - (structure_seen or t), 2)
+                out["first_answer_degraded"] = data.get("degraded")
+                out["first_answer_note"] = data.get("note")
+                break
+            await anyio.sleep(0.05)
+        while status.get("denseCoverage") != 1.0:
+            await anyio.sleep(0.25)
+            status = (await client.call_tool("igraph_status", {})).structured_content or {}
+        out["full_vectors_s"] = round(time.perf_counter() - t0, 2)
+        out["phases"] = status.get("phases")
+        lat = []
+        for q in ("send a prepared request", "parse the retry header", "cookie jar", "proxy from environment"):
+            t = time.perf_counter()
+            await client.call_tool("igraph_explore", {"query": q, "topK": 5})
+            lat.append((time.perf_counter() - t) * 1000)
+        out["explore_call_ms_median_after_full"] = round(statistics.median(lat), 1)
+        out["server_peak_rss_mb"] = _peak_rss_mb(str(root))
+    return out
+
+
+def server_first_answer(src: Path, runtime: str) -> dict[str, object]:
+    """A real stdio server on an unindexed copy: first answer, and when all vectors are in."""
+    import anyio
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = _fresh_copy(src, tmp, "server")
+        return anyio.run(_first_answer, root, runtime)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
+    ap.add_argument("--embed-sdist", default=None, help="e.g. requests==2.32.3: index with vectors + server start")
+    ap.add_argument("--runtimes", default="onnx,torch")
     ap.add_argument("--tree", type=Path)
     ap.add_argument("--sdist", default="Django==3.2.25")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args()
+    if args.embed_sdist:
+        tree = fetch_sdist(args.embed_sdist)
+        figures_e: dict[str, object] = {"tree": tree.name}
+        figures_e["index_with_vectors"] = full_index_per_runtime(tree, args.runtimes.split(","))
+        figures_e["server_onnx"] = server_first_answer(tree, "onnx")
+        print(json.dumps(figures_e, indent=2))
+        if args.json:
+            args.json.write_text(json.dumps(figures_e, indent=2))
+        return 0
     src = args.tree or fetch_sdist(args.sdist)
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / src.name

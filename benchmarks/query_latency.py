@@ -1,6 +1,14 @@
-"""Embedding throughput of the indexer vs the raw model, and query latency on a large embedded index.
+"""Embedding throughput (raw model vs indexer; torch vs ONNX fp32 vs ONNX int8), cold CLI search, query latency.
 
 usage: python benchmarks/query_latency.py --latency-tree PATH [--throughput-sdist click==8.1.8] [--json out.json]
+       python benchmarks/query_latency.py --runtimes [--runtime-tree PATH] [--texts 400] [--sweep]
+                                          [--cli-sdist requests==2.32.3]
+
+--runtimes: on the same symbol texts (default: this checkout's own package, so no benchmark project is tuned
+against), one process embeds with sentence-transformers on torch, ONNX Runtime fp32 and ONNX Runtime int8, and
+prints texts/s and the cosine of each vector to torch's. --sweep adds ONNX fp32 batch sizes x intra-op threads.
+--cli-sdist: cold `igraph-mcp search` wall time (a new process per call) on an indexed copy of the tree, for each
+runtime, plus hybrid query latency in-process on the same index.
 
 Throughput: a fresh copy of a small real project is indexed structure-only, then the same symbol texts are
 embedded twice in one process: once by calling the model's encode directly (raw), once through the indexer's
@@ -12,12 +20,17 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
+
+import numpy as np
 
 _SRC = Path(__file__).resolve().parents[1]
 if _SRC.is_dir() and str(_SRC) not in sys.path:
@@ -112,14 +125,99 @@ def latency(tree: Path, rounds: int) -> dict[str, float]:
     return out
 
 
+def _symbol_texts(tree: Path, limit: int) -> list[str]:
+    """The texts the indexer would embed for ``tree`` (a structure-only index of a temporary copy)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / tree.name
+        shutil.copytree(tree, root, ignore=shutil.ignore_patterns(".igraph", "__pycache__"))
+        svc = IGraphService(root, embed=False)
+        svc.index(full=True, embed=False)
+        rows = vec_store.nodes_to_embed(svc.db, 1_000_000)
+        svc.close()
+    texts = [
+        symbol_embedding_text(kind=k, name=n, qualified_name=q, path=p, signature=s, docstring=d, body=b)
+        for _i, _f, k, n, q, p, s, d, b in rows
+    ]
+    step = max(1, len(texts) // limit)  # spread over the tree rather than the first files only
+    return texts[::step][:limit]
+
+
+def _rate(embedder: Any, texts: list[str]) -> tuple[float, np.ndarray[Any, Any]]:
+    embedder.embed(texts[:32])  # load and warm outside the timing
+    t = time.perf_counter()
+    vectors = np.concatenate([embedder.embed(texts[i : i + 256]) for i in range(0, len(texts), 256)])
+    return len(texts) / (time.perf_counter() - t), vectors
+
+
+def runtimes(tree: Path, limit: int, sweep: bool) -> dict[str, Any]:
+    """Texts/s of torch, ONNX fp32 and ONNX int8 on the same texts, and each one's cosine to torch's vectors."""
+    from igraph_mcp.embed.local import LocalEmbedder
+    from igraph_mcp.embed.onnx_local import OnnxEmbedder
+
+    texts = _symbol_texts(tree, limit)
+    out: dict[str, Any] = {"texts": len(texts), "tree": tree.name}
+    torch_rate, torch_vecs = _rate(LocalEmbedder(), texts)
+    out["torch_texts_per_s"] = round(torch_rate, 1)
+    for label, embedder in (("onnx_fp32", OnnxEmbedder()), ("onnx_int8", OnnxEmbedder(quantize="int8"))):
+        rate, vecs = _rate(embedder, texts)
+        cos = (vecs * torch_vecs).sum(axis=1)
+        out[f"{label}_texts_per_s"] = round(rate, 1)
+        out[f"{label}_vs_torch"] = round(rate / torch_rate, 2)
+        out[f"{label}_cosine_mean"] = round(float(cos.mean()), 4)
+        out[f"{label}_cosine_min"] = round(float(cos.min()), 4)
+    if sweep:
+        part = texts[: max(64, len(texts) // 2)]
+        for threads in (1, 2):
+            for batch in (16, 32, 64, 128):
+                rate, _ = _rate(OnnxEmbedder(threads=threads, batch_size=batch), part)
+                out[f"sweep_threads{threads}_batch{batch}_texts_per_s"] = round(rate, 1)
+    return out
+
+
+def cold_cli(sdist: str, rounds: int) -> dict[str, Any]:
+    """Wall time of a fresh `igraph-mcp search` process on an indexed tree, per runtime; then hybrid latency."""
+    src = fetch_sdist(sdist)
+    out: dict[str, Any] = {"tree": src.name}
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / src.name
+        shutil.copytree(src, root, ignore=shutil.ignore_patterns(".igraph"))
+        svc = IGraphService(root)
+        built = svc.index(full=True)
+        svc.close()
+        out["symbols"], out["embedded"] = built.symbols, built.embedded
+        cases = (("onnx_hybrid", "onnx", "hybrid"), ("torch_hybrid", "torch", "hybrid"), ("fts_only", "onnx", "fts"))
+        for label, runtime, channels in cases:
+            env = {**os.environ, "IGRAPH_EMBED_RUNTIME": runtime, "HF_HUB_OFFLINE": "1"}
+            walls = []
+            for i in range(rounds):
+                query = ["send a prepared request through a session", "parse the retry header", "cookie jar"][i % 3]
+                cmd = [sys.executable, "-m", "igraph_mcp", "search", query, "--root", str(root), "--channels", channels]
+                t = time.perf_counter()
+                subprocess.run(cmd, env=env, check=True, capture_output=True)
+                walls.append(time.perf_counter() - t)
+            out[f"cli_{label}_median_s"] = round(statistics.median(walls), 2)
+            out[f"cli_{label}_runs_s"] = [round(w, 2) for w in walls]
+        out.update({f"requests_{k}": v for k, v in latency(root, rounds).items()})
+    return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--latency-tree", type=Path, help="an already embedded tree with >= 20k symbols")
+    ap.add_argument("--runtimes", action="store_true", help="torch vs ONNX fp32 vs ONNX int8 on the same texts")
+    ap.add_argument("--runtime-tree", type=Path, default=_SRC / "igraph_mcp")
+    ap.add_argument("--texts", type=int, default=400)
+    ap.add_argument("--sweep", action="store_true", help="with --runtimes: ONNX batch sizes x threads")
+    ap.add_argument("--cli-sdist", default=None, help="e.g. requests==2.32.3: cold CLI search + hybrid latency")
     ap.add_argument("--throughput-sdist", default="click==8.1.8")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--json", type=Path)
     args = ap.parse_args()
     figures: dict[str, object] = {}
+    if args.runtimes:
+        figures["runtimes"] = runtimes(args.runtime_tree, args.texts, args.sweep)
+    if args.cli_sdist:
+        figures["cold_cli"] = cold_cli(args.cli_sdist, args.rounds)
     if args.throughput_sdist:
         figures["throughput"] = throughput(args.throughput_sdist)
     if args.latency_tree:

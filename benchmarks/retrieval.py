@@ -66,7 +66,9 @@ def open_service(root: Path) -> tuple[Any, float, dict[str, Any]]:
     started = time.perf_counter()
     config = load_config(root)
     e = config.embedder
-    embedder = make_embedder(e.backend, model=e.model, base_url=e.baseUrl, dimension=e.dimension)
+    embedder = make_embedder(
+        e.backend, model=e.model, base_url=e.baseUrl, dimension=e.dimension, runtime=e.runtime, quantize=e.quantize
+    )
     if embedder is not None and EMBED_CACHE is not None:
         embedder = CachedEmbedder(embedder, EMBED_CACHE)
     svc = IGraphService(root, config=config, embedder=embedder)

@@ -1,10 +1,15 @@
-"""Command line: a thin shell over IGraphService; library errors become one clean line and exit code 1."""
+"""Command line: a thin shell over IGraphService; library errors become one clean line and a documented exit code.
+
+Messages from the service are written for both fronts (they name MCP tools and arguments); ``cli_terms`` turns
+them into the commands and flags a person types here.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
 import logging
+import re
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -14,9 +19,59 @@ from typing import Any
 from pydantic import BaseModel
 
 from igraph_mcp import __version__
-from igraph_mcp.errors import IGraphError
+from igraph_mcp.errors import IGraphError, IndexBusy
 
 log = logging.getLogger("igraph_mcp")
+
+# Exit codes (also in --help and the README): scripts can tell "not there" from "several" from "broken".
+EXIT_OK = 0
+EXIT_ERROR = 1  # bad input, no index yet, damaged index, storage or embedder failure: the message says what to do
+EXIT_USAGE = 2  # unknown command or option (argparse)
+EXIT_NOT_FOUND = 3  # node / file / related / unmount: nothing matches
+EXIT_AMBIGUOUS = 4  # node / file / related: several candidates, listed; narrow with a qualified name or --file
+EXIT_BUSY = 5  # another process is writing the index: retry when it is done
+EXIT_INTERRUPTED = 130
+EXIT_CODES_HELP = """exit codes:
+  0  success (a search with no matches included)
+  1  error: bad input, no index yet, damaged index, storage or embedder failure (the message says what to do)
+  2  usage error (unknown command or option)
+  3  not found: node, file, related or unmount matched nothing
+  4  ambiguous: several symbols or files match; they are listed, narrow with a qualified name or --file
+  5  busy: another igraph-mcp process is writing this index; retry when it is done
+  130 interrupted (the index stays consistent; run the command again)"""
+
+# MCP tool and argument names as they appear in service messages -> what a CLI user types.
+_TOOL_TO_COMMAND = {
+    "igraph_explore": "igraph-mcp search",
+    "igraph_index": "igraph-mcp index",
+    "igraph_node": "igraph-mcp node",
+    "igraph_file": "igraph-mcp file",
+    "igraph_related": "igraph-mcp related",
+    "igraph_status": "igraph-mcp status",
+    "igraph_list_resources": "igraph-mcp resources",
+    "igraph_mount_resource": "igraph-mcp mount",
+    "igraph_unmount_resource": "igraph-mcp unmount",
+}
+_ARGUMENT_TO_FLAG = {"topK": "--top-k", "maxTokens": "--max-tokens", "contextFiles": "--context-file"}
+# "`igraph-mcp index` (or the igraph_index tool)" and "... or the igraph_index tool": the CLI half is enough.
+_BOTH_FRONTS = re.compile(r"\s*\(?\bor the igraph_[a-z_]+ tool\)?")
+_TOOL = re.compile(r"`?\b(" + "|".join(_TOOL_TO_COMMAND) + r")\b`?(?: tool)?")
+_ARGUMENT = re.compile(r"\b(" + "|".join(_ARGUMENT_TO_FLAG) + r")\b")
+
+
+def cli_terms(text: str) -> str:
+    """A service message in the commands and flags of this CLI (``igraph_index`` -> `igraph-mcp index`)."""
+    text = _BOTH_FRONTS.sub("", text)
+    text = _TOOL.sub(lambda m: f"`{_TOOL_TO_COMMAND[m.group(1)]}`", text)
+    text = _ARGUMENT.sub(lambda m: _ARGUMENT_TO_FLAG[m.group(1)], text)
+    return text.replace("the file argument", "--file")
+
+
+def _lookup_code(result: BaseModel) -> int:
+    """Exit code of a lookup answer: found, not found, or ambiguous (candidates listed)."""
+    if getattr(result, "found", True):
+        return EXIT_OK
+    return EXIT_AMBIGUOUS if getattr(result, "candidates", None) else EXIT_NOT_FOUND
 
 
 def _emit(result: BaseModel | dict[str, Any], as_json: bool, render: Callable[[Any], str]) -> None:
@@ -24,7 +79,7 @@ def _emit(result: BaseModel | dict[str, Any], as_json: bool, render: Callable[[A
         data = result.model_dump(mode="json") if isinstance(result, BaseModel) else result
         sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     else:
-        sys.stdout.write(render(result) + "\n")
+        sys.stdout.write(cli_terms(render(result)) + "\n")
 
 
 @contextmanager
@@ -92,22 +147,25 @@ def cmd_search(args: argparse.Namespace) -> int:
 def cmd_node(args: argparse.Namespace) -> int:
     from igraph_mcp.render import render_node
 
-    _emit(_service(args).node(args.name, args.file), args.json, render_node)
-    return 0
+    result = _service(args).node(args.name, args.file)
+    _emit(result, args.json, render_node)
+    return _lookup_code(result)
 
 
 def cmd_file(args: argparse.Namespace) -> int:
     from igraph_mcp.render import render_file
 
-    _emit(_service(args).file(args.path), args.json, render_file)
-    return 0
+    result = _service(args).file(args.path)
+    _emit(result, args.json, render_file)
+    return _lookup_code(result)
 
 
 def cmd_related(args: argparse.Namespace) -> int:
     from igraph_mcp.render import render_related
 
-    _emit(_service(args).related(args.name, args.direction, args.hops), args.json, render_related)
-    return 0
+    result = _service(args).related(args.name, args.direction, args.hops, args.limit)
+    _emit(result, args.json, render_related)
+    return _lookup_code(result)
 
 
 def cmd_status(args: argparse.Namespace) -> int:
@@ -147,8 +205,9 @@ def cmd_mount(args: argparse.Namespace) -> int:
 def cmd_unmount(args: argparse.Namespace) -> int:
     from igraph_mcp.render import render_unmount
 
-    _emit(_service(args).unmount(args.target), args.json, render_unmount)
-    return 0
+    result = _service(args).unmount(args.target)
+    _emit(result, args.json, render_unmount)
+    return _lookup_code(result)
 
 
 def cmd_resources(args: argparse.Namespace) -> int:
@@ -165,6 +224,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="igraph-mcp",
         description="Code graph + hybrid retrieval for AI agents. "
         "With no command, serves MCP over stdio for the current directory.",
+        epilog=EXIT_CODES_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--version", action="version", version=f"igraph-mcp {__version__}")
     p.add_argument("-v", "--verbose", action="store_true", help="debug logging on stderr")
@@ -180,10 +241,19 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--no-embed", action="store_true", help="structure and FTS only, skip embeddings")
     s.set_defaults(func=cmd_index)
 
-    s = sub.add_parser("search", parents=[common], help="hybrid search (the igraph_explore engine)")
+    s = sub.add_parser(
+        "search",
+        parents=[common],
+        help="hybrid search: 5 hits plus their callers/callees and linked documents (as the igraph_explore tool)",
+    )
     s.add_argument("query")
-    s.add_argument("--top-k", type=int, default=10)
-    s.add_argument("--hops", type=int, default=0, help="graph expansion hops (default 0)")
+    s.add_argument("--top-k", type=int, default=5, help="ranked symbols to return, 1-50 (default 5)")
+    s.add_argument(
+        "--hops",
+        type=int,
+        default=None,
+        help="call-graph hops around the hits, 0-5 (default: retrieval.graphHops of the config, 2); 0 = hits only",
+    )
     s.add_argument("--kind", action="append", help="only these kinds (repeatable)")
     s.add_argument("--context-file", action="append", help="boost symbols in this file (repeatable)")
     s.add_argument("--max-tokens", type=int, default=None)
@@ -203,6 +273,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("name")
     s.add_argument("--direction", choices=("callers", "callees", "both"), default="both")
     s.add_argument("--hops", type=int, default=1)
+    s.add_argument("--limit", type=int, default=None, help="symbols to list, 1-1000 (default 100); the rest is counted")
     s.set_defaults(func=cmd_related)
 
     s = sub.add_parser("status", parents=[common], help="index statistics")
@@ -243,7 +314,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--command",
         dest="launch_command",
         default=None,
-        help="command the client should run (default: igraph-mcp)",
+        help="command the client should run (default: the absolute path of this igraph-mcp, "
+        "or `uvx --from <source> igraph-mcp` when run under uvx)",
     )
     s.set_defaults(func=cmd_register)
     return p
@@ -262,9 +334,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(["serve", *(argv or [])])
     try:
         return int(args.func(args))
+    except IndexBusy as exc:
+        sys.stderr.write(f"igraph-mcp: {cli_terms(str(exc))}\n")
+        return EXIT_BUSY
     except IGraphError as exc:
-        sys.stderr.write(f"igraph-mcp: {exc}\n")
-        return 1
+        sys.stderr.write(f"igraph-mcp: {cli_terms(str(exc))}\n")
+        return EXIT_ERROR
     except KeyboardInterrupt:
         sys.stderr.write("igraph-mcp: interrupted; the index stays consistent, run the command again to finish\n")
-        return 130
+        return EXIT_INTERRUPTED

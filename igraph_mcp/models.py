@@ -57,6 +57,8 @@ class Neighbour(BaseModel):
     edgeKind: str = Field(description="calls, inherits, implements or imports")
     direction: str = Field(description="'callee' (the hit uses it) or 'caller' (it uses the hit)")
     distance: int
+    resolution: str = Field("", description="How the last edge on the way was resolved")
+    certain: bool = Field(True, description="False when an edge on the way is a name-only guess")
 
 
 class ResourceHit(BaseModel):
@@ -113,10 +115,14 @@ class EdgeRef(BaseModel):
     name: str
     qualifiedName: str = ""
     kind: str = ""
-    filePath: str = ""
-    line: int = 0
+    filePath: str = Field("", description="Where the other end is defined ('' when the reference is unbound)")
+    line: int = Field(0, description="The other end's definition line (0 when unbound)")
+    callSite: str = Field("", description="file:line of the call or reference, in the caller's file")
     edgeKind: str
     resolution: str
+    confidence: float = Field(0.0, description="How sure the binding is (0 for an unbound reference)")
+    certain: bool = Field(False, description="Bound by scope, import or inferred type, not guessed by name")
+    candidates: list[str] = Field(default_factory=list, description="What an ambiguous reference may mean")
 
 
 class NodeSummary(BaseModel):
@@ -172,6 +178,7 @@ class RelatedResult(BaseModel):
     related: list[Neighbour] = Field(default_factory=list)
     candidates: list[NodeSummary] = Field(default_factory=list)
     truncated: bool = False
+    omitted: int = Field(0, description="symbols reached but not listed (at least this many); see message")
 
 
 class PhaseTiming(BaseModel):

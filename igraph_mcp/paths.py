@@ -33,8 +33,13 @@ def resolve_inside(root: Path, user_path: str, *, allowed: Sequence[Path] = ()) 
         raise InvalidInput("path contains a NUL byte; pass a plain relative path")
     if len(user_path) > MAX_PATH_CHARS:
         raise InvalidInput(f"path is longer than {MAX_PATH_CHARS} characters")
+    try:
+        os.fsencode(user_path)  # a lone surrogate (JSON allows one) names no file and would crash the stat below
+    except UnicodeEncodeError:
+        raise InvalidInput("path contains characters no file name can hold; pass a plain relative path") from None
+    # Windows separators from an agent or a pasted path mean what "/" means; "\\" in a POSIX file name is rare.
     real_root = os.path.realpath(root)
-    candidate = Path(user_path)
+    candidate = Path(user_path.replace("\\", "/"))
     joined = candidate if candidate.is_absolute() else Path(real_root) / candidate
     real = os.path.realpath(joined)  # follows symlinks, so a link pointing outside is caught here
     bases = [real_root, *(os.path.realpath(a) for a in allowed)]

@@ -7,6 +7,7 @@ secret is ever written: the entry holds only the command and its arguments.
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
 import json
 import os
 import re
@@ -16,11 +17,17 @@ import sys
 import tempfile
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlparse
+from urllib.request import url2pathname
 
 from igraph_mcp.errors import ConfigError, InvalidInput
 
 TARGETS = ("claude-code", "cursor", "claude-desktop")
-DEFAULT_COMMAND = "igraph-mcp"
+DIST_NAME = "igraph-mcp"
+CONSOLE_SCRIPT = "igraph-mcp"
+# uv keeps `uvx` environments in its cache under buckets with these names; they are garbage-collected, so a path
+# inside one must never be written into a client's configuration.
+_UV_EPHEMERAL_BUCKETS = ("archive-v", "builds-v", "environments-v")
 
 
 def config_file(
@@ -57,11 +64,75 @@ def server_name(target: str, root: Path) -> str:
     return f"igraph-{slug}" if slug else "igraph"
 
 
+def launch_words(
+    *,
+    argv0: str | None = None,
+    executable: str | None = None,
+    prefix: str | None = None,
+    env: dict[str, str] | None = None,
+    source: str | None = None,
+) -> list[str]:
+    """The command that runs *this* igraph-mcp, for a client that does not share the caller's PATH or virtualenv.
+
+    Under uvx (an environment in uv's cache that uv may delete) that is ``uvx --from <source> igraph-mcp``;
+    otherwise the absolute path of the running console script, or ``<python> -m igraph_mcp`` when started that
+    way. Arguments default to this process (they are parameters so tests can describe other processes).
+    """
+    argv0 = sys.argv[0] if argv0 is None else argv0
+    executable = sys.executable if executable is None else executable
+    prefix = sys.prefix if prefix is None else prefix
+    env = dict(os.environ) if env is None else env
+    if env.get("UV") and _is_uv_ephemeral(prefix):
+        uv = Path(env["UV"])
+        uvx = uv.with_name("uvx" + uv.suffix)  # installed side by side with uv
+        return [str(uvx) if uvx.exists() else "uvx", "--from", source or install_source(), CONSOLE_SCRIPT]
+    name = Path(argv0).name
+    if name in ("__main__.py", "-m") or name.startswith("python"):
+        # `python -m igraph_mcp register`: the interpreter is the stable entry point. abspath, not realpath: a
+        # virtualenv's python is a symlink whose target knows nothing of the virtualenv's packages.
+        return [os.path.abspath(executable), "-m", "igraph_mcp"]
+    found = argv0 if os.sep in argv0 else shutil.which(argv0)
+    if found:
+        return [os.path.abspath(found)]
+    return [os.path.abspath(executable), "-m", "igraph_mcp"]
+
+
+def _is_uv_ephemeral(prefix: str) -> bool:
+    return any(part.startswith(_UV_EPHEMERAL_BUCKETS) for part in Path(prefix).parts)
+
+
+def install_source(direct_url: str | None = None) -> str:
+    """What ``uvx --from`` needs to install this copy again: a directory, a ``git+`` URL, or the package name.
+
+    Read from the installed distribution's PEP 610 ``direct_url.json``, which uv and pip write for installs
+    from a path or a repository URL.
+    """
+    if direct_url is None:
+        try:
+            direct_url = importlib.metadata.distribution(DIST_NAME).read_text("direct_url.json")
+        except importlib.metadata.PackageNotFoundError:
+            direct_url = None
+    try:
+        info = json.loads(direct_url) if direct_url else {}
+    except json.JSONDecodeError:
+        info = {}
+    url = info.get("url") if isinstance(info, dict) else None
+    if not isinstance(url, str) or not url:
+        return DIST_NAME
+    vcs = info.get("vcs_info")
+    if isinstance(vcs, dict) and vcs.get("vcs") == "git":
+        rev = vcs.get("requested_revision") or vcs.get("commit_id")
+        return f"git+{url}" + (f"@{rev}" if rev else "")
+    if url.startswith("file://"):
+        return url2pathname(urlparse(url).path)
+    return url
+
+
 def server_entry(root: Path, command: str | None = None) -> dict[str, Any]:
-    """The stdio launch entry: ``igraph-mcp serve --root <abs root>`` or e.g. ``uvx igraph-mcp serve ...``."""
-    words = shlex.split(command) if command else [DEFAULT_COMMAND]
+    """The stdio launch entry: ``<command> serve --root <abs root>``; the command defaults to ``launch_words()``."""
+    words = shlex.split(command) if command is not None else launch_words()
     if not words:
-        raise InvalidInput("--command is empty; pass e.g. 'igraph-mcp' or 'uvx igraph-mcp'")
+        raise InvalidInput("--command is empty; pass e.g. '/path/to/venv/bin/igraph-mcp'")
     return {"command": words[0], "args": [*words[1:], "serve", "--root", str(root)]}
 
 
@@ -127,8 +198,8 @@ def register(args: argparse.Namespace) -> int:
     sys.stdout.write(f"{verb}: '{name}' in {path}\n  {shlex.join([entry['command'], *entry['args']])}\n")
     if shutil.which(entry["command"]) is None:
         sys.stderr.write(
-            f"igraph-mcp: note: '{entry['command']}' is not on this PATH; the client may not find "
-            "it either (pass --command with an absolute path, or 'uvx igraph-mcp')\n"
+            f"igraph-mcp: note: '{entry['command']}' is not an executable on this PATH; the client will not find "
+            "it either (pass --command with an absolute path, or 'uvx --from /path/to/checkout igraph-mcp')\n"
         )
     if args.target == "claude-desktop":
         sys.stdout.write("  restart Claude Desktop to load it\n")

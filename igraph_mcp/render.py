@@ -6,6 +6,7 @@ from typing import Any
 
 from igraph_mcp.index.phases import describe_phases
 from igraph_mcp.models import (
+    EdgeRef,
     ExploreResult,
     FileDetail,
     IndexResult,
@@ -66,7 +67,10 @@ def render_explore(r: ExploreResult) -> str:
         out.append("related:")
         for n in r.neighbours:
             arrow = "->" if n.direction == "callee" else "<-"
-            out.append(f"  {n.viaName} {arrow}[{n.edgeKind}] {n.qualifiedName}  {n.filePath}:{n.startLine}")
+            mark = "" if n.certain else f" [? {n.resolution}]"
+            out.append(f"  {n.viaName} {arrow}[{n.edgeKind}] {n.qualifiedName}  {n.filePath}:{n.startLine}{mark}")
+        if any(not n.certain for n in r.neighbours):
+            out.append("  note: '?' marks a name-only guess on the way (no scope, import or type says so)")
     if r.resources:
         out.append("resources:")
         for res in r.resources:
@@ -95,17 +99,26 @@ def render_node(r: NodeDetail) -> str:
     lines = [f"{n.kind} {n.qualifiedName}  {n.filePath}:{n.startLine}-{n.endLine}{' (stale)' if r.stale else ''}"]
     if r.source:
         lines += ["", r.source, ""]
+    guesses = False
     for label, refs in (("bases", r.bases), ("callers", r.callers), ("callees", r.callees)):
         if refs:
-            lines.append(
-                f"{label}: "
-                + ", ".join(
-                    f"{e.qualifiedName or e.name}"
-                    + (f" ({e.filePath}:{e.line})" if e.filePath else f" [{e.resolution}]")
-                    for e in refs
-                )
-            )
+            lines.append(f"{label}:")
+            for e in refs:
+                lines.append("  " + _edge_line(e))
+                guesses |= e.nodeId is not None and not e.certain
+    if guesses:
+        lines.append("note: edges marked '?' are name-only guesses (no scope, import or type says so)")
     return "\n".join(lines)
+
+
+def _edge_line(e: EdgeRef) -> str:
+    """`Callee  its/file.py:line  (called at caller/file.py:line)`; an unbound reference says why."""
+    site = f"  (called at {e.callSite})" if e.callSite and e.edgeKind == "calls" else ""
+    if e.nodeId is None:
+        maybe = f": maybe {'; '.join(e.candidates[:3])}" if e.candidates else ""
+        return f"{e.qualifiedName or e.name} [{e.resolution}{maybe}]{site}"
+    mark = "" if e.certain else f" [? {e.resolution}]"
+    return f"{e.qualifiedName or e.name}  {e.filePath}:{e.line}{mark}{site}"
 
 
 def render_file(r: FileDetail) -> str:
@@ -127,10 +140,12 @@ def render_related(r: RelatedResult) -> str:
     for n in r.related:
         lines.append(
             f"  {'caller' if n.direction == 'caller' else 'callee'} d={n.distance} [{n.edgeKind}] "
-            f"{n.qualifiedName}  {n.filePath}:{n.startLine}"
+            f"{n.qualifiedName}  {n.filePath}:{n.startLine}{'' if n.certain else f' [? {n.resolution}]'}"
         )
+    if any(not n.certain for n in r.related):
+        lines.append("  note: '?' marks a name-only guess on the way (no scope, import or type says so)")
     if r.truncated:
-        lines.append("  … more not shown")
+        lines.append(f"  note: {r.message}" if r.message else "  … more not shown")
     return "\n".join(lines)
 
 

@@ -214,10 +214,14 @@ async def igraph_related(
         Field(description="'callers' (who uses it), 'callees' (what it uses) or 'both'"),
     ] = "both",
     hops: Annotated[int | None, Field(ge=1, le=5, description="How far to follow the graph (1-5, default 1)")] = None,
+    limit: Annotated[
+        int | None,
+        Field(ge=1, le=1000, description="Symbols to list, best first (default 100); 'omitted' counts the rest"),
+    ] = None,
 ) -> Annotated[CallToolResult, RelatedResult]:
     """Callers and/or callees of a symbol up to several hops away: the impact of changing it."""
     state = _state(ctx)
-    result = await _call(state, "igraph_related", partial(state.service.related, name, direction, hops))
+    result = await _call(state, "igraph_related", partial(state.service.related, name, direction, hops, limit))
     return _answer(result, render.render_related(result))
 
 

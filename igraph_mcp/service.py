@@ -191,9 +191,11 @@ class IGraphService:
         """Outline of one file: exact path or an unambiguous suffix."""
         return self._lookup.file(path)
 
-    def related(self, name: str, direction: str = "both", hops: int | None = None) -> RelatedResult:
-        """Callers and/or callees of a symbol up to ``hops`` away."""
-        return self._lookup.related(name, direction, hops)
+    def related(
+        self, name: str, direction: str = "both", hops: int | None = None, limit: int | None = None
+    ) -> RelatedResult:
+        """Callers and/or callees of a symbol up to ``hops`` away (at most ``limit``; the rest is counted)."""
+        return self._lookup.related(name, direction, hops, limit)
 
     # -- resources -------------------------------------------------------------------------------------------
     def mount(self, path: str, source_type: str = "auto", name: str | None = None) -> MountResult:

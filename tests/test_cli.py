@@ -9,10 +9,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from _factories import make_repo
+from _factories import make_repo, make_service
 
 from igraph_mcp import __version__
-from igraph_mcp.cli import main
+from igraph_mcp.cli import EXIT_AMBIGUOUS, EXIT_BUSY, EXIT_NOT_FOUND, cli_terms, main
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 
@@ -149,7 +149,7 @@ def test_search_degraded_without_embedder_is_not_an_error(
     ("argv", "message"),
     [
         (["search", "   "], "query is empty"),
-        (["search", "ok", "--top-k", "500"], "topK"),
+        (["search", "ok", "--top-k", "500"], "--top-k must be between 1 and 50"),
         (["node", "verify_token", "--root", "/definitely/not/here"], "not a directory"),
         (["file", "../../etc/passwd"], "outside the repository root"),
     ],
@@ -190,7 +190,7 @@ def test_node_file_related_status_commands(repo: Path, capsys: pytest.CaptureFix
     code, out, _ = _run(capsys, "node", "verify_token", "--root", str(repo), "--json")
     assert code == 0 and json.loads(out)["found"] is True
     code, out, _ = _run(capsys, "node", "nope_nothing", "--root", str(repo))
-    assert code == 0 and "no symbol named" in out  # not found is an answer, not an error
+    assert code == EXIT_NOT_FOUND and "no symbol named" in out and "`igraph-mcp search`" in out
     code, out, _ = _run(capsys, "file", "auth.py", "--root", str(repo))
     assert code == 0 and out.startswith("app/auth.py (python")
     code, out, _ = _run(capsys, "related", "decode_token", "--root", str(repo), "--direction", "callers")
@@ -215,3 +215,84 @@ def test_version_in_a_subprocess() -> None:
     )
     assert proc.returncode == 0
     assert proc.stdout.strip() == f"igraph-mcp {__version__}"
+
+
+AMBIGUOUS_FILES = {
+    "store/kv.py": """
+        def get(key):
+            return key
+
+        class Cache:
+            def get(self, key):
+                return key
+        """,
+    "store/remote.py": """
+        class Remote:
+            def get(self, key):
+                return key
+        """,
+}
+
+
+def test_not_found_and_ambiguous_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    repo = make_repo(tmp_path, {**FILES, **AMBIGUOUS_FILES})
+    assert _run(capsys, "index", str(repo))[0] == 0
+    root = ["--root", str(repo)]
+    # A bare name shared by a function and two methods lists all three instead of picking the function.
+    code, out, _ = _run(capsys, "node", "get", *root)
+    assert code == EXIT_AMBIGUOUS and "ambiguous (3 symbols)" in out and "--file" in out
+    assert {"get", "Cache.get", "Remote.get"} <= {line.split()[1] for line in out.splitlines()[1:]}
+    code, out, _ = _run(capsys, "node", "get", "--file", "store/kv.py", *root)
+    assert code == EXIT_AMBIGUOUS and "Remote.get" not in out
+    code, out, _ = _run(capsys, "node", "Cache.get", *root)
+    assert code == 0 and out.startswith("method Cache.get")
+    code, out, _ = _run(capsys, "file", "nothere.py", *root)
+    assert code == EXIT_NOT_FOUND and "no indexed file matches" in out and "igraph_index" not in out
+    code, out, _ = _run(capsys, "related", "NoSuchThing", *root)
+    assert code == EXIT_NOT_FOUND
+    code, out, _ = _run(capsys, "unmount", "99", *root)
+    assert code == EXIT_NOT_FOUND and "`igraph-mcp resources`" in out
+
+
+def test_a_held_index_lock_exits_busy(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    holder = make_service(repo)
+    try:
+        with holder._writer():
+            code, out, err = _run(capsys, "index", str(repo))
+    finally:
+        holder.close()
+    assert code == EXIT_BUSY and out == "" and "indexing this repository" in err
+
+
+def test_search_has_one_default_shape_with_the_tool(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert _run(capsys, "index", str(repo))[0] == 0
+    code, out, _ = _run(capsys, "search", "verify token", "--root", str(repo), "--json")
+    assert code == 0 and len(json.loads(out)["hits"]) == 5  # as igraph_explore: 5 hits by default
+    # ... expanded along the call graph by default (graphHops of the config), not only with --hops.
+    code, out, _ = _run(capsys, "search", "verify_token", "--top-k", "1", "--root", str(repo), "--json")
+    assert "decode_token" in {n["name"] for n in json.loads(out)["neighbours"]}
+    code, out, _ = _run(capsys, "search", "verify_token", "--top-k", "1", "--hops", "0", "--root", str(repo), "--json")
+    assert json.loads(out)["neighbours"] == []
+
+
+@pytest.mark.parametrize(
+    ("message", "cli"),
+    [
+        ("no index yet: run `igraph-mcp index` or the igraph_index tool", "no index yet: run `igraph-mcp index`"),
+        ("build it with `igraph-mcp index` (or the igraph_index tool) now", "build it with `igraph-mcp index` now"),
+        (
+            "no symbol named 'x'; try igraph_explore with a description",
+            "no symbol named 'x'; try `igraph-mcp search` with a description",
+        ),
+        ("changed since indexing; run igraph_index", "changed since indexing; run `igraph-mcp index`"),
+        (
+            "raise maxTokens or use igraph_node for full source",
+            "raise --max-tokens or use `igraph-mcp node` for full source",
+        ),
+        ("call again with a qualified name or the file argument", "call again with a qualified name or --file"),
+        ("topK must be between 1 and 50", "--top-k must be between 1 and 50"),
+        ("a path named igraph_indexes/x.py stays", "a path named igraph_indexes/x.py stays"),
+    ],
+)
+def test_cli_terms(message: str, cli: str) -> None:
+    assert cli_terms(message) == cli

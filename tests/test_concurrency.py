@@ -194,7 +194,9 @@ async def _run(root: Path, rounds: int, hold: Path) -> Tally:
             elif [h["name"] for h in json.loads(found.stdout)["hits"]][:1] != [f"settle_batch_{i}"]:
                 tally.errors.append(f"CLI search: settle_batch_{i} not found first")
             tally.note(root, before)
-            if k % 3 == 0:  # a second writer: it either builds or says whose build it waits for
+            # A second writer: it either builds or says whose build it waits for. It starts once W's first build is
+            # held, so that build is W's and the hold is reached whatever the machine's load.
+            if k % 3 == 0 and Path(str(hold) + ".held").exists():
                 built = await anyio.to_thread.run_sync(_cli, root, "index")
                 if built.returncode == 0:
                     tally.builds += 1
@@ -269,7 +271,7 @@ async def test_two_servers_and_the_cli_share_one_repository(tmp_path: Path) -> N
 async def test_two_servers_and_the_cli_soak(tmp_path: Path) -> None:
     root = _repo(tmp_path)
     started = time.monotonic()
-    tally = await _run(root, rounds=int(os.environ.get("IGRAPH_SOAK_ROUNDS", "200")), hold=tmp_path / "hold")
+    tally = await _run(root, rounds=int(os.environ.get("IGRAPH_SOAK_ROUNDS", "700")), hold=tmp_path / "hold")
     minutes = (time.monotonic() - started) / 60
     sys.stderr.write(
         f"soak: {minutes:.1f} min, {tally.builds} builds, {tally.answers} answers ({tally.overlapped} beside a "

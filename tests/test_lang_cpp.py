@@ -220,3 +220,9 @@ def test_free_functions_in_namespaces_unchanged() -> None:
     names = by_qname(pf)
     assert names["n.f"].kind == "function"
     assert names["g"].kind == "function"
+
+
+def test_partial_specialisation_defines_its_template() -> None:
+    code = "template <typename T> struct is_vec<std::vector<T>> { static const bool value = true; };\n"
+    names = {s.qualified_name: s.kind for s in parse("cpp", code).symbols}
+    assert names["is_vec"] == "struct"

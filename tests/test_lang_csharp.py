@@ -161,3 +161,16 @@ def test_file_scoped_namespace_spans_rest_of_file() -> None:
     assert pf.symbols[names["Acme.Billing.IPayable"].parent] is ns
     assert source_of(pf, ref_named(pf, "calls", "Sum")) == "Acme.Billing.Invoice.Total"
     assert imports(pf) == {("System", "", "")}
+
+
+def test_operators_conversions_and_finalizers_are_methods() -> None:
+    code = (
+        "class C {\n"
+        "  public static C operator +(C a, C b) { return a; }\n"
+        "  public static implicit operator int(C a) { return 1; }\n"
+        "  ~C() { Release(); }\n"
+        "}\n"
+    )
+    pf = parse("csharp", code)
+    methods = {(s.name, s.start_line) for s in pf.symbols if s.kind == "method"}
+    assert {("+", 2), ("int", 3), ("C", 4)} <= methods

@@ -118,6 +118,22 @@ M.assigned = function(a) end
 local f = function() end
 return M
 """,
+    "objc": """\
+#import <Foundation/Foundation.h>
+#import "Shape.h"
+@interface Shape : NSObject <Drawable>
+- (int)draw:(int)x;
++ (instancetype)shapeWithSize:(int)size;
+@end
+@implementation Shape
+- (int)draw:(int)x { return [self helper:x] + compute(x); }
++ (instancetype)shapeWithSize:(int)size { return [[Shape alloc] init]; }
+@end
+@protocol Drawable
+- (int)draw:(int)x;
+@end
+int compute(int x) { return x; }
+""",
     "ocaml": """\
 open Printf
 module Shape = struct
@@ -265,6 +281,11 @@ EXPECTED: dict[str, tuple[set[tuple[str, str]], set[tuple[str, str]], set[tuple[
         {("util", "fmt"), ("self", "other"), ("", "helper")},
         {("pl.utils", "", "util")},
     ),
+    "objc": (
+        {("class", "Shape"), ("method", "Shape.draw"), ("interface", "Drawable"), ("function", "compute")},
+        {("self", "helper"), ("", "compute"), ("Shape", "alloc")},
+        {("Foundation/Foundation.h", "", ""), ("Shape.h", "", "")},
+    ),
     "ocaml": (
         {("namespace", "Shape"), ("function", "Shape.area"), ("function", "helper"), ("method", "point.move")},
         {("", "helper"), ("Printf", "printf")},
@@ -360,3 +381,26 @@ def test_component_lines_are_the_files_lines() -> None:
 def test_dart_body_beside_its_signature_belongs_to_the_function() -> None:
     names = {s.qualified_name: s for s in parse("dart", SOURCES["dart"]).symbols}
     assert names["top"].end_line == 11 and "void top()" in names["top"].signature
+
+
+def test_lua_table_fields_holding_functions() -> None:
+    names = {s.qualified_name for s in parse("lua", "local mt = { __index = function (t, k) return k end }\n").symbols}
+    assert "__index" in names
+
+
+def test_ocaml_each_and_binding_starts_on_its_own_line() -> None:
+    pf = parse("ocaml", "let rec f x = g x\nand g y = f y\n\nlet ( ^^ ) a b = a\n")
+    lines = {s.qualified_name: s.start_line for s in pf.symbols[1:]}
+    assert lines == {"f": 1, "g": 2, "( ^^ )": 4}
+
+
+def test_haskell_function_starts_at_its_type_signature() -> None:
+    pf = parse("haskell", "module M where\nhelper :: Int -> Int\nhelper x = x\n\narea (C r) = r\narea _ = 0\n")
+    spans = [(s.qualified_name, s.start_line, s.end_line) for s in pf.symbols[1:]]
+    assert spans == [("helper", 2, 3), ("area", 5, 5), ("area", 6, 6)]
+
+
+def test_haskell_record_fields_and_multi_name_signatures() -> None:
+    pf = parse("haskell", "module M where\ndata R = R { name :: String }\nf, g :: Int\nf = 1\ng = 2\n")
+    spans = {s.qualified_name: (s.kind, s.start_line) for s in pf.symbols[1:]}
+    assert spans == {"R": ("struct", 2), "R.name": ("method", 2), "f": ("function", 3), "g": ("function", 5)}

@@ -138,3 +138,8 @@ def test_tsx_components_and_jsx_calls() -> None:
 def test_type_arguments_in_generic_tsx_arrow() -> None:
     pf = parse("tsx", "export const id = <T,>(x: T): T => x;\n")
     assert by_qname(pf)["id"].kind == "function"
+
+
+def test_construct_signature_is_a_method_named_new() -> None:
+    names = by_qname(parse("typescript", "interface ErrorCtor { new (message: string): Error; }\n"))
+    assert names["ErrorCtor.new"].kind == "method"

@@ -271,3 +271,10 @@ def test_python_module_named_main_is_not_its_package(tmp_path: Path) -> None:
         )
     )
     assert edge_target(svc.db, "cli", "", "imports") == ("app/main.py", "app.main", "import")
+
+
+def test_method_on_unknown_receiver_is_not_bound_by_directory() -> None:
+    # a/two.js calls `thing.close()`: Box.close in a/one.js is the only `close` nearby, but nothing says `thing`
+    # is a Box, so the call stays unbound with Box.close recorded as a candidate.
+    b = _resolver().resolve(21, 2, "calls", "close", "thing")
+    assert (b.target, b.how, b.candidates) == (None, "ambiguous", (14,))

@@ -27,9 +27,12 @@ if TYPE_CHECKING:
     from tokenizers import Tokenizer
 
 DEFAULT_THREADS = 2
-"""Intra-op threads for document batches: both cores of the target machine (see benchmarks/index_speed.py)."""
-DEFAULT_BATCH_SIZE = 32
-"""Texts per ONNX run after sorting by length (benchmarks/index_speed.py --batch-sizes measured 16-128 alike)."""
+"""Intra-op threads for document batches: both cores. Measured (benchmarks/query_latency.py --runtimes --sweep and
+an interleaved rerun, 2026-11-30, machine at load ~9 on 2 cores): 1 and 2 threads tied at batch 16 (11.9 vs 12.0
+texts/s); with the other core free, the second thread has work to do."""
+DEFAULT_BATCH_SIZE = 16
+"""Texts per ONNX run after sorting by length. Same runs: batch 16 beat 32, 64 and 128 on both thread counts
+(2 threads: 12.1 / 11.1 / 10.6 / 10.2 texts/s): sorted small batches pad least."""
 QUERY_THREADS = 1
 """One short query gains nothing from a second thread and waits for it when another process holds the core."""
 QUANTIZATIONS = ("none", "int8")

@@ -16,7 +16,7 @@ from igraph_mcp import crashpoints
 from igraph_mcp.index import parse as parse_mod
 from igraph_mcp.index.languages import CONTAINER_KINDS, language_for_path
 from igraph_mcp.index.model import ParsedFile, Symbol
-from igraph_mcp.index.resolve import Resolver
+from igraph_mcp.index.resolve import Binding, Resolver
 from igraph_mcp.index.walk import WalkedFile, walk_repository
 from igraph_mcp.models import IndexResult
 from igraph_mcp.store import graph
@@ -377,10 +377,14 @@ class Indexer:
         updates: list[EdgeBinding] = []
         bound = 0
         for r in rows:
-            if r.kind == "imports":
-                b = resolver.resolve_import(r.file_id, r.qualifier, r.target_name)
-            else:
-                b = resolver.resolve(r.source_id, r.file_id, r.kind, r.target_name, r.qualifier)
+            try:
+                if r.kind == "imports":
+                    b = resolver.resolve_import(r.file_id, r.qualifier, r.target_name)
+                else:
+                    b = resolver.resolve(r.source_id, r.file_id, r.kind, r.target_name, r.qualifier)
+            except RecursionError:  # one pathological chain of definitions must not stop the run
+                log.warning("resolving %s recursed too deeply; left unresolved", r.target_name[:80])
+                b = Binding(None, "unresolved")
             bound += b.target is not None
             updates.append(EdgeBinding(b.target, b.how, b.confidence, b.candidates_json(), r.edge_id))
         with self.db.atomic() as con:

@@ -27,6 +27,7 @@ _FUNCTION_KINDS = frozenset({"function", "method"})
 _TYPE_WRAPPERS = frozenset({"Optional", "ClassVar", "Final", "Annotated", "Required", "NotRequired", "ReadOnly"})
 _CLASS_WRAPPERS = frozenset({"Type", "type"})
 _MAX_DEPTH = 12
+_MAX_EVAL_DEPTH = 24
 MAX_CANDIDATES = 8
 
 
@@ -168,6 +169,7 @@ class ScopeInference:
         self._members: dict[tuple[int, str], Value | None] = {}
         self._mros: dict[int, tuple[list[int], bool]] = {}
         self._busy: set[tuple[str, int, str]] = set()
+        self._depth = 0
         self._py_packages = {posixpath.dirname(p) for p in r.file_paths.values() if p.endswith("/__init__.py")}
         self._py_packages |= {"" for p in r.file_paths.values() if p == "__init__.py"}
 
@@ -336,6 +338,16 @@ class ScopeInference:
     # -- expressions --------------------------------------------------------------------------------------------
     def evaluate(self, text: str, scope: Sym, file_id: int) -> Value:
         """Evaluate a receiver expression written in ``scope``."""
+        # Facts refer to facts (attributes typed by other attributes, bases through aliases): bound the chase.
+        if self._depth >= _MAX_EVAL_DEPTH:
+            return UNKNOWN
+        self._depth += 1
+        try:
+            return self._evaluate(text, scope, file_id)
+        finally:
+            self._depth -= 1
+
+    def _evaluate(self, text: str, scope: Sym, file_id: int) -> Value:
         if is_literal(text):
             return EXTERNAL
         steps = chain(text)
@@ -393,17 +405,41 @@ class ScopeInference:
         key = (cid, name)
         if key in self._members:
             return self._members[key]
+        guard = ("member", cid, name)
+        if guard in self._busy:
+            return None  # `self.x = self.x.y`: the attribute's own fact does not tell its type
         found: Value | None = None
         defs = self.r.children.get((cid, name), [])
         if defs:
             found = self._from_defs(defs, "")
         else:
-            facts = self.r.facts.get(cid, {}).get(name)
-            cls = self.r.by_id.get(cid)
-            if facts and cls is not None:
-                found = self._from_facts(facts, cls, cls.file_id)
+            self._busy.add(guard)
+            try:
+                found = self._attribute_facts(cid, name)
+            finally:
+                self._busy.discard(guard)
         self._members[key] = found
         return found
+
+    def _attribute_facts(self, cid: int, name: str) -> Value | None:
+        """An attribute's type from the class body (`x: T`, `x = T()`) or its methods (`self.x = T()`)."""
+        cls = self.r.by_id.get(cid)
+        if cls is None:
+            return None
+        values: set[Value] = set()
+        facts = self.r.facts.get(cid, {}).get(name)
+        if facts:
+            values.add(self._from_facts(facts, cls, cls.file_id))
+        for method in self.r.members.get(cid, []):
+            facts = self.r.facts.get(method.id, {}).get("." + name)
+            if facts:
+                values.add(self._from_facts(facts, method, method.file_id))
+        if not values:
+            return None
+        known = {v for v in values if v.kind != "unknown"}
+        # `self.x = x` from an untyped parameter in one method, `self.x = Session()` in another: the one
+        # value that is known is the type; two different known values leave it undecided.
+        return known.pop() if len(known) == 1 else UNKNOWN
 
     def _returns(self, fn: Value) -> Value:
         sym = self.r.by_id.get(fn.ref)

@@ -292,6 +292,12 @@ _ROWS = (
         export_rule="modifier_not_private",
         private_modifiers=frozenset({"private", "internal"}),
     ),
+    LanguageSpec(
+        name="objc",
+        grammar="objc",
+        extensions=(".m",),
+        queries=("objc.scm",),
+    ),
     # Single-file components: the <script> part is TypeScript (a superset of the JavaScript written there).
     LanguageSpec(
         name="vue",

@@ -67,7 +67,8 @@ class Fact:
 
     ``kind`` is "value" (``text`` is an expression), "type" (``text`` is an annotation) or "opaque" (the name is
     bound here, by a parameter or loop, to something unknown: it shadows outer names). A function's return
-    annotation is stored under the name ``()``; ``self.x = ...`` inside a method is a fact of the class.
+    annotation is stored under the name ``()``; ``self.x = ...`` inside a method under ``.x`` (an attribute of
+    the instance, written in that method's scope).
     """
 
     source: int  # index of the scope symbol in ParsedFile.symbols

@@ -13,7 +13,8 @@ Capture names understood in queries/<language>.scm (see /work/briefs/parse_conve
   @export.name                                         an identifier exported by a list (`export { a }`)
   @fact + @fact.name [+ @fact.value | @fact.type]     a name bound in the innermost scope (`x = Session()`,
                                                        `x: Session`; neither = opaque, e.g. a parameter);
-  @fact.attr (same captures)                           binds an attribute of the enclosing class (`self.x = ...`);
+  @fact.attr (same captures)                           binds an instance attribute (`self.x = ...`): stored in
+                                                       the innermost scope under the name ".x";
   @fact.return + @fact.type                            a function's return annotation
 A pattern's role is the capture on its outer node; @export patterns carry no other role.
 Query pitfalls met so far: py-tree-sitter 0.26 ignores `#not-any-of?` (use `#not-match?`), and a
@@ -188,8 +189,9 @@ def _collect(query: Query, root: Node, roles: dict[int, str]) -> _Matches:
         elif role.startswith("definition.") or role == "scope":
             body = caps.get("body")
             recv = caps.get("receiver")
-            # A @body after the definition node (Dart: signature, then body) extends the definition over it.
-            last = body[0] if body and body[0].end_byte > caps[role][0].end_byte else caps[role][0]
+            # A @body after the definition node (Dart: signature, then body) extends the definition over it, and
+            # so does a second node of the same capture (Haskell: type signature, then equation).
+            last = max((*caps[role], *(body or ())), key=lambda n: n.end_byte)
             # `const a, b = 1, 2` names two symbols in one match; each gets the whole node.
             for name_node in caps.get("name", ()):
                 out.defs.append(
@@ -269,7 +271,7 @@ def _dedupe_defs(defs: list[_Def]) -> list[_Def]:
         group.sort(key=lambda d: d.pattern)
         first = group[0]
         if len(group) > 1:
-            widest = max(group, key=lambda d: d.node.end_byte - d.node.start_byte)
+            widest = max(group, key=lambda d: d.end_byte - d.node.start_byte)
             first.body = first.body or next((d.body for d in group if d.body is not None), None)
             if first.body is None:
                 first.body = first.node.child_by_field_name("body")
@@ -548,18 +550,14 @@ def _scope_owner(pf: ParsedFile, scopes: list[_Def], starts: list[int], node: No
 
 
 def _add_facts(source: bytes, spec: LanguageSpec, pf: ParsedFile, m: _Matches, starts: list[int]) -> None:
-    """Turn @fact matches into Facts owned by their scope (the enclosing class for `self.x = ...`)."""
+    """Turn @fact matches into Facts owned by their innermost scope (the method, for `self.x = ...`)."""
     for role, node, name_node, value, type_node in m.facts:
         index = _innermost(pf.symbols, starts, node.start_byte)
-        if role == "fact.attr":
-            while index and pf.symbols[index].kind not in spec.class_kinds:
-                index = pf.symbols[index].parent or 0
-            if not index:
-                continue  # `self.x = ...` outside any class says nothing we can use
         if role == "fact.return":
             name = "()"
         elif name_node is not None:
-            name = _text(source, name_node).strip()
+            # The value of `self.x = v` is written in the method: keep it there, where `v` can be looked up.
+            name = ("." if role == "fact.attr" else "") + _text(source, name_node).strip()
         else:
             continue
         if type_node is not None:

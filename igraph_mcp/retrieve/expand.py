@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from igraph_mcp.index.resolve_rules import CERTAIN
 from igraph_mcp.store import graph
 from igraph_mcp.store.db import Database
 
@@ -24,6 +25,8 @@ class Reached:
     edge_kind: str
     direction: str  # "callee": the seed side uses it; "caller": it uses the seed side
     distance: int
+    resolution: str = ""  # how the last edge on the way was resolved
+    certain: bool = True  # every edge on the way is certain (see resolve_rules.CERTAIN)
 
 
 def expand(
@@ -34,42 +37,56 @@ def expand(
     limit: int,
     directions: tuple[str, ...] = ("callee", "caller"),
     kinds: tuple[str, ...] = EXPAND_KINDS,
+    per_node_cap: int = PER_NODE_CAP,
+    cut: set[int] | None = None,
 ) -> list[Reached]:
-    """Breadth-first expansion from ``seeds`` (node id -> score), best first, at most ``limit`` nodes."""
+    """Breadth-first expansion from ``seeds`` (node id -> score), best first, at most ``limit`` nodes.
+
+    Neighbours left out by ``per_node_cap`` are added to ``cut`` when given, so a caller can say what it omitted.
+    """
     if hops <= 0 or not seeds or limit <= 0:
         return []
     best: dict[int, Reached] = {}
-    frontier: dict[int, tuple[int, float]] = {nid: (nid, score) for nid, score in seeds.items()}
+    # node -> (seed, product of the confidences of the guessed edges on the way, every edge so far certain)
+    frontier: dict[int, tuple[int, float, bool]] = {nid: (nid, 1.0, True) for nid in seeds}
     for distance in range(1, hops + 1):
-        nxt: dict[int, tuple[int, float]] = {}
+        nxt: dict[int, tuple[int, float, bool]] = {}
         ids = list(frontier)
-        candidates: list[tuple[int, int, str, str]] = []  # (from, to, kind, direction)
+        candidates: list[tuple[int, int, graph.EdgeRow, str]] = []  # (from, to, edge, direction)
         if "callee" in directions:
             candidates += [
-                (e.source_id, e.target_id, e.kind, "callee")  # type: ignore[misc]
+                (e.source_id, e.target_id, e, "callee")  # type: ignore[misc]
                 for e in graph.edges_of(db, ids, outgoing=True, kinds=kinds)
             ]
         if "caller" in directions:
             candidates += [
-                (e.target_id, e.source_id, e.kind, "caller")  # type: ignore[misc]
+                (e.target_id, e.source_id, e, "caller")  # type: ignore[misc]
                 for e in graph.edges_of(db, ids, outgoing=False, kinds=kinds)
             ]
-        candidates.sort(key=lambda c: (_EDGE_PRIORITY.get(c[2], 9), c[3] != "callee", c[1]))
+        # Certain edges first, so the per-node cap is spent on them before any name-only guess.
+        candidates.sort(
+            key=lambda c: (c[2].confidence < CERTAIN, _EDGE_PRIORITY.get(c[2].kind, 9), c[3] != "callee", c[1])
+        )
         taken: dict[int, int] = {}
-        for src, dst, kind, direction in candidates:
+        for src, dst, edge, direction in candidates:
             if dst in seeds or dst == src:
                 continue
-            if taken.get(src, 0) >= PER_NODE_CAP:
+            if taken.get(src, 0) >= per_node_cap:
+                if cut is not None:
+                    cut.add(dst)
                 continue
-            seed, seed_score = frontier[src]
-            score = seed_score * (DECAY**distance)
+            seed, trust, certain_so_far = frontier[src]
+            certain = certain_so_far and edge.confidence >= CERTAIN
+            # A guessed edge passes on only as much of the seed's score as it is likely to be right.
+            trust *= 1.0 if edge.confidence >= CERTAIN else edge.confidence
+            score = seeds[seed] * (DECAY**distance) * trust
             prev = best.get(dst)
             if prev is not None and prev.score >= score:
                 continue
             if prev is None:
                 taken[src] = taken.get(src, 0) + 1
-            best[dst] = Reached(dst, score, seed, kind, direction, distance)
-            nxt[dst] = (seed, seeds[seed])
+            best[dst] = Reached(dst, score, seed, edge.kind, direction, distance, edge.resolution, certain)
+            nxt[dst] = (seed, trust, certain)
         frontier = nxt
         if not frontier:
             break

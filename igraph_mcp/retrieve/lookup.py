@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
 from igraph_mcp.errors import InvalidInput
+from igraph_mcp.index.parse import normalize_source
+from igraph_mcp.index.resolve_rules import CERTAIN
 from igraph_mcp.index.stale import stale_files
 from igraph_mcp.models import EdgeRef, FileDetail, NodeDetail, RelatedResult
 from igraph_mcp.paths import resolve_inside, strip_dot_slash
@@ -21,7 +24,18 @@ MAX_NAME_CHARS = 500
 MAX_EDGE_REFS = 50  # callers / callees / bases listed per symbol
 MAX_OUTLINE_SYMBOLS = 500
 MAX_OUTLINE_IMPORTS = 200
-MAX_RELATED = 100
+DEFAULT_RELATED = 100  # symbols listed by related unless asked for more
+MAX_RELATED = 1000
+MAX_REACHED = 100_000  # a bound on ranking, far above any real neighbourhood
+
+
+def _candidate_ids(text: str) -> list[int]:
+    """Node ids stored in edges.candidates (a JSON list, "" for none)."""
+    try:
+        ids = json.loads(text) if text else []
+    except ValueError:
+        return []
+    return [int(i) for i in ids if isinstance(i, int)]
 
 
 class Lookup:
@@ -33,7 +47,7 @@ class Lookup:
 
     # -- symbols ---------------------------------------------------------------------------------------------
     def find(self, name: str, file: str | None) -> list[NodeRow]:
-        """Symbols matching a name, qualified name or dotted suffix; the one exact qualified match if unique."""
+        """Symbols matching a name, qualified name or dotted suffix; a dotted name's unique exact match wins."""
         if not isinstance(name, str) or not name.strip():
             raise InvalidInput("name is empty; pass a symbol name such as `Session.request` or `parse_file`")
         if len(name) > MAX_NAME_CHARS:
@@ -55,7 +69,11 @@ class Lookup:
             norm = strip_dot_slash(file.strip().replace("\\", "/"))
             rows = [r for r in rows if r.path == norm or r.path.endswith("/" + norm)]
         exact = [r for r in rows if r.qualified_name == name]
-        return exact if len(exact) == 1 else rows
+        if len(exact) == 1 and ("." in name or len(rows) == 1):
+            return exact
+        # A bare name shared by several symbols (a function `get` and methods `A.get`, `B.get`) is ambiguous even
+        # when one of them is top-level: picking that one silently would hide the others. All are candidates.
+        return rows
 
     def node(self, name: str, file: str | None = None) -> NodeDetail:
         """Detail of one symbol: source, signature, callers, callees; candidates when ambiguous."""
@@ -92,11 +110,14 @@ class Lookup:
     def source(self, db: Database, row: NodeRow) -> tuple[str, bool]:
         """The symbol's lines from the working tree (its indexed body when the file is gone), and a cut flag."""
         try:
-            with open(self.root / row.path, encoding="utf-8", errors="replace") as fh:
-                lines = fh.read().splitlines()
+            raw = (self.root / row.path).read_bytes()
         except OSError:
             body = graph.node_bodies(db, [row.id]).get(row.id, "")
             return body, True
+        # Lines exactly as the parser counted them: the same decoding (UTF-16, latin-1) and only "\n" ends a line;
+        # str.splitlines() would also split at form feeds and U+2028 and shift every line after one.
+        text = normalize_source(raw).decode("utf-8", "replace")
+        lines = [ln.removesuffix("\r") for ln in text.split("\n")]
         chunk = lines[row.start_line - 1 : row.end_line]
         truncated = len(chunk) > MAX_SOURCE_LINES
         return "\n".join(chunk[:MAX_SOURCE_LINES]), truncated
@@ -104,10 +125,16 @@ class Lookup:
     def edge_refs(
         self, db: Database, node_id: int, *, outgoing: bool, kinds: tuple[str, ...], limit: int = MAX_EDGE_REFS
     ) -> list[EdgeRef]:
-        """The other ends of a node's edges; unresolved callees are listed by the name written at the call."""
+        """The other ends of a node's edges, certain ones first; unresolved callees by the name written at the call.
+
+        The other end is located at its definition; the call site is the caller's file and line.
+        """
         edges = graph.edges_of(db, [node_id], outgoing=outgoing, kinds=kinds, resolved_only=not outgoing)
+        edges.sort(key=lambda e: (e.target_id is None, -e.confidence, e.line))
         other_ids = [e.target_id if outgoing else e.source_id for e in edges]
-        rows = graph.nodes_by_ids(db, [i for i in other_ids if i is not None])
+        candidate_ids = {c for e in edges if e.target_id is None for c in _candidate_ids(e.candidates)}
+        rows = graph.nodes_by_ids(db, [*(i for i in other_ids if i is not None), node_id, *candidate_ids])
+        me = rows.get(node_id)
         out: list[EdgeRef] = []
         seen: set[tuple[int | None, str]] = set()
         for e, oid in zip(edges, other_ids, strict=True):
@@ -116,6 +143,7 @@ class Lookup:
             if key in seen:
                 continue
             seen.add(key)
+            caller = me if outgoing else r
             out.append(
                 EdgeRef(
                     nodeId=oid,
@@ -125,9 +153,17 @@ class Lookup:
                     else (f"{e.qualifier}.{e.target_name}" if e.qualifier else e.target_name),
                     kind=r.kind if r else "",
                     filePath=r.path if r else "",
-                    line=e.line,
+                    line=r.start_line if r else 0,
+                    callSite=f"{caller.path}:{e.line}" if caller is not None and e.line else "",
                     edgeKind=e.kind,
                     resolution=e.resolution,
+                    confidence=e.confidence,
+                    certain=e.target_id is not None and e.confidence >= CERTAIN,
+                    candidates=[
+                        f"{c.qualified_name} {c.path}:{c.start_line}"
+                        for cid in _candidate_ids(e.candidates)
+                        if (c := rows.get(cid)) is not None
+                    ],
                 )
             )
             if len(out) >= limit:
@@ -177,13 +213,18 @@ class Lookup:
         )
 
     # -- graph -----------------------------------------------------------------------------------------------
-    def related(self, name: str, direction: str = "both", hops: int | None = None) -> RelatedResult:
-        """Callers and/or callees of a symbol up to ``hops`` away."""
+    def related(
+        self, name: str, direction: str = "both", hops: int | None = None, limit: int | None = None
+    ) -> RelatedResult:
+        """Callers and/or callees of a symbol up to ``hops`` away; what did not fit is counted, never hidden."""
         if direction not in ("both", "callers", "callees"):
             raise InvalidInput("direction must be 'both', 'callers' or 'callees'")
         hops = 1 if hops is None else hops
         if not 1 <= hops <= 5:
             raise InvalidInput("hops must be between 1 and 5")
+        limit = DEFAULT_RELATED if limit is None else limit
+        if not 1 <= limit <= MAX_RELATED:
+            raise InvalidInput(f"limit must be between 1 and {MAX_RELATED}")
         rows = self.find(name, None)
         if not rows:
             return RelatedResult(found=False, message=f"no symbol named '{name}'; try igraph_explore")
@@ -196,14 +237,29 @@ class Lookup:
         row = rows[0]
         db = self.reader.db
         dirs = {"both": ("callee", "caller"), "callers": ("caller",), "callees": ("callee",)}[direction]
+        cut: set[int] = set()
+        # Everything reachable is ranked (the graph bounds it); each node may contribute up to `limit` neighbours,
+        # so a hub's callers are cut only where the answer itself is, and every cut is counted.
         reached = expand(
             db,
             {row.id: 1.0},
             hops,
-            limit=MAX_RELATED + 1,
+            limit=MAX_REACHED,
             directions=dirs,
             kinds=("calls", "inherits", "implements"),
+            per_node_cap=limit,
+            cut=cut,
         )
-        truncated = len(reached) > MAX_RELATED
-        related = neighbours(db, reached[:MAX_RELATED], {row.id: row.qualified_name})
-        return RelatedResult(found=True, node=node_summary(row), related=related, truncated=truncated)
+        shown = reached[:limit]
+        omitted = len(reached) - len(shown) + len(cut - {r.node_id for r in reached})
+        related = neighbours(db, shown, {row.id: row.qualified_name})
+        message = None
+        if omitted:
+            message = (
+                f"{omitted} more related symbols not listed (limit {limit}, best first); call again with a larger "
+                f"limit (up to {MAX_RELATED}), one direction, or fewer hops"
+                + ("; symbols two or more hops out may hide further ones" if hops > 1 else "")
+            )
+        return RelatedResult(
+            found=True, node=node_summary(row), related=related, truncated=omitted > 0, omitted=omitted, message=message
+        )

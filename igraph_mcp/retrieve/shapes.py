@@ -43,6 +43,8 @@ def neighbours(db: Database, reached: Sequence[Reached], via_names: Mapping[int,
             edgeKind=r.edge_kind,
             direction=r.direction,
             distance=r.distance,
+            resolution=r.resolution,
+            certain=r.certain,
         )
         for r in reached
         if (row := rows.get(r.node_id)) is not None

@@ -2,22 +2,37 @@
 
 from __future__ import annotations
 
-import re
+import functools
+from typing import Any
+
+import apsw
 
 # bm25() weights, positional over nodes_fts(name, words, qualified_name, path, signature, docstring, body).
 NODE_BM25_WEIGHTS = (10.0, 4.0, 6.0, 2.0, 2.0, 1.0, 1.0)  # body at 1.0: measured better than 0.5 on both sets
 # resources_fts(title, heading_path, identifiers, text)
 RESOURCE_BM25_WEIGHTS = (6.0, 3.0, 4.0, 1.0)
 
-# Tokens as unicode61 with tokenchars '_' sees them: runs of letters, digits and underscores.
-_TOKEN = re.compile(r"[^\W]+", re.UNICODE)
+# The tokenizer every FTS table uses (store/schema.py); query tokens are cut by this same tokenizer.
+TOKENIZER_ARGS = ("remove_diacritics", "2", "tokenchars", "_")
+
+
+@functools.cache
+def _tokenizer() -> Any:
+    # A private in-memory connection: tokenizing needs no table, and a query never waits on the index for it.
+    return apsw.Connection(":memory:").fts5_tokenizer("unicode61", list(TOKENIZER_ARGS))
 
 
 def fts_tokens(text: str) -> list[str]:
-    """Tokens of ``text`` the way the FTS tokenizer would split them (lowercased, order kept, no duplicates)."""
+    """Tokens of ``text`` the way the FTS tokenizer would split them (lowercased, order kept, no duplicates).
+
+    The boundaries come from SQLite's own unicode61 tokenizer, not a Python regex: the two disagree on
+    combining marks, symbols and code points newer than SQLite's Unicode tables, and a token cut differently
+    from the index's never matches (hypothesis found "0\U00010c49": one token to SQLite, "0" to ``\\w``).
+    """
+    data = text.encode("utf-8", "replace")  # a lone surrogate (possible in JSON) becomes '?', a separator
     seen: dict[str, None] = {}
-    for tok in _TOKEN.findall(text):
-        tok = tok.lower().strip("_")
+    for start, end, *_ in _tokenizer()(data, apsw.FTS5_TOKENIZE_DOCUMENT, None, include_colocated=False):
+        tok = data[start:end].decode("utf-8", "replace").lower().strip("_")
         if tok:
             seen.setdefault(tok, None)
     return list(seen)

@@ -72,7 +72,9 @@ class EdgeRow:
     target_name: str
     qualifier: str
     resolution: str
-    line: int
+    line: int  # the reference's line in the source node's file (the call site)
+    confidence: float = 0.0  # see index/resolve_rules.CONFIDENCE
+    candidates: str = ""  # JSON list of node ids an unbound reference may mean
 
 
 def _placeholders(n: int) -> str:
@@ -303,9 +305,10 @@ def names_in_files(db: Database, file_ids: Sequence[int]) -> set[str]:
 
 # -- edges and imports ----------------------------------------------------------------------------------------
 def insert_edges(con: apsw.Connection, rows: Iterable[NewEdge]) -> None:
-    """Insert edges."""
+    """Insert edges; one bound at insertion (`contains`) is certain, a reference waits for the resolver."""
     con.executemany(
-        "INSERT INTO edges(source_id, target_id, kind, target_name, qualifier, resolution, line) VALUES(?,?,?,?,?,?,?)",
+        "INSERT INTO edges(source_id, target_id, kind, target_name, qualifier, resolution, line, confidence) "
+        "VALUES(?1,?2,?3,?4,?5,?6,?7, CASE WHEN ?2 IS NULL THEN 0 ELSE 1 END)",
         rows,
     )
 
@@ -398,7 +401,8 @@ def edges_of(
         out.extend(
             EdgeRow(*r)
             for r in db.rows(
-                "SELECT id, source_id, target_id, kind, target_name, qualifier, resolution, line FROM edges "  # noqa: S608
+                "SELECT id, source_id, target_id, kind, target_name, qualifier, resolution, line, confidence, "  # noqa: S608
+                "candidates FROM edges "
                 f"WHERE {col} IN ({_placeholders(len(chunk))}) AND kind IN ({kind_ph}){cond}",
                 (*chunk, *kinds),
             )

@@ -95,3 +95,8 @@
 (using_directive !name [(identifier) (qualified_name)] @import.module) @import
 
 (using_directive name: (identifier) @import.alias [(identifier) (qualified_name)] @import.module) @import
+
+; operators are named by their symbol (`operator +` -> "+"), conversions by their target type
+(operator_declaration operator: _ @name body: (_)? @body) @definition.method
+(conversion_operator_declaration type: (_) @name body: (_)? @body) @definition.method
+(destructor_declaration name: (identifier) @name body: (_)? @body) @definition.method

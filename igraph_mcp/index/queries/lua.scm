@@ -29,3 +29,6 @@
     name: (identifier) @_require
     arguments: (arguments . (string content: (_) @import.module))
     (#eq? @_require "require")) @import)
+
+; table fields holding functions: `{ __index = function (t, k) ... end }`
+(field name: (identifier) @name value: (function_definition body: (_)? @body)) @definition.function

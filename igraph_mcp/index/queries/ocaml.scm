@@ -1,7 +1,9 @@
 ; OCaml: let-bound functions and values, modules (namespaces), types, classes and methods.
-(value_definition (let_binding pattern: (value_name) @name (parameter))) @definition.function
-(value_definition (let_binding pattern: (value_name) @name body: (fun_expression))) @definition.function
-(value_definition (let_binding pattern: (value_name) @name body: (function_expression))) @definition.function
+; the let_binding is the definition, so each `and` of `let rec f ... and g ...` starts on its own line
+(let_binding pattern: (value_name) @name (parameter)) @definition.function
+(let_binding pattern: (value_name) @name body: (fun_expression)) @definition.function
+(let_binding pattern: (value_name) @name body: (function_expression)) @definition.function
+(let_binding pattern: (parenthesized_operator) @name (parameter)) @definition.function
 (module_definition (module_binding (module_name) @name)) @definition.namespace
 (type_definition (type_binding name: (type_constructor) @name)) @definition.type
 (class_definition (class_binding (class_name) @name)) @definition.class

@@ -71,7 +71,10 @@
   (wildcard_import) @import.name) @import
 
 ; --- facts for inferring receivers (x = Session(); x: Session; -> Session; self.x = ...)
-(assignment left: (identifier) @fact.name right: [(call) (identifier) (attribute)] @fact.value) @fact
+(assignment
+  left: (identifier) @fact.name
+  right: [(call) (identifier) (attribute) (dictionary) (list) (set) (string) (concatenated_string) (integer)
+          (float) (dictionary_comprehension) (list_comprehension) (set_comprehension)] @fact.value) @fact
 (assignment left: (identifier) @fact.name type: (type) @fact.type) @fact
 (assignment
   left: (attribute object: (identifier) @_self attribute: (identifier) @fact.name)

@@ -25,6 +25,8 @@
 
 (method_signature name: (_) @name) @definition.method
 
+(construct_signature "new" @name) @definition.method
+
 (abstract_method_signature name: (_) @name) @definition.method
 
 ; --- inheritance

@@ -1,0 +1,53 @@
+"""Lookups (retrieve/lookup.py): related never drops symbols silently; what is cut is counted and explained."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from _factories import index_repo, make_repo
+
+from igraph_mcp.errors import InvalidInput
+from igraph_mcp.retrieve.expand import PER_NODE_CAP
+
+CALLERS = 12  # more than expansion's per-node cap for explore answers
+HUB = {
+    "hub/core.py": "def hub(x):\n    return x\n",
+    **{f"hub/user_{i}.py": f"from hub.core import hub\n\ndef use_{i}(x):\n    return hub(x)\n" for i in range(CALLERS)},
+}
+
+
+@pytest.fixture
+def svc(tmp_path: Path):  # type: ignore[no-untyped-def]
+    service = index_repo(make_repo(tmp_path, HUB))
+    yield service
+    service.close()
+
+
+def test_all_callers_of_a_hub_are_listed(svc) -> None:  # type: ignore[no-untyped-def]
+    assert CALLERS > PER_NODE_CAP  # explore's cap must not apply to an explicit related question
+    result = svc.related("hub", "callers")
+    assert {n.name for n in result.related} == {f"use_{i}" for i in range(CALLERS)}
+    assert result.truncated is False and result.omitted == 0 and result.message is None
+
+
+def test_a_cut_answer_says_how_many_and_how_to_get_them(svc) -> None:  # type: ignore[no-untyped-def]
+    result = svc.related("hub", "callers", limit=5)
+    assert len(result.related) == 5 and result.truncated is True and result.omitted == CALLERS - 5
+    assert result.message is not None and f"{CALLERS - 5} more" in result.message and "larger limit" in result.message
+    again = svc.related("hub", "callers", limit=CALLERS)
+    assert len(again.related) == CALLERS and again.omitted == 0
+
+
+def test_a_capped_fan_out_two_hops_out_is_counted(svc) -> None:  # type: ignore[no-untyped-def]
+    # use_0 -> hub <- use_1..use_11: from use_0, hub is one hop out and its other callers two; with limit 3 the
+    # hub's fan-out is cut by the per-node cap, and every cut symbol is in `omitted`.
+    result = svc.related("use_0", "both", hops=2, limit=3)
+    full = svc.related("use_0", "both", hops=2, limit=1000)
+    assert len(result.related) == 3 and result.truncated
+    assert len(result.related) + result.omitted == len(full.related) and full.omitted == 0
+
+
+def test_limit_is_validated(svc) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(InvalidInput, match="limit must be between 1 and 1000"):
+        svc.related("hub", "callers", limit=0)
