@@ -75,7 +75,7 @@ def test_hybrid_uses_both_channels(svc) -> None:  # type: ignore[no-untyped-def]
     assert not r.degraded and r.note is None
     top = r.hits[0]
     assert top.name == "compute_total" and top.matchChannel == "dense+fts5"
-    assert set(top.ranks) == {"fts5", "dense", "named"} and "exactName" in top.boosts  # the query names it
+    assert set(top.ranks) == {"fts5", "dense"} and "exactName" in top.boosts
     assert top.snippet.startswith("def compute_total")
     assert {h.matchChannel for h in r.hits} <= {"dense+fts5", "dense", "fts5"}
     assert r.files[0].filePath == "shop/pricing.py"
@@ -332,3 +332,14 @@ def test_path_words_lift_a_file_the_query_names_by_its_place(monkeypatch: pytest
     assert [f.filePath for f in ranking.rank_files(hits, qa)] == ["pkg/other.py", "pkg/autodoc/members.py"]
     monkeypatch.setattr(ranking, "PATH_WORD", 0.5)
     assert [f.filePath for f in ranking.rank_files(hits, qa)] == ["pkg/autodoc/members.py", "pkg/other.py"]
+
+
+def test_the_named_and_graph_channels_fuse_when_switched_on(svc, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    from igraph_mcp.retrieve import explore
+
+    monkeypatch.setattr(explore, "NAMED_WEIGHT", 1.0)
+    monkeypatch.setattr(explore, "GRAPH_WEIGHT", 0.5)
+    r = svc.explore("the receipt total is wrong; compute_total looks suspicious", hops=0, top_k=10)
+    top = r.hits[0]
+    assert top.name == "compute_total" and {"named", "fts5"} <= set(top.ranks)
+    assert any("graph" in h.ranks for h in r.hits)  # its callers and callees come in through the graph channel

@@ -60,11 +60,13 @@ def test_a_short_query_is_embedded_as_itself(query: str) -> None:
 
 def test_a_long_issue_is_embedded_head_first_in_readable_parts() -> None:
     long_issue = ISSUE + "\n\n" + "\n\n".join(f"More detail number {i} about bulk updates." * 8 for i in range(30))
-    texts = dense_texts(long_issue)
+    texts = dense_texts(long_issue, max_parts=6)
     assert texts[0].startswith("QuerySet.bulk_update ignores db_column")
+    assert "builds a CASE with the field name" in texts[0]  # the head is the title and the prose, code skipped
     assert 'ProgrammingError: column "id" does not exist' in texts[1]  # the traceback's gist comes next
-    assert 1 < len(texts) <= MAX_DENSE_PARTS
+    assert 1 < len(texts) <= 6
     assert all(len(t) <= PART_CHARS for t in texts)
+    assert dense_texts(long_issue) == texts[:MAX_DENSE_PARTS]  # the default takes the first ones
 
 
 @pytest.mark.parametrize(
@@ -79,8 +81,8 @@ def test_a_long_issue_is_embedded_head_first_in_readable_parts() -> None:
     ],
 )
 def test_pathological_queries_stay_bounded(text: str) -> None:
-    texts = dense_texts(text)
-    assert len(texts) <= MAX_DENSE_PARTS and all(len(t) <= PART_CHARS for t in texts)
+    texts = dense_texts(text, max_parts=6)
+    assert len(texts) <= 6 and all(len(t) <= PART_CHARS for t in texts)
     qa = analyze_query(text)
     assert len(qa.identifiers) <= MAX_IDENTIFIERS and len(qa.dotted) <= MAX_DOTTED
 

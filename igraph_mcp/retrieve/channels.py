@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from igraph_mcp.index.resolve_rules import CONFIDENCE
 from igraph_mcp.retrieve.analyze import QueryAnalysis, select_fts_tokens
 from igraph_mcp.retrieve.vector_search import VectorSearch
 from igraph_mcp.store import graph
@@ -59,15 +60,6 @@ def dense_channel(
 
 MAX_NAMED = 40  # identifiers of a query looked up by name (each is one indexed lookup)
 NAMED_RARE = 10  # a name defined more often than this (`save`, `get`) says little about where to look
-# How sure an edge is, by how the indexer bound it: a call bound through an import or in the same file is
-# certain; one bound because the name was unique in the repository is a guess.
-EDGE_CERTAINTY = {
-    "same_file": 1.0,
-    "import": 1.0,
-    "qualified_name": 0.9,
-    "same_directory": 0.6,
-    "unique_global": 0.5,
-}
 
 
 def named_channel(db: Database, qa: QueryAnalysis, limit: int) -> list[int]:
@@ -111,6 +103,6 @@ def graph_channel(db: Database, seeds: list[int], limit: int) -> list[int]:
             other = e.target_id if e.source_id == seed else e.source_id
             if other is None or other in seed_set:
                 continue
-            s = prior * EDGE_CERTAINTY.get(e.resolution, 0.3)
+            s = prior * CONFIDENCE.get(e.resolution, 0.3)  # how sure the indexer was of this edge
             score[other] = max(score.get(other, 0.0), s)
     return sorted(score, key=lambda n: (-score[n], n))[:limit]
