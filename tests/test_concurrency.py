@@ -138,12 +138,17 @@ async def _run(root: Path, rounds: int, hold: Path) -> Tally:
             if r:  # an incremental round has something to do: a few files get a new revision
                 for i in range(r % 7, FILES, 17):
                     edit_file(root, f"ledger/mod_{i}.py", _module(i, r))
-            result = await w.call_tool("igraph_index", {"full": r % 2 == 0})
-            if result.is_error:
-                (tally.busy if _busy_with_progress(_text(result)) else tally.errors).append("W: " + _text(result))
-            else:
-                tally.builds += 1
-                assert (result.structured_content or {})["files"] == FILES
+            while True:  # a busy answer (the CLI or a mount holds the writer) is retried, as an agent would
+                result = await w.call_tool("igraph_index", {"full": r % 2 == 0})
+                if not result.is_error:
+                    tally.builds += 1
+                    assert (result.structured_content or {})["files"] == FILES
+                    break
+                if not _busy_with_progress(_text(result)):
+                    tally.errors.append("W: " + _text(result))
+                    break
+                tally.busy.append("W: " + _text(result))
+                await anyio.sleep(0.05)
         done.set()
 
     async def reader(rd: Client) -> None:
@@ -263,7 +268,7 @@ async def test_two_servers_and_the_cli_share_one_repository(tmp_path: Path) -> N
     root = _repo(tmp_path)
     tally = await _run(root, rounds=4, hold=tmp_path / "hold")
     _check_after(root, tally)
-    assert tally.builds >= 3 and tally.mounted
+    assert tally.builds >= 4 and tally.mounted  # every round of W built (after waiting out any busy answer)
 
 
 @pytest.mark.long
