@@ -42,6 +42,10 @@ def resolve_inside(root: Path, user_path: str, *, allowed: Sequence[Path] = ()) 
     candidate = Path(user_path.replace("\\", "/"))
     joined = candidate if candidate.is_absolute() else Path(real_root) / candidate
     real = os.path.realpath(joined)  # follows symlinks, so a link pointing outside is caught here
+    if any(part.is_symlink() for part in (Path(real), *Path(real).parents)):
+        # realpath gives up on a symlink loop and returns the rest unresolved: "loop/../out_link/x" came back
+        # as "<root>/out_link/x", inside by its name while out_link leads outside (found by hypothesis).
+        raise InvalidInput("path goes through a symlink loop; pass a path without looping links")
     bases = [real_root, *(os.path.realpath(a) for a in allowed)]
     if not any(is_inside(base, real) for base in bases):
         raise PathOutsideRoot(

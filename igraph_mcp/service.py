@@ -7,17 +7,19 @@ mounted documents in ``resources.manager``. The methods here pick the parts and 
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any, TypeVar
 
 import apsw
 
 from igraph_mcp.config import DB_FILE, Config, load_config, locate_state_dir
 from igraph_mcp.embed.base import Embedder
 from igraph_mcp.embed.registry import make_embedder
-from igraph_mcp.errors import ConfigError, EmbedderError, InvalidInput, StorageError
+from igraph_mcp.errors import ConfigError, EmbedderError, IGraphError, InvalidInput, StorageError
 from igraph_mcp.index.build import AfterIndex, Progress, build_index
 from igraph_mcp.index.stale import stale_files
 from igraph_mcp.models import ExploreResult, FileDetail, IndexResult, NodeDetail, RelatedResult, StatusResult
@@ -35,6 +37,24 @@ from igraph_mcp.store.reader import IndexReader
 from igraph_mcp.store.schema import SCHEMA_VERSION
 
 log = logging.getLogger(__name__)
+
+
+_R = TypeVar("_R")
+
+
+def _one_snapshot(method: Callable[..., _R]) -> Callable[..., _R]:
+    """Answer a read from one committed state of the index, however many queries it takes (see Database.snapshot)."""
+
+    @functools.wraps(method)
+    def wrapper(self: IGraphService, *args: Any, **kwargs: Any) -> _R:
+        try:
+            db = self.db
+        except (IGraphError, apsw.Error):
+            return method(self, *args, **kwargs)  # no index yet, or damaged: the method says so in its own words
+        with db.snapshot():
+            return method(self, *args, **kwargs)
+
+    return wrapper
 
 
 class IGraphService:
@@ -152,6 +172,7 @@ class IGraphService:
         embedder = self.embedder() if db.vec_available else None
         return self._dense.state(db, embedder, self._embedder_error)
 
+    @_one_snapshot
     def explore(
         self,
         query: str,
@@ -183,14 +204,17 @@ class IGraphService:
         """Those of ``paths`` whose file on disk differs from what was indexed (or is gone)."""
         return stale_files(self.db, self.root, paths)
 
+    @_one_snapshot
     def node(self, name: str, file: str | None = None) -> NodeDetail:
         """Detail of one symbol: source, signature, callers, callees; candidates when ambiguous."""
         return self._lookup.node(name, file)
 
+    @_one_snapshot
     def file(self, path: str) -> FileDetail:
         """Outline of one file: exact path or an unambiguous suffix."""
         return self._lookup.file(path)
 
+    @_one_snapshot
     def related(
         self, name: str, direction: str = "both", hops: int | None = None, limit: int | None = None
     ) -> RelatedResult:
@@ -206,11 +230,13 @@ class IGraphService:
         """Unmount a source by id or path (chunks, vectors and links are removed)."""
         return self.resources.unmount(target)
 
+    @_one_snapshot
     def list_resources(self) -> ResourceList:
         """Mounted sources, with missing or changed files flagged."""
         return self.resources.list_resources()
 
     # -- status ------------------------------------------------------------------------------------------------
+    @_one_snapshot
     def status(self) -> StatusResult:
         """Counts, embedder, dense coverage, last build, stale files."""
         if not self.db_path.exists():

@@ -126,3 +126,32 @@ def test_reads_from_another_process_never_see_a_partial_rebuild(tmp_path: Path) 
             proc.kill()
             proc.wait()
         reader.close()
+
+
+def test_one_answer_reads_one_committed_state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Found by the concurrency soak: explore finds node ids with one query and fetches their rows with the next;
+    # a writer committing in between (a re-parsed file gets new node ids) left the answer without its best hit.
+    # Every read of one answer now runs in one read transaction, so the commit is simply not seen yet.
+    from igraph_mcp.retrieve import explore as explore_mod
+
+    root = _repo(tmp_path, 4)
+    svc = IGraphService(root, embedder=HashingEmbedder(32))
+    svc.index()
+    target = root / "module_002.py"
+    target.write_text(target.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
+    os.utime(target, ns=(time.time_ns(), time.time_ns() + 5_000_000_000))
+    real = graph.nodes_by_ids
+    commits: list[int] = []
+
+    def commit_between(db, ids):  # type: ignore[no-untyped-def]
+        if not commits:  # once: another process re-indexes the file right now
+            writer = IGraphService(root, embedder=HashingEmbedder(32))
+            commits.append(writer.index().parsed)
+            writer.close()
+        return real(db, ids)
+
+    monkeypatch.setattr(explore_mod.graph, "nodes_by_ids", commit_between)
+    hits = svc.explore("compute_total_2", channels=("fts",), hops=0).hits
+    assert commits == [1]  # the write really landed between the two reads
+    assert hits and hits[0].name == "compute_total_2"
+    svc.close()

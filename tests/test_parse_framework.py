@@ -9,7 +9,7 @@ from parse_helpers import by_qname, parse
 
 from igraph_mcp.index import languages
 from igraph_mcp.index.languages import LANGUAGES, get_spec, language_for_path
-from igraph_mcp.index.parse import QUERY_DIR, load_query, normalize_source, parse_source
+from igraph_mcp.index.parse import MAX_NESTING, QUERY_DIR, NestingTooDeep, load_query, normalize_source, parse_source
 
 
 @pytest.mark.parametrize(
@@ -90,18 +90,28 @@ def test_merge_conflict_markers_do_not_raise() -> None:
     assert pf.symbols[0].end_line == 7
 
 
-@pytest.mark.parametrize(
-    ("language", "code"),
-    [
-        ("python", b"x = " + b"(" * 5000 + b"1" + b")" * 5000 + b"\ndef after():\n    pass\n"),
-        ("python", b"x = " + b"[" * 5000 + b"]" * 5000 + b"\ndef after():\n    pass\n"),
-        ("javascript", b"x = " + b"f(" * 5000 + b")" * 5000 + b";\nfunction after() {}\n"),
-        ("go", b"package p\nvar x = " + b"(" * 5000 + b"1" + b")" * 5000 + b"\nfunc after() {}\n"),
-    ],
-)
-def test_deep_nesting_has_no_recursion_error(language: str, code: bytes) -> None:
+def _nesting(index: int, n: int) -> tuple[str, bytes]:
+    """One of four deeply nested sources (n levels), each followed by a definition named ``after``."""
+    return [
+        ("python", b"x = " + b"(" * n + b"1" + b")" * n + b"\ndef after():\n    pass\n"),
+        ("python", b"x = " + b"[" * n + b"]" * n + b"\ndef after():\n    pass\n"),
+        ("javascript", b"x = " + b"f(" * n + b")" * n + b";\nfunction after() {}\n"),
+        ("go", b"package p\nvar x = " + b"(" * n + b"1" + b")" * n + b"\nfunc after() {}\n"),
+    ][index]
+
+
+@pytest.mark.parametrize("index", range(4))
+def test_deep_nesting_under_the_limit_parses_whole(index: int) -> None:
+    language, code = _nesting(index, MAX_NESTING - 10)
     pf = parse_source(code, language)
     assert "after" in by_qname(pf)
+
+
+@pytest.mark.parametrize("index", range(4))
+def test_deep_nesting_over_the_limit_is_refused_before_the_query_runs(index: int) -> None:
+    language, code = _nesting(index, 100_000)  # ~0.3 MB: without the limit, minutes of query matching
+    with pytest.raises(NestingTooDeep, match=f"the limit is {MAX_NESTING}"):
+        parse_source(code, language)
 
 
 def test_invalid_utf8_bytes_do_not_raise_and_lines_stay_right() -> None:

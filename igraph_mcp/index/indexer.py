@@ -233,7 +233,7 @@ class Indexer:
         total = len(changes)
         for start in range(0, total, FILES_PER_TRANSACTION):
             batch = changes[start : start + FILES_PER_TRANSACTION]
-            parsed = [(c, self._parse(c)) for c in batch]
+            parsed = [(c, self._parse(c, summary)) for c in batch]
             old_ids = [c.old_id for c in batch if c.old_id is not None]
             old_names = {fid: graph.names_in_files(self.db, [fid]) for fid in old_ids}
             if old_ids and vectors:
@@ -255,10 +255,15 @@ class Indexer:
             report("parse", min(start + len(batch), total), total)
         return changed_ids, names
 
-    def _parse(self, change: _Change) -> ParsedFile:
+    def _parse(self, change: _Change, summary: IndexResult) -> ParsedFile:
         source = parse_mod.normalize_source(change.data)
         try:
             return parse_mod.parse_source(source, change.walked.language)
+        except parse_mod.NestingTooDeep as exc:
+            # The limit is reported with the run (skipped: too_deeply_nested); the module's text stays searchable.
+            summary.skipped["too_deeply_nested"] = summary.skipped.get("too_deeply_nested", 0) + 1
+            log.warning("%s indexed as text only: %s", change.walked.path, exc)
+            return ParsedFile(language=change.walked.language, has_error=True)
         except (ValueError, RecursionError, MemoryError) as exc:
             # One bad file must never stop the run: index it as a bare module and say why in the log.
             log.warning("parse failed for %s: %s", change.walked.path, type(exc).__name__)

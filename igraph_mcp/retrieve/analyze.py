@@ -14,6 +14,9 @@ MAX_QUERY_CHARS = 100_000  # issue-length text; a longer query is cut to this, w
 # Bounds on what one query can make the ranker loop over (10,000 characters of dotted names, say).
 MAX_IDENTIFIERS = 1000
 MAX_DOTTED = 300
+# Distinct FTS tokens looked up per query: every one is a vocabulary lookup, and a pasted log can hold tens of
+# thousands; an issue of 10,000 characters has well under this many.
+MAX_TOKENS = 2_000
 MAX_PATHS = 100
 MAX_FRAMES = 200
 
@@ -131,7 +134,7 @@ def analyze_query(text: str) -> QueryAnalysis:
     for t in fts_tokens(clean):
         if t not in STOPWORDS and (len(t) > 1 or not t.isascii()):
             toks.setdefault(t, None)
-    qa.tokens = list(toks)
+    qa.tokens = list(toks)[:MAX_TOKENS]  # identifiers' tokens come first, so the cap drops prose words
     return qa
 
 

@@ -169,6 +169,23 @@ class Database:
                 self._depth -= 1
                 self.con.execute(f"RELEASE sp{depth}" if depth else "COMMIT")
 
+    @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """Run several reads against one committed state: a read transaction, so a writer's commit landing between
+        two of them (ids found by one query, rows fetched by the next) is never seen halfway."""
+        with self._lock:
+            if self._depth or not self.con.getautocommit():
+                yield  # already inside a transaction: it is the snapshot
+                return
+            self.con.execute("BEGIN")
+            self._depth += 1
+            try:
+                yield
+            finally:
+                self._depth -= 1
+                if not self.con.getautocommit():  # an I/O error may already have ended it
+                    self.con.execute("COMMIT")
+
     # -- meta ---------------------------------------------------------------------------------------------
     def get_meta(self, key: str, default: str | None = None) -> str | None:
         """Read one value from the meta table (``default`` while a reader looks at a database not yet created)."""

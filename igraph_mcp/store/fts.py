@@ -17,22 +17,30 @@ TOKENIZER_ARGS = ("remove_diacritics", "2", "tokenchars", "_")
 
 
 @functools.cache
-def _tokenizer() -> Any:
+def _tokenizer(remove_diacritics: str = "2") -> Any:
     # A private in-memory connection: tokenizing needs no table, and a query never waits on the index for it.
-    return apsw.Connection(":memory:").fts5_tokenizer("unicode61", list(TOKENIZER_ARGS))
+    args = ["remove_diacritics", remove_diacritics, *TOKENIZER_ARGS[2:]]
+    return apsw.Connection(":memory:").fts5_tokenizer("unicode61", args)
 
 
 def fts_tokens(text: str) -> list[str]:
-    """Tokens of ``text`` the way the FTS tokenizer would split them (lowercased, order kept, no duplicates).
+    """Tokens of ``text`` the way the FTS tokenizer would split them (case-folded, order kept, no duplicates).
 
-    The boundaries come from SQLite's own unicode61 tokenizer, not a Python regex: the two disagree on
-    combining marks, symbols and code points newer than SQLite's Unicode tables, and a token cut differently
-    from the index's never matches (hypothesis found "0\U00010c49": one token to SQLite, "0" to ``\\w``).
+    Boundaries and case folding come from SQLite's own unicode61 tokenizer, not from Python: the two disagree
+    on combining marks, symbols and letters newer than SQLite's Unicode tables, and a token cut or folded
+    differently from the index's never matches (hypothesis found "0" followed by U+10C49, one token to SQLite
+    but "0" to a regex, and Cherokee "Ꭰ", which SQLite keeps and str.lower() changes). Diacritics stay
+    ("café"): the query's own tokenizer folds them, and a reader sees the word as written.
     """
     data = text.encode("utf-8", "replace")  # a lone surrogate (possible in JSON) becomes '?', a separator
+    fold = _tokenizer("0")
     seen: dict[str, None] = {}
     for start, end, *_ in _tokenizer()(data, apsw.FTS5_TOKENIZE_DOCUMENT, None, include_colocated=False):
-        tok = data[start:end].decode("utf-8", "replace").lower().strip("_")
+        folded = fold(
+            data[start:end], apsw.FTS5_TOKENIZE_DOCUMENT, None, include_offsets=False, include_colocated=False
+        )
+        word = folded[0] if len(folded) == 1 else data[start:end].decode("utf-8", "replace").lower()
+        tok = word.strip("_")
         if tok:
             seen.setdefault(tok, None)
     return list(seen)
