@@ -16,7 +16,9 @@ FILE_SCORE_DECAY = 0.5  # a file's score: its best symbol plus decaying credit f
 FILE_SYMBOLS = 5  # symbols of one file that add to its score
 # A file whose path words (directories and file name, split like identifiers) appear in the query gets this
 # much more per word, up to PATH_WORDS_MAX words: "autodoc", "migrations" or "bulk_update" name a place.
-PATH_WORD = 0.0
+# Devset tuning half (14 issues, issue 11): 0 -> 0.3 -> 0.5 gave file MRR 61.3 -> 64.3 -> 64.3 and file Acc@5
+# 64.3 -> 64.3 -> 71.4, nothing else changed.
+PATH_WORD = 0.5
 PATH_WORDS_MAX = 3
 _GENERIC_PATH_WORDS = frozenset({"py", "init", "src", "lib", "main", "core", "base", "utils", "util", "tests", "test"})
 
