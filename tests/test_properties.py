@@ -27,7 +27,14 @@ nasty_text = st.lists(
     st.one_of(st.sampled_from(SYNTAX), st.text(min_size=1, max_size=8), st.from_regex(r"[A-Za-z_][\w.]{0,12}")),
     max_size=40,
 ).map("".join)
-PROFILE = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+# CI replays a fixed sequence of examples (a landing must not depend on luck); a developer's run explores anew.
+IN_CI = bool(os.environ.get("CI"))
+PROFILE = settings(
+    max_examples=300,
+    deadline=None,
+    derandomize=IN_CI,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
 
 
 # -- FTS quoting -------------------------------------------------------------------------------------------
@@ -97,7 +104,7 @@ def test_query_analysis_is_total_and_stays_within_the_text(text: str) -> None:
     assert len(qa.tokens) == len(set(qa.tokens))
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=30, deadline=None, derandomize=IN_CI)
 @given(unit=st.sampled_from(["a", "parse_file", "Foo.", "a.b", "x::", "é", "_"]), n=st.integers(1000, 10_000))
 def test_long_repetitive_queries_are_analysed_with_bounded_output(unit: str, n: int) -> None:
     text = (unit * n)[:10_000]
