@@ -276,7 +276,7 @@ async def test_two_servers_and_the_cli_share_one_repository(tmp_path: Path) -> N
 async def test_two_servers_and_the_cli_soak(tmp_path: Path) -> None:
     root = _repo(tmp_path)
     started = time.monotonic()
-    tally = await _run(root, rounds=int(os.environ.get("IGRAPH_SOAK_ROUNDS", "700")), hold=tmp_path / "hold")
+    tally = await _run(root, rounds=int(os.environ.get("IGRAPH_SOAK_ROUNDS", "2600")), hold=tmp_path / "hold")
     minutes = (time.monotonic() - started) / 60
     sys.stderr.write(
         f"soak: {minutes:.1f} min, {tally.builds} builds, {tally.answers} answers ({tally.overlapped} beside a "
