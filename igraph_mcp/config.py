@@ -53,6 +53,8 @@ class EmbedderConfig(_Strict):
     runtime: Literal["onnx", "torch"] = "onnx"
     # onnx only: int8 weights; its vectors differ from fp32 (another embedder id, so never mixed).
     quantize: Literal["none", "int8"] = "none"
+    # local only: a shipped weight adapter by name, or "none" for the plain model; unset = the model's default.
+    adapter: str | None = None
     model: str | None = None
     baseUrl: str | None = None
     dimension: int | None = Field(None, ge=8, le=8192)
@@ -109,6 +111,7 @@ _ENV_OVERRIDES: dict[str, tuple[str, str]] = {
     "IGRAPH_EMBED_MODEL": ("embedder", "model"),
     "IGRAPH_EMBED_RUNTIME": ("embedder", "runtime"),
     "IGRAPH_EMBED_QUANTIZE": ("embedder", "quantize"),
+    "IGRAPH_EMBED_ADAPTER": ("embedder", "adapter"),
     "IGRAPH_EMBED_BASE_URL": ("embedder", "baseUrl"),
     "IGRAPH_EMBED_DIMENSION": ("embedder", "dimension"),
     "IGRAPH_EMBED_BATCH_SIZE": ("embedder", "batchSize"),
