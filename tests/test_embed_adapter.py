@@ -104,6 +104,7 @@ def test_config_reads_the_adapter_from_the_environment(tmp_path: Path, monkeypat
 
 
 def test_every_shipped_adapter_verifies() -> None:
+    assert "code-v1" in adapters.SHIPPED
     for name, sha in adapters.SHIPPED.items():
         got = adapters.load_shipped(name, BUNDLED_WEIGHTS_SHA256)
         assert got.sha256 == sha and got.factors
@@ -117,7 +118,7 @@ needs_model = pytest.mark.skipif(bundled_model_dir() is None, reason="gt-all-min
 @pytest.mark.model
 @needs_model
 def test_adapter_changes_vectors_and_none_is_the_plain_model(
-    fake_shipped: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    fake_shipped: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from sentence_transformers import SentenceTransformer
 
@@ -128,12 +129,20 @@ def test_adapter_changes_vectors_and_none_is_the_plain_model(
     none = LocalEmbedder(adapter="none").embed(TEXTS)
     assert np.array_equal(none, expected)  # bit for bit
     adapted_torch = LocalEmbedder(adapter="test-v0").embed(TEXTS)
-    cos_plain = (adapted_torch * none).sum(axis=1)
-    assert cos_plain.max() < 0.999  # the delta really moved every vector
+    assert (adapted_torch * none).sum(axis=1).max() < 0.999  # the delta really moved every vector
 
-    # ONNX: the export merges the same delta; its cache entry is keyed by the adapter's sha256.
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
-    onnx = OnnxEmbedder(adapter="test-v0")
-    adapted_onnx = onnx.embed(TEXTS)
-    assert (adapted_onnx * adapted_torch).sum(axis=1).min() >= 0.999
-    assert onnx.onnx_path is not None and adapters.SHIPPED["test-v0"] in onnx.onnx_path.parent.name
+
+@pytest.mark.model
+@needs_model
+def test_shipped_adapters_agree_across_runtimes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The ONNX export merges the same delta as the torch runtime; its cache entry is keyed by the adapter's sha256."""
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    plain = LocalEmbedder(adapter="none").embed(TEXTS)
+    for name, sha in adapters.SHIPPED.items():
+        torch_vectors = LocalEmbedder(adapter=name).embed(TEXTS)
+        onnx = OnnxEmbedder(adapter=name)
+        onnx_vectors = onnx.embed(TEXTS)
+        assert (torch_vectors * onnx_vectors).sum(axis=1).min() >= 0.999
+        assert (torch_vectors * plain).sum(axis=1).max() < 0.999  # the shipped delta moves every vector
+        assert onnx.onnx_path is not None and onnx.onnx_path.parent.name.endswith(f"-adapter-{sha}")
