@@ -25,6 +25,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from reference_defs import regex_definitions, script_definitions
+
 from igraph_mcp.index.languages import language_for_path
 from igraph_mcp.index.parse import parse_source
 from igraph_mcp.index.walk import walk_repository
@@ -37,7 +39,8 @@ DEFAULT_KINDS = frozenset(
 )
 
 # ctags' JavaScript parser reports a variable holding an object literal (`var headers = {`) as a class.
-JS_DATA_OBJECT = r"^/\^\s*(?:(?:var|let|const)\s+)?[\w$.]+\s*=\s*\{"
+# So does its Svelte reading of `export let x = {` and `$: x = {`, and of a property holding one (`parent: {`).
+JS_DATA_OBJECT = r"^/\^\s*(?:export\s+)?(?:(?:var|let|const)\s+|\$:\s*)?[\w$.]+\s*[=:]\s*\{"
 
 # ctags' Kotlin parser reports lambda parameters (`{ holder -> ...}`) as methods; a Kotlin declaration has a keyword.
 KOTLIN_DECLARATION = r"\b(?:fun|class|interface|object)\b"
@@ -64,6 +67,10 @@ class Project:
     # ... and only entries whose source line matches this count (see KOTLIN_DECLARATION)
     require: str = ""
     note: str = ""
+    # who lists the definitions: "ctags", "regex" (reference_defs.RULES, for languages ctags cannot read) or
+    # "script" (ctags on the `<script>` blocks of Vue and Svelte components)
+    reference: str = "ctags"
+    ctags_options: tuple[str, ...] = ()
 
 
 PROJECTS = [
@@ -86,6 +93,22 @@ PROJECTS = [
     Project("ocaml", "deb", "ocaml", "usr/lib/ocaml"),
     Project("haskell", "deb", "hugs", "usr/lib/hugs/programs", exclude=HASKELL_KEYWORD_LINE),
     Project("clojure", "jar", "libclojure-java", ""),
+    # ctags' TypeScript parser reads .tsx too when told to (JSX bodies are skipped, definitions are found)
+    Project(
+        "tsx", "npm", "react-native-gesture-handler@2.16.2", "package/src", ctags_options=("--map-TypeScript=+.tsx",)
+    ),
+    Project(
+        "vue", "npm", "vitepress@1.3.4", "package/dist/client/theme-default", reference="script", exclude=JS_DATA_OBJECT
+    ),
+    Project(
+        "svelte", "npm", "carbon-components-svelte@0.85.0", "package/src", reference="script", exclude=JS_DATA_OBJECT
+    ),
+    Project("swift", "npm", "expo-modules-core@1.12.11", "package/ios", reference="regex"),
+    Project("solidity", "npm", "@openzeppelin/contracts@5.0.2", "package", reference="regex"),
+    Project("objc", "npm", "react-native-gesture-handler@2.16.2", "package/apple"),
+    Project("r", "deb", "r-cran-littler", "usr/lib/R/site-library/littler"),
+    Project("julia", "pypi", "julia==0.6.2", "julia-0.6.2/src/julia"),
+    Project("zig", "wheel", "ziglang==0.13.0", "ziglang/lib/std", reference="regex"),
 ]
 
 
@@ -130,6 +153,12 @@ def fetch(p: Project) -> Path:
         archive = next(f for f in dl.iterdir() if f.name.lower().startswith(f"{name}-{version}".lower()))
         with tarfile.open(archive) as tf:
             tf.extractall(tmp, filter="data")
+    elif p.source == "wheel":  # a binary wheel that ships sources (ziglang: the Zig standard library)
+        _run(["pip", "download", "--no-deps", "--only-binary", ":all:", p.spec, "-d", str(dl)], dl)
+        name, _, version = p.spec.partition("==")
+        archive = next(f for f in dl.iterdir() if f.name.lower().startswith(f"{name}-{version}-".lower()))
+        with zipfile.ZipFile(archive) as zf:
+            zf.extractall(tmp)
     elif p.source in ("deb", "jar"):
         debs = sorted(dl.glob(f"{p.spec}_*.deb"))
         if not debs:
@@ -156,9 +185,18 @@ def _source_root(tree: Path, p: Project) -> Path:
     return hits[-1]
 
 
-def _ctags(root: Path, files: list[str]) -> list[dict[str, object]]:
+def _reference(p: Project, root: Path, files: list[str]) -> list[dict[str, object]]:
+    """The reference's definitions (ctags JSON entries, or entries shaped like them)."""
+    if p.reference == "regex":
+        return regex_definitions(root, files, p.language)
+    if p.reference == "script":
+        return script_definitions(root, files)
+    return _ctags(root, files, p.ctags_options)
+
+
+def _ctags(root: Path, files: list[str], options: tuple[str, ...] = ()) -> list[dict[str, object]]:
     out = subprocess.run(
-        ["ctags", "--output-format=json", "--fields=+nKE", "-f", "-", "-L", "-"],
+        ["ctags", *options, "--output-format=json", "--fields=+nKE", "-f", "-", "-L", "-"],
         cwd=root,
         input="\n".join(files),
         capture_output=True,
@@ -169,7 +207,10 @@ def _ctags(root: Path, files: list[str]) -> list[dict[str, object]]:
 
 
 def _last_part(name: str) -> str:
-    """`res.get` -> `get`; operators compare by their symbol (`operator +`, `operator+` -> `+`)."""
+    """`res.get` -> `get`; operators compare by their symbol (`operator +`, `operator+` -> `+`); an Objective-C
+    selector by its first part (`touchesBegan:withEvent:` -> `touchesBegan`, as our symbols name it)."""
+    if name.endswith(":") and "::" not in name:
+        return name.split(":", 1)[0]
     last = re.split(r"\.|::|#|:", name)[-1] if name else name
     return re.sub(r"^operator\b\s*", "", last).replace(" ", "").strip("()").lstrip("~") or last
 
@@ -203,7 +244,7 @@ def measure(p: Project, misses: int) -> Result:
     defs: dict[tuple[str, int], list[tuple[str, str]]] = defaultdict(list)
     exclude = re.compile(p.exclude) if p.exclude else None
     require = re.compile(p.require) if p.require else None
-    for tag in _ctags(root, files):
+    for tag in _reference(p, root, files):
         kind = str(tag.get("kind", ""))
         if kind not in p.kinds or "anonymous" in str(tag.get("extras", "")):
             continue

@@ -229,6 +229,7 @@ pub const Point = struct {
     pub fn len(self: Point) i32 { return util.helper(self.x); }
 };
 const Color = enum { red };
+pub const Handle = opaque {};
 fn top() void { const p = Point{ .x = 1 }; _ = p.len(); std.debug.print("", .{}); }
 test "x" { top(); }
 """,
@@ -327,7 +328,7 @@ EXPECTED: dict[str, tuple[set[tuple[str, str]], set[tuple[str, str]], set[tuple[
         {("vue", "ref", ""), ("./Child.vue", "default", "Child")},
     ),
     "zig": (
-        {("struct", "Point"), ("method", "Point.len"), ("enum", "Color"), ("function", "top")},
+        {("struct", "Point"), ("method", "Point.len"), ("enum", "Color"), ("type", "Handle"), ("function", "top")},
         {("util", "helper"), ("p", "len")},
         {("std", "", "std"), ("util.zig", "", "util")},
     ),

@@ -38,6 +38,13 @@ from tree_sitter_language_pack import get_language, get_parser
 
 from igraph_mcp.index.languages import LanguageSpec, get_spec
 from igraph_mcp.index.model import Fact, Import, ParsedFile, Reference, Symbol
+from igraph_mcp.index.recover import (
+    MAX_RESTARTS,
+    blank_line,
+    first_error_byte,
+    merge_missing,
+    sort_symbols,
+)
 
 log = logging.getLogger(__name__)
 
@@ -645,8 +652,8 @@ def nesting_depth(source: bytes) -> int:
 def parse_source(source: bytes, language: str) -> ParsedFile:
     """Parse one file's bytes into symbols, references and imports; ValueError for an unknown language.
 
-    Syntax errors set has_error and keep what parsed; NestingTooDeep (a ValueError) for generated code nested
-    past MAX_NESTING. Offsets refer to
+    Syntax errors set has_error and keep what parsed, plus what a re-parse after the error finds (see recover.py);
+    NestingTooDeep (a ValueError) for generated code nested past MAX_NESTING. Offsets refer to
     normalize_source(source), which is `source` itself for UTF-8 input.
     """
     spec = get_spec(language)
@@ -655,15 +662,37 @@ def parse_source(source: bytes, language: str) -> ParsedFile:
     depth = nesting_depth(source)
     if depth > MAX_NESTING:
         raise NestingTooDeep(f"brackets nest {depth} deep (the limit is {MAX_NESTING})")
-    parser = _parser(spec)
+    regions: list[Range] = []
     if spec.host_grammar:
         regions = _host_regions(spec, source)
         if not regions:  # a component without a script: only its module symbol
             return ParsedFile(language=language, symbols=[_module_symbol(source, "")])
+    pf, root = _parse_document(source, spec, query, regions)
+    work = source
+    for _ in range(MAX_RESTARTS):
+        if not root.has_error:
+            break
+        blanked = blank_line(work, first_error_byte(root))
+        if blanked == work:  # the error sits on an empty line (a missing token at the end): nothing to take out
+            break
+        work = blanked
+        again, root = _parse_document(work, spec, query, regions)
+        # the less broken reading leads; the earlier one adds what it alone saw (definitions on the blanked line)
+        if merge_missing(again, pf, spec.class_kinds):
+            sort_symbols(again)
+        again.has_error = True  # the file itself is still broken: it is stored as a partial parse
+        pf = again
+    return pf
+
+
+def _parse_document(source: bytes, spec: LanguageSpec, query: Query, regions: list[Range]) -> tuple[ParsedFile, Node]:
+    """Parse `source` as one document (only `regions` of it, when given) and extract everything from the tree."""
+    parser = _parser(spec)
+    if spec.host_grammar:
         parser.included_ranges = regions
     tree = parser.parse(source)
     root = tree.root_node
-    pf = ParsedFile(language=language, has_error=root.has_error)
+    pf = ParsedFile(language=spec.name, has_error=root.has_error)
     module_doc = ""
     if spec.docstring == "python_string":
         module_doc = _python_docstring(source, root)
@@ -715,4 +744,4 @@ def parse_source(source: bytes, language: str) -> ParsedFile:
                 line=imp.stmt.start_point[0] + 1,
             )
         )
-    return pf
+    return pf, root

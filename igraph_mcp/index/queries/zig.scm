@@ -1,4 +1,4 @@
-; Zig: `const Point = struct {...}` (struct, enum, union), `fn` declarations, `@import`.
+; Zig: `const Point = struct {...}` (struct, enum, union; `opaque {}` is a type), `fn` declarations, `@import`.
 (VarDecl
   variable_type_function: (IDENTIFIER) @name
   (ErrorUnionExpr (SuffixExpr (ContainerDecl (ContainerDeclType "struct"))))) @definition.struct
@@ -8,6 +8,9 @@
 (VarDecl
   variable_type_function: (IDENTIFIER) @name
   (ErrorUnionExpr (SuffixExpr (ContainerDecl (ContainerDeclType "union"))))) @definition.struct
+(VarDecl
+  variable_type_function: (IDENTIFIER) @name
+  (ErrorUnionExpr (SuffixExpr (ContainerDecl (ContainerDeclType "opaque"))))) @definition.type
 (Decl (FnProto function: (IDENTIFIER) @name) (Block)? @body) @definition.function
 
 (SuffixExpr variable_type_function: (IDENTIFIER) @name . (FnCallArguments)) @reference.call

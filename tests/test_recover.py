@@ -1,0 +1,181 @@
+"""Recovery from a syntax error that swallows the rest of a file (index/recover.py), on real grammars."""
+
+from __future__ import annotations
+
+import pytest
+
+from igraph_mcp.index import parse as parse_mod
+from igraph_mcp.index.model import Fact, ParsedFile, Reference, Symbol
+from igraph_mcp.index.parse import parse_source
+from igraph_mcp.index.recover import blank_line, first_error_byte, merge_missing, sort_symbols
+
+# tree-sitter-bash cannot read an indirect array length inside a double-quoted string: the whole file becomes one
+# ERROR node and every function after `append_arrays` used to be lost (bats-core's common.bash does this).
+BASH = b"""#!/usr/bin/env bash
+first() {
+  echo one
+}
+
+append_arrays() {
+  local array=$1
+  if eval "(( \\${#${array}[@]} > 0 ))"; then
+    eval "out+=(\\"\\${${array}[@]}\\")"
+  fi
+}
+
+second() {
+  first
+}
+
+third() {
+  second "$@"
+}
+"""
+
+# tree-sitter-kotlin reads `"st"` followed by a line starting with `(` as a call, and loses everything after.
+KOTLIN = b"""class Ordinals {
+  companion object {
+    fun suffix(n: Int) = "$n" + when {
+      (n % 10) == 1 -> "st"
+      (n % 10) == 2 -> "nd"
+      (n % 10) == 3 -> "rd"
+      else -> "th"
+    }
+  }
+}
+
+class Loaded(
+  name: String
+) : Exception(
+  message = "Cannot load '$name'"
+)
+
+fun helper(x: Int) = x + 1
+"""
+
+
+def _without_recovery(source: bytes, language: str, monkeypatch: pytest.MonkeyPatch) -> ParsedFile:
+    with monkeypatch.context() as m:
+        m.setattr(parse_mod, "MAX_RESTARTS", 0)
+        return parse_source(source, language)
+
+
+def test_bash_functions_after_a_swallowing_error_are_found(monkeypatch: pytest.MonkeyPatch) -> None:
+    plain = _without_recovery(BASH, "bash", monkeypatch)
+    assert [s.name for s in plain.symbols[1:]] == ["first"]  # the grammar's failure this recovers from
+    pf = parse_source(BASH, "bash")
+    assert pf.has_error
+    got = {s.name: (s.start_line, s.end_line, s.kind, s.parent) for s in pf.symbols[1:]}
+    assert got == {
+        "first": (2, 4, "function", 0),
+        "append_arrays": (6, 11, "function", 0),  # the function holding the broken line is kept too
+        "second": (13, 15, "function", 0),
+        "third": (17, 19, "function", 0),
+    }
+    second = next(s for s in pf.symbols if s.name == "second")
+    assert BASH[second.start_byte : second.end_byte].startswith(b"second() {")
+    calls = {(r.name, r.line, pf.symbols[r.source].name) for r in pf.references if r.kind == "calls"}
+    assert {("first", 14, "second"), ("second", 18, "third")} <= calls
+
+
+def test_kotlin_classes_after_a_swallowing_error_are_found(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert _without_recovery(KOTLIN, "kotlin", monkeypatch).symbols[1:] == []
+    pf = parse_source(KOTLIN, "kotlin")
+    got = {s.qualified_name: (s.kind, s.start_line, s.end_line) for s in pf.symbols[1:]}
+    assert got == {
+        "Ordinals": ("class", 1, 10),
+        "Ordinals.suffix": ("method", 3, 8),
+        "Loaded": ("class", 12, 16),
+        "helper": ("function", 18, 18),
+    }
+    assert pf.has_error  # still stored as a partial parse
+    assert ("inherits", "Exception", 14, "Loaded") in {
+        (r.kind, r.name, r.line, pf.symbols[r.source].name) for r in pf.references
+    }
+
+
+def test_an_error_free_file_is_parsed_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = []
+    real = parse_mod._parse_document
+
+    def counting(*args: object, **kwargs: object) -> object:
+        calls.append(1)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(parse_mod, "_parse_document", counting)
+    parse_source(b"first() {\n  echo one\n}\n", "bash")
+    assert len(calls) == 1
+    parse_source(BASH, "bash")
+    assert len(calls) == 3  # the broken file was parsed again once, with its broken line blanked
+
+
+def test_blank_line_keeps_every_offset() -> None:
+    source = "a = 1\nb = é(\nc = 3".encode()
+    blanked = blank_line(source, source.index(b"("))
+    assert blanked == b"a = 1\n" + b" " * len("b = é(".encode()) + b"\nc = 3"
+    assert blank_line(source, 0).startswith(b"     \nb") and blank_line(source, len(source) - 1).endswith(b"\n     ")
+
+
+def test_first_error_byte_points_inside_the_broken_function() -> None:
+    tree = parse_mod._parser(parse_mod.get_spec("bash")).parse(BASH)
+    line = BASH.count(b"\n", 0, first_error_byte(tree.root_node)) + 1
+    assert line == 8  # the `${#${array}[@]}` line, not the start of the ERROR node that swallows the file
+
+
+def _sym(name: str, kind: str, start: int, end: int, parent: int | None = 0, qualified: str = "") -> Symbol:
+    return Symbol(kind, name, qualified or name, start, end, start * 10, end * 10 + 9, parent=parent)
+
+
+def test_merge_adds_what_the_lead_lacks_and_places_it_in_the_lead_classes() -> None:
+    head = ParsedFile(
+        "python", [_sym("", "module", 1, 30, None), _sym("Box", "class", 2, 30), _sym("a", "function", 3, 4)]
+    )
+    head.symbols[2].parent = 1
+    head.symbols[2].qualified_name = "Box.a"
+    # the other reading missed the class Box (its first line was broken there) but saw `get` and `inner`
+    tail = ParsedFile(
+        "python",
+        [
+            _sym("", "module", 1, 30, None),
+            _sym("a", "function", 3, 4),
+            _sym("get", "function", 12, 15),
+            _sym("inner", "function", 13, 14, parent=2, qualified="get.inner"),
+        ],
+        references=[Reference("calls", "helper", source=3, line=14), Reference("calls", "b", source=1, line=4)],
+        facts=[Fact(source=2, name="x", kind="value", text="1")],
+    )
+    assert merge_missing(head, tail, class_kinds=frozenset({"class"})) == 2
+    sort_symbols(head)
+    got = [(s.qualified_name, s.kind, s.start_line, s.parent) for s in head.symbols[1:]]
+    assert got == [
+        ("Box", "class", 2, 0),
+        ("Box.a", "function", 3, 1),
+        ("Box.get", "method", 12, 1),
+        ("Box.get.inner", "function", 13, 3),
+    ]
+    assert [(r.line, head.symbols[r.source].qualified_name) for r in head.references] == [
+        (14, "Box.get.inner"),
+        (4, "Box.a"),
+    ]
+    assert [head.symbols[f.source].qualified_name for f in head.facts] == ["Box.get"]
+
+
+def test_merge_does_not_duplicate_what_the_lead_found() -> None:
+    head = ParsedFile("bash", [_sym("", "module", 1, 9, None), _sym("f", "function", 5, 6)])
+    head.references.append(Reference("calls", "g", source=1, line=6))
+    tail = ParsedFile("bash", [_sym("", "module", 1, 9, None), _sym("f", "function", 5, 7)])
+    tail.references.append(Reference("calls", "g", source=1, line=6))
+    assert merge_missing(head, tail, class_kinds=frozenset()) == 0
+    assert [(s.name, s.end_line) for s in head.symbols] == [("", 9), ("f", 6)] and len(head.references) == 1
+
+
+def test_sort_symbols_renumbers_parents_references_and_facts() -> None:
+    pf = ParsedFile(
+        "python",
+        [_sym("", "module", 1, 20, None), _sym("late", "function", 10, 12), _sym("early", "function", 2, 4)],
+        references=[Reference("calls", "x", source=1, line=11)],
+        facts=[Fact(source=2, name="y", kind="opaque")],
+    )
+    sort_symbols(pf)
+    assert [s.name for s in pf.symbols] == ["", "early", "late"]
+    assert pf.symbols[pf.references[0].source].name == "late" and pf.symbols[pf.facts[0].source].name == "early"
