@@ -3,6 +3,11 @@
 usage: python benchmarks/index_speed.py [--tree PATH | --sdist Django==3.2.25] [--json out.json]
        python benchmarks/index_speed.py --embed-sdist requests==2.32.3 [--runtimes onnx,torch]
        python benchmarks/index_speed.py --embed-tree PATH [--runtimes onnx,onnx+int8] [--server-runtime onnx]
+       python benchmarks/index_speed.py --parse-crossover PATH
+
+--parse-crossover: parse the first N MB of a tree's Python files serially and with 2 worker processes, each in a
+fresh process (so starting the fork server and the workers is counted), for N from 0.25 to 8: where the pool
+starts to pay (parse_pool.PARALLEL_MIN_BYTES).
 
 --embed-sdist / --embed-tree: a full index with vectors by a fresh `igraph-mcp index` process per runtime
 (`onnx`, `onnx+int8`, `torch`): wall, seconds per phase, structure + FTS searchable time, texts/s, the process's
@@ -272,6 +277,38 @@ def server_first_answer(src: Path, runtime: str) -> dict[str, object]:
         return anyio.run(_first_answer, root, runtime)
 
 
+_CROSSOVER_CHILD = (
+    "import sys, time\n"
+    "from pathlib import Path\n"
+    "from igraph_mcp.index.parse_pool import ParseJob, parse_all\n"
+    "root, limit, workers = Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])\n"
+    "jobs, total = [], 0\n"
+    "for p in sorted(root.rglob('*.py')):\n"
+    "    if total >= limit: break\n"
+    "    data = p.read_bytes(); total += len(data)\n"
+    "    jobs.append(ParseJob(p.relative_to(root).as_posix(), 'python', data))\n"
+    "t = time.perf_counter()\n"
+    "for _ in parse_all(jobs, workers): pass\n"
+    "print(time.perf_counter() - t)\n"
+)
+
+
+def parse_crossover(tree: Path) -> None:
+    """Serial against 2 parse workers on growing prefixes of a tree's Python files, a fresh process each."""
+    print(f"{'MB':>6} {'serial s':>9} {'2 workers s':>12}")
+    for mb in (0.25, 0.5, 1, 2, 4, 8):
+        cells = []
+        for workers in (1, 2):
+            done = subprocess.run(
+                [sys.executable, "-c", _CROSSOVER_CHILD, str(tree), str(int(mb * 1e6)), str(workers)],
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            cells.append(float(done.stdout.strip()))
+        print(f"{mb:>6} {cells[0]:>9.2f} {cells[1]:>12.2f}")
+
+
 def headline(
     tree: str, per_runtime: dict[str, dict[str, object]], server_runtime: str, server: dict[str, object]
 ) -> str:
@@ -299,6 +336,7 @@ def headline(
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--embed-sdist", default=None, help="e.g. requests==2.32.3: index with vectors + server start")
+    ap.add_argument("--parse-crossover", type=Path, default=None, help="a tree: serial vs 2 parse workers by size")
     ap.add_argument("--embed-tree", type=Path, default=None, help="an unpacked tree instead of --embed-sdist")
     ap.add_argument("--runtimes", default="onnx,torch", help="comma list of onnx, onnx+int8, torch")
     ap.add_argument("--server-runtime", default=None, help="runtime of the server run (default: the first); none")
@@ -306,6 +344,9 @@ def main() -> int:
     ap.add_argument("--sdist", default="Django==3.2.25")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args()
+    if args.parse_crossover:
+        parse_crossover(args.parse_crossover)
+        return 0
     if args.embed_sdist or args.embed_tree:
         tree = args.embed_tree or fetch_sdist(args.embed_sdist)
         runtimes = args.runtimes.split(",")

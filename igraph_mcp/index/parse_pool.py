@@ -27,8 +27,9 @@ from igraph_mcp.index.model import ParsedFile
 
 log = logging.getLogger(__name__)
 
-# Below this many bytes to parse, starting workers costs more than it saves (measured on sympy 1.1.1 and the
-# project's own tree, see benchmarks/README.md, issue 10).
+# Below this many bytes to parse, starting workers costs more than it saves. `index_speed.py --parse-crossover`
+# on sympy 1.1.1's Python files, with 3 other jobs on the 2 cores (no core free, so the pool can only break even):
+# 2 MB 2.53 s serial / 2.47 s with 2 workers, 8 MB 13.6 / 9.0; below 1 MB starting the pool cost 0.6-1.7 s more.
 PARALLEL_MIN_BYTES = 2_000_000
 MAX_AUTO_WORKERS = 4
 AHEAD_PER_WORKER = 8  # files queued per worker, so a worker never waits for the parent between files
