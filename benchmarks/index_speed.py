@@ -399,6 +399,8 @@ def main() -> int:
         "edges": cold.edges,
         "skipped": cold.skipped,
         "cold_seconds": round(cold_s, 2),
+        "cold_phases_s": cold.phases,
+        "parse_workers": cold.parseWorkers,
         "files_per_s": round(cold.files / cold_s, 1),
         "symbols_per_s": round(cold.symbols / cold_s, 1),
         "one_file_update_seconds": round(inc_s, 3),
