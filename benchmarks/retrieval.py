@@ -72,10 +72,23 @@ def open_service(root: Path) -> tuple[Any, float, dict[str, Any]]:
     if embedder is not None and EMBED_CACHE is not None:
         embedder = CachedEmbedder(embedder, EMBED_CACHE)
     svc = IGraphService(root, config=config, embedder=embedder)
-    summary = svc.index(full=REINDEX)
+    summary = _index_when_free(svc, root)
     seconds = time.perf_counter() - started
     dump = getattr(summary, "model_dump", None)
     return svc, seconds, dump() if callable(dump) else {"summary": str(summary)}
+
+
+def _index_when_free(svc: Any, root: Path) -> Any:
+    """Bring the tree's index up to date, waiting (up to an hour) while another process is indexing it."""
+    from igraph_mcp.errors import IndexBusy
+
+    for _ in range(120):
+        try:
+            return svc.index(full=REINDEX)
+        except IndexBusy as exc:
+            print(f"    {root.name}: waiting ({exc})", file=sys.stderr, flush=True)
+            time.sleep(30)
+    raise SystemExit(f"{root}: still being indexed by another process after an hour")
 
 
 def _field(obj: Any, snake: str, camel: str) -> str:
@@ -374,6 +387,14 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--json", type=Path, default=None, help="write summary + per-query records here")
     ap.add_argument("--reindex", action="store_true", help="full rebuild of each index (vectors reused)")
     ap.add_argument(
+        "--merge",
+        type=Path,
+        nargs="+",
+        default=None,
+        metavar="RUN.json",
+        help="print the tables of earlier --json runs taken together (a tree in two runs counts once: the last)",
+    )
+    ap.add_argument(
         "--set-const",
         action="append",
         default=[],
@@ -399,6 +420,8 @@ def _service_available() -> str | None:
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark and print one table per set plus per-tree timings."""
     args = parse_args(argv)
+    if args.merge:
+        return merge_runs(args.merge, args.systems)
     global REINDEX, EMBED_CACHE, MAX_QUERY_CHARS
     REINDEX = args.reindex
     EMBED_CACHE = None if str(args.embed_cache) == "off" else args.embed_cache
@@ -444,6 +467,20 @@ def main(argv: list[str] | None = None) -> int:
     print(f"gold functions absent from the trees (dropped): {dropped}; total {elapsed:.0f}s")
     if args.json:
         _write_json(args, results)
+    return 0
+
+
+def merge_runs(paths: list[Path], systems: list[str]) -> int:
+    """Tables of several runs' per-query records taken together, one row per system as in a single run."""
+    by_tree: dict[tuple[str, str], dict[str, Any]] = {}
+    for path in paths:
+        for tree in json.loads(path.read_text(encoding="utf-8"))["trees"]:
+            by_tree[(tree["set"], tree["tree"])] = tree
+    results = list(by_tree.values())
+    for set_name, rows in summarize(results).items():
+        print(format_table(set_name, rows, systems))
+        print()
+    print("trees: " + ", ".join(t["tree"] for t in results))
     return 0
 
 

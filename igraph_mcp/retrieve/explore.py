@@ -13,13 +13,14 @@ from igraph_mcp.config import MIN_MAX_TOKENS, RetrievalConfig
 from igraph_mcp.embed.base import Embedder
 from igraph_mcp.errors import EmbedderError, InvalidInput
 from igraph_mcp.models import Diagnostics, ExploreResult, Hit, Neighbour, ResourceHit
+from igraph_mcp.retrieve import ranking, rerank
 from igraph_mcp.retrieve.analyze import QueryAnalysis, analyze_query, cut_query
 from igraph_mcp.retrieve.budget import fit_to_budget, snippet_of
 from igraph_mcp.retrieve.channels import count_definitions, dense_channel, fts_channel, graph_channel, named_channel
 from igraph_mcp.retrieve.expand import expand
 from igraph_mcp.retrieve.fusion import rrf
 from igraph_mcp.retrieve.query_parts import dense_texts
-from igraph_mcp.retrieve.ranking import rank_files, rank_hits
+from igraph_mcp.retrieve.ranking import PathWordCounts, file_path_words, rank_files, rank_hits
 from igraph_mcp.retrieve.shapes import neighbours
 from igraph_mcp.retrieve.vector_search import SqliteVecSearch, VectorSearch
 from igraph_mcp.store import graph
@@ -117,10 +118,10 @@ class Explorer:
             ranked["fts5"] = [nid for nid, _ in fts]
             timings["fts"] = _ms(t)
             diag.channels.append("fts5")
-        if "fts" in channels and NAMED_WEIGHT > 0:
+        if "fts" in channels and (NAMED_WEIGHT > 0 or GRAPH_WEIGHT > 0 or rerank.WEIGHTS or rerank.FILE_WEIGHTS):
             t = time.perf_counter()
             ranked["named"] = named_channel(self.db, qa, CHANNEL_DEPTH)
-            if GRAPH_WEIGHT > 0:
+            if GRAPH_WEIGHT > 0 or rerank.WEIGHTS or rerank.FILE_WEIGHTS:
                 ranked["graph"] = graph_channel(self.db, ranked["named"], CHANNEL_DEPTH)
             timings["named"] = _ms(t)
         query_vector: bytes | None = None
@@ -169,10 +170,22 @@ class Explorer:
         t = time.perf_counter()
         weights = {"fts5": self.cfg.ftsWeight, "dense": self.cfg.denseWeight, "named": NAMED_WEIGHT}
         weights["graph"] = GRAPH_WEIGHT
-        fused = rrf(ranked, weights, self.cfg.rrfK)
+        # A channel at weight 0 still runs when the re-ranker reads its ranks; what only it found is left out.
+        fused = [
+            f for f in rrf(ranked, weights, self.cfg.rrfK) if f.score > 0 or "fts5" in f.ranks or "dense" in f.ranks
+        ]
         rows = graph.nodes_by_ids(self.db, [f.id for f in fused])
         all_hits = rank_hits(fused, rows, qa, context_files=context_files, kinds=kinds)
-        files = rank_files(all_hits, qa)
+        words = file_path_words(all_hits, qa)
+        counts = self._path_word_counts() if ranking.PATH_WORD_RARITY or rerank.FILE_WEIGHTS else None
+        files = rank_files(all_hits, qa, counts, words)
+        if rerank.FILE_WEIGHTS or rerank.WEIGHTS:
+            hand_order = [f.filePath for f in files]
+            word_counts = {path: len(w) for path, w in words.items()}
+            if rerank.FILE_WEIGHTS and counts is not None:
+                rarity = {path: counts.rarity(w) for path, w in words.items() if w}
+                files = rerank.rerank_files(files, all_hits, word_counts, rarity)
+            all_hits = rerank.rerank_hits(all_hits, hand_order, word_counts)
         hits = all_hits[:top_k]
         timings["fuse"] = _ms(t)
 
@@ -221,6 +234,16 @@ class Explorer:
         return fit_to_budget(result, max_tokens or self.cfg.maxTokens)
 
     # -- helpers --------------------------------------------------------------------------------------------
+    def _path_word_counts(self) -> PathWordCounts:
+        """Path-word counts of this index, built once per index generation (a few ms on 3,000 files)."""
+        key = (str(self.db.path), self.db.get_meta("generation"))
+        cached = _PATH_WORD_COUNTS.get(key)
+        if cached is None:
+            cached = PathWordCounts(list(graph.file_paths(self.db).values()))
+            _PATH_WORD_COUNTS.clear()  # one index at a time is the common case; keep memory flat
+            _PATH_WORD_COUNTS[key] = cached
+        return cached
+
     def _query_vectors(self, texts: list[str], timings: dict[str, float]) -> tuple[list[bytes], str | None]:
         if self.dense.reason is not None or self.dense.embedder is None:
             return [], self.dense.reason or "dense channel off"
@@ -247,6 +270,9 @@ class Explorer:
         seeds = {h.nodeId: h.score for h in hits}
         reached = expand(self.db, seeds, hops, limit=max(2 * top_k, 8))
         return neighbours(self.db, reached, {h.nodeId: h.qualifiedName or h.name for h in hits})
+
+
+_PATH_WORD_COUNTS: dict[tuple[str, str | None], PathWordCounts] = {}
 
 
 def _ms(start: float) -> float:
