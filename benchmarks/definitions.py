@@ -104,6 +104,8 @@ PROJECTS = [
         "svelte", "npm", "carbon-components-svelte@0.85.0", "package/src", reference="script", exclude=JS_DATA_OBJECT
     ),
     Project("swift", "npm", "expo-modules-core@1.12.11", "package/ios", reference="regex"),
+    # Groovy: the Gradle scripts of Cordova's Android platform (typed and `def` functions)
+    Project("groovy", "npm", "cordova-android@12.0.1", "package", reference="regex"),
     Project("solidity", "npm", "@openzeppelin/contracts@5.0.2", "package", reference="regex"),
     Project("objc", "npm", "react-native-gesture-handler@2.16.2", "package/apple"),
     Project("r", "deb", "r-cran-littler", "usr/lib/R/site-library/littler"),
