@@ -214,3 +214,18 @@ def test_sort_symbols_renumbers_parents_references_and_facts() -> None:
     sort_symbols(pf)
     assert [s.name for s in pf.symbols] == ["", "early", "late"]
     assert pf.symbols[pf.references[0].source].name == "late" and pf.symbols[pf.facts[0].source].name == "early"
+
+
+def test_recovery_inside_a_vue_script_keeps_file_lines(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the host file's included ranges stay on the parser through the incremental re-parses
+    body = "".join(f"function f{i}(x: number) {{\n  return x + {i}\n}}\n\n" for i in range(8))
+    head = (
+        '<template><div/></template>\n<script lang="ts">\nfunction broken() {\n  const s = x as < y >>> (;\n  if (\n}\n'
+    )
+    source = (head + body + "</script>\n").encode()
+    assert _without_recovery(source, "vue", monkeypatch).symbols[1:] == []
+    pf = parse_source(source, "vue")
+    lines = source.decode().splitlines()
+    got = {s.name: s.start_line for s in pf.symbols[1:]}
+    assert set(got) == {"f3", "f4", "f5", "f6", "f7"}  # f0-f2 sit in the broken region this grammar keeps
+    assert all(lines[line - 1].startswith(f"function {name}(") for name, line in got.items())
