@@ -38,6 +38,22 @@ RULES: dict[str, list[tuple[str, re.Pattern[str]]]] = {
         ("struct", re.compile(rf"^\s*struct\s+{_IDENT}")),
         ("function", re.compile(rf"^\s*(?:function|modifier)\s+{_IDENT}\s*\(")),
     ],
+    "groovy": [
+        (
+            "class",
+            re.compile(
+                rf"^\s*(?:(?:public|private|protected|abstract|final|static)\s+)*(?:class|interface|trait|enum)\s+{_IDENT}"
+            ),
+        ),
+        (
+            "function",
+            re.compile(
+                r"^\s*(?:(?:public|private|protected|static|final|synchronized|abstract)\s+)*"
+                r"(?:def|void|boolean|int|long|double|float|char|byte|short|[A-Z][\w.]*(?:<[^>]*>)?(?:\[\])?)\s+"
+                r"(?!(?:if|for|while|switch|catch|return|new)\b)(?P<name>[A-Za-z_]\w*)\s*\("
+            ),
+        ),
+    ],
     "zig": [
         (
             "function",
