@@ -425,3 +425,19 @@ def test_groovy_else_if_is_not_a_definition() -> None:
     pf = parse("groovy", SOURCES["groovy"])
     assert "if" not in {s.name for s in pf.symbols}
     assert {s.name for s in pf.symbols} >= {"pick", "top"}
+
+
+def test_groovy_class_without_clause_and_generic_return_type() -> None:
+    # `class Name {` puts the name inside the block in tree-sitter-groovy; `List<String> f()` is a generics_class
+    pf = parse("groovy", "class Builder {\n    List<String> names(int n) {\n        return []\n    }\n}\n")
+    assert [(s.qualified_name, s.start_line) for s in pf.symbols[1:]] == [("Builder", 1), ("Builder.names", 2)]
+
+
+def test_scala_operator_methods_are_definitions() -> None:
+    pf = parse("scala", "trait Num {\n  def +(x: Int): Int\n  def unary_! : Num\n  def <<(n: Int): Int = n\n}\n")
+    assert {s.qualified_name for s in pf.symbols[1:]} == {"Num", "Num.+", "Num.unary_!", "Num.<<"}
+
+
+def test_dart_abstract_getters_and_setters() -> None:
+    pf = parse("dart", "abstract class Socket {\n  bool get isOpen;\n  set timeout(int t);\n  int get size => 1;\n}\n")
+    assert {s.qualified_name for s in pf.symbols[1:]} == {"Socket", "Socket.isOpen", "Socket.timeout", "Socket.size"}
