@@ -2,11 +2,19 @@
 
 usage: python benchmarks/index_speed.py [--tree PATH | --sdist Django==3.2.25] [--json out.json]
        python benchmarks/index_speed.py --embed-sdist requests==2.32.3 [--runtimes onnx,torch]
+       python benchmarks/index_speed.py --embed-tree PATH [--runtimes onnx,onnx+int8] [--server-runtime onnx]
+       python benchmarks/index_speed.py --parse-crossover PATH
 
---embed-sdist: a full index with vectors by a fresh `igraph-mcp index` process per runtime (wall, seconds per
-phase, peak RSS), then a real MCP server (stdio) started on another unindexed copy: time to the first
-igraph_explore answer, how long after structure + FTS were committed it came, time to full vectors, and the
-server's peak RSS.
+--parse-crossover: parse the first N MB of a tree's Python files serially and with 2 worker processes, each in a
+fresh process (so starting the fork server and the workers is counted), for N from 0.25 to 8: where the pool
+starts to pay (parse_pool.PARALLEL_MIN_BYTES).
+
+--embed-sdist / --embed-tree: a full index with vectors by a fresh `igraph-mcp index` process per runtime
+(`onnx`, `onnx+int8`, `torch`): wall, seconds per phase, structure + FTS searchable time, texts/s, the process's
+peak RSS and the peak RSS of its whole process tree (parse workers included, sampled every 0.1 s); then a real
+MCP server (stdio) started on another unindexed copy: time to the first igraph_explore answer, how long after
+structure + FTS were committed it came, time to full vectors, and the server's peak RSS. A summary of the
+headline figures ends the output.
 
 The sdist is downloaded from PyPI into ~/.cache/igraph-mcp-bench/sdists (override: IGRAPH_BENCH_CACHE) and
 copied to a temporary directory, so the cache is never modified and nothing lands in the repository.
@@ -124,31 +132,71 @@ def _fresh_copy(src: Path, tmp: str, name: str) -> Path:
     return root
 
 
-def full_index_per_runtime(src: Path, runtimes: list[str]) -> dict[str, object]:
+def runtime_env(spec: str) -> dict[str, str]:
+    """Environment selecting an embedder variant: ``onnx``, ``onnx+int8`` or ``torch``."""
+    runtime, _, quantize = spec.partition("+")
+    return {"IGRAPH_EMBED_RUNTIME": runtime, "IGRAPH_EMBED_QUANTIZE": quantize or "none"}
+
+
+def _tree_rss_kb(pid: int) -> int:
+    """Resident memory of a process and all its descendants, from /proc (0 once it is gone)."""
+    total = 0
+    todo = [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            for line in Path(f"/proc/{p}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1])
+            for task in Path(f"/proc/{p}/task").iterdir():
+                todo += [int(c) for c in (task / "children").read_text().split()]
+        except (OSError, ValueError):
+            continue
+    return total
+
+
+def _run_sampling_tree_rss(cmd: list[str], env: dict[str, str]) -> tuple[subprocess.CompletedProcess[str], float]:
+    """Run ``cmd``; return its result and the peak RSS (MB) of its process tree, sampled every 0.1 s."""
+    peak = 0
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        proc = subprocess.Popen(cmd, env=env, stdout=out, stderr=err, text=True)
+        while proc.poll() is None:
+            peak = max(peak, _tree_rss_kb(proc.pid))
+            time.sleep(0.1)
+        out.seek(0)
+        err.seek(0)
+        done = subprocess.CompletedProcess(cmd, proc.returncode, out.read(), err.read())
+    if done.returncode:
+        raise RuntimeError(f"{' '.join(cmd[:4])} failed: {done.stderr[-2000:]}")
+    return done, peak / 1024
+
+
+def full_index_per_runtime(src: Path, runtimes: list[str]) -> dict[str, dict[str, object]]:
     """`igraph-mcp index --json` in a fresh process per runtime on a fresh copy: wall, phases, peak RSS."""
-    out: dict[str, object] = {}
+    out: dict[str, dict[str, object]] = {}
     with tempfile.TemporaryDirectory() as tmp:
-        for runtime in runtimes:
-            root = _fresh_copy(src, tmp, runtime)
-            env = {**os.environ, "IGRAPH_EMBED_RUNTIME": runtime, "HF_HUB_OFFLINE": "1"}
+        for spec in runtimes:
+            root = _fresh_copy(src, tmp, spec.replace("+", "-"))
+            env = {**os.environ, **runtime_env(spec), "HF_HUB_OFFLINE": "1"}
             t = time.perf_counter()
-            done = subprocess.run(
-                [sys.executable, "-c", _RSS_CHILD, "index", str(root), "--json"],
-                env=env,
-                capture_output=True,
-                text=True,
-                check=True,
+            done, tree_rss = _run_sampling_tree_rss(
+                [sys.executable, "-c", _RSS_CHILD, "index", str(root), "--json"], env
             )
             wall = time.perf_counter() - t
             result = json.loads(done.stdout)
             rss = json.loads(done.stderr.strip().splitlines()[-1])["peak_rss_mb"]
-            out[runtime] = {
+            phases = result.get("phases") or {}
+            out[spec] = {
                 "wall_s": round(wall, 2),
+                "files": result["files"],
                 "symbols": result["symbols"],
                 "embedded": result["embedded"],
-                "phases_s": result.get("phases"),
-                "embed_texts_per_s": round(result["embedded"] / max(result["phases"]["embed"], 1e-9), 1),
+                "parse_workers": result.get("parseWorkers"),
+                "phases_s": phases,
+                "structure_searchable_s": round(sum(phases.get(k, 0.0) for k in ("scan", "parse", "resolve")), 2),
+                "embed_texts_per_s": round(result["embedded"] / max(phases.get("embed", 0.0), 1e-9), 1),
                 "peak_rss_mb": round(rss, 1),
+                "peak_tree_rss_mb": round(tree_rss, 1),
             }
     return out
 
@@ -176,7 +224,7 @@ async def _first_answer(root: Path, runtime: str) -> dict[str, object]:
     env = {
         "HF_HUB_OFFLINE": "1",
         "TRANSFORMERS_OFFLINE": "1",
-        "IGRAPH_EMBED_RUNTIME": runtime,
+        **runtime_env(runtime),
         "PYTHONPATH": os.pathsep.join(
             p for p in (str(Path(__file__).resolve().parents[1]), os.environ.get("PYTHONPATH")) if p
         ),
@@ -229,20 +277,87 @@ def server_first_answer(src: Path, runtime: str) -> dict[str, object]:
         return anyio.run(_first_answer, root, runtime)
 
 
+_CROSSOVER_CHILD = (
+    "import sys, time\n"
+    "from pathlib import Path\n"
+    "from igraph_mcp.index.parse_pool import ParseJob, parse_all\n"
+    "root, limit, workers = Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])\n"
+    "jobs, total = [], 0\n"
+    "for p in sorted(root.rglob('*.py')):\n"
+    "    if total >= limit: break\n"
+    "    data = p.read_bytes(); total += len(data)\n"
+    "    jobs.append(ParseJob(p.relative_to(root).as_posix(), 'python', data))\n"
+    "t = time.perf_counter()\n"
+    "for _ in parse_all(jobs, workers): pass\n"
+    "print(time.perf_counter() - t)\n"
+)
+
+
+def parse_crossover(tree: Path) -> None:
+    """Serial against 2 parse workers on growing prefixes of a tree's Python files, a fresh process each."""
+    print(f"{'MB':>6} {'serial s':>9} {'2 workers s':>12}")
+    for mb in (0.25, 0.5, 1, 2, 4, 8):
+        cells = []
+        for workers in (1, 2):
+            done = subprocess.run(
+                [sys.executable, "-c", _CROSSOVER_CHILD, str(tree), str(int(mb * 1e6)), str(workers)],
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            cells.append(float(done.stdout.strip()))
+        print(f"{mb:>6} {cells[0]:>9.2f} {cells[1]:>12.2f}")
+
+
+def headline(
+    tree: str, per_runtime: dict[str, dict[str, object]], server_runtime: str, server: dict[str, object]
+) -> str:
+    """The issue-10 figures, one line per runtime and one for the server."""
+    lines = [f"== {tree} =="]
+    for spec, r in per_runtime.items():
+        phases = r["phases_s"]
+        assert isinstance(phases, dict)
+        detail = " ".join(f"{k} {v:.1f}" for k, v in phases.items())
+        lines.append(
+            f"{spec:<10} searchable (structure+FTS) {r['structure_searchable_s']} s | all vectors {r['wall_s']} s wall "
+            f"({r['embedded']} texts, {r['embed_texts_per_s']}/s) | peak RSS {r['peak_rss_mb']} MB "
+            f"(process tree {r['peak_tree_rss_mb']} MB) | parse workers {r['parse_workers']} | phases: {detail}"
+        )
+    if server:
+        g = server.get
+        lines.append(
+            f"server ({server_runtime}): first answer {g('first_answer_after_structure_s')} s after structure was "
+            f"committed ({g('first_answer_s')} s after start, degraded={g('first_answer_degraded')}), "
+            f"all vectors {g('full_vectors_s')} s after start, peak RSS {g('server_peak_rss_mb')} MB"
+        )
+    return "\n".join(lines)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--embed-sdist", default=None, help="e.g. requests==2.32.3: index with vectors + server start")
-    ap.add_argument("--runtimes", default="onnx,torch")
+    ap.add_argument("--parse-crossover", type=Path, default=None, help="a tree: serial vs 2 parse workers by size")
+    ap.add_argument("--embed-tree", type=Path, default=None, help="an unpacked tree instead of --embed-sdist")
+    ap.add_argument("--runtimes", default="onnx,torch", help="comma list of onnx, onnx+int8, torch")
+    ap.add_argument("--server-runtime", default=None, help="runtime of the server run (default: the first); none")
     ap.add_argument("--tree", type=Path)
     ap.add_argument("--sdist", default="Django==3.2.25")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args()
-    if args.embed_sdist:
-        tree = fetch_sdist(args.embed_sdist)
+    if args.parse_crossover:
+        parse_crossover(args.parse_crossover)
+        return 0
+    if args.embed_sdist or args.embed_tree:
+        tree = args.embed_tree or fetch_sdist(args.embed_sdist)
+        runtimes = args.runtimes.split(",")
         figures_e: dict[str, object] = {"tree": tree.name}
-        figures_e["index_with_vectors"] = full_index_per_runtime(tree, args.runtimes.split(","))
-        figures_e["server_onnx"] = server_first_answer(tree, "onnx")
+        per_runtime = full_index_per_runtime(tree, runtimes)
+        figures_e["index_with_vectors"] = per_runtime
+        server_runtime = args.server_runtime or runtimes[0]
+        server = server_first_answer(tree, server_runtime) if server_runtime != "none" else {}
+        figures_e[f"server_{server_runtime}"] = server
         print(json.dumps(figures_e, indent=2))
+        print(headline(tree.name, per_runtime, server_runtime, server))
         if args.json:
             args.json.write_text(json.dumps(figures_e, indent=2))
         return 0
@@ -284,6 +399,8 @@ def main() -> int:
         "edges": cold.edges,
         "skipped": cold.skipped,
         "cold_seconds": round(cold_s, 2),
+        "cold_phases_s": cold.phases,
+        "parse_workers": cold.parseWorkers,
         "files_per_s": round(cold.files / cold_s, 1),
         "symbols_per_s": round(cold.symbols / cold_s, 1),
         "one_file_update_seconds": round(inc_s, 3),

@@ -11,12 +11,13 @@ into a tuning and a held-out half (devset_split.json); tables are printed per ha
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import json
 import sys
 import time
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,7 +33,7 @@ from baseline_bm25 import Bm25Index, Ranking  # noqa: E402
 from devset_half import HALVES, load_split  # noqa: E402
 from embed_cache import CachedEmbedder  # noqa: E402
 
-ALL_SYSTEMS = ("bm25", "fts", "dense", "hybrid", "hybrid+graph", "default")
+ALL_SYSTEMS = ("bm25", "fts", "dense", "hybrid", "hybrid+graph", "default", "hybrid-hand", "default-hand", "fts-hand")
 DEFAULT_SYSTEMS = ("bm25", "hybrid", "default")
 TOP_K = 10
 GRAPH_TOP_K = 5  # igraph_explore's default topK
@@ -78,10 +79,51 @@ def open_service(root: Path) -> tuple[Any, float, dict[str, Any]]:
     if embedder is not None and EMBED_CACHE is not None:
         embedder = CachedEmbedder(embedder, EMBED_CACHE)
     svc = IGraphService(root, config=config, embedder=embedder)
-    summary = svc.index(full=REINDEX)
+    summary = _index_when_free(svc, root)
     seconds = time.perf_counter() - started
     dump = getattr(summary, "model_dump", None)
     return svc, seconds, dump() if callable(dump) else {"summary": str(summary)}
+
+
+def _index_when_free(svc: Any, root: Path) -> Any:
+    """Bring the tree's index up to date, waiting (up to an hour) while another process is indexing it."""
+    from igraph_mcp.errors import IndexBusy
+
+    for _ in range(120):
+        try:
+            return svc.index(full=REINDEX)
+        except IndexBusy as exc:
+            print(f"    {root.name}: waiting ({exc})", file=sys.stderr, flush=True)
+            time.sleep(30)
+    raise SystemExit(f"{root}: still being indexed by another process after an hour")
+
+
+# "-hand" systems: the same call with the graph channel, path-word rarity and the learned re-ranking switched off
+# (the hand-set ranking they replace), so before and after come from one run on the same index.
+HAND_SET: dict[str, Any] = {
+    "retrieve.explore.GRAPH_WEIGHT": 0.0,
+    "retrieve.ranking.PATH_WORD_RARITY": 0,
+    "retrieve.rerank.WEIGHTS": (),
+    "retrieve.rerank.FILE_WEIGHTS": (),
+}
+
+
+@contextlib.contextmanager
+def hand_set() -> Iterator[None]:
+    """Switch the levers of HAND_SET off for the duration of one call."""
+    import importlib
+
+    saved = []
+    for target, value in HAND_SET.items():
+        module_name, _, name = target.rpartition(".")
+        module = importlib.import_module(f"igraph_mcp.{module_name}")
+        saved.append((module, name, getattr(module, name)))
+        setattr(module, name, value)
+    try:
+        yield
+    finally:
+        for module, name, value in saved:
+            setattr(module, name, value)
 
 
 def _field(obj: Any, snake: str, camel: str) -> str:
@@ -167,6 +209,9 @@ def devset_tasks(args: argparse.Namespace, cache: Path) -> list[TreeTask]:
     if args.trees:
         named = [tuple(t.split("==", 1)) for t in args.trees.split(",") if t.strip()]
         trees = {(p.strip(), v.strip()) for p, v in named}
+    elif args.other_trees:  # every devset tree except the listed ones (the rest of an "all instances" table)
+        named = [tuple(t.split("==", 1)) for t in args.other_trees.split(",") if t.strip()]
+        trees = {(r.project, r.version) for r in rows} - {(p.strip(), v.strip()) for p, v in named}
     else:
         trees = {(t.project, t.version) for t in bd.select_devset(rows, args.max_trees)}
     kept = [r for r in rows if (r.project, r.version) in trees and halves.get(r.instance_id) in wanted]
@@ -214,7 +259,7 @@ def run_task(task: TreeTask, systems: list[str], log: Callable[[str], None]) -> 
     svc = None
     index_summary: dict[str, Any] = {}
     tokens: dict[str, int] = {}  # query text -> tokens of the default call's answer
-    if any(s in SERVICE_SYSTEMS or s == "default" for s in systems):
+    if any(s.removesuffix("-hand") in SERVICE_SYSTEMS or s.startswith("default") for s in systems):
         svc, timings["service_index_s"], index_summary = open_service(task.root)
         log(f"    service index {timings['service_index_s']:.1f}s: {_index_brief(index_summary)}")
         for system in (s for s in systems if s in SERVICE_SYSTEMS):
@@ -226,6 +271,22 @@ def run_task(task: TreeTask, systems: list[str], log: Callable[[str], None]) -> 
                 return ranking
 
             searchers["default"] = run_default
+        for system in ("hybrid-hand", "fts-hand"):
+            if system in systems:
+
+                def run_hand(query: str, service: Any = svc, base: str = system.removesuffix("-hand")) -> Ranking:
+                    with hand_set():
+                        return service_search(service, query, base)
+
+                searchers[system] = run_hand
+        if "default-hand" in systems:
+
+            def run_default_hand(query: str, service: Any = svc) -> Ranking:
+                with hand_set():
+                    ranking, tokens["hand:" + query] = default_call(service, query)
+                return ranking
+
+            searchers["default-hand"] = run_default_hand
     records: list[dict[str, Any]] = []
     dropped = 0
     try:
@@ -236,8 +297,9 @@ def run_task(task: TreeTask, systems: list[str], log: Callable[[str], None]) -> 
                 continue
             for system, search in searchers.items():
                 rec = _evaluate(task, case, golds, system, search, bm25.class_keys)
-                if system == "default" and case.text in tokens:
-                    rec["tokens"] = tokens.pop(case.text)
+                key = "hand:" + case.text if system == "default-hand" else case.text
+                if system.startswith("default") and key in tokens:
+                    rec["tokens"] = tokens.pop(key)
                     if golds:
                         ranked = rec["_ranked"]
                         found = [any(m.function_match(g, h, bm25.class_keys) for h in ranked) for g in golds]
@@ -373,12 +435,21 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     ap.add_argument("--max-trees", type=int, default=bd.DEFAULT_MAX_TREES, help="devset trees to use")
     ap.add_argument("--trees", default=None, help="explicit devset trees, e.g. 'xarray==0.16.2,Django==2.2.28'")
+    ap.add_argument("--other-trees", default=None, help="every devset tree except these (same syntax as --trees)")
     ap.add_argument("--limit", type=int, default=None, help="at most N queries per set (round-robin over trees)")
     ap.add_argument("--docstring-sample", type=int, default=bd.DEFAULT_DOCSTRING_SAMPLE, help="queries per project")
     ap.add_argument("--devset", type=Path, default=bd.DEFAULT_DEVSET)
     ap.add_argument("--fetch-tree", type=Path, default=None, help="default: fetch_tree.py next to --devset")
     ap.add_argument("--json", type=Path, default=None, help="write summary + per-query records here")
     ap.add_argument("--reindex", action="store_true", help="full rebuild of each index (vectors reused)")
+    ap.add_argument(
+        "--merge",
+        type=Path,
+        nargs="+",
+        default=None,
+        metavar="RUN.json",
+        help="print the tables of earlier --json runs taken together (a tree in two runs counts once: the last)",
+    )
     ap.add_argument(
         "--set-const",
         action="append",
@@ -405,6 +476,8 @@ def _service_available() -> str | None:
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark and print one table per set plus per-tree timings."""
     args = parse_args(argv)
+    if args.merge:
+        return merge_runs(args.merge, args.systems)
     global REINDEX, EMBED_CACHE, MAX_QUERY_CHARS
     REINDEX = args.reindex
     EMBED_CACHE = None if str(args.embed_cache) == "off" else args.embed_cache
@@ -450,6 +523,29 @@ def main(argv: list[str] | None = None) -> int:
     print(f"gold functions absent from the trees (dropped): {dropped}; total {elapsed:.0f}s")
     if args.json:
         _write_json(args, results)
+    return 0
+
+
+def merge_runs(paths: list[Path], systems: list[str]) -> int:
+    """Tables of several runs' per-query records taken together, one row per system as in a single run.
+
+    Records are joined per tree; a (query, system) measured in two runs counts once, from the later file.
+    """
+    by_tree: dict[tuple[str, str], dict[str, Any]] = {}
+    for path in paths:
+        for tree in json.loads(path.read_text(encoding="utf-8"))["trees"]:
+            key = (tree["set"], tree["tree"])
+            if key not in by_tree:
+                by_tree[key] = tree
+                continue
+            fresh = {(r["qid"], r["system"]) for r in tree["records"]}
+            kept = [r for r in by_tree[key]["records"] if (r["qid"], r["system"]) not in fresh]
+            by_tree[key] = {**tree, "records": kept + tree["records"]}
+    results = list(by_tree.values())
+    for set_name, rows in summarize(results).items():
+        print(format_table(set_name, rows, systems))
+        print()
+    print(f"{len(results)} trees: " + ", ".join(t["tree"] for t in results))
     return 0
 
 

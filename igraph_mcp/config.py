@@ -70,10 +70,12 @@ class MultimodalConfig(_Strict):
 
 
 class IndexConfig(_Strict):
-    """Walker limits."""
+    """Walker limits and parse workers."""
 
     maxFileBytes: int = Field(1_000_000, ge=1_000, le=100_000_000)
     exclude: list[str] = Field(default_factory=list)
+    # Processes that parse a large batch of changed files: 0 = one per core (up to 4), 1 = parse in the indexer.
+    parseWorkers: int = Field(0, ge=0, le=32)
 
 
 class Config(_Strict):
@@ -115,6 +117,7 @@ _ENV_OVERRIDES: dict[str, tuple[str, str]] = {
     "IGRAPH_EMBED_BASE_URL": ("embedder", "baseUrl"),
     "IGRAPH_EMBED_DIMENSION": ("embedder", "dimension"),
     "IGRAPH_EMBED_BATCH_SIZE": ("embedder", "batchSize"),
+    "IGRAPH_PARSE_WORKERS": ("index", "parseWorkers"),
 }
 
 

@@ -203,6 +203,7 @@ class IndexResult(BaseModel):
     unchanged: int = 0
     parsed: int = 0
     parseErrors: int = 0
+    parseWorkers: int = Field(1, description="processes that parsed the changed files (1 = the indexer alone)")
     skipped: dict[str, int] = Field(default_factory=dict)
     embedded: int = 0
     embedReused: int = 0

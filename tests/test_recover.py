@@ -7,7 +7,15 @@ import pytest
 from igraph_mcp.index import parse as parse_mod
 from igraph_mcp.index.model import Fact, ParsedFile, Reference, Symbol
 from igraph_mcp.index.parse import parse_source
-from igraph_mcp.index.recover import blank_line, first_error_byte, merge_missing, sort_symbols
+from igraph_mcp.index.recover import (
+    bracket_group_end,
+    find_errors,
+    first_error_byte,
+    hidden_lines,
+    line_bounds,
+    merge_missing,
+    sort_symbols,
+)
 
 # tree-sitter-bash cannot read an indirect array length inside a double-quoted string: the whole file becomes one
 # ERROR node and every function after `append_arrays` used to be lost (bats-core's common.bash does this).
@@ -30,6 +38,15 @@ second() {
 third() {
   second "$@"
 }
+
+fourth() {
+  third "$@"
+}
+
+fifth() {
+  local n=$1
+  fourth "$n"
+}
 """
 
 # tree-sitter-kotlin reads `"st"` followed by a line starting with `(` as a call, and loses everything after.
@@ -51,6 +68,14 @@ class Loaded(
 )
 
 fun helper(x: Int) = x + 1
+
+class Saved(
+  path: String
+) : Exception(
+  message = "Cannot save '$path'"
+)
+
+fun other(y: Int) = helper(y) * 2
 """
 
 
@@ -71,6 +96,8 @@ def test_bash_functions_after_a_swallowing_error_are_found(monkeypatch: pytest.M
         "append_arrays": (6, 11, "function", 0),  # the function holding the broken line is kept too
         "second": (13, 15, "function", 0),
         "third": (17, 19, "function", 0),
+        "fourth": (21, 23, "function", 0),
+        "fifth": (25, 28, "function", 0),
     }
     second = next(s for s in pf.symbols if s.name == "second")
     assert BASH[second.start_byte : second.end_byte].startswith(b"second() {")
@@ -87,6 +114,8 @@ def test_kotlin_classes_after_a_swallowing_error_are_found(monkeypatch: pytest.M
         "Ordinals.suffix": ("method", 3, 8),
         "Loaded": ("class", 12, 16),
         "helper": ("function", 18, 18),
+        "Saved": ("class", 20, 24),
+        "other": ("function", 26, 26),
     }
     assert pf.has_error  # still stored as a partial parse
     assert ("inherits", "Exception", 14, "Loaded") in {
@@ -109,17 +138,24 @@ def test_an_error_free_file_is_parsed_once(monkeypatch: pytest.MonkeyPatch) -> N
     assert len(calls) == 3  # the broken file was parsed again once, with its broken line blanked
 
 
-def test_blank_line_keeps_every_offset() -> None:
-    source = "a = 1\nb = é(\nc = 3".encode()
-    blanked = blank_line(source, source.index(b"("))
-    assert blanked == b"a = 1\n" + b" " * len("b = é(".encode()) + b"\nc = 3"
-    assert blank_line(source, 0).startswith(b"     \nb") and blank_line(source, len(source) - 1).endswith(b"\n     ")
+@pytest.mark.parametrize(
+    ("pos", "expected"),
+    [(0, (0, 5)), (4, (0, 5)), (5, (0, 5)), (6, (6, 8)), (9, (9, 9)), (10, (10, 13))],
+)
+def test_line_bounds(pos: int, expected: tuple[int, int]) -> None:
+    assert line_bounds(b"ab(cd\nef\n\nxyz", pos) == expected
 
 
-def test_first_error_byte_points_inside_the_broken_function() -> None:
+def test_first_error_is_the_innermost_earliest_one() -> None:
     tree = parse_mod._parser(parse_mod.get_spec("bash")).parse(BASH)
-    line = BASH.count(b"\n", 0, first_error_byte(tree.root_node)) + 1
-    assert line == 8  # the `${#${array}[@]}` line, not the start of the ERROR node that swallows the file
+    errors = find_errors(tree.root_node)
+    assert errors[0].start_point[0] < 7 and errors[0].end_point[0] > 15  # the ERROR that swallows the file ...
+    line = BASH.count(b"\n", 0, first_error_byte(errors)) + 1
+    assert line == 8  # ... starts above, but the error that made it is the `${#${array}[@]}` line
+    assert hidden_lines(errors) >= 20
+    small = parse_mod._parser(parse_mod.get_spec("python")).parse(b"def f(:\n    return 1\n\nx = 1\n")
+    small_errors = find_errors(small.root_node)
+    assert small_errors and not hidden_lines(small_errors)  # a one-line error is left alone
 
 
 def _sym(name: str, kind: str, start: int, end: int, parent: int | None = 0, qualified: str = "") -> Symbol:
@@ -179,3 +215,94 @@ def test_sort_symbols_renumbers_parents_references_and_facts() -> None:
     sort_symbols(pf)
     assert [s.name for s in pf.symbols] == ["", "early", "late"]
     assert pf.symbols[pf.references[0].source].name == "late" and pf.symbols[pf.facts[0].source].name == "early"
+
+
+def test_recovery_inside_a_vue_script_keeps_file_lines(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the host file's included ranges stay on the parser through the incremental re-parses
+    body = "".join(f"function f{i}(x: number) {{\n  return x + {i}\n}}\n\n" for i in range(8))
+    head = (
+        '<template><div/></template>\n<script lang="ts">\nfunction broken() {\n  const s = x as < y >>> (;\n  if (\n}\n'
+    )
+    source = (head + body + "</script>\n").encode()
+    assert _without_recovery(source, "vue", monkeypatch).symbols[1:] == []
+    pf = parse_source(source, "vue")
+    lines = source.decode().splitlines()
+    got = {s.name: s.start_line for s in pf.symbols[1:]}
+    assert set(got) == {"f3", "f4", "f5", "f6", "f7"}  # f0-f2 sit in the broken region this grammar keeps
+    assert all(lines[line - 1].startswith(f"function {name}(") for name, line in got.items())
+
+
+# tree-sitter-groovy cannot read a map literal whose values are closures: one ERROR node from the field to the end of
+# the file hides every method after it, and blanking its lines one at a time never shrinks it.
+GROOVY_MAP_OF_CLOSURES = b"""class Viewer {
+    static layouts = [
+            mainWindow: {
+                window(
+                    title: 'Viewer',
+                    closeOperation: 0,
+                ) {
+                    try {
+                        current.placed = true
+                    } catch (Exception e) {
+                        current.place = [10, 10]
+                    }
+                }
+            },
+            menuBar: { arg ->
+                menus(arg)
+            }
+    ];
+
+    void show() {
+        show(layouts)
+    }
+
+    void show(Map defaults) {
+        defaults.each { k, v -> this[k] = v }
+    }
+
+    boolean closeAll() {
+        return true
+    }
+
+    void refresh() {
+        repaint()
+    }
+
+    int count() {
+        return 0
+    }
+
+    void reset() {
+        count = 0
+    }
+}
+"""
+
+
+def test_a_bracket_group_the_grammar_cannot_read_is_blanked_whole() -> None:
+    from tree_sitter_language_pack import get_parser
+
+    assert hidden_lines(find_errors(get_parser("groovy").parse(GROOVY_MAP_OF_CLOSURES).root_node)) >= 20
+    pf = parse_source(GROOVY_MAP_OF_CLOSURES, "groovy")
+    spans = [(s.qualified_name, s.start_line) for s in pf.symbols[1:]]
+    assert spans == [
+        ("Viewer", 1),
+        ("Viewer.show", 20),
+        ("Viewer.show", 24),
+        ("Viewer.closeAll", 28),
+        ("Viewer.refresh", 32),
+        ("Viewer.count", 36),
+        ("Viewer.reset", 40),
+    ]
+
+
+def test_bracket_group_end() -> None:
+    src = b"x = [\n  a: '{',\n  b: { 1 }\n]\ny = 2\n"
+    # from the line opening `[` to the line closing it; the quoted `{` opens nothing
+    assert src[: bracket_group_end(src, 0, len(src))] == b"x = [\n  a: '{',\n  b: { 1 }\n]"
+    # a line that opens nothing is its own group
+    start = src.index(b"y")
+    assert bracket_group_end(src, start, len(src)) == len(src) - 1
+    # still open at the limit: only the first line
+    assert bracket_group_end(src, 0, src.index(b"]")) == src.index(b"\n")

@@ -9,7 +9,7 @@ from pathlib import Path
 from igraph_mcp.config import Config
 from igraph_mcp.embed.base import Embedder
 from igraph_mcp.errors import EmbedderError
-from igraph_mcp.index.embedding import embed_nodes, prepare_vector_tables
+from igraph_mcp.index.embedding import embed_nodes, made_by, prepare_vector_tables
 from igraph_mcp.index.indexer import Indexer
 from igraph_mcp.models import IndexResult
 from igraph_mcp.store.db import Database
@@ -33,7 +33,13 @@ def build_index(
 ) -> IndexResult:
     """Index ``root`` into ``db``; ``embedder`` None means no embedding (``embedder_note`` says why, if asked)."""
     started = time.perf_counter()
-    idx = Indexer(root, db, max_file_bytes=config.index.maxFileBytes, extra_ignores=tuple(config.index.exclude))
+    idx = Indexer(
+        root,
+        db,
+        max_file_bytes=config.index.maxFileBytes,
+        extra_ignores=tuple(config.index.exclude),
+        parse_workers=config.index.parseWorkers,
+    )
     result = idx.run(full=full, dry_run=dry_run, progress=progress)
     if not dry_run:
         lap = time.perf_counter()
@@ -43,11 +49,13 @@ def build_index(
             result.embedNote = db.vec_error
         else:
             try:
+                # Vectors kept from re-parsed symbols are another model's after an embedder switch: never reused.
+                reuse = idx.reusable_vectors if made_by(db, embedder) else {}
                 prepare_vector_tables(db, embedder)
                 result.embedded, result.embedReused = embed_nodes(
                     db,
                     embedder,
-                    reuse=idx.reusable_vectors,
+                    reuse=reuse,
                     batch_size=max(256, config.embedder.batchSize),
                     progress=progress,
                 )

@@ -17,6 +17,11 @@ log = logging.getLogger(__name__)
 Progress = Callable[[str, int, int], None]
 
 
+def made_by(db: Database, embedder: Embedder) -> bool:
+    """True when the stored vectors (if any) came from ``embedder``: only then may a text's old vector be reused."""
+    return db.get_meta("embedder_id") == embedder.id and db.get_meta("embedder_dim") == str(embedder.dimension)
+
+
 def prepare_vector_tables(db: Database, embedder: Embedder) -> bool:
     """Create vector tables for this embedder; vectors of another embedder are dropped, never mixed.
 

@@ -7,6 +7,7 @@ import logging
 import re
 import time
 from collections.abc import Callable
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -14,6 +15,7 @@ import apsw
 
 from igraph_mcp import crashpoints
 from igraph_mcp.index import parse as parse_mod
+from igraph_mcp.index import parse_pool
 from igraph_mcp.index.languages import CONTAINER_KINDS, language_for_path
 from igraph_mcp.index.model import ParsedFile, Symbol
 from igraph_mcp.index.resolve import Binding, Resolver
@@ -67,8 +69,11 @@ class Indexer:
         *,
         max_file_bytes: int = 1_000_000,
         extra_ignores: tuple[str, ...] = (),
+        parse_workers: int = 0,
     ) -> None:
         self.root = root
+        self.parse_workers = parse_workers  # 0 = one per core for a large job, 1 = parse in this process
+        self.parse_task: parse_pool.ParseTask = parse_pool.parse_job  # tests swap in a task that crashes
         self.db = db
         self.max_file_bytes = max_file_bytes
         self.extra_ignores = extra_ignores
@@ -231,43 +236,53 @@ class Indexer:
                     graph.delete_file(con, st.id, vectors=vectors)
                 crashpoints.reached("index.delete")
         total = len(changes)
-        for start in range(0, total, FILES_PER_TRANSACTION):
-            batch = changes[start : start + FILES_PER_TRANSACTION]
-            parsed = [(c, self._parse(c, summary)) for c in batch]
-            old_ids = [c.old_id for c in batch if c.old_id is not None]
-            old_names = {fid: graph.names_in_files(self.db, [fid]) for fid in old_ids}
-            if old_ids and vectors:
-                self.reusable_vectors.update(vec_store.vectors_for_files(self.db, old_ids))
-            with self.db.atomic() as con:
-                self.db.set_meta(con, "resolve_pending", "1")
-                for c, pf in parsed:
-                    if c.old_id is not None:
-                        graph.delete_file(con, c.old_id, vectors=vectors)
-                    file_id = self._write_file(con, c, pf)
-                    changed_ids.append(file_id)
-                    new_names = {s.name for s in pf.symbols if s.name}
-                    # Edges that pointed at a re-parsed symbol are marked stale and re-bound anyway; elsewhere
-                    # only a name whose set of definitions changed (added or removed) can bind differently.
-                    names |= new_names ^ old_names.get(c.old_id, set()) if c.old_id is not None else new_names
-                    summary.parsed += 1
-                    summary.parseErrors += int(pf.has_error)
-                crashpoints.reached("index.batch")
-            report("parse", min(start + len(batch), total), total)
+        jobs = [parse_pool.ParseJob(c.walked.path, c.walked.language, c.data) for c in changes]
+        workers = parse_pool.worker_count(self.parse_workers, parse_pool.total_bytes(jobs))
+        summary.parseWorkers = workers
+        with closing(parse_pool.parse_all(jobs, workers, self.parse_task)) as outcomes:
+            for start in range(0, total, FILES_PER_TRANSACTION):
+                batch = changes[start : start + FILES_PER_TRANSACTION]
+                parsed = [(c, self._outcome(next(outcomes), summary)) for c in batch]
+                self._store_batch(parsed, names, changed_ids, vectors, summary)
+                report("parse", min(start + len(batch), total), total)
         return changed_ids, names
 
-    def _parse(self, change: _Change, summary: IndexResult) -> ParsedFile:
-        source = parse_mod.normalize_source(change.data)
-        try:
-            return parse_mod.parse_source(source, change.walked.language)
-        except parse_mod.NestingTooDeep as exc:
-            # The limit is reported with the run (skipped: too_deeply_nested); the module's text stays searchable.
-            summary.skipped["too_deeply_nested"] = summary.skipped.get("too_deeply_nested", 0) + 1
-            log.warning("%s indexed as text only: %s", change.walked.path, exc)
-            return ParsedFile(language=change.walked.language, has_error=True)
-        except (ValueError, RecursionError, MemoryError) as exc:
-            # One bad file must never stop the run: index it as a bare module and say why in the log.
-            log.warning("parse failed for %s: %s", change.walked.path, type(exc).__name__)
-            return ParsedFile(language=change.walked.language, has_error=True)
+    def _store_batch(
+        self,
+        parsed: list[tuple[_Change, ParsedFile]],
+        names: set[str],
+        changed_ids: list[int],
+        vectors: bool,
+        summary: IndexResult,
+    ) -> None:
+        """Write one batch of parsed files (whole files only) in one transaction."""
+        old_ids = [c.old_id for c, _ in parsed if c.old_id is not None]
+        old_names = {fid: graph.names_in_files(self.db, [fid]) for fid in old_ids}
+        if old_ids and vectors:
+            self.reusable_vectors.update(vec_store.vectors_for_files(self.db, old_ids))
+        with self.db.atomic() as con:
+            self.db.set_meta(con, "resolve_pending", "1")
+            for c, pf in parsed:
+                if c.old_id is not None:
+                    graph.delete_file(con, c.old_id, vectors=vectors)
+                file_id = self._write_file(con, c, pf)
+                changed_ids.append(file_id)
+                new_names = {s.name for s in pf.symbols if s.name}
+                # Edges that pointed at a re-parsed symbol are marked stale and re-bound anyway; elsewhere
+                # only a name whose set of definitions changed (added or removed) can bind differently.
+                names |= new_names ^ old_names.get(c.old_id, set()) if c.old_id is not None else new_names
+                summary.parsed += 1
+                summary.parseErrors += int(pf.has_error)
+            crashpoints.reached("index.batch")
+
+    @staticmethod
+    def _outcome(outcome: parse_pool.ParseOutcome, summary: IndexResult) -> ParsedFile:
+        """The parsed records of one file; a skip reason is counted and its warning logged here, in file order."""
+        if outcome.skipped:
+            summary.skipped[outcome.skipped] = summary.skipped.get(outcome.skipped, 0) + 1
+        if outcome.warning:
+            log.warning("%s", outcome.warning)
+        return outcome.parsed
 
     def _write_file(self, con: apsw.Connection, change: _Change, pf: ParsedFile) -> int:
         w = change.walked
@@ -391,9 +406,12 @@ class Indexer:
                 log.warning("resolving %s recursed too deeply; left unresolved", r.target_name[:80])
                 b = Binding(None, "unresolved")
             bound += b.target is not None
-            updates.append(EdgeBinding(b.target, b.how, b.confidence, b.candidates_json(), r.edge_id))
+            candidates = b.candidates_json()
+            if (b.target, b.how, b.confidence, candidates) != (r.target_id, r.resolution, r.confidence, r.candidates):
+                # Most references of a fresh build stay unresolved as inserted: no write for those.
+                updates.append(EdgeBinding(b.target, b.how, b.confidence, candidates, r.edge_id))
         with self.db.atomic() as con:
-            graph.set_edge_targets(con, updates)
+            graph.set_edge_targets(con, updates, bulk=everything)
             self.db.set_meta(con, "resolve_pending", "0")
             crashpoints.reached("index.resolve")
         return bound

@@ -169,6 +169,10 @@ class ScopeInference:
         self._members: dict[tuple[int, str], Value | None] = {}
         self._mros: dict[int, tuple[list[int], bool]] = {}
         self._busy: set[tuple[str, int, str]] = set()
+        # Per-run memos: every lookup of a name used to scan the file's imports, and every module string was
+        # matched against the file table again (sympy 1.1.1: ~70k lookups over ~1,100 files).
+        self._import_index: dict[int, tuple[dict[str, tuple[str, str, str]], list[str]]] = {}
+        self._module_files: dict[tuple[str, int], list[int]] = {}
         self._depth = 0
         self._py_packages = {posixpath.dirname(p) for p in r.file_paths.values() if p.endswith("/__init__.py")}
         self._py_packages |= {"" for p in r.file_paths.values() if p == "__init__.py"}
@@ -266,30 +270,50 @@ class ScopeInference:
 
     # -- imports ------------------------------------------------------------------------------------------------
     def _imported(self, file_id: int, name: str) -> Value | None:
-        stars: list[str] = []
-        for module, member, alias in self.r.imports.get(file_id, []):
-            if member == "*":
-                stars.append(module)
-                continue
+        named, stars = self._imports_of(file_id)
+        entry = named.get(name)
+        if entry is not None:
+            module, member, alias = entry
             if member:
-                if (alias or member) == name:
-                    return self._with_how(self.module_member(module, file_id, member), "import")
-            elif alias == name:
+                return self._with_how(self.module_member(module, file_id, member), "import")
+            if alias:
                 return Value("module", file_id, module=module, how="import")
-            elif not alias and module.split(".")[0] == name and not module.startswith("."):
-                return Value("module", file_id, module=name, how="import")  # `import a.b` binds `a`
+            return Value("module", file_id, module=name, how="import")  # `import a.b` binds `a`
         for module in stars:
             found = self.module_member(module, file_id, name, star=True)
             if found.kind not in ("unknown", "external"):
                 return self._with_how(found, "import")
         return None
 
+    def _imports_of(self, file_id: int) -> tuple[dict[str, tuple[str, str, str]], list[str]]:
+        """A file's imports as local name -> the first import binding it, and its star-imported modules."""
+        got = self._import_index.get(file_id)
+        if got is None:
+            named: dict[str, tuple[str, str, str]] = {}
+            stars: list[str] = []
+            for module, member, alias in self.r.imports.get(file_id, []):
+                if member == "*":
+                    stars.append(module)
+                elif member or alias:
+                    named.setdefault(alias or member, (module, member, alias))
+                elif not module.startswith("."):
+                    named.setdefault(module.split(".")[0], (module, member, alias))
+            got = self._import_index[file_id] = (named, stars)
+        return got
+
+    def module_files(self, module: str, importer: int) -> list[int]:
+        """Files a Python module string names; an absolute name must start at a source root, not in a package."""
+        key = (module, importer)
+        got = self._module_files.get(key)
+        if got is None:
+            got = self._module_files[key] = self._find_module_files(module, importer)
+        return got
+
     @staticmethod
     def _with_how(value: Value, how: str) -> Value:
         return replace(value, how=_how(value.how, how)) if value.how else replace(value, how=how)
 
-    def module_files(self, module: str, importer: int) -> list[int]:
-        """Files a Python module string names; an absolute name must start at a source root, not in a package."""
+    def _find_module_files(self, module: str, importer: int) -> list[int]:
         files = self.r.files_for_module(module, importer)
         if module.startswith("."):
             return files

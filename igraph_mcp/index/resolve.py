@@ -158,6 +158,8 @@ class Resolver:
             for i in range(len(full)):
                 self.files_by_suffix["/".join(full[i:])].append(fid)
         self._binding_cache: dict[int, dict[str, tuple[list[int], str]]] = {}
+        # (module string, importer file) -> files: a large repository asks the same question ~100k times.
+        self._module_files: dict[tuple[str, int], list[int]] = {}
 
     # -- imports -----------------------------------------------------------------------------------------------
     def files_for_module(self, module: str, importer: int) -> list[int]:
@@ -165,6 +167,13 @@ class Resolver:
         return self._files_for_module(module, importer)
 
     def _files_for_module(self, module: str, importer: int) -> list[int]:
+        key = (module, importer)
+        cached = self._module_files.get(key)
+        if cached is None:
+            cached = self._module_files[key] = self._find_module_files(module, importer)
+        return list(cached)
+
+    def _find_module_files(self, module: str, importer: int) -> list[int]:
         importer_path = self.file_paths.get(importer, "")
         for key in module_candidates(module, importer_path):
             hits = self.files_by_suffix.get(key) or self.files_by_dir_suffix.get(key)

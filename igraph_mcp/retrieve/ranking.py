@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+from collections import Counter
 from collections.abc import Mapping, Sequence
 
 from igraph_mcp.models import FileHit, Hit
@@ -20,6 +22,9 @@ FILE_SYMBOLS = 5  # symbols of one file that add to its score
 # 64.3 -> 64.3 -> 71.4, nothing else changed.
 PATH_WORD = 0.5
 PATH_WORDS_MAX = 3
+# Weigh each path word by its rarity among the index's paths (log(files / files with the word) / log(files)):
+# "django" is in every Django path and says nothing, "autodoc" names a place. 0 = count words alike.
+PATH_WORD_RARITY = 0
 _GENERIC_PATH_WORDS = frozenset({"py", "init", "src", "lib", "main", "core", "base", "utils", "util", "tests", "test"})
 
 
@@ -60,18 +65,51 @@ def path_words(path: str) -> set[str]:
     return {w for w in words if len(w) > 2 and w not in _GENERIC_PATH_WORDS}
 
 
-def rank_files(hits: list[Hit], qa: QueryAnalysis | None = None) -> list[FileHit]:
-    """Files ranked by their best symbol plus decaying credit for further ones, and by path words the query uses."""
+class PathWordCounts:
+    """How many of an index's files carry each path word (the rarity of a word), from the list of paths."""
+
+    def __init__(self, paths: Sequence[str]) -> None:
+        self.files = len(paths)
+        self.counts: Counter[str] = Counter(w for p in paths for w in path_words(p))
+
+    def rarity(self, words: set[str]) -> float:
+        """Sum over ``words`` of log(files / files with the word) / log(files): 1 for a word in one file."""
+        if self.files < 2:
+            return float(len(words))
+        top = math.log(self.files)
+        return sum(math.log(self.files / max(self.counts.get(w, 1), 1)) / top for w in words)
+
+
+def file_path_words(hits: Sequence[Hit], qa: QueryAnalysis | None) -> dict[str, set[str]]:
+    """file -> the path words of that file the query uses, for every file among ``hits``."""
+    query_words = set(qa.tokens) if qa is not None else set()
+    out: dict[str, set[str]] = {}
+    for h in hits:
+        if h.filePath not in out:
+            out[h.filePath] = path_words(h.filePath) & query_words if query_words else set()
+    return out
+
+
+def rank_files(
+    hits: list[Hit],
+    qa: QueryAnalysis | None = None,
+    counts: PathWordCounts | None = None,
+    words: Mapping[str, set[str]] | None = None,
+) -> list[FileHit]:
+    """Files ranked by their best symbol plus decaying credit for further ones, and by path words the query uses
+    (each weighed by its rarity among ``counts``' paths when PATH_WORD_RARITY is on and counts are given)."""
     scores: dict[str, list[float]] = {}
     for h in hits:
         scores.setdefault(h.filePath, []).append(h.score)
-    query_words = set(qa.tokens) if qa is not None and PATH_WORD > 0 else set()
+    matched = words if words is not None else file_path_words(hits, qa) if PATH_WORD > 0 else {}
     ranked = []
     for path, vals in scores.items():
         vals.sort(reverse=True)
         score = sum(v * FILE_SCORE_DECAY**i for i, v in enumerate(vals[:FILE_SYMBOLS]))
-        if query_words:
-            score *= 1 + PATH_WORD * min(PATH_WORDS_MAX, len(path_words(path) & query_words))
+        used = matched.get(path)
+        if used and PATH_WORD > 0:
+            evidence = counts.rarity(used) if PATH_WORD_RARITY and counts is not None else float(len(used))
+            score *= 1 + PATH_WORD * min(PATH_WORDS_MAX, evidence)
         ranked.append(FileHit(filePath=path, score=score))
     ranked.sort(key=lambda f: (-f.score, f.filePath))
     return ranked

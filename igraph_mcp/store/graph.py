@@ -326,12 +326,15 @@ def imports_by_file(db: Database) -> dict[int, list[tuple[str, str, str]]]:
     return out
 
 
+_REF_COLUMNS = (
+    "e.id, e.source_id, n.file_id, e.kind, e.target_name, e.qualifier, e.target_id, e.resolution, e.confidence, "
+    "e.candidates"
+)
+
+
 def edges_to_resolve(db: Database, file_ids: Sequence[int], names: set[str]) -> list[RefToResolve]:
     """Reference edges needing (re-)resolution: all from the given files, plus any elsewhere naming ``names``."""
-    sql = (
-        "SELECT e.id, e.source_id, n.file_id, e.kind, e.target_name, e.qualifier FROM edges e "
-        "JOIN nodes n ON n.id = e.source_id WHERE e.kind != 'contains' AND "
-    )
+    sql = f"SELECT {_REF_COLUMNS} FROM edges e JOIN nodes n ON n.id = e.source_id WHERE e.kind != 'contains' AND "  # noqa: S608 - fixed columns
     out: dict[int, RefToResolve] = {}
     for chunk in _chunks(list(file_ids)):
         for r in db.rows(sql + f"n.file_id IN ({_placeholders(len(chunk))})", tuple(chunk)):
@@ -350,15 +353,32 @@ def all_reference_edges(db: Database) -> list[RefToResolve]:
     return [
         RefToResolve(*r)
         for r in db.rows(
-            "SELECT e.id, e.source_id, n.file_id, e.kind, e.target_name, e.qualifier FROM edges e "
-            "JOIN nodes n ON n.id = e.source_id WHERE e.kind != 'contains'"
+            f"SELECT {_REF_COLUMNS} FROM edges e JOIN nodes n ON n.id = e.source_id WHERE e.kind != 'contains'"  # noqa: S608
         )
     ]
 
 
-def set_edge_targets(con: apsw.Connection, rows: Iterable[EdgeBinding]) -> None:
-    """Bind edges to their resolved targets (or record why they stay unbound), with confidence and candidates."""
+# Indexes on what a binding changes. Rebinding every edge of a large repository spent more time keeping them up to
+# date row by row than building them afresh (sympy 1.1.1, ~200k reference edges, loaded machine: 3.1 s of CPU
+# against 1.4 s).
+_BINDING_INDEXES = ("edges_target", "edges_target_name")
+
+
+def set_edge_targets(con: apsw.Connection, rows: Iterable[EdgeBinding], *, bulk: bool = False) -> None:
+    """Bind edges to their resolved targets (or record why they stay unbound), with confidence and candidates.
+
+    ``bulk`` (rebinding all edges) drops the indexes on the binding first and rebuilds them from their own schema
+    text afterwards, inside the caller's transaction, so a reader never sees the table without them.
+    """
+    # In edge id order, the updates walk the table's b-tree front to back instead of jumping around it.
+    rows = sorted(rows, key=lambda b: b.edge_id)
+    found = "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND name IN (?, ?)"
+    indexes = list(con.execute(found, _BINDING_INDEXES)) if bulk else []
+    for name, _sql in indexes:
+        con.execute(f'DROP INDEX "{name}"')
     con.executemany("UPDATE edges SET target_id = ?, resolution = ?, confidence = ?, candidates = ? WHERE id = ?", rows)
+    for _name, sql in indexes:
+        con.execute(sql)
 
 
 def insert_facts(con: apsw.Connection, rows: Iterable[tuple[int, str, str, str]]) -> None:

@@ -85,6 +85,11 @@ class RefToResolve(NamedTuple):
     kind: str
     target_name: str
     qualifier: str
+    # The edge's binding as stored now, so a binding that did not change is not written again.
+    target_id: int | None = None
+    resolution: str = ""
+    confidence: float = 0.0
+    candidates: str = ""
 
 
 class EdgeBinding(NamedTuple):
