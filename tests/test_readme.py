@@ -1,9 +1,11 @@
-"""The README's layout section names every module of the package, so it cannot drift from the tree unnoticed."""
+"""The README names every module of the package and every indexed language, so neither drifts unnoticed."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
+
+from igraph_mcp.index.languages import LANGUAGES
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -26,3 +28,59 @@ def test_layout_names_every_module_and_room() -> None:
     rooms = [p.name for p in package.iterdir() if p.is_dir() and not p.name.startswith("__")]
     missing += [f"{room}/" for room in rooms if f"{room}/" not in block]
     assert not missing, f"add these to the README's Layout section: {missing}"
+
+
+# The README's name for each row of the language table (OCaml interfaces share OCaml's line).
+_DISPLAY = {
+    "python": "Python",
+    "javascript": "JavaScript",
+    "typescript": "TypeScript",
+    "tsx": "TSX",
+    "go": "Go",
+    "java": "Java",
+    "csharp": "C#",
+    "rust": "Rust",
+    "c": "C",
+    "cpp": "C++",
+    "ruby": "Ruby",
+    "php": "PHP",
+    "kotlin": "Kotlin",
+    "swift": "Swift",
+    "scala": "Scala",
+    "lua": "Lua",
+    "dart": "Dart",
+    "elixir": "Elixir",
+    "haskell": "Haskell",
+    "bash": "Bash",
+    "zig": "Zig",
+    "r": "R",
+    "julia": "Julia",
+    "ocaml": "OCaml",
+    "ocaml_interface": "OCaml",
+    "erlang": "Erlang",
+    "perl": "Perl",
+    "groovy": "Groovy",
+    "clojure": "Clojure",
+    "solidity": "Solidity",
+    "objc": "Objective-C",
+    "vue": "Vue",
+    "svelte": "Svelte",
+}
+
+
+def test_language_list_and_recall_table_match_the_language_table() -> None:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text.split("\n## Languages\n", 1)[1].split("\n## ", 1)[0]
+    listed = re.search(r"^\*\*(\d+) languages:\*\* (.+?)\.\n\n", section, re.M | re.S)
+    assert listed, "the Languages section needs its list paragraph: **N languages:** A, B, C."
+    names = [n.strip() for n in listed.group(2).replace("\n", " ").split(",")]
+    rows = [
+        line.split("|")[1].strip()
+        for line in section.splitlines()
+        if line.startswith("| ") and not line.startswith("| language")
+    ]
+    # a language added to index/languages.py shows here under its table name until the README names it
+    indexed = {_DISPLAY.get(name, name) for name in LANGUAGES}
+    assert set(names) == indexed, "the README's language list differs from index/languages.py"
+    assert rows == names, "the recall table needs one row per listed language, in the list's order"
+    assert int(listed.group(1)) == len(names)

@@ -7,7 +7,14 @@ import pytest
 from igraph_mcp.index import parse as parse_mod
 from igraph_mcp.index.model import Fact, ParsedFile, Reference, Symbol
 from igraph_mcp.index.parse import parse_source
-from igraph_mcp.index.recover import blank_line, first_error_byte, merge_missing, sort_symbols
+from igraph_mcp.index.recover import (
+    find_errors,
+    first_error_byte,
+    hidden_lines,
+    line_bounds,
+    merge_missing,
+    sort_symbols,
+)
 
 # tree-sitter-bash cannot read an indirect array length inside a double-quoted string: the whole file becomes one
 # ERROR node and every function after `append_arrays` used to be lost (bats-core's common.bash does this).
@@ -30,6 +37,15 @@ second() {
 third() {
   second "$@"
 }
+
+fourth() {
+  third "$@"
+}
+
+fifth() {
+  local n=$1
+  fourth "$n"
+}
 """
 
 # tree-sitter-kotlin reads `"st"` followed by a line starting with `(` as a call, and loses everything after.
@@ -51,6 +67,14 @@ class Loaded(
 )
 
 fun helper(x: Int) = x + 1
+
+class Saved(
+  path: String
+) : Exception(
+  message = "Cannot save '$path'"
+)
+
+fun other(y: Int) = helper(y) * 2
 """
 
 
@@ -71,6 +95,8 @@ def test_bash_functions_after_a_swallowing_error_are_found(monkeypatch: pytest.M
         "append_arrays": (6, 11, "function", 0),  # the function holding the broken line is kept too
         "second": (13, 15, "function", 0),
         "third": (17, 19, "function", 0),
+        "fourth": (21, 23, "function", 0),
+        "fifth": (25, 28, "function", 0),
     }
     second = next(s for s in pf.symbols if s.name == "second")
     assert BASH[second.start_byte : second.end_byte].startswith(b"second() {")
@@ -87,6 +113,8 @@ def test_kotlin_classes_after_a_swallowing_error_are_found(monkeypatch: pytest.M
         "Ordinals.suffix": ("method", 3, 8),
         "Loaded": ("class", 12, 16),
         "helper": ("function", 18, 18),
+        "Saved": ("class", 20, 24),
+        "other": ("function", 26, 26),
     }
     assert pf.has_error  # still stored as a partial parse
     assert ("inherits", "Exception", 14, "Loaded") in {
@@ -109,17 +137,24 @@ def test_an_error_free_file_is_parsed_once(monkeypatch: pytest.MonkeyPatch) -> N
     assert len(calls) == 3  # the broken file was parsed again once, with its broken line blanked
 
 
-def test_blank_line_keeps_every_offset() -> None:
-    source = "a = 1\nb = é(\nc = 3".encode()
-    blanked = blank_line(source, source.index(b"("))
-    assert blanked == b"a = 1\n" + b" " * len("b = é(".encode()) + b"\nc = 3"
-    assert blank_line(source, 0).startswith(b"     \nb") and blank_line(source, len(source) - 1).endswith(b"\n     ")
+@pytest.mark.parametrize(
+    ("pos", "expected"),
+    [(0, (0, 5)), (4, (0, 5)), (5, (0, 5)), (6, (6, 8)), (9, (9, 9)), (10, (10, 13))],
+)
+def test_line_bounds(pos: int, expected: tuple[int, int]) -> None:
+    assert line_bounds(b"ab(cd\nef\n\nxyz", pos) == expected
 
 
-def test_first_error_byte_points_inside_the_broken_function() -> None:
+def test_first_error_is_the_innermost_earliest_one() -> None:
     tree = parse_mod._parser(parse_mod.get_spec("bash")).parse(BASH)
-    line = BASH.count(b"\n", 0, first_error_byte(tree.root_node)) + 1
-    assert line == 8  # the `${#${array}[@]}` line, not the start of the ERROR node that swallows the file
+    errors = find_errors(tree.root_node)
+    assert errors[0].start_point[0] < 7 and errors[0].end_point[0] > 15  # the ERROR that swallows the file ...
+    line = BASH.count(b"\n", 0, first_error_byte(errors)) + 1
+    assert line == 8  # ... starts above, but the error that made it is the `${#${array}[@]}` line
+    assert hidden_lines(errors) >= 20
+    small = parse_mod._parser(parse_mod.get_spec("python")).parse(b"def f(:\n    return 1\n\nx = 1\n")
+    small_errors = find_errors(small.root_node)
+    assert small_errors and not hidden_lines(small_errors)  # a one-line error is left alone
 
 
 def _sym(name: str, kind: str, start: int, end: int, parent: int | None = 0, qualified: str = "") -> Symbol:

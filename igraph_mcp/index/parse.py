@@ -33,16 +33,20 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from tree_sitter import Node, Parser, Query, QueryCursor, Range
+from tree_sitter import Node, Parser, Query, QueryCursor, Range, Tree
 from tree_sitter_language_pack import get_language, get_parser
 
 from igraph_mcp.index.languages import LanguageSpec, get_spec
 from igraph_mcp.index.model import Fact, Import, ParsedFile, Reference, Symbol
 from igraph_mcp.index.recover import (
     MAX_RESTARTS,
-    blank_line,
+    PATIENCE,
+    find_errors,
     first_error_byte,
+    hidden_lines,
+    line_bounds,
     merge_missing,
+    new_symbols,
     sort_symbols,
 )
 
@@ -667,25 +671,49 @@ def parse_source(source: bytes, language: str) -> ParsedFile:
         regions = _host_regions(spec, source)
         if not regions:  # a component without a script: only its module symbol
             return ParsedFile(language=language, symbols=[_module_symbol(source, "")])
-    pf, root = _parse_document(source, spec, query, regions)
-    work = source
-    for _ in range(MAX_RESTARTS):
-        if not root.has_error:
-            break
-        blanked = blank_line(work, first_error_byte(root))
-        if blanked == work:  # the error sits on an empty line (a missing token at the end): nothing to take out
-            break
-        work = blanked
-        again, root = _parse_document(work, spec, query, regions)
-        # the less broken reading leads; the earlier one adds what it alone saw (definitions on the blanked line)
-        if merge_missing(again, pf, spec.class_kinds):
-            sort_symbols(again)
-        again.has_error = True  # the file itself is still broken: it is stored as a partial parse
-        pf = again
+    pf, tree = _parse_document(source, spec, query, regions)
+    if tree.root_node.has_error:
+        hidden = hidden_lines(find_errors(tree.root_node))
+        if hidden:
+            pf = _recover(source, spec, query, regions, pf, tree, hidden)
     return pf
 
 
-def _parse_document(source: bytes, spec: LanguageSpec, query: Query, regions: list[Range]) -> tuple[ParsedFile, Node]:
+def _recover(
+    source: bytes, spec: LanguageSpec, query: Query, regions: list[Range], pf: ParsedFile, tree: Tree, hidden: int
+) -> ParsedFile:
+    """Blank the line of the first error while that shrinks the lines errors hide (incremental tree-sitter parses
+    only, which are cheap), then extract once more; keep that reading if it found definitions `pf` lacks."""
+    parser = _parser(spec)  # _parse_document left the host file's included ranges on it
+    work, best, stale = source, hidden, 0
+    errors = find_errors(tree.root_node)
+    for _ in range(MAX_RESTARTS):
+        start, end = line_bounds(work, first_error_byte(errors))
+        if not work[start:end].strip():  # the error sits on an empty line (a missing token at the end)
+            break
+        work = work[:start] + b" " * (end - start) + work[end:]
+        row, width = work.count(b"\n", 0, start), end - start
+        tree.edit(start, end, end, (row, 0), (row, width), (row, width))
+        tree = parser.parse(work, tree)
+        errors = find_errors(tree.root_node) if tree.root_node.has_error else []
+        now = hidden_lines(errors)
+        stale = stale + 1 if now >= best else 0
+        best = min(best, now)
+        if not now or stale == PATIENCE:
+            break
+    if best >= hidden:
+        return pf  # blanking did not uncover anything
+    again, _tree = _parse_document(work, spec, query, regions)
+    if not new_symbols(pf, again):
+        return pf
+    # the new reading leads; the first one adds what it alone saw (definitions on the blanked lines)
+    if merge_missing(again, pf, spec.class_kinds):
+        sort_symbols(again)
+    again.has_error = True  # the file itself is still broken: it is stored as a partial parse
+    return again
+
+
+def _parse_document(source: bytes, spec: LanguageSpec, query: Query, regions: list[Range]) -> tuple[ParsedFile, Tree]:
     """Parse `source` as one document (only `regions` of it, when given) and extract everything from the tree."""
     parser = _parser(spec)
     if spec.host_grammar:
@@ -744,4 +772,4 @@ def _parse_document(source: bytes, spec: LanguageSpec, query: Query, regions: li
                 line=imp.stmt.start_point[0] + 1,
             )
         )
-    return pf, root
+    return pf, tree

@@ -3,12 +3,16 @@
 tree-sitter's error recovery sometimes gives up on everything after one construct a grammar cannot read:
 tree-sitter-bash, meeting `"${#${array}[@]}"` inside a string, wraps the rest of the file in one ERROR node and
 every function after it is lost; tree-sitter-kotlin loses a file after a `when` whose branches start with `(`.
-When a parse has an error, the line holding the first error is turned into spaces (so every byte offset and line
-number stays valid) and the text is parsed again, up to MAX_RESTARTS times while errors remain. The least broken
-reading leads and each earlier one adds what only it saw (a definition on a blanked line), so nothing found is
-ever lost. Tried first and dropped: re-parsing from the next column-0 line after the error as a document of its
-own, which loses the definition holding the error and its enclosing class (bats 75/76 instead of 76/76).
-Error-free files never get here, so they pay nothing.
+When a parse has an error that spans several lines (a local one hides nothing and is left alone), the line holding
+the first error is turned into spaces (so every byte offset and line number stays valid) and the text is parsed
+again by tree-sitter alone (incrementally), up to MAX_RESTARTS times while such an error remains and the lines it
+hides keep shrinking. Only when they shrank are the definitions extracted once more from the last text; if that
+reading found a definition the first one lacked, it leads and the first one adds what only it saw (a definition
+on a blanked line), so nothing found is ever lost. Error-free files never get here, so they pay nothing; the
+extraction, the costly part, runs at most twice per file.
+
+Tried first and dropped: re-parsing from the next column-0 line after the error as a document of its own, which
+loses the definition holding the error and its enclosing class (bats 75/76 instead of 76/76).
 """
 
 from __future__ import annotations
@@ -18,30 +22,66 @@ from tree_sitter import Node
 from igraph_mcp.index.languages import CONTAINER_KINDS
 from igraph_mcp.index.model import ParsedFile, Symbol
 
-# Re-parses per file, so a file full of errors costs at most this many extra parses (bats' common.bash and the
-# Kotlin file of the definitions benchmark were clean after one).
+# Blanked lines per file at most (each costs one incremental tree-sitter parse).
 MAX_RESTARTS = 8
+# An error may hide definitions when its ERROR node spans at least this many lines. Measured on the 72 files with
+# errors among the definitions benchmark's projects: every re-parse that found more definitions had an ERROR of
+# 160 lines or more (Kotlin 262, bats 259, C# 421, Swift 167); errors of 1-9 lines (C macros, Zig, Haskell, a C++
+# template) never did, and re-parsing them tripled the parse time of those projects (lz4 0.59 s -> 3.58 s).
+SWALLOW_LINES = 20
+
+# Blanked lines in a row that may leave the hidden lines as many as before: the Kotlin file needed two (the second
+# cleared all 262); on the files where blanking never helps (C headers full of macros, Swift's `#if` inside a
+# `switch`) the hidden lines never moved, and stopping early keeps their cost to two tree-sitter parses.
+PATIENCE = 2
 
 
-def first_error_byte(root: Node) -> int:
-    """Byte where the first syntax error starts: the earliest ERROR or MISSING node holding no error of its own.
+def find_errors(root: Node) -> list[Node]:
+    """The tree's ERROR and MISSING nodes in document order (outer before inner).
 
-    Descends only into children that contain an error, so the cost is one path down the tree.
+    Only children that contain an error are visited, so the cost follows the errors, not the file's size (a query
+    over the whole tree cost as much as the parse itself).
     """
-    node = root
-    while True:
-        nxt = next((c for c in node.children if c.has_error or c.is_missing), None)
-        if nxt is None:
-            return node.start_byte
-        node = nxt
+    found = []
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.is_error or node.is_missing:
+            found.append(node)
+        stack.extend(c for c in node.children if c.has_error or c.is_missing)
+    return sorted(found, key=lambda n: (n.start_byte, -n.end_byte))
 
 
-def blank_line(source: bytes, pos: int) -> bytes:
-    """`source` with the line holding byte `pos` turned to spaces: every offset and line number stays put."""
-    start = source.rfind(b"\n", 0, pos) + 1
+def first_error_byte(errors: list[Node]) -> int:
+    """Byte where the first error starts: the earliest error node holding no other (`errors` from find_errors).
+
+    An ERROR node that swallows a file starts at its top; the error that made it lies inside, where the next
+    node in document order starts before the outer one ends.
+    """
+    cur = errors[0]
+    for node in errors[1:]:
+        if node.start_byte >= cur.end_byte:  # after `cur`: nothing lies inside it
+            break
+        cur = node
+    return cur.start_byte
+
+
+def hidden_lines(errors: list[Node]) -> int:
+    """Lines inside ERROR nodes of SWALLOW_LINES lines or more (nested ones count again): 0 when nothing is hidden."""
+    spans = (n.end_point[0] - n.start_point[0] + 1 for n in errors if n.is_error)
+    return sum(span for span in spans if span >= SWALLOW_LINES)
+
+
+def line_bounds(source: bytes, pos: int) -> tuple[int, int]:
+    """Start and end (before its newline) of the line holding byte `pos`."""
     end = source.find(b"\n", pos)
-    end = len(source) if end == -1 else end
-    return source[:start] + b" " * (end - start) + source[end:]
+    return source.rfind(b"\n", 0, pos) + 1, len(source) if end == -1 else end
+
+
+def new_symbols(lead: ParsedFile, other: ParsedFile) -> bool:
+    """Whether `other` has a definition (name, start line) that `lead` lacks."""
+    known = {(s.name, s.start_line) for s in lead.symbols[1:]}
+    return any((s.name, s.start_line) not in known for s in other.symbols[1:])
 
 
 def _enclosing_container(pf: ParsedFile, sym: Symbol) -> int:
