@@ -14,12 +14,14 @@ at its line, or up to DECORATOR_LINES lines before it (decorators, attributes, d
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import re
 import subprocess
 import sys
 import tarfile
+import urllib.request
 import zipfile
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -49,6 +51,10 @@ KOTLIN_DECLARATION = r"\b(?:fun|class|interface|object)\b"
 LUA_FUNCTION = r"\bfunction\b"
 # ctags' Haskell parser tags fixity declarations and class headers as functions named `infixr`, `class`...
 HASKELL_KEYWORD_LINE = r"^/\^(?:infix[lr]?|class)\b"
+# ctags' Elixir kinds for functions (def, defmacro, defguard, defdelegate), modules and protocols
+ELIXIR_KINDS = frozenset({"function", "macro", "guard", "delegate", "module", "protocol"})
+# `def unquote(name)(args)` defines a function whose name is computed at compile time; ctags calls it `unquote`.
+ELIXIR_COMPUTED_NAME = r"^/\^\s*def\w*\s+unquote\("
 _PLACEHOLDER = re.compile(r"^(?:<\w+>|\d|_$|\(\)$|.*=$)")
 
 
@@ -57,9 +63,12 @@ class Project:
     """One benchmark tree: where it comes from and which part of it holds the language's sources."""
 
     language: str  # our language name
-    source: str  # "npm", "pypi", "deb" or "jar" (a Debian package whose .jar files hold the sources)
+    # "npm", "pypi", "wheel", "deb", "jar" (a Debian package whose .jar files hold the sources) or "debsrc" (a
+    # Debian source package, spec `name_version`, fetched by URL from the pool and checked against its .dsc)
+    source: str
     spec: str  # package spec for the registry
     subdir: str = ""  # sources live under this path of the unpacked tree
+    include: str = ""  # only files whose path (relative to subdir) matches this regex count (e.g. not the tests)
     kinds: frozenset[str] = DEFAULT_KINDS
     languages: tuple[str, ...] = ()  # our languages counted here (default: just `language`)
     # ctags entries whose source line matches this are not definitions (see JS_DATA_OBJECT)
@@ -70,6 +79,9 @@ class Project:
     # who lists the definitions: "ctags", "regex" (reference_defs.RULES, for languages ctags cannot read) or
     # "script" (ctags on the `<script>` blocks of Vue and Svelte components)
     reference: str = "ctags"
+    # drop reference entries inside triple-quoted strings: ctags' Elixir parser tags the example code in
+    # `@moduledoc """ ... """` and `@doc` heredocs, and Groovy sources generate code from `"""` templates
+    skip_heredocs: bool = False
     ctags_options: tuple[str, ...] = ()
 
 
@@ -104,6 +116,31 @@ PROJECTS = [
         "svelte", "npm", "carbon-components-svelte@0.85.0", "package/src", reference="script", exclude=JS_DATA_OBJECT
     ),
     Project("swift", "npm", "expo-modules-core@1.12.11", "package/ios", reference="regex"),
+    # Groovy: Groovy's own Groovy-written sources (the shell, Swing builder, console, JMX...; not tests or examples)
+    Project(
+        "groovy",
+        "debsrc",
+        "groovy_2.4.21-8",
+        "groovy-2.4.21",
+        include=r"^(?:src/main|subprojects/[^/]+/src/main)/",
+        reference="regex",
+        skip_heredocs=True,  # code generated from `"""` templates defines nothing here
+    ),
+    # Elixir's standard library: the `lib/` of each of its applications (elixir, mix, ex_unit, iex, logger, eex)
+    Project(
+        "elixir",
+        "debsrc",
+        "elixir-lang_1.14.0.dfsg-2",
+        "elixir-1.14.0/lib",
+        include=r"^[^/]+/lib/",
+        kinds=ELIXIR_KINDS,
+        skip_heredocs=True,
+        exclude=ELIXIR_COMPUTED_NAME,
+    ),
+    # Dart: Apache Thrift's Dart library and its tests (no Dart in Debian's binary packages, nor on npm/PyPI)
+    Project("dart", "debsrc", "thrift_0.17.0-2", "thrift-0.17.0/lib/dart", reference="regex"),
+    # Scala's standard library
+    Project("scala", "debsrc", "scala_2.11.12-5", "scala-2.11.12/src/library", reference="regex"),
     Project("solidity", "npm", "@openzeppelin/contracts@5.0.2", "package", reference="regex"),
     Project("objc", "npm", "react-native-gesture-handler@2.16.2", "package/apple"),
     Project("r", "deb", "r-cran-littler", "usr/lib/R/site-library/littler"),
@@ -127,6 +164,32 @@ class Result:
 
 def _run(cmd: list[str], cwd: Path) -> None:
     subprocess.run(cmd, cwd=cwd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+
+DEBIAN_POOL = "http://deb.debian.org/debian/pool/main"
+
+
+def _download_debsrc(spec: str, dl: Path) -> Path:
+    """Download a Debian source package's upstream tarball (the `.orig.tar.*` its .dsc names), checked against the
+    SHA-256 the .dsc gives; no deb-src entry is needed, the pool is plain HTTP."""
+    name = spec.split("_", 1)[0]
+    pool = f"{DEBIAN_POOL}/{name[:4] if name.startswith('lib') else name[0]}/{name}"
+    dsc = dl / f"{spec}.dsc"
+    if not dsc.exists():
+        urllib.request.urlretrieve(f"{pool}/{dsc.name}", dsc)
+    text = dsc.read_text(encoding="utf-8")
+    sums = text.split("Checksums-Sha256:", 1)[1]
+    m = re.search(r"^ ([0-9a-f]{64}) \d+ (\S+\.orig\.tar\.\w+)$", sums, re.M)
+    if m is None:
+        raise SystemExit(f"{dsc}: no orig tarball listed")
+    want, archive = m[1], dl / m[2]
+    if not archive.exists():
+        urllib.request.urlretrieve(f"{pool}/{archive.name}", archive)
+    got = hashlib.sha256(archive.read_bytes()).hexdigest()
+    if got != want:
+        archive.unlink()
+        raise SystemExit(f"{archive.name}: sha256 {got} differs from the .dsc's {want}; removed, run again")
+    return archive
 
 
 def fetch(p: Project) -> Path:
@@ -159,6 +222,9 @@ def fetch(p: Project) -> Path:
         archive = next(f for f in dl.iterdir() if f.name.lower().startswith(f"{name}-{version}-".lower()))
         with zipfile.ZipFile(archive) as zf:
             zf.extractall(tmp)
+    elif p.source == "debsrc":
+        with tarfile.open(_download_debsrc(p.spec, dl)) as tf:
+            tf.extractall(tmp, filter="data")
     elif p.source in ("deb", "jar"):
         debs = sorted(dl.glob(f"{p.spec}_*.deb"))
         if not debs:
@@ -206,6 +272,21 @@ def _ctags(root: Path, files: list[str], options: tuple[str, ...] = ()) -> list[
     return [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")]
 
 
+def heredoc_lines(lines: list[bytes]) -> set[int]:
+    """1-based numbers of the lines inside triple-quoted strings (`\"\"\"` or `\'\'\'`), their closing line included."""
+    inside: bytes | None = None
+    found = set()
+    for number, text in enumerate(lines, 1):
+        if inside is not None:
+            found.add(number)
+        for quote in re.findall(rb'"""|\'\'\'', text):
+            if inside is None:
+                inside = quote
+            elif quote == inside:
+                inside = None
+    return found
+
+
 def _last_part(name: str) -> str:
     """`res.get` -> `get`; operators compare by their symbol (`operator +`, `operator+` -> `+`); an Objective-C
     selector by its first part (`touchesBegan:withEvent:` -> `touchesBegan`, as our symbols name it)."""
@@ -236,7 +317,8 @@ def measure(p: Project, misses: int) -> Result:
     root = _source_root(fetch(p), p)
     wanted = set(p.languages or (p.language,))
     walked = walk_repository(root, language_for_path, max_file_bytes=2_000_000)
-    files = [f.path for f in walked.files if f.language in wanted]
+    include = re.compile(p.include) if p.include else None
+    files = [f.path for f in walked.files if f.language in wanted and (include is None or include.search(f.path))]
     res = Result(p.language, p.spec, files=len(files))
     starts: dict[tuple[str, str], list[int]] = defaultdict(list)
     sources: dict[str, list[bytes]] = {}
@@ -252,6 +334,7 @@ def measure(p: Project, misses: int) -> Result:
     defs: dict[tuple[str, int], list[tuple[str, str]]] = defaultdict(list)
     exclude = re.compile(p.exclude) if p.exclude else None
     require = re.compile(p.require) if p.require else None
+    in_heredoc = {path: heredoc_lines(sources[path]) for path in files} if p.skip_heredocs else {}
     for tag in _reference(p, root, files):
         kind = str(tag.get("kind", ""))
         if kind not in p.kinds or "anonymous" in str(tag.get("extras", "")):
@@ -263,6 +346,8 @@ def measure(p: Project, misses: int) -> Result:
         if require is not None and not require.search(str(tag.get("pattern", ""))):
             continue
         path, line = str(tag["path"]), int(str(tag["line"]))
+        if line in in_heredoc.get(path, ()):
+            continue
         if not _written_near(str(tag["name"]), line, sources[path]):
             continue
         defs[(path, line)].append((kind, str(tag["name"])))

@@ -4,7 +4,9 @@ usage: python benchmarks/index_speed_langs.py [--lang python,go] [--repeat 3]
 
 Each project's source folder is copied to a temporary directory and indexed from scratch without vectors
 (walk, parse, store, resolve, FTS); the median of --repeat runs is printed, as wall time and as this process's CPU
-time (which a machine loaded by other work disturbs much less). To compare two versions of the
+time (which a machine loaded by other work disturbs much less). A project with more than
+parse_pool.PARALLEL_MIN_BYTES of source is parsed in worker processes whose CPU time is not counted: compare wall
+time there. To compare two versions of the
 package, run this script twice with PYTHONPATH pointing at each checkout: it only uses IGraphService.
 """
 

@@ -102,22 +102,47 @@ def throughput(sdist: str) -> dict[str, float]:
     }
 
 
+DEVSET = Path("/work/shared/devset/swebench_verified_dev.jsonl")
+ISSUES = 20  # issue texts timed in the "issue" modes (Django's devset issues: latency only, never tuning)
+
+
+def issue_texts(devset: Path = DEVSET, project: str = "Django", limit: int = ISSUES) -> list[str]:
+    """The first ``limit`` problem statements of ``project`` in the devset (empty when the file is absent)."""
+    if not devset.is_file():
+        return []
+    out = []
+    for line in devset.read_text(encoding="utf-8").splitlines():
+        row = json.loads(line) if line.strip() else {}
+        if row.get("pypi_name") == project:
+            out.append(str(row["problem_statement"]))
+    return out[:limit]
+
+
 def latency(tree: Path, rounds: int) -> dict[str, float]:
-    """p50/p95 of FTS-only, hybrid and hybrid + 2-hop expansion queries on an embedded index."""
+    """p50/p95 of FTS-only, hybrid and hybrid + 2-hop expansion queries on an embedded index.
+
+    The ``issue`` modes time whole issue texts (title + body): the query head is embedded, and the graph
+    channel and the learned re-ranking run, as they do for every issue-shaped query.
+    """
     svc = IGraphService(tree)
     status = svc.status()
     svc.explore("warm up the model", top_k=10)
     out: dict[str, float] = {"symbols": status.symbols, "vectors": status.vectors}
-    for label, channels, hops in (
-        ("fts", ("fts",), 0),
-        ("hybrid", ("fts", "dense"), 0),
-        ("hybrid_hops2", ("fts", "dense"), 2),
+    issues = issue_texts()
+    for label, channels, hops, queries in (
+        ("fts", ("fts",), 0, QUERIES),
+        ("hybrid", ("fts", "dense"), 0, QUERIES),
+        ("hybrid_hops2", ("fts", "dense"), 2, QUERIES),
+        ("hybrid_issue", ("fts", "dense"), 0, issues),
+        ("default_issue", ("fts", "dense"), 2, issues),
     ):
+        if not queries:
+            continue
         lat: list[float] = []
         for _ in range(rounds):
-            for q in QUERIES:
+            for q in queries:
                 t = time.perf_counter()
-                svc.explore(q, top_k=10, hops=hops, channels=channels)
+                svc.explore(q, top_k=10 if label != "default_issue" else 5, hops=hops, channels=channels)
                 lat.append((time.perf_counter() - t) * 1000)
         out[f"{label}_p50_ms"] = round(statistics.median(lat), 2)
         out[f"{label}_p95_ms"] = round(percentile(lat, 95), 2)

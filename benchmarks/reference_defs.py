@@ -38,6 +38,78 @@ RULES: dict[str, list[tuple[str, re.Pattern[str]]]] = {
         ("struct", re.compile(rf"^\s*struct\s+{_IDENT}")),
         ("function", re.compile(rf"^\s*(?:function|modifier)\s+{_IDENT}\s*\(")),
     ],
+    "groovy": [
+        (
+            "class",
+            re.compile(
+                rf"^\s*(?:(?:public|private|protected|abstract|final|static)\s+)*(?:class|interface|trait|enum)\s+{_IDENT}"
+            ),
+        ),
+        (
+            "function",
+            re.compile(
+                r"^\s*(?:(?:public|private|protected|static|final|synchronized|abstract)\s+)*"
+                r"(?:def|void|boolean|int|long|double|float|char|byte|short|[A-Z][\w.]*(?:<[^>]*>)?(?:\[\])?)\s+"
+                r"(?!(?:if|for|while|switch|catch|return|new)\b)(?P<name>[A-Za-z_]\w*)\s*\("
+            ),
+        ),
+    ],
+    "scala": [
+        # modifiers, access qualifiers (`private[collection]`) and annotations may precede the keyword
+        (
+            "class",
+            re.compile(
+                r"^\s*(?:(?:@[\w.]+(?:\([^)]*\))?|(?:private|protected)(?:\[\w+\])?|final|sealed|abstract|implicit"
+                r"|override|case|lazy)\s+)*(?:class|object)\s+(?P<name>[A-Za-z_$][\w$]*)"
+            ),
+        ),
+        (
+            "interface",
+            re.compile(
+                r"^\s*(?:(?:@[\w.]+(?:\([^)]*\))?|(?:private|protected)(?:\[\w+\])?|sealed)\s+)*"
+                r"trait\s+(?P<name>[A-Za-z_$][\w$]*)"
+            ),
+        ),
+        # `def this(...)` is an auxiliary constructor, not a named definition; operator names (`def ++`) count
+        (
+            "function",
+            re.compile(
+                r"^\s*(?:(?:@[\w.]+(?:\([^)]*\))?|(?:private|protected)(?:\[\w+\])?|final|implicit|override"
+                r"|abstract|inline)\s+)*def\s+(?!this\b)(?P<name>[A-Za-z_$][\w$]*?(?:_[^\s\w(\[:]+)?(?=[\s(\[:=]|$)|[^\s\w(\[\]{}:;,.`\"']+)"
+            ),
+        ),
+    ],
+    "dart": [
+        (
+            "class",
+            re.compile(
+                rf"^\s*(?:(?:abstract|sealed|base|final|interface)\s+)*(?:class|mixin|enum|extension)\s+{_IDENT}"
+            ),
+        ),
+        # getters and setters: `int get length`, `set value(v)`
+        (
+            "method",
+            re.compile(rf"^\s*(?:(?:static|external|@\w+)\s+)*(?:[\w.]+(?:<[^()]*>)?\??\s+)?(?:get|set)\s+{_IDENT}"),
+        ),
+        # a constructor, plain or named: `TSocket(this.x);`, `const Foo.named()`, `factory Foo.from(...)`; not a
+        # call statement (`Foo.bar(x);`) nor one passing a closure (`Future.delayed(t, () {`)
+        (
+            "method",
+            re.compile(
+                r"^\s*(?:(?:const|factory|external)\s+)*(?P<name>[A-Z]\w*(?:\.\w+)?)\s*\((?!.*\(\)\s*\{)(?!.*\)\s*;\s*$|.*[^{:=>,(]$)"
+            ),
+        ),
+        # a function or method has a return type before its name (Dart has no keyword for it)
+        (
+            "function",
+            re.compile(
+                r"^\s*(?:(?:static|external|abstract|@\w+)\s+)*"
+                r"(?!(?:return|await|new|throw|yield|else|case|const|final|var|assert|if|for|while|switch|catch)\b)"
+                r"[A-Za-z_]\w*(?:\.\w+)?(?:<[^()]*>)?\??\s+"
+                r"(?!(?:get|set|operator)\b)(?P<name>[A-Za-z_$][\w$]*)\s*(?:<[^()]*>)?\("
+            ),
+        ),
+    ],
     "zig": [
         (
             "function",

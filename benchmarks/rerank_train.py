@@ -155,6 +155,7 @@ def mean(rows: list[dict[str, float | None]]) -> dict[str, float]:
     return out
 
 
+MASK: np.ndarray | None = None  # --features: the features the learned step may use
 Scorer = Callable[[Query], dict[int, float]]
 
 
@@ -226,17 +227,7 @@ def train_pairwise(queries: list[Query], p: dict[str, float], l2: float, epochs:
         for i in pos:
             diffs.append(x[i] - x[neg])
             weights.append(np.full(len(neg), 1.0 / (len(pos) * len(neg))))  # every query weighs alike
-    d = np.concatenate(diffs)
-    sw = np.concatenate(weights)
-    sw /= sw.sum()
-    w = np.zeros(d.shape[1])
-    # Plain gradient descent on the weighted logistic loss of the pairs, with an L2 penalty.
-    lr = 1.0
-    for _ in range(epochs):
-        z = d @ w
-        g = -(d * (sw / (1.0 + np.exp(z)))[:, None]).sum(axis=0) + l2 * w
-        w -= lr * g
-    return w
+    return fit_pairs(diffs, weights, l2, epochs)
 
 
 def file_features(q: Query, base: dict[int, float], p: dict[str, float]) -> tuple[list[str], np.ndarray]:
@@ -279,6 +270,8 @@ def fit_pairs(diffs: list[np.ndarray], weights: list[np.ndarray], l2: float, epo
     sw = np.concatenate(weights)
     sw /= sw.sum()
     w = np.zeros(d.shape[1])
+    if MASK is not None and len(MASK) == d.shape[1]:
+        d = d * MASK
     for _ in range(epochs):
         z = d @ w
         g = -(d * (sw / (1.0 + np.exp(z)))[:, None]).sum(axis=0) + l2 * w
@@ -348,9 +341,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--base", default="", help="hand-set levers under the learned step, e.g. 'graph=0.5'")
     ap.add_argument("--l2", type=float, default=1e-3)
     ap.add_argument("--epochs", type=int, default=300)
+    ap.add_argument("--features", default="", help="train only these features (comma list; others stay 0)")
+    ap.add_argument("--cv", type=int, default=0, help="k-fold cross-validation of the learned step on tuning only")
     args = ap.parse_args(argv)
     queries = load(args.dumps)
     halves = {h: [q for q in queries if q["half"] == h] for h in ("tuning", "heldout")}
+    global MASK
+    if args.features:
+        wanted = set(args.features.split(","))
+        MASK = np.array([float(f in wanted) for f in rerank.FEATURES])
     base_p: dict[str, float] = {k: float(v) for k, _, v in (a.partition("=") for a in args.base.split(",") if a)}
     print(HEADER)
     for h, qs in halves.items():
@@ -380,6 +379,8 @@ def main(argv: list[str] | None = None) -> int:
             "graph 0.5": {"graph": 0.5},
             "graph 0.75": {"graph": 0.75},
             "graph 1.0": {"graph": 1.0},
+            "graph 1.5": {"graph": 1.5},
+            "graph 2.0": {"graph": 2.0},
             "graph 0.5 pw_idf": {"graph": 0.5, "pw_idf": 1},
             "decay 0.3": {"decay": 0.3},
             "decay 0.7": {"decay": 0.7},
@@ -394,6 +395,20 @@ def main(argv: list[str] | None = None) -> int:
             p = base_p | p
             for h, qs in halves.items():
                 print(fmt(f"{h}: {label}", evaluate(qs, lambda q, p=p: hand_scores(q, p), p), len(qs)))
+    if args.cv:
+        tuning = sorted(halves["tuning"], key=lambda q: q["qid"])
+        for l2 in (1e-4, 1e-3, 1e-2, 3e-2, 1e-1):
+            rows = []
+            for k in range(args.cv):
+                test = tuning[k :: args.cv]
+                train = [q for i, q in enumerate(tuning) if i % args.cv != k]
+                w = train_pairwise(train, base_p, l2, args.epochs)
+                hand = lambda q: hand_scores(q, base_p)  # noqa: E731
+                rows.append((evaluate(test, learned_scorer(w, base_p), base_p, hand), len(test)))
+            pooled = {
+                c: sum(r[c] * n for r, n in rows if r.get(c) == r.get(c)) / sum(n for _, n in rows) for c in rows[0][0]
+            }
+            print(fmt(f"tuning {args.cv}-fold CV l2={l2:g}", pooled, len(tuning)))
     if args.train:
         w = train_pairwise(halves["tuning"], base_p, args.l2, args.epochs)
         print("coefficients:", ", ".join(f"{n}={v:.3f}" for n, v in zip(rerank.FEATURES, w, strict=True)))

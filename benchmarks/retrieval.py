@@ -11,12 +11,13 @@ into a tuning and a held-out half (devset_split.json); tables are printed per ha
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import json
 import sys
 import time
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,7 +33,7 @@ from baseline_bm25 import Bm25Index, Ranking  # noqa: E402
 from devset_half import HALVES, load_split  # noqa: E402
 from embed_cache import CachedEmbedder  # noqa: E402
 
-ALL_SYSTEMS = ("bm25", "fts", "dense", "hybrid", "hybrid+graph", "default")
+ALL_SYSTEMS = ("bm25", "fts", "dense", "hybrid", "hybrid+graph", "default", "hybrid-hand", "default-hand")
 DEFAULT_SYSTEMS = ("bm25", "hybrid", "default")
 TOP_K = 10
 GRAPH_TOP_K = 5  # igraph_explore's default topK
@@ -89,6 +90,34 @@ def _index_when_free(svc: Any, root: Path) -> Any:
             print(f"    {root.name}: waiting ({exc})", file=sys.stderr, flush=True)
             time.sleep(30)
     raise SystemExit(f"{root}: still being indexed by another process after an hour")
+
+
+# "-hand" systems: the same call with the graph channel, path-word rarity and the learned re-ranking switched off
+# (the hand-set ranking they replace), so before and after come from one run on the same index.
+HAND_SET: dict[str, Any] = {
+    "retrieve.explore.GRAPH_WEIGHT": 0.0,
+    "retrieve.ranking.PATH_WORD_RARITY": 0,
+    "retrieve.rerank.WEIGHTS": (),
+    "retrieve.rerank.FILE_WEIGHTS": (),
+}
+
+
+@contextlib.contextmanager
+def hand_set() -> Iterator[None]:
+    """Switch the levers of HAND_SET off for the duration of one call."""
+    import importlib
+
+    saved = []
+    for target, value in HAND_SET.items():
+        module_name, _, name = target.rpartition(".")
+        module = importlib.import_module(f"igraph_mcp.{module_name}")
+        saved.append((module, name, getattr(module, name)))
+        setattr(module, name, value)
+    try:
+        yield
+    finally:
+        for module, name, value in saved:
+            setattr(module, name, value)
 
 
 def _field(obj: Any, snake: str, camel: str) -> str:
@@ -221,7 +250,7 @@ def run_task(task: TreeTask, systems: list[str], log: Callable[[str], None]) -> 
     svc = None
     index_summary: dict[str, Any] = {}
     tokens: dict[str, int] = {}  # query text -> tokens of the default call's answer
-    if any(s in SERVICE_SYSTEMS or s == "default" for s in systems):
+    if any(s.removesuffix("-hand") in SERVICE_SYSTEMS or s.startswith("default") for s in systems):
         svc, timings["service_index_s"], index_summary = open_service(task.root)
         log(f"    service index {timings['service_index_s']:.1f}s: {_index_brief(index_summary)}")
         for system in (s for s in systems if s in SERVICE_SYSTEMS):
@@ -233,6 +262,21 @@ def run_task(task: TreeTask, systems: list[str], log: Callable[[str], None]) -> 
                 return ranking
 
             searchers["default"] = run_default
+        if "hybrid-hand" in systems:
+
+            def run_hybrid_hand(query: str, service: Any = svc) -> Ranking:
+                with hand_set():
+                    return service_search(service, query, "hybrid")
+
+            searchers["hybrid-hand"] = run_hybrid_hand
+        if "default-hand" in systems:
+
+            def run_default_hand(query: str, service: Any = svc) -> Ranking:
+                with hand_set():
+                    ranking, tokens["hand:" + query] = default_call(service, query)
+                return ranking
+
+            searchers["default-hand"] = run_default_hand
     records: list[dict[str, Any]] = []
     dropped = 0
     try:
@@ -243,8 +287,9 @@ def run_task(task: TreeTask, systems: list[str], log: Callable[[str], None]) -> 
                 continue
             for system, search in searchers.items():
                 rec = _evaluate(task, case, golds, system, search, bm25.class_keys)
-                if system == "default" and case.text in tokens:
-                    rec["tokens"] = tokens.pop(case.text)
+                key = "hand:" + case.text if system == "default-hand" else case.text
+                if system.startswith("default") and key in tokens:
+                    rec["tokens"] = tokens.pop(key)
                     if golds:
                         ranked = rec["_ranked"]
                         found = [any(m.function_match(g, h, bm25.class_keys) for h in ranked) for g in golds]
@@ -471,16 +516,25 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def merge_runs(paths: list[Path], systems: list[str]) -> int:
-    """Tables of several runs' per-query records taken together, one row per system as in a single run."""
+    """Tables of several runs' per-query records taken together, one row per system as in a single run.
+
+    Records are joined per tree; a (query, system) measured in two runs counts once, from the later file.
+    """
     by_tree: dict[tuple[str, str], dict[str, Any]] = {}
     for path in paths:
         for tree in json.loads(path.read_text(encoding="utf-8"))["trees"]:
-            by_tree[(tree["set"], tree["tree"])] = tree
+            key = (tree["set"], tree["tree"])
+            if key not in by_tree:
+                by_tree[key] = tree
+                continue
+            fresh = {(r["qid"], r["system"]) for r in tree["records"]}
+            kept = [r for r in by_tree[key]["records"] if (r["qid"], r["system"]) not in fresh]
+            by_tree[key] = {**tree, "records": kept + tree["records"]}
     results = list(by_tree.values())
     for set_name, rows in summarize(results).items():
         print(format_table(set_name, rows, systems))
         print()
-    print("trees: " + ", ".join(t["tree"] for t in results))
+    print(f"{len(results)} trees: " + ", ".join(t["tree"] for t in results))
     return 0
 
 

@@ -339,7 +339,40 @@ def test_the_named_and_graph_channels_fuse_when_switched_on(svc, monkeypatch: py
 
     monkeypatch.setattr(explore, "NAMED_WEIGHT", 1.0)
     monkeypatch.setattr(explore, "GRAPH_WEIGHT", 0.5)
-    r = svc.explore("the receipt total is wrong; compute_total looks suspicious", hops=0, top_k=10)
+    issue = "Receipt total is wrong\n\nThe receipt total is wrong for every order; compute_total looks suspicious."
+    r = svc.explore(issue, hops=0, top_k=10)
     top = r.hits[0]
     assert top.name == "compute_total" and {"named", "fts5"} <= set(top.ranks)
     assert any("graph" in h.ranks for h in r.hits)  # its callers and callees come in through the graph channel
+    # A one-line query keeps the hand-set ranking: the channels tuned on issues do not run for it.
+    one_line = svc.explore("the receipt total is wrong; compute_total looks suspicious", hops=0, top_k=10)
+    assert not any({"named", "graph"} & set(h.ranks) for h in one_line.hits)
+
+
+def test_the_learned_step_reorders_issue_shaped_queries_only(svc, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    from igraph_mcp.retrieve import rerank
+
+    issue = "Receipt total is wrong\n\nThe receipt total is wrong for every order; compute_total looks suspicious."
+    one_line = "the receipt total is wrong; compute_total looks suspicious"
+    monkeypatch.setattr(rerank, "WEIGHTS", ())
+    before = {q: [h.nodeId for h in svc.explore(q, hops=0, top_k=10).hits] for q in (issue, one_line)}
+    weights = [0.0] * len(rerank.FEATURES)
+    weights[rerank.FEATURES.index("kind_module")] = 20.0  # an absurd preference, so the effect is unmistakable
+    monkeypatch.setattr(rerank, "WEIGHTS", tuple(weights))
+    after = svc.explore(issue, hops=0, top_k=10)
+    assert after.hits[0].kind == "module" and [h.nodeId for h in after.hits] != before[issue]
+    assert [h.nodeId for h in svc.explore(one_line, hops=0, top_k=10).hits] == before[one_line]
+
+
+@pytest.mark.parametrize(
+    ("text", "shaped"),
+    [
+        ("Receipt total is wrong\n\nThe total ignores the discount when an order has more than one line.", True),
+        ("the receipt total ignores the discount when an order has more than one line", False),
+        ("Total wrong\nsee above", False),  # two lines but too few words to be an issue
+    ],
+)
+def test_issue_shaped(text: str, shaped: bool) -> None:
+    from igraph_mcp.retrieve.query_parts import is_issue_shaped
+
+    assert is_issue_shaped(text) is shaped

@@ -77,6 +77,13 @@ class Shape extends Base implements Drawable {
 }
 interface Drawable { int draw(int x) }
 def top() { new Shape().draw(1) }
+def pick(a) {
+    if (a) {
+        return 1
+    } else if (a == null) {
+        return 2
+    }
+}
 """,
     "haskell": """\
 module Geo.Shape (draw) where
@@ -263,7 +270,13 @@ EXPECTED: dict[str, tuple[set[tuple[str, str]], set[tuple[str, str]], set[tuple[
         {("lists", "map", ""), ("shape.hrl", "", "")},
     ),
     "groovy": (
-        {("class", "Shape"), ("method", "Shape.draw"), ("method", "Shape.untyped"), ("function", "top")},
+        {
+            ("class", "Shape"),
+            ("method", "Shape.draw"),
+            ("method", "Shape.untyped"),
+            ("function", "top"),
+            ("function", "pick"),
+        },
         {("", "helper")},
         {("java.util", "List", "")},
     ),
@@ -405,3 +418,26 @@ def test_haskell_record_fields_and_multi_name_signatures() -> None:
     pf = parse("haskell", "module M where\ndata R = R { name :: String }\nf, g :: Int\nf = 1\ng = 2\n")
     spans = {s.qualified_name: (s.kind, s.start_line) for s in pf.symbols[1:]}
     assert spans == {"R": ("struct", 2), "R.name": ("method", 2), "f": ("function", 3), "g": ("function", 5)}
+
+
+def test_groovy_else_if_is_not_a_definition() -> None:
+    # `} else if (x) {` has the shape of a typed method header `Type name(args) {`
+    pf = parse("groovy", SOURCES["groovy"])
+    assert "if" not in {s.name for s in pf.symbols}
+    assert {s.name for s in pf.symbols} >= {"pick", "top"}
+
+
+def test_groovy_class_without_clause_and_generic_return_type() -> None:
+    # `class Name {` puts the name inside the block in tree-sitter-groovy; `List<String> f()` is a generics_class
+    pf = parse("groovy", "class Builder {\n    List<String> names(int n) {\n        return []\n    }\n}\n")
+    assert [(s.qualified_name, s.start_line) for s in pf.symbols[1:]] == [("Builder", 1), ("Builder.names", 2)]
+
+
+def test_scala_operator_methods_are_definitions() -> None:
+    pf = parse("scala", "trait Num {\n  def +(x: Int): Int\n  def unary_! : Num\n  def <<(n: Int): Int = n\n}\n")
+    assert {s.qualified_name for s in pf.symbols[1:]} == {"Num", "Num.+", "Num.unary_!", "Num.<<"}
+
+
+def test_dart_abstract_getters_and_setters() -> None:
+    pf = parse("dart", "abstract class Socket {\n  bool get isOpen;\n  set timeout(int t);\n  int get size => 1;\n}\n")
+    assert {s.qualified_name for s in pf.symbols[1:]} == {"Socket", "Socket.isOpen", "Socket.timeout", "Socket.size"}

@@ -8,6 +8,7 @@ from igraph_mcp.index import parse as parse_mod
 from igraph_mcp.index.model import Fact, ParsedFile, Reference, Symbol
 from igraph_mcp.index.parse import parse_source
 from igraph_mcp.index.recover import (
+    bracket_group_end,
     find_errors,
     first_error_byte,
     hidden_lines,
@@ -214,3 +215,94 @@ def test_sort_symbols_renumbers_parents_references_and_facts() -> None:
     sort_symbols(pf)
     assert [s.name for s in pf.symbols] == ["", "early", "late"]
     assert pf.symbols[pf.references[0].source].name == "late" and pf.symbols[pf.facts[0].source].name == "early"
+
+
+def test_recovery_inside_a_vue_script_keeps_file_lines(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the host file's included ranges stay on the parser through the incremental re-parses
+    body = "".join(f"function f{i}(x: number) {{\n  return x + {i}\n}}\n\n" for i in range(8))
+    head = (
+        '<template><div/></template>\n<script lang="ts">\nfunction broken() {\n  const s = x as < y >>> (;\n  if (\n}\n'
+    )
+    source = (head + body + "</script>\n").encode()
+    assert _without_recovery(source, "vue", monkeypatch).symbols[1:] == []
+    pf = parse_source(source, "vue")
+    lines = source.decode().splitlines()
+    got = {s.name: s.start_line for s in pf.symbols[1:]}
+    assert set(got) == {"f3", "f4", "f5", "f6", "f7"}  # f0-f2 sit in the broken region this grammar keeps
+    assert all(lines[line - 1].startswith(f"function {name}(") for name, line in got.items())
+
+
+# tree-sitter-groovy cannot read a map literal whose values are closures: one ERROR node from the field to the end of
+# the file hides every method after it, and blanking its lines one at a time never shrinks it.
+GROOVY_MAP_OF_CLOSURES = b"""class Viewer {
+    static layouts = [
+            mainWindow: {
+                window(
+                    title: 'Viewer',
+                    closeOperation: 0,
+                ) {
+                    try {
+                        current.placed = true
+                    } catch (Exception e) {
+                        current.place = [10, 10]
+                    }
+                }
+            },
+            menuBar: { arg ->
+                menus(arg)
+            }
+    ];
+
+    void show() {
+        show(layouts)
+    }
+
+    void show(Map defaults) {
+        defaults.each { k, v -> this[k] = v }
+    }
+
+    boolean closeAll() {
+        return true
+    }
+
+    void refresh() {
+        repaint()
+    }
+
+    int count() {
+        return 0
+    }
+
+    void reset() {
+        count = 0
+    }
+}
+"""
+
+
+def test_a_bracket_group_the_grammar_cannot_read_is_blanked_whole() -> None:
+    from tree_sitter_language_pack import get_parser
+
+    assert hidden_lines(find_errors(get_parser("groovy").parse(GROOVY_MAP_OF_CLOSURES).root_node)) >= 20
+    pf = parse_source(GROOVY_MAP_OF_CLOSURES, "groovy")
+    spans = [(s.qualified_name, s.start_line) for s in pf.symbols[1:]]
+    assert spans == [
+        ("Viewer", 1),
+        ("Viewer.show", 20),
+        ("Viewer.show", 24),
+        ("Viewer.closeAll", 28),
+        ("Viewer.refresh", 32),
+        ("Viewer.count", 36),
+        ("Viewer.reset", 40),
+    ]
+
+
+def test_bracket_group_end() -> None:
+    src = b"x = [\n  a: '{',\n  b: { 1 }\n]\ny = 2\n"
+    # from the line opening `[` to the line closing it; the quoted `{` opens nothing
+    assert src[: bracket_group_end(src, 0, len(src))] == b"x = [\n  a: '{',\n  b: { 1 }\n]"
+    # a line that opens nothing is its own group
+    start = src.index(b"y")
+    assert bracket_group_end(src, start, len(src)) == len(src) - 1
+    # still open at the limit: only the first line
+    assert bracket_group_end(src, 0, src.index(b"]")) == src.index(b"\n")

@@ -41,9 +41,11 @@ from igraph_mcp.index.model import Fact, Import, ParsedFile, Reference, Symbol
 from igraph_mcp.index.recover import (
     MAX_RESTARTS,
     PATIENCE,
+    bracket_group_end,
     find_errors,
-    first_error_byte,
     hidden_lines,
+    hiding_error,
+    hiding_error_byte,
     line_bounds,
     merge_missing,
     new_symbols,
@@ -75,6 +77,8 @@ _TYPE_ARGS = re.compile(r"<[^<>]*>")
 _WS = re.compile(r"\s+")
 _WORD = re.compile(r"[\w$#]+")
 _LINE_MARKER = re.compile(r"^\s*(?:///?|//!|#+|--)\s?")
+# Blanking keeps newlines, so every line number and byte offset after the blanked text stays valid.
+_BLANK = re.compile(rb"[^\n]")
 _BLOCK_LINE = re.compile(r"^\s*\*(?!/)\s?")
 _XML_DOC_TAG = re.compile(r"</?(?:summary|remarks|returns|para|value|example)\s*>")
 _STRING_PREFIX = re.compile(r"^[rRbBuUfF]{0,2}")
@@ -688,12 +692,21 @@ def _recover(
     work, best, stale = source, hidden, 0
     errors = find_errors(tree.root_node)
     for _ in range(MAX_RESTARTS):
-        start, end = line_bounds(work, first_error_byte(errors))
+        node = hiding_error(errors)
+        if stale and node is not None:
+            # blanking the error's line hid as much as before: blank the whole bracket group that the hiding ERROR
+            # node opens on its first line (Groovy's map literal of closures, `[key: { ... }, ...]`, which
+            # tree-sitter-groovy cannot read and which hides everything after it, line by line or not)
+            start = line_bounds(work, node.start_byte)[0]
+            end = bracket_group_end(source, start, node.end_byte)  # brackets as written, none blanked
+        else:
+            start, end = line_bounds(work, hiding_error_byte(errors))
         if not work[start:end].strip():  # the error sits on an empty line (a missing token at the end)
             break
-        work = work[:start] + b" " * (end - start) + work[end:]
-        row, width = work.count(b"\n", 0, start), end - start
-        tree.edit(start, end, end, (row, 0), (row, width), (row, width))
+        work = work[:start] + _BLANK.sub(b" ", work[start:end]) + work[end:]
+        row, last = work.count(b"\n", 0, start), work.rfind(b"\n", start, end)
+        end_point = (row, end - start) if last < 0 else (row + work.count(b"\n", start, end), end - last - 1)
+        tree.edit(start, end, end, (row, 0), end_point, end_point)
         tree = parser.parse(work, tree)
         errors = find_errors(tree.root_node) if tree.root_node.has_error else []
         now = hidden_lines(errors)

@@ -66,6 +66,55 @@ def first_error_byte(errors: list[Node]) -> int:
     return cur.start_byte
 
 
+def hiding_error(errors: list[Node]) -> Node | None:
+    """The first ERROR node of SWALLOW_LINES lines or more (`errors` from find_errors), if any."""
+    for node in errors:
+        if node.is_error and node.end_point[0] - node.start_point[0] + 1 >= SWALLOW_LINES:
+            return node
+    return None
+
+
+def hiding_error_byte(errors: list[Node]) -> int:
+    """Byte where the error that makes the first hiding ERROR node starts (the first error's, without one).
+
+    Errors of a line or two before it hide nothing; blanking them first would spend the restarts (and the patience)
+    without touching the error that hides the file's rest (Groovy's Console.groovy: two small errors, then one that
+    hides 1100 lines).
+    """
+    node = hiding_error(errors)
+    return first_error_byte(errors if node is None else errors[errors.index(node) :])
+
+
+_OPEN, _CLOSE, _QUOTES = frozenset(b"([{"), frozenset(b")]}"), frozenset(b"\"'")
+
+
+def bracket_group_end(source: bytes, start: int, limit: int) -> int:
+    """End of the line where the brackets opened on the line starting at `start` are all closed again.
+
+    The end of that line itself when it leaves none open, or when they are still open at `limit` (the end of the
+    ERROR node: past it the grammar read the text fine). Quoted text on one line is skipped, so `'{'` opens nothing.
+    """
+    first_end = line_bounds(source, start)[1]
+    depth, quote, i = 0, 0, start
+    while i < limit:
+        c = source[i]
+        if quote:
+            if c == 0x5C:  # a backslash escapes the next byte
+                i += 1
+            elif c in (quote, 0x0A):
+                quote = 0
+        elif c in _QUOTES:
+            quote = c
+        elif c in _OPEN:
+            depth += 1
+        elif c in _CLOSE:
+            depth -= 1
+        elif c == 0x0A and depth <= 0:
+            return i
+        i += 1
+    return first_end
+
+
 def hidden_lines(errors: list[Node]) -> int:
     """Lines inside ERROR nodes of SWALLOW_LINES lines or more (nested ones count again): 0 when nothing is hidden."""
     spans = (n.end_point[0] - n.start_point[0] + 1 for n in errors if n.is_error)

@@ -95,14 +95,15 @@ def graph_channel(db: Database, seeds: list[int], limit: int) -> list[int]:
         return []
     score: dict[int, float] = {}
     seed_set = set(seeds)
-    for rank, seed in enumerate(seeds[:20]):
-        prior = 1.0 / (1 + rank)
-        edges = graph.edges_of(db, [seed], outgoing=True, kinds=("calls", "inherits", "implements"))
-        edges += graph.edges_of(db, [seed], outgoing=False, kinds=("calls", "inherits", "implements"))
-        for e in edges:
-            other = e.target_id if e.source_id == seed else e.source_id
-            if other is None or other in seed_set:
+    prior = {seed: 1.0 / (1 + rank) for rank, seed in reversed(list(enumerate(seeds[:20])))}
+    kinds = ("calls", "inherits", "implements")
+    # Two batched lookups (edges leaving and entering the seeds) rather than two per seed.
+    edges = graph.edges_of(db, list(prior), outgoing=True, kinds=kinds)
+    edges += graph.edges_of(db, list(prior), outgoing=False, kinds=kinds)
+    for e in edges:
+        for seed, other in ((e.source_id, e.target_id), (e.target_id, e.source_id)):
+            if seed not in prior or other is None or other in seed_set:
                 continue
-            s = prior * CONFIDENCE.get(e.resolution, 0.3)  # how sure the indexer was of this edge
+            s = prior[seed] * CONFIDENCE.get(e.resolution, 0.3)  # how sure the indexer was of this edge
             score[other] = max(score.get(other, 0.0), s)
     return sorted(score, key=lambda n: (-score[n], n))[:limit]

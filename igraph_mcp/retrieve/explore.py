@@ -19,7 +19,7 @@ from igraph_mcp.retrieve.budget import fit_to_budget, snippet_of
 from igraph_mcp.retrieve.channels import count_definitions, dense_channel, fts_channel, graph_channel, named_channel
 from igraph_mcp.retrieve.expand import expand
 from igraph_mcp.retrieve.fusion import rrf
-from igraph_mcp.retrieve.query_parts import dense_texts
+from igraph_mcp.retrieve.query_parts import dense_texts, is_issue_shaped
 from igraph_mcp.retrieve.ranking import PathWordCounts, file_path_words, rank_files, rank_hits
 from igraph_mcp.retrieve.shapes import neighbours
 from igraph_mcp.retrieve.vector_search import SqliteVecSearch, VectorSearch
@@ -36,12 +36,14 @@ CHANNEL_DEPTH = 100  # candidates taken from each channel before fusion
 HEAD_PART_WEIGHT = 1.0
 OTHER_PART_WEIGHT = 0.5
 PART_FUSION = "rrf"  # "rrf": ranks of the parts fused; "max": a symbol's best similarity (tied on tuning)
-# Channels beside FTS and dense, fused by the same RRF; 0 turns one off. Both are off: on the devset's tuning
-# half as far as it was indexed (7 issues, issue 11) neither measured better (named at 1.0 lost one default call's
-# edited function, at 0.5 it tied; graph at 0.5 gained one function Acc@5 and lost one default call). Names the
-# query mentions already reach the ranking through FTS and the identifier boost.
+# Channels beside FTS and dense, fused by the same RRF; 0 leaves a channel out of the fusion. The named channel
+# (symbols the query names) only seeds the graph channel: fused on its own it measured no better on the devset's
+# tuning half (issue 11, 46 issues: file MRR 70.8 -> 71.7 at 0.5, function MRR 41.7 -> 39.1), since names the
+# query mentions already reach the ranking through FTS and the identifier boost. Their call/inheritance
+# neighbours, by edge certainty, did: graph 0.5 took file Acc@1 58.7 -> 60.9, MRR 70.8 -> 72.9, function Acc@10
+# 45.7 -> 47.8 (1.0 was a little better on tuning but lost a held-out function; 2.0 lost functions on tuning).
 NAMED_WEIGHT = 0.0  # symbols the query names
-GRAPH_WEIGHT = 0.0  # their call/inheritance neighbours, by edge certainty
+GRAPH_WEIGHT = 0.5  # their call/inheritance neighbours, by edge certainty
 
 # (analysis, query vector or None, node ids in the answer) -> (resources, note)
 ResourceFinder = Callable[[QueryAnalysis, bytes | None, list[int]], tuple[list[ResourceHit], str | None]]
@@ -118,10 +120,14 @@ class Explorer:
             ranked["fts5"] = [nid for nid, _ in fts]
             timings["fts"] = _ms(t)
             diag.channels.append("fts5")
-        if "fts" in channels and (NAMED_WEIGHT > 0 or GRAPH_WEIGHT > 0 or rerank.WEIGHTS or rerank.FILE_WEIGHTS):
+        # The named/graph channels and the learned step were tuned on issues: a one-line query keeps the hand-set
+        # ranking (see query_parts.is_issue_shaped).
+        issue = is_issue_shaped(qa.text)
+        learned = issue and bool(rerank.WEIGHTS or rerank.FILE_WEIGHTS)
+        if "fts" in channels and issue and (NAMED_WEIGHT > 0 or GRAPH_WEIGHT > 0 or learned):
             t = time.perf_counter()
             ranked["named"] = named_channel(self.db, qa, CHANNEL_DEPTH)
-            if GRAPH_WEIGHT > 0 or rerank.WEIGHTS or rerank.FILE_WEIGHTS:
+            if GRAPH_WEIGHT > 0 or learned:
                 ranked["graph"] = graph_channel(self.db, ranked["named"], CHANNEL_DEPTH)
             timings["named"] = _ms(t)
         query_vector: bytes | None = None
@@ -177,9 +183,9 @@ class Explorer:
         rows = graph.nodes_by_ids(self.db, [f.id for f in fused])
         all_hits = rank_hits(fused, rows, qa, context_files=context_files, kinds=kinds)
         words = file_path_words(all_hits, qa)
-        counts = self._path_word_counts() if ranking.PATH_WORD_RARITY or rerank.FILE_WEIGHTS else None
+        counts = self._path_word_counts() if ranking.PATH_WORD_RARITY or (learned and rerank.FILE_WEIGHTS) else None
         files = rank_files(all_hits, qa, counts, words)
-        if rerank.FILE_WEIGHTS or rerank.WEIGHTS:
+        if learned:
             hand_order = [f.filePath for f in files]
             word_counts = {path: len(w) for path, w in words.items()}
             if rerank.FILE_WEIGHTS and counts is not None:

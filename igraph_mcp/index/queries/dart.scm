@@ -13,6 +13,9 @@
 ((method_signature (constructor_signature name: (identifier) @name)) @definition.method . (function_body) @body)
 (declaration (function_signature name: (identifier) @name)) @definition.method
 (declaration (constructor_signature name: (identifier) @name)) @definition.method
+; abstract getters and setters (`bool get isOpen;`) are declarations without a body
+(declaration (getter_signature name: (identifier) @name)) @definition.method
+(declaration (setter_signature name: (identifier) @name)) @definition.method
 
 ; `helper(x)` and `obj.draw(1)`: an identifier followed by an argument selector
 ((identifier) @name . (selector (argument_part))) @reference.call

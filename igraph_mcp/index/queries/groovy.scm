@@ -4,11 +4,24 @@
   .
   (unit (identifier) @name)
   (#match? @_kw "^(class|interface|trait|enum)$")) @definition.class
+; `class Name {` without a clause after the name: the grammar puts the name first inside the block
+(command
+  (unit (identifier) @_kw)
+  .
+  (block . (unit (identifier) @name))
+  (#match? @_kw "^(class|interface|trait|enum)$")) @definition.class
 (command
   (unit (identifier) @_type)
   .
   (block . (unit (func (identifier) @name (arg_block))) . [(end_command) (block) (command)])
-  (#not-match? @_type "^(class|interface|trait|enum|package|import|return|new|if|while|for|switch)$")) @definition.function
+  (#not-match? @_type "^(class|interface|trait|enum|package|import|return|new|if|while|for|switch)$")
+  ; `} else if (x) {` has the same shape as `Type name(args) {`
+  (#not-match? @name "^(if|else|while|for|switch|catch|return|new|try|finally|do|synchronized)$")) @definition.function
+; a generic return type (`List<String> names() {`)
+(command
+  (unit (generics_class))
+  .
+  (block . (unit (func (identifier) @name (arg_block))) . [(end_command) (block) (command)])) @definition.function
 
 (end_command (unit (func (identifier) @name))) @reference.call
 (end_command (unit (func) @qualifier . (func (identifier) @name))) @reference.call

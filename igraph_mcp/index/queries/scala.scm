@@ -3,8 +3,9 @@
 (object_definition name: (identifier) @name) @definition.class
 (trait_definition name: (identifier) @name) @definition.trait
 (enum_definition name: (identifier) @name) @definition.enum
-(function_definition name: (identifier) @name) @definition.function
-(function_declaration name: (identifier) @name) @definition.method
+; operator methods (`def ++(that: ...)`) are named by an operator_identifier
+(function_definition name: [(identifier) (operator_identifier)] @name) @definition.function
+(function_declaration name: [(identifier) (operator_identifier)] @name) @definition.method
 (type_definition name: (type_identifier) @name) @definition.type
 
 (call_expression function: (identifier) @name) @reference.call
