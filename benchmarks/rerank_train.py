@@ -342,6 +342,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--l2", type=float, default=1e-3)
     ap.add_argument("--epochs", type=int, default=300)
     ap.add_argument("--features", default="", help="train only these features (comma list; others stay 0)")
+    ap.add_argument("--report", action="store_true", help="hand-set, + graph channel, + the shipped learned step")
     ap.add_argument("--cv", type=int, default=0, help="k-fold cross-validation of the learned step on tuning only")
     args = ap.parse_args(argv)
     queries = load(args.dumps)
@@ -395,6 +396,22 @@ def main(argv: list[str] | None = None) -> int:
             p = base_p | p
             for h, qs in halves.items():
                 print(fmt(f"{h}: {label}", evaluate(qs, lambda q, p=p: hand_scores(q, p), p), len(qs)))
+    if args.report:
+        from igraph_mcp.retrieve import explore
+
+        graph = {"graph": explore.GRAPH_WEIGHT}
+        shipped = np.asarray(rerank.WEIGHTS, dtype=np.float64)
+        for h, qs in halves.items():
+            print(
+                fmt(
+                    f"{h}: + graph {explore.GRAPH_WEIGHT}",
+                    evaluate(qs, lambda q: hand_scores(q, graph), graph),
+                    len(qs),
+                )
+            )
+            hand = lambda q: hand_scores(q, graph)  # noqa: E731
+            res = evaluate(qs, learned_scorer(shipped, graph), graph, hand)
+            print(fmt(f"{h}: + graph + learned (shipped)", res, len(qs)))
     if args.cv:
         tuning = sorted(halves["tuning"], key=lambda q: q["qid"])
         for l2 in (1e-4, 1e-3, 1e-2, 3e-2, 1e-1):

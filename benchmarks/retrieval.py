@@ -33,7 +33,7 @@ from baseline_bm25 import Bm25Index, Ranking  # noqa: E402
 from devset_half import HALVES, load_split  # noqa: E402
 from embed_cache import CachedEmbedder  # noqa: E402
 
-ALL_SYSTEMS = ("bm25", "fts", "dense", "hybrid", "hybrid+graph", "default", "hybrid-hand", "default-hand")
+ALL_SYSTEMS = ("bm25", "fts", "dense", "hybrid", "hybrid+graph", "default", "hybrid-hand", "default-hand", "fts-hand")
 DEFAULT_SYSTEMS = ("bm25", "hybrid", "default")
 TOP_K = 10
 GRAPH_TOP_K = 5  # igraph_explore's default topK
@@ -203,6 +203,9 @@ def devset_tasks(args: argparse.Namespace, cache: Path) -> list[TreeTask]:
     if args.trees:
         named = [tuple(t.split("==", 1)) for t in args.trees.split(",") if t.strip()]
         trees = {(p.strip(), v.strip()) for p, v in named}
+    elif args.other_trees:  # every devset tree except the listed ones (the rest of an "all instances" table)
+        named = [tuple(t.split("==", 1)) for t in args.other_trees.split(",") if t.strip()]
+        trees = {(r.project, r.version) for r in rows} - {(p.strip(), v.strip()) for p, v in named}
     else:
         trees = {(t.project, t.version) for t in bd.select_devset(rows, args.max_trees)}
     kept = [r for r in rows if (r.project, r.version) in trees and halves.get(r.instance_id) in wanted]
@@ -262,13 +265,14 @@ def run_task(task: TreeTask, systems: list[str], log: Callable[[str], None]) -> 
                 return ranking
 
             searchers["default"] = run_default
-        if "hybrid-hand" in systems:
+        for system in ("hybrid-hand", "fts-hand"):
+            if system in systems:
 
-            def run_hybrid_hand(query: str, service: Any = svc) -> Ranking:
-                with hand_set():
-                    return service_search(service, query, "hybrid")
+                def run_hand(query: str, service: Any = svc, base: str = system.removesuffix("-hand")) -> Ranking:
+                    with hand_set():
+                        return service_search(service, query, base)
 
-            searchers["hybrid-hand"] = run_hybrid_hand
+                searchers[system] = run_hand
         if "default-hand" in systems:
 
             def run_default_hand(query: str, service: Any = svc) -> Ranking:
@@ -425,6 +429,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     ap.add_argument("--max-trees", type=int, default=bd.DEFAULT_MAX_TREES, help="devset trees to use")
     ap.add_argument("--trees", default=None, help="explicit devset trees, e.g. 'xarray==0.16.2,Django==2.2.28'")
+    ap.add_argument("--other-trees", default=None, help="every devset tree except these (same syntax as --trees)")
     ap.add_argument("--limit", type=int, default=None, help="at most N queries per set (round-robin over trees)")
     ap.add_argument("--docstring-sample", type=int, default=bd.DEFAULT_DOCSTRING_SAMPLE, help="queries per project")
     ap.add_argument("--devset", type=Path, default=bd.DEFAULT_DEVSET)

@@ -51,8 +51,9 @@ class EmbedderConfig(_Strict):
     backend: Literal["local", "openai", "hash", "none"] = "local"
     # local only: ONNX Runtime (no torch on the query path) or sentence-transformers on torch.
     runtime: Literal["onnx", "torch"] = "onnx"
-    # onnx only: int8 weights; its vectors differ from fp32 (another embedder id, so never mixed).
-    quantize: Literal["none", "int8"] = "none"
+    # onnx only: int8 weights; its vectors differ from fp32 (another embedder id, so never mixed). "auto" = int8 on
+    # onnx, none on torch (embed/registry.AUTO_QUANTIZE says why).
+    quantize: Literal["auto", "none", "int8"] = "auto"
     model: str | None = None
     baseUrl: str | None = None
     dimension: int | None = Field(None, ge=8, le=8192)
