@@ -2,7 +2,8 @@
 
 usage: python benchmarks/index_speed.py [--tree PATH | --sdist Django==3.2.25] [--json out.json]
        python benchmarks/index_speed.py --embed-sdist requests==2.32.3 [--runtimes onnx,torch]
-       python benchmarks/index_speed.py --embed-tree PATH [--runtimes onnx,onnx+int8] [--server-runtime onnx]
+       python benchmarks/index_speed.py --embed-tree PATH [--runtimes onnx,onnx+int8|none]
+                                        [--server-runtime onnx|none] [--server-first-only]
        python benchmarks/index_speed.py --parse-crossover PATH
 
 --parse-crossover: parse the first N MB of a tree's Python files serially and with 2 worker processes, each in a
@@ -217,7 +218,7 @@ def _peak_rss_mb(marker: str) -> float | None:
     return None
 
 
-async def _first_answer(root: Path, runtime: str) -> dict[str, object]:
+async def _first_answer(root: Path, runtime: str, first_only: bool = False) -> dict[str, object]:
     import anyio
     from mcp import Client, StdioServerParameters
 
@@ -253,6 +254,9 @@ async def _first_answer(root: Path, runtime: str) -> dict[str, object]:
                 out["first_answer_note"] = data.get("note")
                 break
             await anyio.sleep(0.05)
+        if first_only:  # --server-first-only: stop the server without waiting for the vectors
+            out["server_peak_rss_mb"] = _peak_rss_mb(str(root))
+            return out
         while status.get("denseCoverage") != 1.0:
             await anyio.sleep(0.25)
             status = (await client.call_tool("igraph_status", {})).structured_content or {}
@@ -268,13 +272,13 @@ async def _first_answer(root: Path, runtime: str) -> dict[str, object]:
     return out
 
 
-def server_first_answer(src: Path, runtime: str) -> dict[str, object]:
-    """A real stdio server on an unindexed copy: first answer, and when all vectors are in."""
+def server_first_answer(src: Path, runtime: str, first_only: bool = False) -> dict[str, object]:
+    """A real stdio server on an unindexed copy: first answer, and (unless ``first_only``) when all vectors are in."""
     import anyio
 
     with tempfile.TemporaryDirectory() as tmp:
         root = _fresh_copy(src, tmp, "server")
-        return anyio.run(_first_answer, root, runtime)
+        return anyio.run(_first_answer, root, runtime, first_only)
 
 
 _CROSSOVER_CHILD = (
@@ -339,6 +343,7 @@ def main() -> int:
     ap.add_argument("--parse-crossover", type=Path, default=None, help="a tree: serial vs 2 parse workers by size")
     ap.add_argument("--embed-tree", type=Path, default=None, help="an unpacked tree instead of --embed-sdist")
     ap.add_argument("--runtimes", default="onnx,torch", help="comma list of onnx, onnx+int8, torch")
+    ap.add_argument("--server-first-only", action="store_true", help="stop the server after its first answer")
     ap.add_argument("--server-runtime", default=None, help="runtime of the server run (default: the first); none")
     ap.add_argument("--tree", type=Path)
     ap.add_argument("--sdist", default="Django==3.2.25")
@@ -349,12 +354,12 @@ def main() -> int:
         return 0
     if args.embed_sdist or args.embed_tree:
         tree = args.embed_tree or fetch_sdist(args.embed_sdist)
-        runtimes = args.runtimes.split(",")
+        runtimes = [r for r in args.runtimes.split(",") if r and r != "none"]  # none: the server run only
         figures_e: dict[str, object] = {"tree": tree.name}
         per_runtime = full_index_per_runtime(tree, runtimes)
         figures_e["index_with_vectors"] = per_runtime
-        server_runtime = args.server_runtime or runtimes[0]
-        server = server_first_answer(tree, server_runtime) if server_runtime != "none" else {}
+        server_runtime = args.server_runtime or (runtimes[0] if runtimes else "none")
+        server = server_first_answer(tree, server_runtime, args.server_first_only) if server_runtime != "none" else {}
         figures_e[f"server_{server_runtime}"] = server
         print(json.dumps(figures_e, indent=2))
         print(headline(tree.name, per_runtime, server_runtime, server))

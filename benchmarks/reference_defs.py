@@ -42,7 +42,8 @@ RULES: dict[str, list[tuple[str, re.Pattern[str]]]] = {
         (
             "class",
             re.compile(
-                rf"^\s*(?:(?:public|private|protected|abstract|final|static)\s+)*(?:class|interface|trait|enum)\s+{_IDENT}"
+                r"^\s*(?:@[\w.]+(?:\([^)]*\))?\s+)*(?:(?:public|private|protected|abstract|final|static)\s+)*"
+                rf"(?:class|interface|trait|enum)\s+{_IDENT}"
             ),
         ),
         (
@@ -51,6 +52,14 @@ RULES: dict[str, list[tuple[str, re.Pattern[str]]]] = {
                 r"^\s*(?:(?:public|private|protected|static|final|synchronized|abstract)\s+)*"
                 r"(?:def|void|boolean|int|long|double|float|char|byte|short|[A-Z][\w.]*(?:<[^>]*>)?(?:\[\])?)\s+"
                 r"(?!(?:if|for|while|switch|catch|return|new)\b)(?P<name>[A-Za-z_]\w*)\s*\("
+            ),
+        ),
+        # modifiers and no type: a constructor (`public Factory(Class c) {`) or an untyped method (`private wrap(s) {`)
+        (
+            "function",
+            re.compile(
+                r"^\s*(?:@[\w.]+(?:\([^)]*\))?\s+)*(?:(?:public|private|protected|static|final|synchronized|abstract)\s+)+"
+                r"(?P<name>[A-Za-z_]\w*)\s*\("
             ),
         ),
     ],

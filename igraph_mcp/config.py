@@ -51,8 +51,9 @@ class EmbedderConfig(_Strict):
     backend: Literal["local", "openai", "hash", "none"] = "local"
     # local only: ONNX Runtime (no torch on the query path) or sentence-transformers on torch.
     runtime: Literal["onnx", "torch"] = "onnx"
-    # onnx only: int8 weights; its vectors differ from fp32 (another embedder id, so never mixed).
-    quantize: Literal["none", "int8"] = "none"
+    # onnx only: int8 weights; its vectors differ from fp32 (another embedder id, so never mixed). "auto" = int8 on
+    # onnx, none on torch (embed/registry.AUTO_QUANTIZE says why).
+    quantize: Literal["auto", "none", "int8"] = "auto"
     # local only: a shipped weight adapter by name, or "none" for the plain model; unset = the model's default.
     adapter: str | None = None
     model: str | None = None

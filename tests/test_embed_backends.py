@@ -70,17 +70,31 @@ def test_registry_builds_each_backend_without_loading() -> None:
     hashed = make_embedder("hash", dimension=16)
     assert hashed is not None and hashed.id == "hash:16"
     assert make_embedder(" HASH ") is not None
-    loc = make_embedder("local")
+    loc = make_embedder("local", quantize="none")
     assert isinstance(loc, OnnxEmbedder) and loc.id == "local:all-MiniLM-L6-v2" and not loc.loaded
-    torch_path = make_embedder("local", runtime="torch")
+    torch_path = make_embedder("local", runtime="torch")  # "auto" quantization means none on torch
     assert isinstance(torch_path, LocalEmbedder) and torch_path.id == loc.id and not torch_path.loaded
+    default = make_embedder("local")  # "auto": int8 on ONNX
+    assert isinstance(default, OnnxEmbedder) and default.id == "local:all-MiniLM-L6-v2+int8"
     int8 = make_embedder("local", quantize="int8")
-    assert isinstance(int8, OnnxEmbedder) and int8.id == "local:all-MiniLM-L6-v2+int8"
+    assert isinstance(int8, OnnxEmbedder) and int8.id == default.id
     for bad in ({"runtime": "tensorflow"}, {"runtime": "torch", "quantize": "int8"}, {"quantize": "int4"}):
         with pytest.raises(ConfigError):
             make_embedder("local", **bad)
     remote = make_embedder("openai", model="bge-m3", base_url="http://127.0.0.1:9/v1", dimension=1024)
     assert remote is not None and remote.id == "openai:bge-m3" and remote.dimension == 1024
+
+
+def test_default_config_means_int8_on_onnx_and_the_plain_model_on_torch() -> None:
+    from igraph_mcp.config import Config, EmbedderConfig
+
+    for cfg, expected in (
+        (Config().embedder, "local:all-MiniLM-L6-v2+int8"),
+        (EmbedderConfig(runtime="torch"), "local:all-MiniLM-L6-v2"),  # a torch user's config stays valid
+        (EmbedderConfig(quantize="none"), "local:all-MiniLM-L6-v2"),  # fp32 on ONNX, as before int8 was default
+    ):
+        embedder = make_embedder(cfg.backend, runtime=cfg.runtime, quantize=cfg.quantize)
+        assert embedder is not None and embedder.id == expected
 
 
 def test_registry_unknown_backend_lists_valid_ones() -> None:

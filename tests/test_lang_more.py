@@ -441,3 +441,42 @@ def test_scala_operator_methods_are_definitions() -> None:
 def test_dart_abstract_getters_and_setters() -> None:
     pf = parse("dart", "abstract class Socket {\n  bool get isOpen;\n  set timeout(int t);\n  int get size => 1;\n}\n")
     assert {s.qualified_name for s in pf.symbols[1:]} == {"Socket", "Socket.isOpen", "Socket.timeout", "Socket.size"}
+
+
+def test_groovy_headers_without_body_with_throws_or_empty_body() -> None:
+    code = (
+        "interface Command {\n    String describe()\n    boolean all() default true\n}\n"
+        "class Stream {\n    void close() throws IOException {\n        shut()\n    }\n"
+        "    void hidden(Event e) { }\n}\nprintln format(x)\n"
+    )
+    pf = parse("groovy", code)
+    assert [(s.qualified_name, s.start_line) for s in pf.symbols[1:]] == [
+        ("Command", 1),
+        ("Command.describe", 2),
+        ("Command.all", 3),
+        ("Stream", 5),
+        ("Stream.close", 6),
+        ("Stream.hidden", 9),
+    ]
+
+
+def test_groovy_wildcard_import_and_parameter_annotation_do_not_swallow_definitions() -> None:
+    # both are blanked before parsing (LanguageSpec.blank_before_parse); lines and offsets stay where they were
+    code = (
+        "import javax.swing.*\n\nclass Frame extends Base {\n"
+        "    void later(@DelegatesTo(Frame) Closure c) {\n        run(c)\n    }\n}\n"
+    )
+    pf = parse("groovy", code)
+    assert not pf.has_error
+    spans = [(s.qualified_name, s.start_line, s.start_byte) for s in pf.symbols[1:]]
+    assert spans == [("Frame", 3, code.index("class")), ("Frame.later", 4, code.index("void"))]
+
+
+def test_blank_matches_keeps_offsets() -> None:
+    from igraph_mcp.index.parse import blank_matches
+
+    src = b"import a.b.*\nimport c.D\nf(@Ann(x) int y, @Other z)\n"
+    assert blank_matches(src, r"^import [\w.]+?(\.\*)$") == b"import a.b  \nimport c.D\nf(@Ann(x) int y, @Other z)\n"
+    out = blank_matches(src, r"[(,][ \t]*(@[\w.]+(?:\([^()\n]*\))?)")
+    assert out == b"import a.b.*\nimport c.D\nf(        int y,        z)\n"
+    assert len(out) == len(src)

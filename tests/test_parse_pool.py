@@ -136,3 +136,30 @@ def test_an_index_run_survives_a_worker_that_dies(tmp_path: Path, monkeypatch: p
     assert "app.poison" in names and "poison" not in names  # its module node, nothing parsed out of it
     assert {"OrderService.place", "Ledger", "Shop.count"} <= names
     db.close()
+
+
+def _shout(job: ParseJob) -> ParseOutcome:
+    """A parse task that prints, as a chatty grammar or library might."""
+    print("WORKER-STDOUT-MARK", flush=True)
+    return parse_job(job)
+
+
+def test_a_worker_never_writes_to_stdout_which_belongs_to_the_stdio_protocol(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    root = make_repo(tmp_path, FILES)
+    code = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from test_parse_pool import _jobs, _shout\n"
+        "from igraph_mcp.index.parse_pool import parse_all\n"
+        "if __name__ == '__main__':\n"
+        "    outcomes = list(parse_all(_jobs(Path(sys.argv[1])), 2, _shout))\n"
+        "    sys.stderr.write(f'parsed {len(outcomes)}\\n')\n"
+    )
+    tests_dir = Path(__file__).resolve().parent
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tests_dir), str(tests_dir.parent)])}
+    done = subprocess.run([sys.executable, "-c", code, str(root)], capture_output=True, text=True, env=env, check=True)
+    assert done.stdout == ""
+    assert "WORKER-STDOUT-MARK" in done.stderr and f"parsed {len(_jobs(root))}" in done.stderr

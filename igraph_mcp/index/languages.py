@@ -53,6 +53,11 @@ class LanguageSpec:
     # host_grammar, host_regions (a query capturing @region nodes) finds the code, and `grammar` parses it.
     host_grammar: str = ""
     host_regions: str = ""
+    # Text the grammar misreads and that defines nothing, turned into spaces before parsing (newlines kept, so every
+    # offset and line stays valid): multiline regexes; each match's group 1, when it has one, else the whole match.
+    # tree-sitter-groovy swallows the class after a wildcard import (`import javax.swing.*`) and the method whose
+    # parameter carries an annotation (`void f(@DelegatesTo(X) Closure c)`).
+    blank_before_parse: tuple[str, ...] = ()
 
 
 _ROWS = (
@@ -276,6 +281,10 @@ _ROWS = (
         extensions=(".groovy", ".gradle"),
         queries=("groovy.scm",),
         module_separators=(".",),
+        blank_before_parse=(
+            r"^[ \t]*import[ \t]+(?:static[ \t]+)?[\w.]+?(\.\*)[ \t]*;?[ \t]*$",
+            r"[(,][ \t]*(@[\w.]+(?:\([^()\n]*\))?)",
+        ),
     ),
     LanguageSpec(
         name="clojure",

@@ -79,6 +79,7 @@ _WORD = re.compile(r"[\w$#]+")
 _LINE_MARKER = re.compile(r"^\s*(?:///?|//!|#+|--)\s?")
 # Blanking keeps newlines, so every line number and byte offset after the blanked text stays valid.
 _BLANK = re.compile(rb"[^\n]")
+_blank_patterns: dict[str, re.Pattern[bytes]] = {}
 _BLOCK_LINE = re.compile(r"^\s*\*(?!/)\s?")
 _XML_DOC_TAG = re.compile(r"</?(?:summary|remarks|returns|para|value|example)\s*>")
 _STRING_PREFIX = re.compile(r"^[rRbBuUfF]{0,2}")
@@ -657,6 +658,22 @@ def nesting_depth(source: bytes) -> int:
     return int((level - np.minimum(np.minimum.accumulate(level), 0)).max())
 
 
+def blank_matches(source: bytes, pattern: str) -> bytes:
+    """`source` with what `pattern` matches (its group 1 when it has one) turned into spaces, newlines kept."""
+    regex = _blank_patterns.get(pattern)
+    if regex is None:
+        regex = _blank_patterns[pattern] = re.compile(pattern.encode("utf-8"), re.M)
+    group = 1 if regex.groups else 0
+
+    def blank(m: re.Match[bytes]) -> bytes:
+        start, end = m.span(group)
+        text = m.group(0)
+        lead = start - m.start()
+        return text[:lead] + _BLANK.sub(b" ", text[lead : lead + end - start]) + text[lead + end - start :]
+
+    return regex.sub(blank, source)
+
+
 def parse_source(source: bytes, language: str) -> ParsedFile:
     """Parse one file's bytes into symbols, references and imports; ValueError for an unknown language.
 
@@ -667,6 +684,8 @@ def parse_source(source: bytes, language: str) -> ParsedFile:
     spec = get_spec(language)
     query = load_query(spec)
     source = normalize_source(source)
+    for pattern in spec.blank_before_parse:
+        source = blank_matches(source, pattern)
     depth = nesting_depth(source)
     if depth > MAX_NESTING:
         raise NestingTooDeep(f"brackets nest {depth} deep (the limit is {MAX_NESTING})")
@@ -693,12 +712,21 @@ def _recover(
     errors = find_errors(tree.root_node)
     for _ in range(MAX_RESTARTS):
         node = hiding_error(errors)
+        group = 0
         if stale and node is not None:
             # blanking the error's line hid as much as before: blank the whole bracket group that the hiding ERROR
             # node opens on its first line (Groovy's map literal of closures, `[key: { ... }, ...]`, which
-            # tree-sitter-groovy cannot read and which hides everything after it, line by line or not)
+            # tree-sitter-groovy cannot read and which hides everything after it, line by line or not), unless the
+            # group reaches the ERROR's last line: then nothing would be left to recover (a C header's
+            # `extern "C" {`), and blanking it only costs a second extraction; a line that opens no group (a C
+            # header's ERROR starting at its licence comment) is not blanked either
             start = line_bounds(work, node.start_byte)[0]
-            end = bracket_group_end(source, start, node.end_byte)  # brackets as written, none blanked
+            group = bracket_group_end(source, start, node.end_byte)  # brackets as written, none blanked
+            lines = source.count(b"\n", start, group)
+            if not lines or lines + node.start_point[0] >= node.end_point[0]:
+                group = 0
+        if group:
+            end = group
         else:
             start, end = line_bounds(work, hiding_error_byte(errors))
         if not work[start:end].strip():  # the error sits on an empty line (a missing token at the end)

@@ -151,7 +151,12 @@ def _parallel(jobs: Sequence[ParseJob], workers: int, task: ParseTask) -> Iterat
 
 
 def _new_pool(workers: int) -> ProcessPoolExecutor:
-    return ProcessPoolExecutor(max_workers=workers, mp_context=_context())
+    return ProcessPoolExecutor(max_workers=workers, mp_context=_context(), initializer=_stdout_to_stderr)
+
+
+def _stdout_to_stderr() -> None:
+    """In a worker: anything written to stdout goes to stderr, since a stdio MCP server's stdout is the protocol."""
+    os.dup2(2, 1)
 
 
 def _fill(

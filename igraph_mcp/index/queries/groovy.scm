@@ -17,6 +17,19 @@
   (#not-match? @_type "^(class|interface|trait|enum|package|import|return|new|if|while|for|switch)$")
   ; `} else if (x) {` has the same shape as `Type name(args) {`
   (#not-match? @name "^(if|else|while|for|switch|catch|return|new|try|finally|do|synchronized)$")) @definition.function
+; A header without a body (`String describe()` in an interface, `boolean all() default true` in an annotation), a
+; `throws` clause before the body, or an empty body (`void hidden(Event e) { }`). The grammar reads these like a
+; command `name arg(...)`, so the type must look like one: a capitalized name or a primitive (`println f(x)` is a call).
+(command
+  (unit (identifier) @_type)
+  .
+  (unit (func (identifier) @name (arg_block)))
+  (#match? @_type "^([A-Z][A-Za-z0-9_]*|void|boolean|int|long|double|float|char|byte|short|def)$")) @definition.function
+(command
+  (unit (identifier) @_type)
+  .
+  (block . (unit (func (identifier) @name (arg_block))) .)
+  (#match? @_type "^([A-Z][A-Za-z0-9_]*|void|boolean|int|long|double|float|char|byte|short|def)$")) @definition.function
 ; a generic return type (`List<String> names() {`)
 (command
   (unit (generics_class))
