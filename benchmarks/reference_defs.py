@@ -50,7 +50,7 @@ RULES: dict[str, list[tuple[str, re.Pattern[str]]]] = {
             "function",
             re.compile(
                 r"^\s*(?:(?:public|private|protected|static|final|synchronized|abstract)\s+)*"
-                r"(?:def|void|boolean|int|long|double|float|char|byte|short|[A-Z][\w.]*(?:<[^>]*>)?(?:\[\])?)\s+"
+                r"(?:def|void|(?:boolean|int|long|double|float|char|byte|short|[A-Z][\w.]*(?:<[^>]*>)?)(?:\s*\[\])*)\s+"
                 r"(?!(?:if|for|while|switch|catch|return|new)\b)(?P<name>[A-Za-z_]\w*)\s*\("
             ),
         ),

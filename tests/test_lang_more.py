@@ -480,3 +480,8 @@ def test_blank_matches_keeps_offsets() -> None:
     out = blank_matches(src, r"[(,][ \t]*(@[\w.]+(?:\([^()\n]*\))?)")
     assert out == b"import a.b.*\nimport c.D\nf(        int y,        z)\n"
     assert len(out) == len(src)
+
+
+def test_groovy_array_return_type() -> None:
+    pf = parse("groovy", "class Finder {\n    public File[] found(String dir) {\n        list(dir)\n    }\n}\n")
+    assert [(s.qualified_name, s.start_line) for s in pf.symbols[1:]] == [("Finder", 1), ("Finder.found", 2)]

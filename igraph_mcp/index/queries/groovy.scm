@@ -30,6 +30,14 @@
   .
   (block . (unit (func (identifier) @name (arg_block))) .)
   (#match? @_type "^([A-Z][A-Za-z0-9_]*|void|boolean|int|long|double|float|char|byte|short|def)$")) @definition.function
+; an array return type (`URI[] resolve(...) {`): the grammar reads `[]` as an empty list after the type
+(command
+  (unit (identifier) @_type)
+  .
+  (list)
+  .
+  (block . (unit (func (identifier) @name (arg_block))))
+  (#match? @_type "^([A-Z][A-Za-z0-9_]*|boolean|int|long|double|float|char|byte|short)$")) @definition.function
 ; a generic return type (`List<String> names() {`)
 (command
   (unit (generics_class))
