@@ -68,7 +68,13 @@ def open_service(root: Path) -> tuple[Any, float, dict[str, Any]]:
     config = load_config(root)
     e = config.embedder
     embedder = make_embedder(
-        e.backend, model=e.model, base_url=e.baseUrl, dimension=e.dimension, runtime=e.runtime, quantize=e.quantize
+        e.backend,
+        model=e.model,
+        base_url=e.baseUrl,
+        dimension=e.dimension,
+        runtime=e.runtime,
+        quantize=e.quantize,
+        adapter=e.adapter,
     )
     if embedder is not None and EMBED_CACHE is not None:
         embedder = CachedEmbedder(embedder, EMBED_CACHE)

@@ -54,6 +54,8 @@ class EmbedderConfig(_Strict):
     # onnx only: int8 weights; its vectors differ from fp32 (another embedder id, so never mixed). "auto" = int8 on
     # onnx, none on torch (embed/registry.AUTO_QUANTIZE says why).
     quantize: Literal["auto", "none", "int8"] = "auto"
+    # local only: a shipped weight adapter by name, or "none" for the plain model; unset = the model's default.
+    adapter: str | None = None
     model: str | None = None
     baseUrl: str | None = None
     dimension: int | None = Field(None, ge=8, le=8192)
@@ -112,6 +114,7 @@ _ENV_OVERRIDES: dict[str, tuple[str, str]] = {
     "IGRAPH_EMBED_MODEL": ("embedder", "model"),
     "IGRAPH_EMBED_RUNTIME": ("embedder", "runtime"),
     "IGRAPH_EMBED_QUANTIZE": ("embedder", "quantize"),
+    "IGRAPH_EMBED_ADAPTER": ("embedder", "adapter"),
     "IGRAPH_EMBED_BASE_URL": ("embedder", "baseUrl"),
     "IGRAPH_EMBED_DIMENSION": ("embedder", "dimension"),
     "IGRAPH_EMBED_BATCH_SIZE": ("embedder", "batchSize"),

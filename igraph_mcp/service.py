@@ -122,6 +122,7 @@ class IGraphService:
                 dimension=e.dimension,
                 runtime=e.runtime,
                 quantize=e.quantize,
+                adapter=e.adapter,
             )
         except (EmbedderError, ConfigError) as exc:
             self._embedder_error = str(exc)

@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 
 import numpy as np
 
+from igraph_mcp.embed import adapter as adapters
 from igraph_mcp.embed.base import Vectors
 from igraph_mcp.errors import EmbedderError
 from igraph_mcp.paths import file_sha256
@@ -182,6 +183,37 @@ def _display_name(model: str) -> str:
     return model
 
 
+def is_default_model(model: str) -> bool:
+    """Whether ``model`` names the bundled default model (the one the shipped adapters were trained on)."""
+    return model in (DEFAULT_MODEL, _ST_ORG + DEFAULT_MODEL)
+
+
+def resolve_adapter(model: str, adapter: str | None) -> str:
+    """The adapter to apply: None means the shipped default for the default model and ``none`` for any other.
+
+    ValueError for an unknown name, or for an adapter asked for on a model it was not trained on.
+    """
+    if adapter is None:
+        return adapters.DEFAULT_ADAPTER if is_default_model(model) else adapters.NONE
+    name = adapters.check_name(adapter.strip())
+    if name != adapters.NONE and not is_default_model(model):
+        raise ValueError(f"The embedder adapter {name!r} fits only {DEFAULT_MODEL}; set embedder.adapter to 'none'.")
+    return name
+
+
+def load_adapter_for(name: str, model_dir: Path) -> adapters.Adapter:
+    """The verified shipped adapter ``name`` for the weights in ``model_dir`` (bundled copy: sha known)."""
+    bundled = bundled_model_dir()
+    if bundled is not None and model_dir.resolve() == bundled.resolve():
+        base = BUNDLED_WEIGHTS_SHA256  # resolve_model_source verified the file against it
+    else:
+        try:
+            base = file_sha256(model_dir / BUNDLED_WEIGHTS)
+        except OSError:
+            base = ""
+    return adapters.load_shipped(name, base)
+
+
 class LocalEmbedder:
     """sentence-transformers on CPU; loads lazily and thread-safely on first use; unit-normalised float32."""
 
@@ -191,12 +223,14 @@ class LocalEmbedder:
         *,
         batch_size: int = 64,
         max_seq_length: int | None = None,
+        adapter: str | None = None,
     ) -> None:
         if batch_size < 1:
             raise ValueError("batch_size must be positive")
         if max_seq_length is not None and max_seq_length < 8:
             raise ValueError("max_seq_length must be at least 8")
         self._name = model
+        self._adapter = resolve_adapter(model, adapter)
         self._batch_size = batch_size
         self._max_seq_length = max_seq_length
         self._model: SentenceTransformer | None = None
@@ -206,15 +240,21 @@ class LocalEmbedder:
         self._encode_lock = threading.Lock()
 
     def __repr__(self) -> str:
-        return f"LocalEmbedder(model={self._name!r}, max_seq_length={self._max_seq_length})"
+        return f"LocalEmbedder(model={self._name!r}, adapter={self._adapter!r}, max_seq_length={self._max_seq_length})"
+
+    @property
+    def adapter(self) -> str:
+        """The adapter merged into the model's weights (``none`` for the plain model)."""
+        return self._adapter
 
     @property
     def id(self) -> str:
-        """Stable id, ``local:<model>``, with ``@<n>`` when a non-default token limit changes the vectors."""
+        """Stable id, ``local:<model>``, with ``@<n>`` when a non-default token limit changes the vectors and
+        ``+<adapter>`` when an adapter changes the weights."""
         base = f"local:{_display_name(self._name)}"
         if self._max_seq_length is not None and self._max_seq_length != DEFAULT_MAX_SEQ_LENGTH:
-            return f"{base}@{self._max_seq_length}"
-        return base
+            base = f"{base}@{self._max_seq_length}"
+        return base if self._adapter == adapters.NONE else f"{base}+{self._adapter}"
 
     @property
     def dimension(self) -> int:
@@ -252,6 +292,10 @@ class LocalEmbedder:
             raise EmbedderError(
                 f"Could not load the embedding model {self._name!r} ({type(exc).__name__}: {exc}). {_NO_MODEL_HINT}"
             ) from exc
+        if self._adapter != adapters.NONE:
+            # A hub download lands in the cache: the adapter is checked against the weights found there.
+            weights_dir = Path(source) if local_only else (cached_snapshot(_ST_ORG + DEFAULT_MODEL) or Path(source))
+            adapters.merge_into(model[0].auto_model, load_adapter_for(self._adapter, weights_dir))
         native = int(model.max_seq_length or DEFAULT_MAX_SEQ_LENGTH)
         model.max_seq_length = min(self._max_seq_length or DEFAULT_MAX_SEQ_LENGTH, native)
         getter: Any = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension

@@ -50,13 +50,14 @@ def _ort_version() -> str:
         return "none"
 
 
-def variant_dir(weights_sha256: str, variant: str) -> Path:
-    """The cache directory of one export of the weights with this sha256.
+def variant_dir(weights_sha256: str, variant: str, adapter_sha256: str | None = None) -> Path:
+    """The cache directory of one export of the weights with this sha256 (and the adapter with that one).
 
     The saved graph is already optimized by ONNX Runtime (loads in ~0.25 s instead of ~0.7 s), and such a graph
     is only promised to load in the version that wrote it, hence the version in the name.
     """
-    return cache_root() / weights_sha256 / f"v{EXPORT_FORMAT}-{variant}-ort{_ort_version()}"
+    name = f"v{EXPORT_FORMAT}-{variant}-ort{_ort_version()}"
+    return cache_root() / weights_sha256 / (f"{name}-adapter-{adapter_sha256}" if adapter_sha256 else name)
 
 
 def verified_model(directory: Path) -> Path | None:
@@ -70,11 +71,16 @@ def verified_model(directory: Path) -> Path | None:
     return model if expected and actual == expected else None
 
 
-def ensure_onnx_model(model_dir: Path, weights_sha256: str, variant: str = "fp32") -> Path:
-    """Return the verified ONNX file for ``model_dir`` (exporting or quantizing it first if needed)."""
+def ensure_onnx_model(
+    model_dir: Path, weights_sha256: str, variant: str = "fp32", adapter: tuple[Path, str] | None = None
+) -> Path:
+    """Return the verified ONNX file for ``model_dir`` (exporting or quantizing it first if needed).
+
+    ``adapter`` is (file, sha256) of a LoRA adapter merged into the weights before the export.
+    """
     if variant not in VARIANTS:
         raise EmbedderError(f"unknown ONNX variant {variant!r}; use one of {', '.join(VARIANTS)}")
-    target = variant_dir(weights_sha256, variant)
+    target = variant_dir(weights_sha256, variant, adapter[1] if adapter else None)
     found = verified_model(target)
     if found is not None:
         return found
@@ -82,6 +88,8 @@ def ensure_onnx_model(model_dir: Path, weights_sha256: str, variant: str = "fp32
         log.warning("the cached ONNX model in %s does not match its checksum: exporting it again", target)
         shutil.rmtree(target, ignore_errors=True)
     command = ["export" if variant == "fp32" else "quantize", str(model_dir)]
+    if adapter is not None:
+        command += ["--adapter", str(adapter[0]), adapter[1]]
     log.info("making the %s ONNX model of %s once (cached in %s)", variant, model_dir.name, target)
     return _build(target, command)
 
@@ -94,7 +102,14 @@ def _build(target: Path, command: list[str]) -> Path:
         env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
         try:
             done = subprocess.run(
-                [sys.executable, "-m", "igraph_mcp.embed.onnx_export", *command, str(work / MODEL_FILE)],
+                [
+                    sys.executable,
+                    "-m",
+                    "igraph_mcp.embed.onnx_export",
+                    *command[:2],
+                    str(work / MODEL_FILE),
+                    *command[2:],
+                ],
                 env=env,
                 capture_output=True,
                 text=True,
@@ -122,7 +137,7 @@ _TORCH_HINT = "set embedder.runtime to 'torch' (IGRAPH_EMBED_RUNTIME=torch) to u
 
 
 # -- the child process ------------------------------------------------------------------------------------------
-def _export(model_dir: str, out: str) -> None:
+def _export(model_dir: str, out: str, adapter: tuple[str, str] | None = None) -> None:
     """Trace the transformer (token ids in, last hidden state out) with torch's TorchScript exporter."""
     import warnings
 
@@ -141,6 +156,10 @@ def _export(model_dir: str, out: str) -> None:
             ).last_hidden_state
 
     model = AutoModel.from_pretrained(model_dir, local_files_only=True).eval()
+    if adapter is not None:
+        from igraph_mcp.embed.adapter import merge_into, read_adapter
+
+        merge_into(model, read_adapter(Path(adapter[0]), expected_sha256=adapter[1]))
     ids = torch.ones((2, 8), dtype=torch.long)
     axes = {name: {0: "batch", 1: "tokens"} for name in (*INPUTS, OUTPUT)}
     with torch.no_grad(), warnings.catch_warnings():
@@ -175,12 +194,15 @@ def _optimize(raw: str, out: str) -> None:
 
 
 def main(argv: list[str]) -> int:
-    """Child entry point: ``export|quantize <model dir> <out.onnx>`` (fp32, or int8 weights)."""
-    if len(argv) != 3 or argv[0] not in ("export", "quantize"):
-        sys.stderr.write("usage: python -m igraph_mcp.embed.onnx_export export|quantize <model dir> <out.onnx>\n")
+    """Child entry point: ``export|quantize <model dir> <out.onnx> [--adapter <file> <sha256>]`` (fp32 or int8)."""
+    if len(argv) not in (3, 6) or argv[0] not in ("export", "quantize") or (len(argv) == 6 and argv[3] != "--adapter"):
+        sys.stderr.write(
+            "usage: python -m igraph_mcp.embed.onnx_export export|quantize <model dir> <out.onnx> "
+            "[--adapter <file> <sha256>]\n"
+        )
         return 2
     raw = argv[2] + ".raw"
-    _export(argv[1], raw)
+    _export(argv[1], raw, (argv[4], argv[5]) if len(argv) == 6 else None)
     if argv[0] == "quantize":
         # Quantization reads the plain exported graph (ORT's fused one has ops it cannot type).
         _quantize(raw, raw + ".int8")

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from igraph_mcp.embed import adapter as adapters
 from igraph_mcp.embed import local
 from igraph_mcp.embed.base import Vectors
 from igraph_mcp.embed.onnx_export import ensure_onnx_model
@@ -71,6 +72,7 @@ class OnnxEmbedder:
         batch_size: int = DEFAULT_BATCH_SIZE,
         max_seq_length: int | None = None,
         threads: int = DEFAULT_THREADS,
+        adapter: str | None = None,
     ) -> None:
         if quantize not in QUANTIZATIONS:
             raise ValueError(f"quantize must be one of {', '.join(QUANTIZATIONS)}")
@@ -79,6 +81,7 @@ class OnnxEmbedder:
         if max_seq_length is not None and max_seq_length < 8:
             raise ValueError("max_seq_length must be at least 8")
         self._name = model
+        self._adapter = local.resolve_adapter(model, adapter)
         self._quantize = quantize
         self._batch_size = batch_size
         self._max_seq_length = max_seq_length
@@ -92,13 +95,21 @@ class OnnxEmbedder:
         self._lock = threading.Lock()
 
     def __repr__(self) -> str:
-        return f"OnnxEmbedder(model={self._name!r}, quantize={self._quantize!r}, threads={self._threads})"
+        return (
+            f"OnnxEmbedder(model={self._name!r}, adapter={self._adapter!r}, quantize={self._quantize!r}, "
+            f"threads={self._threads})"
+        )
 
     @property
     def id(self) -> str:
         """``local:<model>`` as the torch backend (fp32 vectors agree to cosine >= 0.999), ``+int8`` if quantized."""
-        base = local.LocalEmbedder(self._name, max_seq_length=self._max_seq_length).id
+        base = local.LocalEmbedder(self._name, max_seq_length=self._max_seq_length, adapter=self._adapter).id
         return f"{base}+int8" if self._quantize == "int8" else base
+
+    @property
+    def adapter(self) -> str:
+        """The adapter merged into the exported weights (``none`` for the plain model)."""
+        return self._adapter
 
     @property
     def dimension(self) -> int:
@@ -169,7 +180,11 @@ class OnnxEmbedder:
                 bundled = self._model_dir == local.bundled_model_dir()
                 sha = _weights_sha256(self._model_dir, bundled)
                 variant = "int8" if self._quantize == "int8" else "fp32"
-                self._onnx_path = ensure_onnx_model(self._model_dir, sha, variant)
+                merged: tuple[Path, str] | None = None
+                if self._adapter != adapters.NONE:
+                    found = local.load_adapter_for(self._adapter, self._model_dir)  # checked before the export
+                    merged = (adapters.adapter_path(self._adapter), found.sha256)
+                self._onnx_path = ensure_onnx_model(self._model_dir, sha, variant, merged)
             session = _open_session(self._onnx_path, threads)
             self._input_names = tuple(i.name for i in session.get_inputs())
             self._sessions[threads] = session

@@ -28,13 +28,15 @@ def make_embedder(
     dimension: int | None = None,
     runtime: str = DEFAULT_RUNTIME,
     quantize: str = "auto",
+    adapter: str | None = None,
 ) -> Embedder | None:
     """Return the embedder for ``backend`` ("local", "openai", "hash") or None for "none" (FTS only).
 
     Nothing is loaded or contacted here: backends load their model or probe their endpoint on first use.
     ``dimension`` applies to "openai" (expected size; discovered when omitted) and "hash" (default 64);
-    ``runtime`` ("onnx" or "torch") and ``quantize`` ("none" or "int8", ONNX only; "auto" = int8 on ONNX, none on
-    torch) apply to "local".
+    ``runtime`` ("onnx" or "torch"), ``quantize`` ("none" or "int8", ONNX only; "auto" = int8 on ONNX, none on
+    torch) and ``adapter`` (a shipped adapter's name or "none"; None = the default adapter of the default model)
+    apply to "local".
     """
     name = (backend or "").strip().lower()
     if name == "none":
@@ -48,13 +50,16 @@ def make_embedder(
         if runtime == "torch":
             if quantize != "none":
                 raise ConfigError("embedder.quantize needs embedder.runtime 'onnx'; torch runs the model as is.")
-            return LocalEmbedder(model or DEFAULT_MODEL)
+            try:
+                return LocalEmbedder(model or DEFAULT_MODEL, adapter=adapter)
+            except ValueError as exc:
+                raise ConfigError(str(exc)) from None
         if runtime != "onnx":
             raise ConfigError(f"Unknown embedder runtime {runtime!r}; valid runtimes are: {', '.join(RUNTIMES)}.")
         from igraph_mcp.embed.onnx_local import OnnxEmbedder
 
         try:
-            return OnnxEmbedder(model or DEFAULT_MODEL, quantize=quantize)
+            return OnnxEmbedder(model or DEFAULT_MODEL, quantize=quantize, adapter=adapter)
         except ValueError as exc:
             raise ConfigError(str(exc)) from None
     if name == "openai":
