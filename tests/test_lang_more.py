@@ -535,3 +535,16 @@ def test_rewrite_matches_keeps_offsets() -> None:
     assert out == b'x = a ?: b\ny = f("     ")\n'
     with pytest.raises(ValueError, match="fills"):
         rewrite_matches(src, r"(a)(b)", ("x",))
+
+
+def test_groovy_method_whose_body_starts_with_a_comment() -> None:
+    code = (
+        "class Grab {\n    public Record create(Map deps) {\n        // parse the arguments\n        x(deps)\n    }\n"
+        "    void after() {\n        /* nothing yet */\n    }\n}\n"
+    )
+    pf = parse("groovy", code)
+    assert [(s.qualified_name, s.start_line) for s in pf.symbols[1:]] == [
+        ("Grab", 1),
+        ("Grab.create", 2),
+        ("Grab.after", 6),
+    ]

@@ -296,9 +296,10 @@ _ROWS = (
             (r"(?<=[ \t])(\?)(?=[ \t])", "|"),  # ternary `c ? a : b` -> `c | a : b`
             (r"(?<=[ \t])(?:<=|>=|<|>|\*|/|<<)(?=[ \t])", "|"),  # spaced comparisons and products: `a > 0` -> `a | 0`
             (r"<<", "||"),  # append `list << x`
+            (r"\b\d+\.\.(-)\d", "0"),  # negative range ends: `s[1..-2]` -> `s[1..02]`
             # casts `(Type) x` -> ` Type  x` and parenthesised expressions `= (a - b)` -> `=_(a - b)`
             (r"(?:^[ \t]*|[=(,:!][ \t]*|\breturn[ \t]+)(\()[A-Z][\w.]*(?:\[\])*(\))(?=[ \t]*[\w(])", " ", " "),
-            (r"(?:[=(,:][ \t]*|\breturn)([ \t])\(", "_"),
+            (r"[=(,:][ \t]*([ \t])\(", "_"),
             (r"^[ \t]*([ \t])\(", "_"),
             (r"\w(\.\.\.)[ \t]", " "),  # varargs `Map... args` -> `Map    args`
             (r"<[ \t]*(\?[ \t]+(?:extends|super))\b", " "),  # wildcards: `<? extends A>` -> `<          A>`
