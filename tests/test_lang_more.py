@@ -485,3 +485,66 @@ def test_blank_matches_keeps_offsets() -> None:
 def test_groovy_array_return_type() -> None:
     pf = parse("groovy", "class Finder {\n    public File[] found(String dir) {\n        list(dir)\n    }\n}\n")
     assert [(s.qualified_name, s.start_line) for s in pf.symbols[1:]] == [("Finder", 1), ("Finder.found", 2)]
+
+
+# Each fixture holds text tree-sitter-groovy misreads; LanguageSpec.rewrite_before_parse turns it into text of the same
+# length that it reads, so the file parses cleanly and every definition sits on its own line.
+GROOVY_REWRITES = {
+    "slashy string": (
+        "class Log {\n    def split(String text) {\n        def lines = text.split(/(\\n|\\r)/)\n        lines\n"
+        "    }\n    void after() {\n        run()\n    }\n}\n",
+        [("Log", 1), ("Log.split", 2), ("Log.after", 6)],
+    ),
+    "elvis and line-leading safe navigation": (
+        "class Grab {\n    def loader(Map args) {\n        def l = (args.ref?.class\n"
+        "            ?:Finder.calling(args.depth?:1)\n        )?.classLoader\n        l\n    }\n"
+        "    void after() {\n        run()\n    }\n}\n",
+        [("Grab", 1), ("Grab.loader", 2), ("Grab.after", 8)],
+    ),
+    "nested generics with a comma": (
+        "class Deps {\n    Map<ClassLoader, Set<Record>> loaded = new WeakHashMap<ClassLoader, Set<Record>>()\n"
+        "    public Deps() {\n        run()\n    }\n}\n",
+        [("Deps", 1), ("Deps.Deps", 3)],
+    ),
+    "cast, comparison and append": (
+        "class Cli {\n    def expand(List args) {\n        def r = (List) args\n"
+        "        if (r.size() > 1) { r << args[0] }\n        r\n    }\n    void after() {\n        run()\n    }\n}\n",
+        [("Cli", 1), ("Cli.expand", 2), ("Cli.after", 7)],
+    ),
+    "annotation arguments": (
+        "@Transform('groovy.beans.Listener')\nclass Listener {\n    void after() {\n        run()\n    }\n}\n",
+        [("Listener", 2), ("Listener.after", 3)],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(GROOVY_REWRITES))
+def test_groovy_rewrites_keep_definitions(case: str) -> None:
+    code, expected = GROOVY_REWRITES[case]
+    pf = parse("groovy", code)
+    assert not pf.has_error
+    assert [(s.qualified_name, s.start_line) for s in pf.symbols[1:]] == expected
+
+
+def test_rewrite_matches_keeps_offsets() -> None:
+    from igraph_mcp.index.parse import rewrite_matches
+
+    src = b"x = a ?: b\ny = f(/a\\/b+/)\n"
+    assert rewrite_matches(src, r"\?:", ("||",)) == b"x = a || b\ny = f(/a\\/b+/)\n"
+    out = rewrite_matches(src, r"\((/)((?:\\.|[^/\\\n])+)(/)\)", ('"', " ", '"'))
+    assert out == b'x = a ?: b\ny = f("     ")\n'
+    with pytest.raises(ValueError, match="fills"):
+        rewrite_matches(src, r"(a)(b)", ("x",))
+
+
+def test_groovy_method_whose_body_starts_with_a_comment() -> None:
+    code = (
+        "class Grab {\n    public Record create(Map deps) {\n        // parse the arguments\n        x(deps)\n    }\n"
+        "    void after() {\n        /* nothing yet */\n    }\n}\n"
+    )
+    pf = parse("groovy", code)
+    assert [(s.qualified_name, s.start_line) for s in pf.symbols[1:]] == [
+        ("Grab", 1),
+        ("Grab.create", 2),
+        ("Grab.after", 6),
+    ]

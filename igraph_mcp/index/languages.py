@@ -58,6 +58,9 @@ class LanguageSpec:
     # tree-sitter-groovy swallows the class after a wildcard import (`import javax.swing.*`) and the method whose
     # parameter carries an annotation (`void f(@DelegatesTo(X) Closure c)`).
     blank_before_parse: tuple[str, ...] = ()
+    # Text the grammar misreads, rewritten into text it reads the same way, before parsing and at the same length
+    # (offsets and lines unchanged): (multiline regex, fill per group); see parse.rewrite_matches.
+    rewrite_before_parse: tuple[tuple[str, ...], ...] = ()
 
 
 _ROWS = (
@@ -284,6 +287,30 @@ _ROWS = (
         blank_before_parse=(
             r"^[ \t]*import[ \t]+(?:static[ \t]+)?[\w.]+?(\.\*)[ \t]*;?[ \t]*$",
             r"[(,][ \t]*(@[\w.]+(?:\([^()\n]*\))?)",
+        ),
+        rewrite_before_parse=(
+            # slashy strings (regexes) after `(`, `,`, `=`, `~` or `return`, on one line: `/a+b/` -> `"   "`
+            (r"(?:[(,=~][ \t]*|\breturn[ \t]+)(/)((?:\\.|[^/\\\n])+)(/)(?=[ \t]*(?:[),;.]|$))", '"', " ", '"'),
+            (r"(\?)\.", " "),  # safe navigation `a?.b` -> `a .b`
+            (r"\?:", "||"),  # elvis `a ?: b` -> `a || b`
+            (r"(?<=[ \t])(\?)(?=[ \t])", "|"),  # ternary `c ? a : b` -> `c | a : b`
+            (r"(?<=[ \t])(?:<=|>=|<|>|\*|/|<<)(?=[ \t])", "|"),  # spaced comparisons and products: `a > 0` -> `a | 0`
+            (r"<<", "||"),  # append `list << x`
+            (r"\b\d+\.\.(-)\d", "0"),  # negative range ends: `s[1..-2]` -> `s[1..02]`
+            # casts `(Type) x` -> ` Type  x` and parenthesised expressions `= (a - b)` -> `=_(a - b)`
+            (r"(?:^[ \t]*|[=(,:!][ \t]*|\breturn[ \t]+)(\()[A-Z][\w.]*(?:\[\])*(\))(?=[ \t]*[\w(])", " ", " "),
+            (r"[=(,:][ \t]*([ \t])\(", "_"),
+            (r"^[ \t]*([ \t])\(", "_"),
+            (r"\w(\.\.\.)[ \t]", " "),  # varargs `Map... args` -> `Map    args`
+            (r"<[ \t]*(\?[ \t]+(?:extends|super))\b", " "),  # wildcards: `<? extends A>` -> `<          A>`
+            (r"<[ \t]*(\?)[ \t]*>", "_"),  # `Class<?>` -> `Class<_>`
+            (r"\.(&)", " "),  # method pointer `a.&b` -> `a. b`
+            (r"^[ \t]*@[\w.]+(\([^\n]*\))[ \t]*$", " "),  # annotation arguments on their own line: `@Retention(X)`
+            (r"\[[ \t]*(:)[ \t]*\]", " "),  # empty map `[:]` -> `[ ]`
+            (
+                r"\b[A-Z]\w*[ \t]*<[ \t]*[\w.]+((?:[\w.?\[\]& \t,]|<(?:[\w.?\[\]& \t,]|<[\w.?\[\]& \t,]*>)*>)*)>",
+                " ",
+            ),  # generics: `Map<A, Set<B>>` -> `Map<A          >`
         ),
     ),
     LanguageSpec(

@@ -660,18 +660,41 @@ def nesting_depth(source: bytes) -> int:
 
 def blank_matches(source: bytes, pattern: str) -> bytes:
     """`source` with what `pattern` matches (its group 1 when it has one) turned into spaces, newlines kept."""
+    return rewrite_matches(source, pattern, (" ",))
+
+
+def rewrite_matches(source: bytes, pattern: str, fills: tuple[str, ...]) -> bytes:
+    """`source` with each group of `pattern`'s matches (the whole match when it has none) rewritten, same length.
+
+    fills[i] rewrites group i + 1: a text of the group's exact length replaces it, a single character fills it
+    (newlines kept), so every offset and line stays where it was. Groups that did not take part are left alone.
+    """
     regex = _blank_patterns.get(pattern)
     if regex is None:
         regex = _blank_patterns[pattern] = re.compile(pattern.encode("utf-8"), re.M)
-    group = 1 if regex.groups else 0
+    groups = list(range(1, regex.groups + 1)) if regex.groups else [0]
+    if len(fills) != len(groups) or not all(fills):
+        raise ValueError(
+            f"pattern {pattern!r} has {len(groups)} groups to rewrite but {len(fills)} fills (each fill non-empty)"
+        )
+    texts = [fill.encode("utf-8") for fill in fills]
 
-    def blank(m: re.Match[bytes]) -> bytes:
-        start, end = m.span(group)
-        text = m.group(0)
-        lead = start - m.start()
-        return text[:lead] + _BLANK.sub(b" ", text[lead : lead + end - start]) + text[lead + end - start :]
+    def rewrite(m: re.Match[bytes]) -> bytes:
+        out, pos = [], m.start()
+        for group, text in zip(groups, texts, strict=True):
+            start, end = m.span(group)
+            if start < 0:
+                continue
+            out.append(m.string[pos:start])
+            if len(text) == end - start:
+                out.append(text)
+            else:
+                out.append(bytes(c if c == 10 else text[0] for c in m.string[start:end]))  # newlines kept
+            pos = end
+        out.append(m.string[pos : m.end()])
+        return b"".join(out)
 
-    return regex.sub(blank, source)
+    return regex.sub(rewrite, source)
 
 
 def parse_source(source: bytes, language: str) -> ParsedFile:
@@ -686,6 +709,8 @@ def parse_source(source: bytes, language: str) -> ParsedFile:
     source = normalize_source(source)
     for pattern in spec.blank_before_parse:
         source = blank_matches(source, pattern)
+    for pattern, *fills in spec.rewrite_before_parse:
+        source = rewrite_matches(source, pattern, tuple(fills))
     depth = nesting_depth(source)
     if depth > MAX_NESTING:
         raise NestingTooDeep(f"brackets nest {depth} deep (the limit is {MAX_NESTING})")

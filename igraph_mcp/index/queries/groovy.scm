@@ -13,7 +13,7 @@
 (command
   (unit (identifier) @_type)
   .
-  (block . (unit (func (identifier) @name (arg_block))) . [(end_command) (block) (command)])
+  (block . (unit (func (identifier) @name (arg_block))) . [(end_command) (block) (command) (line_comment) (block_comment)])
   (#not-match? @_type "^(class|interface|trait|enum|package|import|return|new|if|while|for|switch)$")
   ; `} else if (x) {` has the same shape as `Type name(args) {`
   (#not-match? @name "^(if|else|while|for|switch|catch|return|new|try|finally|do|synchronized)$")) @definition.function
@@ -42,7 +42,7 @@
 (command
   (unit (generics_class))
   .
-  (block . (unit (func (identifier) @name (arg_block))) . [(end_command) (block) (command)])) @definition.function
+  (block . (unit (func (identifier) @name (arg_block))) . [(end_command) (block) (command) (line_comment) (block_comment)])) @definition.function
 
 (end_command (unit (func (identifier) @name))) @reference.call
 (end_command (unit (func) @qualifier . (func (identifier) @name))) @reference.call
