@@ -61,21 +61,12 @@ EMBED_CACHE: Path | None = None  # --embed-cache: vectors shared across trees an
 def open_service(root: Path) -> tuple[Any, float, dict[str, Any]]:
     """Build the service for a tree and run its index; return (service, seconds, index summary)."""
     from igraph_mcp.config import load_config  # imported lazily: the bm25-only run needs no package
-    from igraph_mcp.embed.registry import make_embedder
+    from igraph_mcp.embed.registry import embedder_from_config
     from igraph_mcp.service import IGraphService
 
     started = time.perf_counter()
     config = load_config(root)
-    e = config.embedder
-    embedder = make_embedder(
-        e.backend,
-        model=e.model,
-        base_url=e.baseUrl,
-        dimension=e.dimension,
-        runtime=e.runtime,
-        quantize=e.quantize,
-        adapter=e.adapter,
-    )
+    embedder = embedder_from_config(config.embedder)
     if embedder is not None and EMBED_CACHE is not None:
         embedder = CachedEmbedder(embedder, EMBED_CACHE)
     svc = IGraphService(root, config=config, embedder=embedder)

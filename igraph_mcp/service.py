@@ -18,7 +18,7 @@ import apsw
 
 from igraph_mcp.config import DB_FILE, Config, load_config, locate_state_dir
 from igraph_mcp.embed.base import Embedder
-from igraph_mcp.embed.registry import make_embedder
+from igraph_mcp.embed.registry import embedder_from_config
 from igraph_mcp.errors import ConfigError, EmbedderError, IGraphError, InvalidInput, StorageError
 from igraph_mcp.index.build import AfterIndex, Progress, build_index
 from igraph_mcp.index.stale import stale_files
@@ -113,17 +113,8 @@ class IGraphService:
         """The configured embedder, created on first use; None when disabled or unavailable (see dense_state)."""
         if self._embedder is not None or self._embedder_error is not None or not self._embed_enabled:
             return self._embedder
-        e = self.config.embedder
         try:
-            self._embedder = make_embedder(
-                e.backend,
-                model=e.model,
-                base_url=e.baseUrl,
-                dimension=e.dimension,
-                runtime=e.runtime,
-                quantize=e.quantize,
-                adapter=e.adapter,
-            )
+            self._embedder = embedder_from_config(self.config.embedder)
         except (EmbedderError, ConfigError) as exc:
             self._embedder_error = str(exc)
         if self._embedder is None and self._embedder_error is None:

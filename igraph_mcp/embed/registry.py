@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from igraph_mcp.embed.base import Embedder
 from igraph_mcp.errors import ConfigError
+
+if TYPE_CHECKING:
+    from igraph_mcp.config import EmbedderConfig
 
 BACKENDS = ("local", "openai", "hash", "none")
 RUNTIMES = ("onnx", "torch")
@@ -84,3 +88,16 @@ def make_embedder(
             return GatedEmbedder(hashing, Path(gate))
         return hashing
     raise ConfigError(f"Unknown embedder backend {backend!r}; valid backends are: {', '.join(BACKENDS)}.")
+
+
+def embedder_from_config(e: EmbedderConfig) -> Embedder | None:
+    """``make_embedder`` with every key of an ``embedder`` config section: the one place that maps them."""
+    return make_embedder(
+        e.backend,
+        model=e.model,
+        base_url=e.baseUrl,
+        dimension=e.dimension,
+        runtime=e.runtime,
+        quantize=e.quantize,
+        adapter=e.adapter,
+    )
