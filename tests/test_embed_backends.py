@@ -71,11 +71,11 @@ def test_registry_builds_each_backend_without_loading() -> None:
     assert hashed is not None and hashed.id == "hash:16"
     assert make_embedder(" HASH ") is not None
     loc = make_embedder("local", quantize="none")
-    assert isinstance(loc, OnnxEmbedder) and loc.id == "local:all-MiniLM-L6-v2+code-v1" and not loc.loaded
+    assert isinstance(loc, OnnxEmbedder) and loc.id == "local:all-MiniLM-L6-v2" and not loc.loaded
     torch_path = make_embedder("local", runtime="torch")  # "auto" quantization means none on torch
     assert isinstance(torch_path, LocalEmbedder) and torch_path.id == loc.id and not torch_path.loaded
     default = make_embedder("local")  # "auto": int8 on ONNX
-    assert isinstance(default, OnnxEmbedder) and default.id == "local:all-MiniLM-L6-v2+code-v1+int8"
+    assert isinstance(default, OnnxEmbedder) and default.id == "local:all-MiniLM-L6-v2+int8"
     int8 = make_embedder("local", quantize="int8")
     assert isinstance(int8, OnnxEmbedder) and int8.id == default.id
     for bad in ({"runtime": "tensorflow"}, {"runtime": "torch", "quantize": "int8"}, {"quantize": "int4"}):
@@ -89,9 +89,9 @@ def test_default_config_means_int8_on_onnx_and_the_plain_model_on_torch() -> Non
     from igraph_mcp.config import Config, EmbedderConfig
 
     for cfg, expected in (
-        (Config().embedder, "local:all-MiniLM-L6-v2+code-v1+int8"),
-        (EmbedderConfig(runtime="torch"), "local:all-MiniLM-L6-v2+code-v1"),
-        (EmbedderConfig(quantize="none"), "local:all-MiniLM-L6-v2+code-v1"),  # fp32 on ONNX
+        (Config().embedder, "local:all-MiniLM-L6-v2+int8"),
+        (EmbedderConfig(runtime="torch"), "local:all-MiniLM-L6-v2"),
+        (EmbedderConfig(quantize="none"), "local:all-MiniLM-L6-v2"),  # fp32 on ONNX
         (EmbedderConfig(runtime="torch", adapter="none"), "local:all-MiniLM-L6-v2"),  # the plain model, as before
     ):
         embedder = make_embedder(cfg.backend, runtime=cfg.runtime, quantize=cfg.quantize, adapter=cfg.adapter)
@@ -404,9 +404,9 @@ def test_cached_snapshot_and_directory_sources(tmp_path: Path, monkeypatch: pyte
 
 
 def test_local_id_and_validation() -> None:
-    assert LocalEmbedder().id == "local:all-MiniLM-L6-v2+code-v1"  # the shipped default adapter
+    assert LocalEmbedder().id == "local:all-MiniLM-L6-v2"  # no adapter unless configured
     assert LocalEmbedder(adapter="none").id == "local:all-MiniLM-L6-v2"
     assert LocalEmbedder("sentence-transformers/all-MiniLM-L6-v2", adapter="none").id == "local:all-MiniLM-L6-v2"
-    assert LocalEmbedder(max_seq_length=256).id == "local:all-MiniLM-L6-v2@256+code-v1"
+    assert LocalEmbedder(max_seq_length=256).id == "local:all-MiniLM-L6-v2@256"
     with pytest.raises(ValueError):
         LocalEmbedder(batch_size=0)

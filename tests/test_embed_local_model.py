@@ -27,7 +27,7 @@ def embedder() -> Iterator[LocalEmbedder]:
 
 def test_dimension_id_and_normalisation(embedder: LocalEmbedder) -> None:
     assert embedder.dimension == 384
-    assert embedder.id == "local:all-MiniLM-L6-v2+code-v1"
+    assert embedder.id == "local:all-MiniLM-L6-v2"
     vecs = embedder.embed(["def parse_file(path): ...", "class HttpClient:", ""])
     assert vecs.shape == (3, 384) and vecs.dtype == np.float32
     np.testing.assert_allclose(np.linalg.norm(vecs, axis=1), 1.0, rtol=1e-4)

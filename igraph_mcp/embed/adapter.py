@@ -29,10 +29,11 @@ SHIPPED: dict[str, str] = {
     "code-v1": "14279ee9da96f5f294186ddd11ce91342938262f9ae8bdc06be71d196f95d5ae",
 }
 """Adapter name -> sha256 of its file, for every adapter in ``adapters/``."""
-DEFAULT_ADAPTER = "code-v1"
-"""Applied to the bundled model unless embedder.adapter says otherwise: on the docstring set it raised dense MRR@10
-55.3 -> 60.5 and default 58.4 -> 58.8 (fp32; README, "Embedders"), and the default call was unchanged
-on the 13 devset held-out issues that could be re-embedded with it."""
+DEFAULT_ADAPTER = NONE
+"""Applied to the bundled model unless embedder.adapter says otherwise. code-v1 (40 min of training, 5% of its
+pairs) raised docstring MRR@10 (dense 55.3 -> 60.5, default 58.4 -> 58.8, fp32) but lost on the devset tuning half,
+which decides defaults: with int8, file Acc@1 60.3 -> 56.9 and the default call's function Acc@10 53.6 -> 50.0 (58
+issues, 19 trees; README, "Retrieval quality"). So it ships opt-in (embedder.adapter: code-v1)."""
 _REINSTALL = "reinstall igraph-mcp (pip install --force-reinstall --no-deps igraph-mcp)"
 _PLAIN = "or set embedder.adapter to 'none' (IGRAPH_EMBED_ADAPTER=none) for the plain model"
 
