@@ -221,12 +221,19 @@ def devset_tasks(args: argparse.Namespace, cache: Path) -> list[TreeTask]:
     return tasks
 
 
+def doc_projects(args: argparse.Namespace) -> list[tuple[str, str]]:
+    """The docstring set's projects: the pinned evaluation three, or --doc-projects (a tuning set of others)."""
+    if not getattr(args, "doc_projects", None):
+        return list(bd.DEFAULT_DOC_PROJECTS)
+    return [(n.strip(), v.strip()) for n, v in (t.split("==", 1) for t in args.doc_projects.split(",") if t.strip())]
+
+
 def docstring_tasks(args: argparse.Namespace, cache: Path) -> list[TreeTask]:
     """Fetch the docstring projects, strip them, and wrap their sampled queries as cases."""
     script = args.fetch_tree or bd.devset_fetch_script(args.devset)
     prepared = [
         (name, version, *bd.prepare_docstring_project(name, version, cache, script, args.docstring_sample))
-        for name, version in bd.DEFAULT_DOC_PROJECTS
+        for name, version in doc_projects(args)
     ]
     capped = bd.round_robin([queries for *_, queries in prepared], args.limit)
     tasks = []
@@ -428,6 +435,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--trees", default=None, help="explicit devset trees, e.g. 'xarray==0.16.2,Django==2.2.28'")
     ap.add_argument("--other-trees", default=None, help="every devset tree except these (same syntax as --trees)")
     ap.add_argument("--limit", type=int, default=None, help="at most N queries per set (round-robin over trees)")
+    ap.add_argument(
+        "--doc-projects",
+        default=None,
+        help="docstring set on these sdists instead of the evaluation three, e.g. 'attrs==26.1.0' (for tuning "
+        "one-line queries without touching the evaluation set)",
+    )
     ap.add_argument("--docstring-sample", type=int, default=bd.DEFAULT_DOCSTRING_SAMPLE, help="queries per project")
     ap.add_argument("--devset", type=Path, default=bd.DEFAULT_DEVSET)
     ap.add_argument("--fetch-tree", type=Path, default=None, help="default: fetch_tree.py next to --devset")

@@ -244,10 +244,15 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser(
         "search",
         parents=[common],
-        help="hybrid search: 5 hits plus their callers/callees and linked documents (as the igraph_explore tool)",
+        help="hybrid search: 10 hits plus their callers/callees and linked documents (as the igraph_explore tool)",
     )
     s.add_argument("query")
-    s.add_argument("--top-k", type=int, default=5, help="ranked symbols to return, 1-50 (default 5)")
+    s.add_argument(
+        "--top-k",
+        type=int,
+        default=None,
+        help="ranked symbols to return, 1-50 (default: retrieval.nodeTopK of the config, 10; 5 with snippets)",
+    )
     s.add_argument(
         "--hops",
         type=int,

@@ -135,7 +135,15 @@ async def igraph_explore(
             "identifiers, or pasted issue text"
         ),
     ],
-    topK: Annotated[int, Field(ge=1, le=50, description="Number of ranked symbols to return (1-50)")] = 5,
+    topK: Annotated[
+        int | None,
+        Field(
+            ge=1,
+            le=50,
+            description="Number of ranked symbols to return (1-50; default retrieval.nodeTopK of the config, 10). "
+            "The first 5 carry a source snippet, the rest one line each",
+        ),
+    ] = None,
     hops: Annotated[int, Field(ge=0, le=5, description="Call-graph hops to expand around the hits (0-5)")] = 2,
     kinds: Annotated[
         list[str] | None,

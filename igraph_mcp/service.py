@@ -169,7 +169,7 @@ class IGraphService:
         self,
         query: str,
         *,
-        top_k: int = 5,
+        top_k: int | None = None,
         hops: int | None = None,
         kinds: Sequence[str] | None = None,
         context_files: Sequence[str] = (),

@@ -264,10 +264,19 @@ def test_a_held_index_lock_exits_busy(repo: Path, capsys: pytest.CaptureFixture[
     assert code == EXIT_BUSY and out == "" and "indexing this repository" in err
 
 
-def test_search_has_one_default_shape_with_the_tool(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_search_has_one_default_shape_with_the_tool(
+    repo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     assert _run(capsys, "index", str(repo))[0] == 0
-    code, out, _ = _run(capsys, "search", "verify token", "--root", str(repo), "--json")
-    assert code == 0 and len(json.loads(out)["hits"]) == 5  # as igraph_explore: 5 hits by default
+    code, out, _ = _run(capsys, "search", "token", "--root", str(repo), "--json")
+    hits = json.loads(out)["hits"]
+    # As igraph_explore: retrieval.nodeTopK hits (10) by default, the first 5 with a source snippet, the rest one
+    # line each; the fixture has more than 10 symbols that mention tokens.
+    assert code == 0 and len(hits) == 10
+    assert all(h["snippet"] for h in hits[:5]) and not any(h["snippet"] for h in hits[5:])
+    monkeypatch.setenv("IGRAPH_NODE_TOP_K", "7")
+    code, out, _ = _run(capsys, "search", "token", "--root", str(repo), "--json")
+    assert code == 0 and len(json.loads(out)["hits"]) == 7
     # ... expanded along the call graph by default (graphHops of the config), not only with --hops.
     code, out, _ = _run(capsys, "search", "verify_token", "--top-k", "1", "--root", str(repo), "--json")
     assert "decode_token" in {n["name"] for n in json.loads(out)["neighbours"]}

@@ -6,7 +6,7 @@ import pytest
 from _factories import index_repo, make_repo
 
 from igraph_mcp.errors import InvalidInput
-from igraph_mcp.retrieve.analyze import MAX_QUERY_CHARS, analyze_query, select_fts_tokens
+from igraph_mcp.retrieve.analyze import FTS_COMMON_FROM, MAX_QUERY_CHARS, analyze_query, select_fts_tokens
 from igraph_mcp.retrieve.boosts import CONTEXT_FILE, EXACT_NAME, IDENTIFIER, KIND_HINT, Candidate, boost
 from igraph_mcp.retrieve.budget import estimate_tokens, snippet_of
 from igraph_mcp.retrieve.explore import validate
@@ -240,6 +240,23 @@ def test_select_fts_tokens_prefers_identifiers_then_rare() -> None:
     chosen = select_fts_tokens(qa, freqs, 1000, limit=5)
     assert chosen[0] == "parse_config" and "rare" in chosen and "common" not in chosen
     assert select_fts_tokens(qa, {"rare": 1}, 1000) == ["rare"]  # absent tokens are dropped
+
+
+def test_long_query_leaves_out_common_words_but_keeps_enough() -> None:
+    words = [f"w{i}x" for i in range(30)]
+    qa = analyze_query(" ".join(words))
+    # Words 0-9 are in half of the 1,000 symbols, the other 20 in 5 each: past FTS_COMMON_FROM tokens, the common
+    # ones are left out (their posting lists are the cost, BM25 gives them little weight).
+    freqs = {w: (500 if i < 10 else 5) for i, w in enumerate(words)}
+    chosen = select_fts_tokens(qa, freqs, 1000)
+    assert chosen == words[10:]
+    # When too few rare ones remain, the least common of the rest fill up to FTS_COMMON_FROM, in query order.
+    freqs = {w: (500 + i if i < 25 else 5) for i, w in enumerate(words)}
+    chosen = select_fts_tokens(qa, freqs, 1000)
+    assert len(chosen) == FTS_COMMON_FROM and chosen == words[:11] + words[25:]
+    # A short query keeps its common words: it has few tokens to rank by.
+    short = analyze_query("w0x w1x w25x")
+    assert select_fts_tokens(short, freqs, 1000) == ["w0x", "w1x", "w25x"]
 
 
 # -- validation and budget helpers ---------------------------------------------------------------------------

@@ -75,7 +75,9 @@ async def test_tools_are_listed_with_schemas_and_annotations(indexed_service: IG
         assert not {"root", "repo", "repository", "cwd", "directory"} & set(tool.input_schema["properties"]), name
     explore = tools["igraph_explore"].input_schema["properties"]
     assert {"query", "topK", "hops", "kinds", "contextFiles", "maxTokens"} == set(explore)
-    assert explore["topK"]["maximum"] == 50 and explore["hops"]["maximum"] == 5
+    top_k = next(part for part in explore["topK"]["anyOf"] if part.get("type") == "integer")
+    assert top_k["maximum"] == 50 and explore["hops"]["maximum"] == 5
+    assert explore["topK"]["default"] is None  # unset = retrieval.nodeTopK of the config
     assert tools["igraph_related"].input_schema["properties"]["direction"]["enum"] == [
         "both",
         "callers",

@@ -19,6 +19,14 @@ MAX_DOTTED = 300
 MAX_TOKENS = 2_000
 MAX_PATHS = 100
 MAX_FRAMES = 200
+# FTS tokens per query. A long query also leaves out words found in more than FTS_COMMON_SHARE of the symbols:
+# BM25 gives them little weight, yet their posting lists are most of the FTS channel's time on an issue. Devset
+# tuning half (58 issues, 19 trees, benchmarks/retrieval.py --set-const): share 1.0 -> 0.1 kept file Acc@1 60.3 and
+# function Acc@10 58.9, raised file Acc@10 75.9 -> 79.3 and function MRR 49.9 -> 51.1, and took the default
+# call's p50 65 -> 41 ms (loaded machine); 0.05 and 0.02 lost two issues on file Acc@1.
+FTS_MAX_TOKENS = 48
+FTS_COMMON_FROM = 16  # a query with more tokens than this in the index counts as long
+FTS_COMMON_SHARE = 0.1
 
 # Possessive quantifiers and a word-start lookbehind keep these linear on long runs of word characters.
 _DOTTED = re.compile(r"(?<![\w$])[A-Za-z_$][\w$]*+(?:(?:\.|::|->|#)[A-Za-z_$][\w$]*+)+")
@@ -138,9 +146,17 @@ def analyze_query(text: str) -> QueryAnalysis:
     return qa
 
 
-def select_fts_tokens(qa: QueryAnalysis, doc_freqs: dict[str, int], total_docs: int, limit: int = 48) -> list[str]:
+def select_fts_tokens(
+    qa: QueryAnalysis, doc_freqs: dict[str, int], total_docs: int, limit: int | None = None
+) -> list[str]:
     """Pick at most ``limit`` tokens that exist in the index: identifiers first, then the rarest words."""
+    limit = FTS_MAX_TOKENS if limit is None else limit
     present = [t for t in qa.tokens if doc_freqs.get(t, 0) > 0]
+    if len(present) > FTS_COMMON_FROM and FTS_COMMON_SHARE < 1.0:
+        # The rarest FTS_COMMON_FROM tokens stay whatever their counts; past those, only the uncommon ones.
+        ceiling = FTS_COMMON_SHARE * total_docs
+        keep = set(sorted(present, key=lambda t: doc_freqs[t])[:FTS_COMMON_FROM])
+        present = [t for t in present if t in keep or doc_freqs[t] <= ceiling]
     if len(present) <= limit:
         return present
     ident_tokens = {t for i in qa.identifiers for t in fts_tokens(i)}

@@ -44,6 +44,10 @@ PART_FUSION = "rrf"  # "rrf": ranks of the parts fused; "max": a symbol's best s
 # 45.7 -> 47.8 (1.0 was a little better on tuning but lost a held-out function; 2.0 lost functions on tuning).
 NAMED_WEIGHT = 0.0  # symbols the query names
 GRAPH_WEIGHT = 0.5  # their call/inheritance neighbours, by edge certainty
+# The first hits carry a source snippet; the rest of the nodeTopK hits are one line each (name, place, signature),
+# so an answer names more candidates for the same tokens (benchmarks/default_call.py chose the sizes).
+SNIPPET_HITS = 5
+NEIGHBOUR_LIMIT = 10  # graph neighbours listed under the hits
 
 # (analysis, query vector or None, node ids in the answer) -> (resources, note)
 ResourceFinder = Callable[[QueryAnalysis, bytes | None, list[int]], tuple[list[ResourceHit], str | None]]
@@ -95,7 +99,7 @@ class Explorer:
         self,
         query: str,
         *,
-        top_k: int = 5,
+        top_k: int | None = None,
         hops: int | None = None,
         kinds: Sequence[str] | None = None,
         context_files: Sequence[str] = (),
@@ -104,6 +108,7 @@ class Explorer:
     ) -> ExploreResult:
         """Answer a question about the code with ranked symbols, files, neighbours and resources."""
         hops = self.cfg.graphHops if hops is None else hops
+        top_k = min(self.cfg.nodeTopK, 50) if top_k is None else top_k  # the config allows more than a call does
         validate(query, top_k, hops, max_tokens)
         timings: dict[str, float] = {}
         t0 = time.perf_counter()
@@ -184,7 +189,7 @@ class Explorer:
         all_hits = rank_hits(fused, rows, qa, context_files=context_files, kinds=kinds)
         words = file_path_words(all_hits, qa)
         counts = self._path_word_counts() if ranking.PATH_WORD_RARITY or (learned and rerank.FILE_WEIGHTS) else None
-        files = rank_files(all_hits, qa, counts, words)
+        files = rank_files(all_hits, qa, counts, words, issue=issue)
         if learned:
             hand_order = [f.filePath for f in files]
             word_counts = {path: len(w) for path, w in words.items()}
@@ -196,11 +201,11 @@ class Explorer:
         timings["fuse"] = _ms(t)
 
         t = time.perf_counter()
-        neighbours = self._neighbours(hits, hops, top_k)
+        neighbours = self._neighbours(hits, hops)
         timings["expand"] = _ms(t)
 
-        bodies = graph.node_bodies(self.db, [h.nodeId for h in hits])
-        for h in hits:
+        bodies = graph.node_bodies(self.db, [h.nodeId for h in hits[:SNIPPET_HITS]])
+        for h in hits[:SNIPPET_HITS]:
             h.snippet = snippet_of(bodies.get(h.nodeId, ""))
 
         resources: list[ResourceHit] = []
@@ -270,11 +275,11 @@ class Explorer:
         timings["embed"] = _ms(t)
         return out, None
 
-    def _neighbours(self, hits: list[Hit], hops: int, top_k: int) -> list[Neighbour]:
+    def _neighbours(self, hits: list[Hit], hops: int) -> list[Neighbour]:
         if hops <= 0 or not hits:
             return []
         seeds = {h.nodeId: h.score for h in hits}
-        reached = expand(self.db, seeds, hops, limit=max(2 * top_k, 8))
+        reached = expand(self.db, seeds, hops, limit=NEIGHBOUR_LIMIT)
         return neighbours(self.db, reached, {h.nodeId: h.qualifiedName or h.name for h in hits})
 
 

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 
 from igraph_mcp.models import FileHit, Hit
 from igraph_mcp.retrieve.analyze import QueryAnalysis
-from igraph_mcp.retrieve.boosts import Candidate, boost
+from igraph_mcp.retrieve.boosts import Candidate, boost, is_test_path
 from igraph_mcp.retrieve.fusion import Fused
 from igraph_mcp.retrieve.shapes import location
 from igraph_mcp.store.graph import NodeRow
@@ -25,6 +25,10 @@ PATH_WORDS_MAX = 3
 # Weigh each path word by its rarity among the index's paths (log(files / files with the word) / log(files)):
 # "django" is in every Django path and says nothing, "autodoc" names a place. 0 = count words alike.
 PATH_WORD_RARITY = 0
+# An issue is fixed in source: for issue-shaped queries a file of tests, docs or examples has its score multiplied
+# by this, even when the issue talks about tests (its reproducer usually does). 1.0 = no preference.
+ISSUE_NON_SOURCE = 1.0
+_NON_SOURCE_DIRS = frozenset({"doc", "docs", "example", "examples"})
 _GENERIC_PATH_WORDS = frozenset({"py", "init", "src", "lib", "main", "core", "base", "utils", "util", "tests", "test"})
 
 
@@ -56,6 +60,11 @@ def rank_hits(
         )
     hits.sort(key=lambda h: (-h.score, h.nodeId))
     return hits
+
+
+def _named(path: str, qa: QueryAnalysis | None) -> bool:
+    """The query mentions this file by path."""
+    return qa is not None and any(path == p or path.endswith("/" + p.lstrip("/")) for p in qa.paths)
 
 
 def path_words(path: str) -> set[str]:
@@ -90,11 +99,18 @@ def file_path_words(hits: Sequence[Hit], qa: QueryAnalysis | None) -> dict[str, 
     return out
 
 
+def is_non_source(path: str) -> bool:
+    """Tests, documentation and examples: where an issue's fix rarely is."""
+    return is_test_path(path) or any(part.lower() in _NON_SOURCE_DIRS for part in path.split("/")[:-1])
+
+
 def rank_files(
     hits: list[Hit],
     qa: QueryAnalysis | None = None,
     counts: PathWordCounts | None = None,
     words: Mapping[str, set[str]] | None = None,
+    *,
+    issue: bool = False,
 ) -> list[FileHit]:
     """Files ranked by their best symbol plus decaying credit for further ones, and by path words the query uses
     (each weighed by its rarity among ``counts``' paths when PATH_WORD_RARITY is on and counts are given)."""
@@ -110,6 +126,8 @@ def rank_files(
         if used and PATH_WORD > 0:
             evidence = counts.rarity(used) if PATH_WORD_RARITY and counts is not None else float(len(used))
             score *= 1 + PATH_WORD * min(PATH_WORDS_MAX, evidence)
+        if issue and ISSUE_NON_SOURCE != 1.0 and is_non_source(path) and not _named(path, qa):
+            score *= ISSUE_NON_SOURCE
         ranked.append(FileHit(filePath=path, score=score))
     ranked.sort(key=lambda f: (-f.score, f.filePath))
     return ranked

@@ -1,0 +1,113 @@
+"""How big should the default igraph_explore call be? Sweep its sizes on the devset and print what each costs.
+
+    python benchmarks/default_call.py --half tuning --trees "$T"
+    python benchmarks/default_call.py --half tuning --trees "$T" --variants 5/5/8,10/5/10,10/10/10
+
+A variant is ``hits/snippets/neighbours``: ranked symbols returned, how many of them carry a source snippet (the
+rest are one line: name, place, signature), and how many graph neighbours are listed. For each it prints the share
+of issues whose answer holds a function the fix edits (any / all of them), function Acc@10 of the answer's list
+(hits, then neighbours; every edited function within the first 10, as retrieval.py counts it) and the median
+and 90th-percentile tokens of the rendered text an agent reads.
+
+Only the tuning half chooses defaults (issue 11's protocol); run the held-out half to confirm a choice, not to make it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import bench_data as bd
+import metrics as m
+import retrieval as rt
+from baseline_bm25 import Bm25Index
+
+DEFAULT_VARIANTS = "5/5/8,5/5/10,7/5/10,8/5/10,10/5/10,10/4/10,10/6/10,12/5/10,8/8/10,10/10/10"
+
+
+def parse_variant(text: str) -> tuple[int, int, int]:
+    """'10/5/10' -> (hits, snippet hits, neighbours)."""
+    hits, snippets, neighbours = (int(x) for x in text.split("/"))
+    return hits, snippets, neighbours
+
+
+def run_variant(svc: Any, query: str, variant: tuple[int, int, int]) -> tuple[list[tuple[str, str]], int]:
+    """One default call (graph hops from the config) at this size: (hits then neighbours, tokens of its text)."""
+    from igraph_mcp.render import render_explore
+    from igraph_mcp.retrieve import explore
+    from igraph_mcp.retrieve.budget import estimate_tokens
+
+    hits, snippets, neighbours = variant
+    saved = explore.SNIPPET_HITS, explore.NEIGHBOUR_LIMIT
+    explore.SNIPPET_HITS, explore.NEIGHBOUR_LIMIT = snippets, neighbours
+    try:
+        result = svc.explore(query[: rt.MAX_QUERY_CHARS], top_k=hits)
+    finally:
+        explore.SNIPPET_HITS, explore.NEIGHBOUR_LIMIT = saved
+    nodes = list(result.hits) + list(result.neighbours)
+    return [(n.filePath, n.qualifiedName) for n in nodes], estimate_tokens(render_explore(result))
+
+
+def main() -> None:
+    """Sweep the variants over the chosen trees and half; print one row per variant."""
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--trees", required=True, help="devset trees, e.g. 'xarray==0.16.2,Django==2.2.28'")
+    ap.add_argument("--half", choices=("tuning", "heldout", "all"), default="tuning")
+    ap.add_argument("--variants", default=DEFAULT_VARIANTS, help="comma list of hits/snippets/neighbours")
+    ap.add_argument("--devset", type=Path, default=bd.DEFAULT_DEVSET)
+    args = ap.parse_args()
+    variants = [parse_variant(v) for v in args.variants.split(",")]
+    args.other_trees = None
+    args.limit = None
+    args.fetch_tree = None
+    cache = bd.cache_dir()
+    rt.EMBED_CACHE = cache / "embed-cache.sqlite"
+    # (half, variant) -> per-issue values
+    holds: dict[tuple[str, tuple[int, int, int]], list[float]] = defaultdict(list)
+    holds_all: dict[tuple[str, tuple[int, int, int]], list[float]] = defaultdict(list)
+    acc10: dict[tuple[str, tuple[int, int, int]], list[float]] = defaultdict(list)
+    tokens: dict[tuple[str, tuple[int, int, int]], list[int]] = defaultdict(list)
+    for task in rt.devset_tasks(args, cache):
+        bm25 = Bm25Index(task.root)
+        svc, _, _ = rt.open_service(task.root)
+        try:
+            for case in task.cases:
+                golds = m.reachable_golds(case.gold_functions, bm25.symbol_keys, bm25.class_keys)
+                if not golds:
+                    continue
+                for variant in variants:
+                    ranked, n_tokens = run_variant(svc, case.text, variant)
+                    found = [any(m.function_match(g, h, bm25.class_keys) for h in ranked) for g in golds]
+                    ranks = m.function_ranks(golds, ranked, bm25.class_keys)
+                    key = (case.half, variant)
+                    holds[key].append(float(any(found)))
+                    holds_all[key].append(float(all(found)))
+                    acc10[key].append(m.strict_accuracy(ranks, 10))
+                    tokens[key].append(n_tokens)
+        finally:
+            rt.close_service(svc)
+        print(f"{task.label}: {len(task.cases)} issues", file=sys.stderr, flush=True)
+    head = ("half", "hits/snip/nbrs", "issues", "holds", "all", "fAcc@10", "tok p50", "tok p90")
+    print(" ".join(f"{h:>{w}}" for h, w in zip(head, (8, 15, 6, 6, 6, 8, 8, 8), strict=True)))
+    for half in ("tuning", "heldout"):
+        for variant in variants:
+            key = (half, variant)
+            if not holds[key]:
+                continue
+            toks = sorted(tokens[key])
+            p90 = toks[min(len(toks) - 1, int(0.9 * len(toks)))]
+            print(
+                f"{half:>8} {'/'.join(map(str, variant)):>15} {len(holds[key]):>6}"
+                f" {100 * statistics.fmean(holds[key]):>6.1f} {100 * statistics.fmean(holds_all[key]):>6.1f}"
+                f" {100 * statistics.fmean(acc10[key]):>8.1f} {statistics.median(toks):>8.0f} {p90:>8}"
+            )
+
+
+if __name__ == "__main__":
+    main()
