@@ -95,7 +95,6 @@ HAND_SET: dict[str, Any] = {
     "retrieve.explore.GRAPH_WEIGHT": 0.0,
     "retrieve.ranking.PATH_WORD_RARITY": 0,
     "retrieve.rerank.WEIGHTS": (),
-    "retrieve.rerank.FILE_WEIGHTS": (),
 }
 
 

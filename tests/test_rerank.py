@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from igraph_mcp.models import FileHit, Hit
+from igraph_mcp.models import Hit
 from igraph_mcp.retrieve import ranking, rerank
 from igraph_mcp.retrieve.analyze import analyze_query
 
@@ -60,16 +60,6 @@ def test_learned_weights_reorder_the_top_and_keep_the_rest_below(monkeypatch: py
     assert [h.nodeId for h in out] == [3, 1, 2, 4]
     assert out[0].score == pytest.approx(0.9)  # the best keeps the top score, so files aggregate alike
     assert out[3].score < out[2].score  # below the re-ranked depth, under all of it
-
-
-def test_learned_file_weights_reorder_files(monkeypatch: pytest.MonkeyPatch) -> None:
-    weights = [0.0] * len(rerank.FILE_FEATURES)
-    weights[rerank.FILE_FEATURES.index("test_code")] = -3.0
-    monkeypatch.setattr(rerank, "FILE_WEIGHTS", tuple(weights))
-    hits = [_hit(1, "tests/test_a.py", 0.9), _hit(2, "a.py", 0.8)]
-    hits[0].boosts = ["testCode"]
-    files = [FileHit(filePath="tests/test_a.py", score=0.9), FileHit(filePath="a.py", score=0.8)]
-    assert [f.filePath for f in rerank.rerank_files(files, hits, {}, {})] == ["a.py", "tests/test_a.py"]
 
 
 def test_path_word_rarity_discounts_a_word_every_path_carries() -> None:

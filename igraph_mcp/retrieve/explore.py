@@ -128,7 +128,7 @@ class Explorer:
         # The named/graph channels and the learned step were tuned on issues: a one-line query keeps the hand-set
         # ranking (see query_parts.is_issue_shaped).
         issue = is_issue_shaped(qa.text)
-        learned = issue and bool(rerank.WEIGHTS or rerank.FILE_WEIGHTS)
+        learned = issue and bool(rerank.WEIGHTS)
         if "fts" in channels and issue and (NAMED_WEIGHT > 0 or GRAPH_WEIGHT > 0 or learned):
             t = time.perf_counter()
             ranked["named"] = named_channel(self.db, qa, CHANNEL_DEPTH)
@@ -188,14 +188,11 @@ class Explorer:
         rows = graph.nodes_by_ids(self.db, [f.id for f in fused])
         all_hits = rank_hits(fused, rows, qa, context_files=context_files, kinds=kinds)
         words = file_path_words(all_hits, qa)
-        counts = self._path_word_counts() if ranking.PATH_WORD_RARITY or (learned and rerank.FILE_WEIGHTS) else None
+        counts = self._path_word_counts() if ranking.PATH_WORD_RARITY else None
         files = rank_files(all_hits, qa, counts, words, issue=issue)
         if learned:
             hand_order = [f.filePath for f in files]
             word_counts = {path: len(w) for path, w in words.items()}
-            if rerank.FILE_WEIGHTS and counts is not None:
-                rarity = {path: counts.rarity(w) for path, w in words.items() if w}
-                files = rerank.rerank_files(files, all_hits, word_counts, rarity)
             all_hits = rerank.rerank_hits(all_hits, hand_order, word_counts)
         hits = all_hits[:top_k]
         timings["fuse"] = _ms(t)

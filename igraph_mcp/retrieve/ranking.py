@@ -62,9 +62,12 @@ def rank_hits(
     return hits
 
 
-def _named(path: str, qa: QueryAnalysis | None) -> bool:
-    """The query mentions this file by path."""
-    return qa is not None and any(path == p or path.endswith("/" + p.lstrip("/")) for p in qa.paths)
+def _names_non_source(path: str, qa: QueryAnalysis | None) -> bool:
+    """The query names this test, doc or example file (``tests/test_x.py``); "models.py" alone does not name
+    ``tests/app/models.py``."""
+    return qa is not None and any(
+        is_non_source(p) and (path == p or path.endswith("/" + p.lstrip("/"))) for p in qa.paths
+    )
 
 
 def path_words(path: str) -> set[str]:
@@ -126,7 +129,7 @@ def rank_files(
         if used and PATH_WORD > 0:
             evidence = counts.rarity(used) if PATH_WORD_RARITY and counts is not None else float(len(used))
             score *= 1 + PATH_WORD * min(PATH_WORDS_MAX, evidence)
-        if issue and ISSUE_NON_SOURCE != 1.0 and is_non_source(path) and not _named(path, qa):
+        if issue and ISSUE_NON_SOURCE != 1.0 and is_non_source(path) and not _names_non_source(path, qa):
             score *= ISSUE_NON_SOURCE
         ranked.append(FileHit(filePath=path, score=score))
     ranked.sort(key=lambda f: (-f.score, f.filePath))

@@ -12,7 +12,7 @@ import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
-from igraph_mcp.models import FileHit, Hit
+from igraph_mcp.models import Hit
 
 RERANK_DEPTH = 50  # candidates re-ranked; the rest keep their fused order below them
 _ABSENT = 101  # rank given to a channel that did not return the candidate (channels return 100)
@@ -68,7 +68,8 @@ WEIGHTS: tuple[float, ...] = (
 )
 
 
-def _neg_log_rank(rank: int) -> float:
+def neg_log_rank(rank: int) -> float:
+    """-log(rank): rank 1 -> 0, and a channel that did not return the candidate (0) counts as past its depth."""
     return -math.log(rank if rank > 0 else _ABSENT)
 
 
@@ -88,70 +89,16 @@ def feature_row(
     """One candidate's features in FEATURES order (ranks from 1; 0 = the channel did not return it)."""
     why = {"exactName" if b == "exactNameCaseInsensitive" else b for b in boosts}
     return [
-        _neg_log_rank(base_rank),
-        _neg_log_rank(fts_rank),
-        _neg_log_rank(dense_rank),
+        neg_log_rank(base_rank),
+        neg_log_rank(fts_rank),
+        neg_log_rank(dense_rank),
         float(named_rank > 0),
         float(graph_rank > 0),
         *(float(b in why) for b in _BOOST_FEATURES),
         *(float(kind == k) for k in _KINDS),
         float(min(path_words, 3)),
         math.log1p(file_candidates),
-        _neg_log_rank(file_rank),
-    ]
-
-
-FILE_RERANK_DEPTH = 30  # files re-ranked; the rest keep their order below them
-FILE_FEATURES: tuple[str, ...] = (
-    "file_logrank",
-    "best_symbol_logrank",
-    "symbols_top50",
-    "symbols_top10",
-    "path_words",
-    "path_word_rarity",
-    "best_fts_logrank",
-    "best_dense_logrank",
-    "module_hit",
-    "named",
-    "graph",
-    "path_mentioned",
-    "traceback_frame",
-    "test_code",
-)
-FILE_WEIGHTS: tuple[float, ...] = ()
-
-
-def file_feature_row(
-    *,
-    file_rank: int,
-    best_symbol_rank: int,
-    symbols_top50: int,
-    symbols_top10: int,
-    path_words: int,
-    path_word_rarity: float,
-    best_fts_rank: int,
-    best_dense_rank: int,
-    module_hit: bool,
-    named: bool,
-    graph: bool,
-    boosts: set[str],
-) -> list[float]:
-    """One file's features in FILE_FEATURES order (ranks from 1; 0 = none)."""
-    return [
-        _neg_log_rank(file_rank),
-        _neg_log_rank(best_symbol_rank),
-        math.log1p(symbols_top50),
-        math.log1p(symbols_top10),
-        float(min(path_words, 3)),
-        min(path_word_rarity, 3.0),
-        _neg_log_rank(best_fts_rank),
-        _neg_log_rank(best_dense_rank),
-        float(module_hit),
-        float(named),
-        float(graph),
-        float("pathMentioned" in boosts),
-        float("tracebackFrame" in boosts),
-        float("testCode" in boosts),
+        neg_log_rank(file_rank),
     ]
 
 
@@ -196,40 +143,3 @@ def rerank_hits(hits: list[Hit], file_order: Sequence[str], path_words: Mapping[
     for h in rest:
         h.score = min(h.score, floor)
     return sorted(top, key=lambda h: (-h.score, h.nodeId)) + rest
-
-
-def rerank_files(
-    files: list[FileHit], hits: Sequence[Hit], path_words: Mapping[str, int], path_rarity: Mapping[str, float]
-) -> list[FileHit]:
-    """The top FILE_RERANK_DEPTH files re-ordered by the learned file score (no-op when FILE_WEIGHTS is empty)."""
-    if not FILE_WEIGHTS or not files:
-        return files
-    top, rest = files[:FILE_RERANK_DEPTH], files[FILE_RERANK_DEPTH:]
-    of_file: dict[str, list[tuple[int, Hit]]] = {}
-    for rank, h in enumerate(hits, start=1):
-        of_file.setdefault(h.filePath, []).append((rank, h))
-    learned = []
-    for pos, f in enumerate(top, start=1):
-        mine = of_file.get(f.filePath, [])
-        ranks = [r for r, _ in mine]
-        learned.append(
-            _linear(
-                FILE_WEIGHTS,
-                file_feature_row(
-                    file_rank=pos,
-                    best_symbol_rank=min(ranks, default=0),
-                    symbols_top50=sum(r <= 50 for r in ranks),
-                    symbols_top10=sum(r <= 10 for r in ranks),
-                    path_words=path_words.get(f.filePath, 0),
-                    path_word_rarity=path_rarity.get(f.filePath, 0.0),
-                    best_fts_rank=min((h.ranks["fts5"] for _, h in mine if "fts5" in h.ranks), default=0),
-                    best_dense_rank=min((h.ranks["dense"] for _, h in mine if "dense" in h.ranks), default=0),
-                    module_hit=any(h.kind == "module" for _, h in mine),
-                    named=any("named" in h.ranks for _, h in mine),
-                    graph=any("graph" in h.ranks for _, h in mine),
-                    boosts={b for _, h in mine for b in h.boosts},
-                ),
-            )
-        )
-    order = sorted(range(len(top)), key=lambda i: (-learned[i], i))
-    return [top[i] for i in order] + rest
