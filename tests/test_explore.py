@@ -334,6 +334,57 @@ def test_path_words_lift_a_file_the_query_names_by_its_place(monkeypatch: pytest
     assert [f.filePath for f in ranking.rank_files(hits, qa)] == ["pkg/autodoc/members.py", "pkg/other.py"]
 
 
+def test_an_issue_ranks_source_files_above_tests_and_docs() -> None:
+    from igraph_mcp.models import Hit
+    from igraph_mcp.retrieve import ranking
+    from igraph_mcp.retrieve.analyze import analyze_query
+
+    def hit(node_id: int, path: str, score: float) -> Hit:
+        return Hit(
+            nodeId=node_id,
+            name="f",
+            qualifiedName="f",
+            kind="function",
+            filePath=path,
+            startLine=1,
+            endLine=2,
+            score=score,
+            matchChannel="fts5",
+        )
+
+    hits = [hit(1, "tests/app/models.py", 1.0), hit(2, "docs/example.py", 0.9), hit(3, "pkg/models.py", 0.5)]
+    qa = analyze_query("Saving a model in models.py drops the field\nmy test shows it on 2.2 and 3.0 with sqlite")
+    order = [f.filePath for f in ranking.rank_files(hits, qa, issue=True)]
+    assert order[0] == "pkg/models.py"  # "models.py" alone does not name the test app's models
+    # A one-line question keeps the plain aggregate: the tests' file stays first.
+    assert next(f.filePath for f in ranking.rank_files(hits, qa)) == "tests/app/models.py"
+    # An issue that names the test file by its path keeps it where its symbols put it.
+    named = analyze_query("tests/app/models.py fails on save\nthe reproducer in tests/app/models.py shows it")
+    assert next(f.filePath for f in ranking.rank_files(hits, named, issue=True)) == "tests/app/models.py"
+
+
+def test_a_prose_question_weighs_fts_down_but_names_and_issues_do_not(svc, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    from igraph_mcp.retrieve import explore
+
+    seen: list[dict[str, float]] = []
+    real_rrf = explore.rrf
+
+    def spy(ranked, weights, k):  # type: ignore[no-untyped-def]
+        if "fts5" in ranked:
+            seen.append(dict(weights))
+        return real_rrf(ranked, weights, k)
+
+    monkeypatch.setattr(explore, "rrf", spy)
+    svc.explore("check that a token is still valid", hops=0)
+    assert seen[-1]["fts5"] == pytest.approx(svc.config.retrieval.ftsWeight * explore.PROSE_FTS_SCALE)
+    assert explore.PROSE_FTS_SCALE < 1.0
+    svc.explore("verify_token", hops=0)
+    assert seen[-1]["fts5"] == pytest.approx(svc.config.retrieval.ftsWeight)
+    issue = "Token check fails after refresh\n" + "When the session is refreshed the token check rejects it. " * 3
+    svc.explore(issue, hops=0)
+    assert seen[-1]["fts5"] == pytest.approx(svc.config.retrieval.ftsWeight)
+
+
 def test_the_named_and_graph_channels_fuse_when_switched_on(svc, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
     from igraph_mcp.retrieve import explore
 
