@@ -385,6 +385,30 @@ def test_a_prose_question_weighs_fts_down_but_names_and_issues_do_not(svc, monke
     assert seen[-1]["fts5"] == pytest.approx(svc.config.retrieval.ftsWeight)
 
 
+def test_an_issue_demotes_tests_unless_it_names_a_test_file_of_the_repository(tmp_path: Path) -> None:
+    repo = make_repo(
+        tmp_path,
+        {
+            "shop/discount.py": "def apply_discount(amount):\n    return round(amount * 0.9, 2)\n",
+            "tests/test_discount.py": "from shop.discount import apply_discount\n\n\n"
+            "def test_apply_discount():\n    assert apply_discount(10) == 9\n",
+        },
+    )
+    svc = make_service(repo)
+    svc.index()
+    body = "apply_discount(10.005) gives 9.0 and my test fails when I run it with pytest.\n" * 2
+
+    def test_boosts(issue: str) -> list[str]:
+        hits = svc.explore(issue, top_k=50, hops=0).hits  # make_repo adds filler code: look past the top 10
+        return next(h.boosts for h in hits if h.filePath == "tests/test_discount.py")
+
+    # The reporter's own test_repro.py is not the repository's test code: the test is demoted as for any issue.
+    assert "testCode" in test_boosts("apply_discount rounds wrongly\n" + body + "See test_repro.py.\n")
+    # Naming the repository's test file makes the tests the topic.
+    assert "testCode" not in test_boosts("tests/test_discount.py is wrong\n" + body)
+    svc.close()
+
+
 def test_the_named_and_graph_channels_fuse_when_switched_on(svc, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
     from igraph_mcp.retrieve import explore
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from igraph_mcp.models import FileHit, Hit
 from igraph_mcp.retrieve.analyze import QueryAnalysis
@@ -71,6 +71,11 @@ def _names_non_source(path: str, qa: QueryAnalysis | None) -> bool:
     return qa is not None and any(
         is_non_source(p) and (path == p or path.endswith("/" + p.lstrip("/"))) for p in qa.paths
     )
+
+
+def names_non_source(paths: Iterable[str], qa: QueryAnalysis) -> bool:
+    """The query names one of these files that is a test, doc or example file."""
+    return any(_names_non_source(path, qa) for path in paths) if qa.paths else False
 
 
 def path_words(path: str) -> set[str]:
