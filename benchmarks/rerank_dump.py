@@ -32,18 +32,11 @@ DEPTH = 100  # candidates taken from each channel, as the service does
 
 def dump_case(svc: Any, explorer: Any, case: Any, golds: list[str], class_keys: frozenset[str]) -> dict[str, Any]:
     """All channels' candidates of one query with features and labels."""
-    from igraph_mcp.retrieve import ranking
+    from igraph_mcp.retrieve import explore, ranking
     from igraph_mcp.retrieve.analyze import analyze_query, cut_query
     from igraph_mcp.retrieve.boosts import Candidate, boost
-    from igraph_mcp.retrieve.channels import (
-        count_definitions,
-        dense_channel,
-        fts_channel,
-        graph_channel,
-        named_channel,
-    )
-    from igraph_mcp.retrieve.query_parts import dense_texts
-    from igraph_mcp.retrieve.vector_search import SqliteVecSearch
+    from igraph_mcp.retrieve.channels import count_definitions, fts_channel, graph_channel, named_channel
+    from igraph_mcp.retrieve.query_parts import dense_texts, is_issue_shaped
     from igraph_mcp.store import graph
     from igraph_mcp.store.status import node_count
 
@@ -55,17 +48,15 @@ def dump_case(svc: Any, explorer: Any, case: Any, golds: list[str], class_keys: 
     named = named_channel(db, qa, DEPTH)
     graphc = graph_channel(db, named, DEPTH)
     vectors, _note = explorer._query_vectors(dense_texts(qa.text), {})
-    dense: list[tuple[int, float]] = []
-    if vectors:
-        cfg = explorer.cfg
-        search = explorer.dense.search or SqliteVecSearch(db)
-        dense = dense_channel(
-            search, vectors[0], limit=DEPTH, file_top_k=cfg.fileTopK, fallback_threshold=cfg.fallbackThreshold
-        ).ranked
-    ids = dict.fromkeys([n for n, _ in fts] + [n for n, _ in dense] + named + graphc)
+    # The service's dense ranking: every part of the query searched and fused, as igraph_explore does.
+    dense = explorer.dense_ranked(vectors)[0] if vectors else []
+    ids = dict.fromkeys([n for n, _ in fts] + dense + named + graphc)
     rows = graph.nodes_by_ids(db, list(ids))
+    issue = is_issue_shaped(qa.text)
+    if issue and explore.ISSUE_TESTS_BY_PATH:  # as Explorer.explore: only a named repository test file counts
+        qa.mentions_tests = ranking.names_non_source({row.path for row in rows.values()}, qa)
     fts_rank = {n: (i + 1, s) for i, (n, s) in enumerate(fts)}
-    dense_rank = {n: (i + 1, s) for i, (n, s) in enumerate(dense)}
+    dense_rank = {n: (i + 1, 0.0) for i, n in enumerate(dense)}
     named_rank = {n: i + 1 for i, n in enumerate(named)}
     graph_rank = {n: i + 1 for i, n in enumerate(graphc)}
     qwords = set(qa.tokens)
@@ -88,6 +79,8 @@ def dump_case(svc: Any, explorer: Any, case: Any, golds: list[str], class_keys: 
                 "graph": graph_rank.get(nid, 0),
                 "why": why,
                 "pw": len(ranking.path_words(row.path) & qwords),
+                # the file gets ranking.ISSUE_NON_SOURCE (test, doc or example file the issue does not name)
+                "ns": issue and ranking.is_non_source(row.path) and not ranking.names_non_source([row.path], qa),
                 "gold": [i for i, g in enumerate(golds) if m.function_match(g, hit, class_keys)],
             }
         )

@@ -29,7 +29,7 @@ _SRC = Path(__file__).resolve().parents[1]
 if _SRC.is_dir() and str(_SRC) not in sys.path:
     sys.path.insert(0, str(_SRC))
 
-from igraph_mcp.retrieve import rerank  # noqa: E402
+from igraph_mcp.retrieve import ranking, rerank  # noqa: E402
 
 Query = dict[str, Any]
 BOOSTS = {
@@ -160,11 +160,13 @@ def rank_files(q: Query, scores: dict[int, float], p: dict[str, float]) -> list[
     pww = path_word_weights(q, p)
     decay, nsym = p.get("decay", 0.5), int(p.get("file_symbols", 5))
     path_word, pw_max = p.get("path_word", 0.5), p.get("pw_max", 3)
+    non_source = p.get("non_source", ranking.ISSUE_NON_SOURCE)
+    demoted = {c["path"] for c in q["cands"] if c.get("ns")}
     ranked = {}
     for path, vals in by_file.items():
         vals.sort(reverse=True)
         s = sum(v * decay**i for i, v in enumerate(vals[:nsym]))
-        ranked[path] = s * (1 + path_word * min(pw_max, pww.get(path, 0.0)))
+        ranked[path] = s * (1 + path_word * min(pw_max, pww.get(path, 0.0))) * (non_source if path in demoted else 1.0)
     only = p.get("path_only", 0.0)
     if only and ranked:
         top = max(ranked.values())

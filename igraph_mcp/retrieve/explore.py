@@ -158,29 +158,8 @@ class Explorer:
                 notes.append(dense_note)
         if "dense" in channels and part_vectors:
             t = time.perf_counter()
-            search = self.dense.search or SqliteVecSearch(self.db)
-            per_part: dict[str, list[int]] = {}
-            best_sim: dict[int, float] = {}
-            for n, vector in enumerate(part_vectors):
-                dres = dense_channel(
-                    search,
-                    vector,
-                    limit=CHANNEL_DEPTH,
-                    file_top_k=self.cfg.fileTopK,
-                    fallback_threshold=self.cfg.fallbackThreshold,
-                )
-                per_part[f"part{n}"] = [nid for nid, _ in dres.ranked]
-                for nid, sim in dres.ranked:
-                    best_sim[nid] = max(sim, best_sim.get(nid, -1.0))
-                diag.fallbackTriggered = diag.fallbackTriggered or dres.fallback_triggered
-            if len(per_part) == 1:
-                ranked["dense"] = per_part["part0"]
-            elif PART_FUSION == "max":
-                ranked["dense"] = sorted(best_sim, key=lambda nid: (-best_sim[nid], nid))[:CHANNEL_DEPTH]
-            else:
-                part_weights = {name: OTHER_PART_WEIGHT for name in per_part} | {"part0": HEAD_PART_WEIGHT}
-                fused_parts = rrf(per_part, part_weights, self.cfg.rrfK)
-                ranked["dense"] = [f.id for f in fused_parts[:CHANNEL_DEPTH]]
+            ranked["dense"], fallback = self.dense_ranked(part_vectors)
+            diag.fallbackTriggered = diag.fallbackTriggered or fallback
             timings["dense"] = _ms(t)
             diag.channels.append("dense")
             if self.dense.embedded < self.dense.total:
@@ -258,6 +237,32 @@ class Explorer:
             diagnostics=diag,
         )
         return fit_to_budget(result, max_tokens or self.cfg.maxTokens)
+
+    def dense_ranked(self, part_vectors: Sequence[bytes]) -> tuple[list[int], bool]:
+        """The dense channel's ranking for the query's part vectors (fused by RRF when there are several), and
+        whether the fileTopK pre-filter had to be widened for any part."""
+        search = self.dense.search or SqliteVecSearch(self.db)
+        per_part: dict[str, list[int]] = {}
+        best_sim: dict[int, float] = {}
+        fallback = False
+        for n, vector in enumerate(part_vectors):
+            dres = dense_channel(
+                search,
+                vector,
+                limit=CHANNEL_DEPTH,
+                file_top_k=self.cfg.fileTopK,
+                fallback_threshold=self.cfg.fallbackThreshold,
+            )
+            per_part[f"part{n}"] = [nid for nid, _ in dres.ranked]
+            for nid, sim in dres.ranked:
+                best_sim[nid] = max(sim, best_sim.get(nid, -1.0))
+            fallback = fallback or dres.fallback_triggered
+        if len(per_part) == 1:
+            return per_part["part0"], fallback
+        if PART_FUSION == "max":
+            return sorted(best_sim, key=lambda nid: (-best_sim[nid], nid))[:CHANNEL_DEPTH], fallback
+        part_weights = {name: OTHER_PART_WEIGHT for name in per_part} | {"part0": HEAD_PART_WEIGHT}
+        return [f.id for f in rrf(per_part, part_weights, self.cfg.rrfK)[:CHANNEL_DEPTH]], fallback
 
     # -- helpers --------------------------------------------------------------------------------------------
     def _path_word_counts(self) -> PathWordCounts:
