@@ -11,6 +11,7 @@ from _factories import make_repo, make_service
 from igraph_mcp.config import Config, EmbedderConfig, RetrievalConfig
 from igraph_mcp.embed.hashing import HashingEmbedder
 from igraph_mcp.errors import EmbedderError
+from igraph_mcp.models import Hit
 from igraph_mcp.retrieve.budget import estimate_tokens
 from igraph_mcp.retrieve.expand import PER_NODE_CAP
 from igraph_mcp.service import IGraphService
@@ -308,25 +309,26 @@ def test_path_words(path: str, words: set[str]) -> None:
     assert path_words(path) == words
 
 
+def _function_hit(node_id: int, path: str, score: float) -> Hit:
+    """A ranked function in ``path`` with this fused score, for the file-ranking tests."""
+    return Hit(
+        nodeId=node_id,
+        name="f",
+        qualifiedName="f",
+        kind="function",
+        filePath=path,
+        startLine=1,
+        endLine=2,
+        score=score,
+        matchChannel="fts5",
+    )
+
+
 def test_path_words_lift_a_file_the_query_names_by_its_place(monkeypatch: pytest.MonkeyPatch) -> None:
-    from igraph_mcp.models import Hit
     from igraph_mcp.retrieve import ranking
     from igraph_mcp.retrieve.analyze import analyze_query
 
-    def hit(path: str, score: float) -> Hit:
-        return Hit(
-            nodeId=1,
-            name="f",
-            qualifiedName="f",
-            kind="function",
-            filePath=path,
-            startLine=1,
-            endLine=2,
-            score=score,
-            matchChannel="fts5",
-        )
-
-    hits = [hit("pkg/other.py", 1.0), hit("pkg/autodoc/members.py", 0.8)]
+    hits = [_function_hit(1, "pkg/other.py", 1.0), _function_hit(2, "pkg/autodoc/members.py", 0.8)]
     qa = analyze_query("autodoc skips inherited members")
     monkeypatch.setattr(ranking, "PATH_WORD", 0.0)
     assert [f.filePath for f in ranking.rank_files(hits, qa)] == ["pkg/other.py", "pkg/autodoc/members.py"]
@@ -335,24 +337,14 @@ def test_path_words_lift_a_file_the_query_names_by_its_place(monkeypatch: pytest
 
 
 def test_an_issue_ranks_source_files_above_tests_and_docs() -> None:
-    from igraph_mcp.models import Hit
     from igraph_mcp.retrieve import ranking
     from igraph_mcp.retrieve.analyze import analyze_query
 
-    def hit(node_id: int, path: str, score: float) -> Hit:
-        return Hit(
-            nodeId=node_id,
-            name="f",
-            qualifiedName="f",
-            kind="function",
-            filePath=path,
-            startLine=1,
-            endLine=2,
-            score=score,
-            matchChannel="fts5",
-        )
-
-    hits = [hit(1, "tests/app/models.py", 1.0), hit(2, "docs/example.py", 0.9), hit(3, "pkg/models.py", 0.5)]
+    hits = [
+        _function_hit(1, "tests/app/models.py", 1.0),
+        _function_hit(2, "docs/example.py", 0.9),
+        _function_hit(3, "pkg/models.py", 0.5),
+    ]
     qa = analyze_query("Saving a model in models.py drops the field\nmy test shows it on 2.2 and 3.0 with sqlite")
     order = [f.filePath for f in ranking.rank_files(hits, qa, issue=True)]
     assert order[0] == "pkg/models.py"  # "models.py" alone does not name the test app's models
