@@ -38,6 +38,7 @@ if _SRC.is_dir() and str(_SRC) not in sys.path:
 
 from index_speed import fetch_sdist, percentile  # noqa: E402
 
+from igraph_mcp.config import load_config  # noqa: E402
 from igraph_mcp.embed.text import symbol_embedding_text  # noqa: E402
 from igraph_mcp.index.embedding import embed_nodes, prepare_vector_tables  # noqa: E402
 from igraph_mcp.service import IGraphService  # noqa: E402
@@ -200,29 +201,52 @@ def runtimes(tree: Path, limit: int, sweep: bool) -> dict[str, Any]:
 
 
 def cold_cli(sdist: str, rounds: int) -> dict[str, Any]:
-    """Wall time of a fresh `igraph-mcp search` process on an indexed tree, per runtime; then hybrid latency."""
+    """Wall time of a fresh `igraph-mcp search` process on an indexed tree, per runtime; then hybrid latency.
+
+    Each runtime searches an index of its own vectors: int8 (the default) for ONNX int8, fp32 for ONNX fp32 and for
+    torch (whose vectors carry the same id). A hybrid cell whose answer did not use the dense channel is an error,
+    not a figure: it would time an FTS-only search.
+    """
     src = fetch_sdist(sdist)
     out: dict[str, Any] = {"tree": src.name}
     with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp) / src.name
-        shutil.copytree(src, root, ignore=shutil.ignore_patterns(".igraph"))
-        svc = IGraphService(root)
-        built = svc.index(full=True)
-        svc.close()
-        out["symbols"], out["embedded"] = built.symbols, built.embedded
-        cases = (("onnx_hybrid", "onnx", "hybrid"), ("torch_hybrid", "torch", "hybrid"), ("fts_only", "onnx", "fts"))
-        for label, runtime, channels in cases:
-            env = {**os.environ, "IGRAPH_EMBED_RUNTIME": runtime, "HF_HUB_OFFLINE": "1"}
+        roots: dict[str, Path] = {}
+        for quantize in ("auto", "none"):
+            root = Path(tmp) / quantize / src.name
+            shutil.copytree(src, root, ignore=shutil.ignore_patterns(".igraph"))
+            config = load_config(root, env={**os.environ, "IGRAPH_EMBED_QUANTIZE": quantize})
+            svc = IGraphService(root, config=config)
+            built = svc.index(full=True)
+            svc.close()
+            out[f"symbols_{quantize}"], out[f"embedded_{quantize}"] = built.symbols, built.embedded
+            roots[quantize] = root
+        cases = (
+            ("onnx_int8_hybrid", "onnx", "auto", "hybrid"),
+            ("onnx_fp32_hybrid", "onnx", "none", "hybrid"),
+            ("torch_hybrid", "torch", "none", "hybrid"),
+            ("fts_only", "onnx", "auto", "fts"),
+        )
+        for label, runtime, quantize, channels in cases:
+            env = {
+                **os.environ,
+                "IGRAPH_EMBED_RUNTIME": runtime,
+                "IGRAPH_EMBED_QUANTIZE": quantize,
+                "HF_HUB_OFFLINE": "1",
+            }
             walls = []
             for i in range(rounds):
                 query = ["send a prepared request through a session", "parse the retry header", "cookie jar"][i % 3]
-                cmd = [sys.executable, "-m", "igraph_mcp", "search", query, "--root", str(root), "--channels", channels]
+                cmd = [sys.executable, "-m", "igraph_mcp", "search", query, "--root", str(roots[quantize])]
+                cmd += ["--channels", channels, "--json"]
                 t = time.perf_counter()
-                subprocess.run(cmd, env=env, check=True, capture_output=True)
+                done = subprocess.run(cmd, env=env, check=True, capture_output=True, text=True)
                 walls.append(time.perf_counter() - t)
+                used = json.loads(done.stdout)["diagnostics"]["channels"]
+                if channels == "hybrid" and "dense" not in used:
+                    raise SystemExit(f"{label}: the search ran without its dense channel ({used}); not a hybrid figure")
             out[f"cli_{label}_median_s"] = round(statistics.median(walls), 2)
             out[f"cli_{label}_runs_s"] = [round(w, 2) for w in walls]
-        out.update({f"requests_{k}": v for k, v in latency(root, rounds).items()})
+        out.update({f"requests_{k}": v for k, v in latency(roots["auto"], rounds).items()})
     return out
 
 
