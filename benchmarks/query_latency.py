@@ -123,7 +123,8 @@ def latency(tree: Path, rounds: int) -> dict[str, float]:
     """p50/p95 of FTS-only, hybrid and hybrid + 2-hop expansion queries on an embedded index.
 
     The ``issue`` modes time whole issue texts (title + body): the query head is embedded, and the graph
-    channel and the learned re-ranking run, as they do for every issue-shaped query.
+    channel and the learned re-ranking run, as they do for every issue-shaped query. ``default_issue`` is the
+    agent's default call (nodeTopK hits, graph hops).
     """
     svc = IGraphService(tree)
     status = svc.status()
@@ -143,7 +144,7 @@ def latency(tree: Path, rounds: int) -> dict[str, float]:
         for _ in range(rounds):
             for q in queries:
                 t = time.perf_counter()
-                svc.explore(q, top_k=10 if label != "default_issue" else 5, hops=hops, channels=channels)
+                svc.explore(q, top_k=None if label == "default_issue" else 10, hops=hops, channels=channels)  # None: nodeTopK
                 lat.append((time.perf_counter() - t) * 1000)
         out[f"{label}_p50_ms"] = round(statistics.median(lat), 2)
         out[f"{label}_p95_ms"] = round(percentile(lat, 95), 2)
