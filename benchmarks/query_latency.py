@@ -144,7 +144,7 @@ def latency(tree: Path, rounds: int) -> dict[str, float]:
         for _ in range(rounds):
             for q in queries:
                 t = time.perf_counter()
-                svc.explore(q, top_k=None if label == "default_issue" else 10, hops=hops, channels=channels)  # None: nodeTopK
+                svc.explore(q, top_k=None if label == "default_issue" else 10, hops=hops, channels=channels)
                 lat.append((time.perf_counter() - t) * 1000)
         out[f"{label}_p50_ms"] = round(statistics.median(lat), 2)
         out[f"{label}_p95_ms"] = round(percentile(lat, 95), 2)
