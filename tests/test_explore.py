@@ -106,6 +106,21 @@ def test_fallback_threshold_widening(root: Path, threshold: float, triggered: bo
         assert len(dense_files) == 1
 
 
+@pytest.mark.parametrize(("node_top_k", "expected"), [(3, 3), (200, 50)])
+def test_node_top_k_sets_the_default_call_and_a_call_never_exceeds_50(
+    root: Path, node_top_k: int, expected: int
+) -> None:
+    # The config allows up to 200 (IGraph's bound); a call returns at most 50, the tool's own bound.
+    service = make_service(root, config=Config(retrieval=RetrievalConfig(nodeTopK=node_top_k)))
+    try:
+        r = service.explore("process item", hops=0, max_tokens=100_000)  # no budget cuts in the count
+    finally:
+        service.close()
+    # The dense channel returns every symbol of this small index (well over 50), so the bound is what limits.
+    assert r.diagnostics.candidates["dense"] > 50
+    assert len(r.hits) == expected
+
+
 # -- degraded modes: FTS only, degraded, a note, never an exception ------------------------------------------
 class _RaisingEmbedder(HashingEmbedder):
     def embed_query(self, text: str) -> np.ndarray:
