@@ -84,27 +84,17 @@ def _emit(result: BaseModel | dict[str, Any], as_json: bool, render: Callable[[A
 
 @contextmanager
 def _progress(enabled: bool) -> Iterator[Callable[[str, int, int], None] | None]:
-    """A rich progress bar on a terminal; nothing when piped (scripts read only the summary)."""
+    """A progress bar on a terminal; nothing when piped (scripts read only the summary)."""
     if not enabled or not sys.stderr.isatty():
         yield None
         return
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from igraph_mcp.progress_bar import ProgressBar
 
-    with Progress(
-        TextColumn("{task.description:<8}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        transient=True,
-    ) as bar:
-        tasks: dict[str, Any] = {}
-
-        def update(phase: str, done: int, total: int) -> None:
-            if phase not in tasks:
-                tasks[phase] = bar.add_task(phase, total=total or 1)
-            bar.update(tasks[phase], completed=done, total=total or 1)
-
-        yield update
+    bar = ProgressBar()
+    try:
+        yield bar.update
+    finally:
+        bar.close()
 
 
 def _service(args: argparse.Namespace, **kwargs: Any) -> Any:
