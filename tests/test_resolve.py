@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 from _factories import edge_target, index_repo, make_repo
 
-from igraph_mcp.index.resolve import Resolver, Sym, module_candidates
-from igraph_mcp.index.resolve_rules import CONFIDENCE
+from igraph_mcp.index.resolve import Resolver
+from igraph_mcp.index.symbols import Sym, module_candidates
+from igraph_mcp.vocab.edges import CONFIDENCE
 
 
 # -- module_candidates (pure) --------------------------------------------------------------------------------

@@ -14,9 +14,7 @@ from pathlib import Path
 import apsw
 
 from igraph_mcp import crashpoints
-from igraph_mcp.index import parse as parse_mod
 from igraph_mcp.index import parse_pool
-from igraph_mcp.index.languages import CONTAINER_KINDS, language_for_path
 from igraph_mcp.index.model import ParsedFile, Symbol
 from igraph_mcp.index.resolve import Binding, Resolver
 from igraph_mcp.index.walk import WalkedFile, walk_repository
@@ -26,6 +24,8 @@ from igraph_mcp.store import vectors as vec_store
 from igraph_mcp.store.db import Database
 from igraph_mcp.store.records import EdgeBinding, NewEdge, NewFile, NewImport, NewNode, NodeText
 from igraph_mcp.text.identifiers import identifier_words, split_identifier
+from igraph_mcp.vocab.languages import CONTAINER_KINDS, language_for_path
+from igraph_mcp.vocab.source import normalize_source
 
 log = logging.getLogger(__name__)
 
@@ -286,7 +286,7 @@ class Indexer:
 
     def _write_file(self, con: apsw.Connection, change: _Change, pf: ParsedFile) -> int:
         w = change.walked
-        source = parse_mod.normalize_source(change.data)
+        source = normalize_source(change.data)
         text_lines = source.count(b"\n") + 1
         file_id = graph.insert_file(
             con,

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from igraph_mcp.config import MultimodalConfig
-from igraph_mcp.index.languages import DATA_MODEL_KINDS, source_extension_pattern
 from igraph_mcp.paths import strip_dot_slash
 from igraph_mcp.store import resources as res_store
 from igraph_mcp.store import vectors as vec_store
@@ -23,6 +22,7 @@ from igraph_mcp.store.db import Database
 from igraph_mcp.store.fts import fts_tokens
 from igraph_mcp.store.resources import CodeCandidate, LinkRow, ResourceRow
 from igraph_mcp.text.identifiers import is_code_shaped, split_identifier
+from igraph_mcp.vocab.languages import DATA_MODEL_KINDS, source_extension_pattern
 
 SEMANTIC = "semantic"
 IDENTIFIER = "identifier"

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from igraph_mcp.index.resolve_rules import CERTAIN
 from igraph_mcp.store import graph
 from igraph_mcp.store.db import Database
+from igraph_mcp.vocab.edges import CERTAIN
 
 EXPAND_KINDS = ("calls", "inherits", "implements", "imports")
 DECAY = 0.5  # each hop halves the seed's score
@@ -26,7 +26,7 @@ class Reached:
     direction: str  # "callee": the seed side uses it; "caller": it uses the seed side
     distance: int
     resolution: str = ""  # how the last edge on the way was resolved
-    certain: bool = True  # every edge on the way is certain (see resolve_rules.CERTAIN)
+    certain: bool = True  # every edge on the way is certain (see vocab.edges.CERTAIN)
 
 
 def expand(

@@ -7,8 +7,6 @@ import os
 from pathlib import Path
 
 from igraph_mcp.errors import InvalidInput
-from igraph_mcp.index.parse import normalize_source
-from igraph_mcp.index.resolve_rules import CERTAIN
 from igraph_mcp.index.stale import stale_files
 from igraph_mcp.models import EdgeRef, FileDetail, NodeDetail, RelatedResult
 from igraph_mcp.paths import resolve_inside, strip_dot_slash
@@ -18,6 +16,8 @@ from igraph_mcp.store import graph
 from igraph_mcp.store.db import Database
 from igraph_mcp.store.graph import NodeRow
 from igraph_mcp.store.reader import IndexReader
+from igraph_mcp.vocab.edges import CERTAIN
+from igraph_mcp.vocab.source import source_lines
 
 MAX_SOURCE_LINES = 300
 MAX_NAME_CHARS = 500
@@ -114,10 +114,7 @@ class Lookup:
         except OSError:
             body = graph.node_bodies(db, [row.id]).get(row.id, "")
             return body, True
-        # Lines exactly as the parser counted them: the same decoding (UTF-16, latin-1) and only "\n" ends a line;
-        # str.splitlines() would also split at form feeds and U+2028 and shift every line after one.
-        text = normalize_source(raw).decode("utf-8", "replace")
-        lines = [ln.removesuffix("\r") for ln in text.split("\n")]
+        lines = source_lines(raw)  # as the parser counted them, so start_line and end_line still fit
         chunk = lines[row.start_line - 1 : row.end_line]
         truncated = len(chunk) > MAX_SOURCE_LINES
         return "\n".join(chunk[:MAX_SOURCE_LINES]), truncated

@@ -73,7 +73,7 @@ class EdgeRow:
     qualifier: str
     resolution: str
     line: int  # the reference's line in the source node's file (the call site)
-    confidence: float = 0.0  # see index/resolve_rules.CONFIDENCE
+    confidence: float = 0.0  # see vocab/edges.CONFIDENCE
     candidates: str = ""  # JSON list of node ids an unbound reference may mean
 
 

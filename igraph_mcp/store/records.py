@@ -97,7 +97,7 @@ class EdgeBinding(NamedTuple):
 
     target_id: int | None
     resolution: str
-    confidence: float  # see index/resolve_rules.CONFIDENCE; 0 for an unbound reference
+    confidence: float  # see vocab/edges.CONFIDENCE; 0 for an unbound reference
     candidates: str  # JSON list of node ids an ambiguous reference may mean, "" when none
     edge_id: int
 
