@@ -28,6 +28,7 @@ from igraph_mcp.resources.results import MountResult, ResourceList, UnmountResul
 from igraph_mcp.retrieve.dense_state import DenseGate
 from igraph_mcp.retrieve.explore import DenseState, Explorer, ResourceFinder
 from igraph_mcp.retrieve.lookup import Lookup
+from igraph_mcp.retrieve.resource_channel import ResourceChannel
 from igraph_mcp.store import graph
 from igraph_mcp.store import status as status_store
 from igraph_mcp.store import vectors as vec_store
@@ -82,7 +83,7 @@ class IGraphService:
         self._lock = WriterLock(self.state_dir, self.db_path)
         self._writer = self._lock.hold
         self._dense = DenseGate()
-        self._lookup = Lookup(self.root, self._reader)
+        self._lookup = Lookup(self.root, self._reader, self.stale_files)
         self.on_after_index: list[AfterIndex] = []
         self.resources = ResourceManager(
             self.root,
@@ -92,7 +93,9 @@ class IGraphService:
             writer=self._writer,
             reader=lambda: self.db,
         )
-        self.resource_finder: ResourceFinder | None = self.resources.finder
+        self.resource_finder: ResourceFinder | None = ResourceChannel(
+            lambda: self.db, self.config.retrieval, self.resources.thresholds, self.root
+        )
         self.on_after_index.append(self.resources.after_index)
 
     # -- plumbing ----------------------------------------------------------------------------------------------

@@ -22,7 +22,7 @@ from igraph_mcp.models import IndexResult
 from igraph_mcp.store import graph
 from igraph_mcp.store import vectors as vec_store
 from igraph_mcp.store.db import Database
-from igraph_mcp.store.records import EdgeBinding, NewEdge, NewFile, NewImport, NewNode, NodeText
+from igraph_mcp.store.records import EdgeBinding, FileState, NewEdge, NewFile, NewImport, NewNode, NodeText
 from igraph_mcp.text.identifiers import identifier_words, split_identifier
 from igraph_mcp.vocab.languages import CONTAINER_KINDS, language_for_path
 from igraph_mcp.vocab.source import normalize_source
@@ -169,7 +169,7 @@ class Indexer:
     def _diff(
         self,
         files: list[WalkedFile],
-        states: dict[str, graph.FileState],
+        states: dict[str, FileState],
         summary: IndexResult,
         report: Progress,
     ) -> tuple[list[_Change], int, list[tuple[int, int]]]:
@@ -203,7 +203,7 @@ class Indexer:
         return changes, unchanged, touched
 
     @staticmethod
-    def _match_renames(changes: list[_Change], gone: dict[str, graph.FileState]) -> list[tuple[int, WalkedFile]]:
+    def _match_renames(changes: list[_Change], gone: dict[str, FileState]) -> list[tuple[int, WalkedFile]]:
         """Added files whose content equals exactly one deleted file are renames: keep nodes, change the path."""
         by_sha: dict[str, list[str]] = {}
         for path, st in gone.items():
@@ -220,7 +220,7 @@ class Indexer:
     def _store_changes(
         self,
         changes: list[_Change],
-        gone: dict[str, graph.FileState],
+        gone: dict[str, FileState],
         summary: IndexResult,
         report: Progress,
     ) -> tuple[list[int], set[str]]:

@@ -2,8 +2,8 @@
 
 mount / unmount / list_resources change user state (mounts.json) and the index together; ``after_index``
 runs after every index build to restore mounts (after ``--full`` or a corrupt-index rebuild), refresh edited
-sources, embed chunks that lack vectors and re-link resources to the files that changed; ``finder`` is the
-explore resource channel.
+sources, embed chunks that lack vectors and re-link resources to the files that changed. The explore resource
+channel (retrieve/resource_channel.py) reads what is stored here; the service wires it with ``thresholds``.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from igraph_mcp.config import Config
 from igraph_mcp.embed.base import Embedder
 from igraph_mcp.errors import EmbedderError, InvalidInput, ResourceError
 from igraph_mcp.paths import file_sha256, is_inside, relative_posix, resolve_inside
-from igraph_mcp.resources.linking import SEMANTIC, Thresholds, compute_links
+from igraph_mcp.resources.linking import SEMANTIC, compute_links
 from igraph_mcp.resources.mounts import (
     MountEntry,
     MountsFile,
@@ -29,11 +29,11 @@ from igraph_mcp.resources.mounts import (
     store_source,
 )
 from igraph_mcp.resources.results import MountResult, Problem, ResourceList, SourceInfo, UnmountResult
-from igraph_mcp.retrieve.resource_channel import ResourceChannel
 from igraph_mcp.store import resources as res_store
 from igraph_mcp.store import vectors as vec_store
 from igraph_mcp.store.db import Database
-from igraph_mcp.store.resources import SourceRow
+from igraph_mcp.store.records import SourceRow
+from igraph_mcp.vocab.links import Thresholds
 
 log = logging.getLogger(__name__)
 
@@ -65,7 +65,6 @@ class ResourceManager:
         self._embedder = embedder
         self._writer = writer
         self._reader = reader
-        self.finder = ResourceChannel(reader, config.retrieval, self.thresholds, self.root)
 
     # -- paths ---------------------------------------------------------------------------------------------
     def _resolve(self, user_path: str) -> tuple[Path, str]:

@@ -22,11 +22,12 @@ from igraph_mcp.embed.text import collapse_whitespace
 from igraph_mcp.errors import EmbedderError, ResourceError
 from igraph_mcp.index.embedding import prepare_vector_tables
 from igraph_mcp.paths import file_sha256
-from igraph_mcp.resources.linking import Thresholds, compute_links
+from igraph_mcp.resources.linking import compute_links
 from igraph_mcp.store import resources as res_store
 from igraph_mcp.store import vectors as vec_store
 from igraph_mcp.store.db import Database
-from igraph_mcp.store.resources import SourceRow
+from igraph_mcp.store.records import SourceRow
+from igraph_mcp.vocab.links import Thresholds
 
 log = logging.getLogger(__name__)
 

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from igraph_mcp.store import graph
 from igraph_mcp.store.db import Database
+from igraph_mcp.store.records import EdgeRow
 from igraph_mcp.vocab.edges import CERTAIN
 
 EXPAND_KINDS = ("calls", "inherits", "implements", "imports")
@@ -52,7 +53,7 @@ def expand(
     for distance in range(1, hops + 1):
         nxt: dict[int, tuple[int, float, bool]] = {}
         ids = list(frontier)
-        candidates: list[tuple[int, int, graph.EdgeRow, str]] = []  # (from, to, edge, direction)
+        candidates: list[tuple[int, int, EdgeRow, str]] = []  # (from, to, edge, direction)
         if "callee" in directions:
             candidates += [
                 (e.source_id, e.target_id, e, "callee")  # type: ignore[misc]

@@ -4,18 +4,18 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 from igraph_mcp.errors import InvalidInput
-from igraph_mcp.index.stale import stale_files
 from igraph_mcp.models import EdgeRef, FileDetail, NodeDetail, RelatedResult
 from igraph_mcp.paths import resolve_inside, strip_dot_slash
 from igraph_mcp.retrieve.expand import expand
 from igraph_mcp.retrieve.shapes import neighbours, node_summary
 from igraph_mcp.store import graph
 from igraph_mcp.store.db import Database
-from igraph_mcp.store.graph import NodeRow
 from igraph_mcp.store.reader import IndexReader
+from igraph_mcp.store.records import NodeRow
 from igraph_mcp.vocab.edges import CERTAIN
 from igraph_mcp.vocab.source import source_lines
 
@@ -27,6 +27,9 @@ MAX_OUTLINE_IMPORTS = 200
 DEFAULT_RELATED = 100  # symbols listed by related unless asked for more
 MAX_RELATED = 1000
 MAX_REACHED = 100_000  # a bound on ranking, far above any real neighbourhood
+
+# Those of the given indexed paths whose file on disk changed since indexing (or is gone).
+StaleCheck = Callable[[list[str]], set[str]]
 
 
 def _candidate_ids(text: str) -> list[int]:
@@ -41,9 +44,10 @@ def _candidate_ids(text: str) -> list[int]:
 class Lookup:
     """Answers node, file and related questions against one repository's index."""
 
-    def __init__(self, root: Path, reader: IndexReader) -> None:
+    def __init__(self, root: Path, reader: IndexReader, stale_check: StaleCheck) -> None:
         self.root = root
         self.reader = reader
+        self.stale_check = stale_check
 
     # -- symbols ---------------------------------------------------------------------------------------------
     def find(self, name: str, file: str | None) -> list[NodeRow]:
@@ -104,7 +108,7 @@ class Lookup:
             callers=self.edge_refs(db, row.id, outgoing=False, kinds=("calls",)),
             callees=self.edge_refs(db, row.id, outgoing=True, kinds=("calls",)),
             bases=self.edge_refs(db, row.id, outgoing=True, kinds=("inherits", "implements")),
-            stale=bool(stale_files(db, self.root, [row.path])),
+            stale=bool(self.stale_check([row.path])),
         )
 
     def source(self, db: Database, row: NodeRow) -> tuple[str, bool]:
@@ -206,7 +210,7 @@ class Lookup:
             parseStatus=row.parse_status,
             symbols=[node_summary(n) for n in nodes[:MAX_OUTLINE_SYMBOLS]],
             imports=imports[:MAX_OUTLINE_IMPORTS],
-            stale=bool(stale_files(db, self.root, [chosen])),
+            stale=bool(self.stale_check([chosen])),
         )
 
     # -- graph -----------------------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ from igraph_mcp.retrieve.analyze import QueryAnalysis
 from igraph_mcp.retrieve.boosts import Candidate, boost
 from igraph_mcp.retrieve.fusion import Fused
 from igraph_mcp.retrieve.shapes import location
-from igraph_mcp.store.graph import NodeRow
+from igraph_mcp.store.records import NodeRow
 from igraph_mcp.text.identifiers import split_identifier
 from igraph_mcp.vocab.testcode import is_test_path
 

@@ -12,11 +12,14 @@ from igraph_mcp.store.db import Database
 from igraph_mcp.store.fts import NODE_BM25_WEIGHTS, fts_or_query, like_literal
 from igraph_mcp.store.records import (
     EdgeBinding,
+    EdgeRow,
     FileRow,
+    FileState,
     NewEdge,
     NewFile,
     NewImport,
     NewNode,
+    NodeRow,
     NodeText,
     RefToResolve,
     SymbolKey,
@@ -28,53 +31,8 @@ _NODE_COLUMNS = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class NodeRow:
-    """A stored symbol with its file path."""
-
-    id: int
-    file_id: int
-    path: str
-    kind: str
-    name: str
-    qualified_name: str
-    signature: str
-    docstring: str
-    start_line: int
-    end_line: int
-    parent_id: int | None
-    exported: bool
-
-
 def _node(row: Sequence[Any]) -> NodeRow:
     return NodeRow(*row[:11], bool(row[11]))  # type: ignore[call-arg]  # 11 typed fields from one SQL row
-
-
-@dataclass(frozen=True, slots=True)
-class FileState:
-    """What the index remembers about one file, to detect changes."""
-
-    id: int
-    path: str
-    sha256: str
-    size: int
-    mtime_ns: int
-
-
-@dataclass(frozen=True, slots=True)
-class EdgeRow:
-    """One edge (resolved or not) with both ends' node ids."""
-
-    id: int
-    source_id: int
-    target_id: int | None
-    kind: str
-    target_name: str
-    qualifier: str
-    resolution: str
-    line: int  # the reference's line in the source node's file (the call site)
-    confidence: float = 0.0  # see vocab/edges.CONFIDENCE
-    candidates: str = ""  # JSON list of node ids an unbound reference may mean
 
 
 def _placeholders(n: int) -> str:

@@ -4,75 +4,17 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import apsw
 
-from igraph_mcp.resources.model import Chunk
 from igraph_mcp.store.db import Database
 from igraph_mcp.store.fts import RESOURCE_BM25_WEIGHTS, fts_or_query, like_literal
+from igraph_mcp.store.records import CodeCandidate, LinkRow, NewChunk, ResourceRow, SourceRow
 from igraph_mcp.store.vectors import has_node_vectors, has_resource_vectors
 from igraph_mcp.text.identifiers import identifier_words
 
 _BATCH = 900  # SQLite caps bound parameters; stay well under the limit
-
-
-@dataclass(frozen=True, slots=True)
-class SourceRow:
-    """One mounted source file."""
-
-    id: int
-    path: str
-    name: str
-    source_type: str
-    sha256: str
-    mounted_at: float
-    problems: list[dict[str, Any]]
-    chunks: int
-    links: int
-
-
-@dataclass(frozen=True, slots=True)
-class ResourceRow:
-    """One stored chunk with the name and path of its source."""
-
-    id: int
-    source_id: int
-    kind: str
-    title: str
-    heading_path: list[str]
-    text: str
-    start_line: int
-    end_line: int
-    identifiers: list[str]
-    columns: list[dict[str, str]]
-    source_name: str
-    source_path: str
-
-
-@dataclass(frozen=True, slots=True)
-class LinkRow:
-    """A link from a resource chunk to a code node."""
-
-    resource_id: int
-    node_id: int
-    score: float
-    method: str
-    evidence: str
-
-
-@dataclass(frozen=True, slots=True)
-class CodeCandidate:
-    """A node considered for an identifier link: what it is called and the text it contains."""
-
-    id: int
-    file_id: int
-    kind: str
-    name: str
-    qualified_name: str
-    signature: str
-    body: str
 
 
 def _batches(ids: Sequence[int]) -> Iterable[Sequence[int]]:
@@ -167,7 +109,7 @@ def _exists(con: apsw.Connection, table: str) -> bool:
 
 
 # -- chunks --------------------------------------------------------------------------------------------------
-def insert_chunks(con: apsw.Connection, source_id: int, chunks: Sequence[Chunk]) -> list[int]:
+def insert_chunks(con: apsw.Connection, source_id: int, chunks: Sequence[NewChunk]) -> list[int]:
     """Insert chunks and their FTS rows; returns the new resource ids in chunk order."""
     ids: list[int] = []
     for c in chunks:
