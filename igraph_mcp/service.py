@@ -20,7 +20,8 @@ from igraph_mcp.config import DB_FILE, Config, load_config, locate_state_dir
 from igraph_mcp.embed.base import Embedder
 from igraph_mcp.embed.registry import embedder_from_config
 from igraph_mcp.errors import ConfigError, EmbedderError, IGraphError, InvalidInput, StorageError
-from igraph_mcp.index.build import AfterIndex, Progress, build_index
+from igraph_mcp.index.build import AfterIndex, build_index
+from igraph_mcp.index.phases import Progress
 from igraph_mcp.index.stale import stale_files
 from igraph_mcp.models import ExploreResult, FileDetail, IndexResult, NodeDetail, RelatedResult, StatusResult
 from igraph_mcp.resources.manager import ResourceManager

@@ -11,10 +11,10 @@ from igraph_mcp.embed.base import Embedder
 from igraph_mcp.errors import EmbedderError
 from igraph_mcp.index.embedding import embed_nodes, made_by, prepare_vector_tables
 from igraph_mcp.index.indexer import Indexer
+from igraph_mcp.index.phases import Progress
 from igraph_mcp.models import IndexResult
 from igraph_mcp.store.db import Database
 
-Progress = Callable[[str, int, int], None]
 # Called after every real (not dry) run with the write connection and the embedder (None when embedding failed).
 AfterIndex = Callable[[Database, Embedder | None], None]
 

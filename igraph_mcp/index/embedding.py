@@ -3,18 +3,16 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 
 from igraph_mcp import crashpoints
 from igraph_mcp.embed.base import Embedder
 from igraph_mcp.embed.reuse import embed_reusing
 from igraph_mcp.embed.text import symbol_embedding_text
+from igraph_mcp.index.phases import Progress
 from igraph_mcp.store import vectors as vec_store
 from igraph_mcp.store.db import Database
 
 log = logging.getLogger(__name__)
-
-Progress = Callable[[str, int, int], None]
 
 
 def made_by(db: Database, embedder: Embedder) -> bool:

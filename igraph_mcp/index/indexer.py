@@ -6,7 +6,6 @@ import hashlib
 import logging
 import re
 import time
-from collections.abc import Callable
 from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,6 +15,7 @@ import apsw
 from igraph_mcp import crashpoints
 from igraph_mcp.index import parse_pool
 from igraph_mcp.index.model import ParsedFile, Symbol
+from igraph_mcp.index.phases import Progress
 from igraph_mcp.index.resolve import Binding, Resolver
 from igraph_mcp.index.walk import WalkedFile, walk_repository
 from igraph_mcp.models import IndexResult
@@ -29,7 +29,6 @@ from igraph_mcp.vocab.source import normalize_source
 
 log = logging.getLogger(__name__)
 
-Progress = Callable[[str, int, int], None]
 MAX_BODY_CHARS = 4000  # stored per node: enough for snippets, FTS and the embedded head of a body
 MODULE_HEAD_CHARS = 1500
 FILES_PER_TRANSACTION = 100

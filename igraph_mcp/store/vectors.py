@@ -8,6 +8,7 @@ from typing import Any
 import apsw
 import numpy as np
 
+from igraph_mcp.store.bind import placeholders
 from igraph_mcp.store.db import Database
 
 
@@ -79,7 +80,7 @@ def vectors_for_files(db: Database, file_ids: Sequence[int]) -> dict[str, bytes]
     """embed_hash -> vector of the nodes of some files (kept before re-parsing them, to reuse unchanged ones)."""
     if not file_ids or not has_node_vectors(db):
         return {}
-    ph = ",".join("?" * len(file_ids))
+    ph = placeholders(len(file_ids))
     return {
         str(h): bytes(v)
         for h, v in db.rows(
@@ -137,7 +138,7 @@ def knn_nodes(
     if file_ids is not None:
         if not file_ids:
             return []
-        ph = ",".join("?" * len(file_ids))
+        ph = placeholders(len(file_ids))
         rows = db.rows(
             "SELECT node_id, file_id, distance FROM node_vectors "  # noqa: S608
             f"WHERE embedding MATCH ? AND k = ? AND file_id IN ({ph})",
@@ -158,7 +159,7 @@ def similarities_in_files(db: Database, query: bytes, file_ids: Sequence[int], k
     """
     if not file_ids:
         return []
-    ph = ",".join("?" * len(file_ids))
+    ph = placeholders(len(file_ids))
     rows = db.rows(
         "SELECT n.id, n.file_id, 1.0 - vec_distance_cosine(v.embedding, ?) AS sim FROM nodes n "  # noqa: S608
         f"JOIN node_vectors v ON v.node_id = n.id WHERE n.file_id IN ({ph}) ORDER BY sim DESC LIMIT ?",
@@ -171,7 +172,7 @@ def node_vectors_by_id(db: Database, ids: Sequence[int]) -> dict[int, bytes]:
     """Stored vectors of some nodes."""
     if not ids or not has_node_vectors(db):
         return {}
-    ph = ",".join("?" * len(ids))
+    ph = placeholders(len(ids))
     return {
         int(r[0]): bytes(r[1])
         for r in db.rows(f"SELECT node_id, embedding FROM node_vectors WHERE node_id IN ({ph})", tuple(ids))  # noqa: S608
