@@ -2,14 +2,28 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 import apsw
 import numpy as np
 
+from igraph_mcp import crashpoints
 from igraph_mcp.store.bind import placeholders
 from igraph_mcp.store.db import Database
+
+log = logging.getLogger(__name__)
+
+
+class VectorMaker(Protocol):
+    """What the store records about the embedder that made its vectors (embed.base.Embedder is one)."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def dimension(self) -> int: ...
 
 
 def _table_exists(db: Database, name: str) -> bool:
@@ -194,3 +208,31 @@ def knn_resources(db: Database, query: bytes, k: int) -> list[tuple[int, float]]
         return []
     rows = db.rows("SELECT resource_id, distance FROM resource_vectors WHERE embedding MATCH ? AND k = ?", (query, k))
     return [(int(r[0]), 1.0 - float(r[1])) for r in rows]
+
+
+# -- which embedder made the vectors ------------------------------------------------------------------------
+def made_by(db: Database, embedder: VectorMaker) -> bool:
+    """True when the stored vectors (if any) came from ``embedder``: only then may a text's old vector be reused."""
+    return db.get_meta("embedder_id") == embedder.id and db.get_meta("embedder_dim") == str(embedder.dimension)
+
+
+def prepare_vector_tables(db: Database, embedder: VectorMaker) -> bool:
+    """Create vector tables for this embedder; vectors of another embedder are dropped, never mixed.
+
+    Returns True when existing vectors had to be discarded.
+    """
+    stored_id = db.get_meta("embedder_id")
+    stored_dim = db.get_meta("embedder_dim")
+    changed = stored_id is not None and (stored_id != embedder.id or stored_dim != str(embedder.dimension))
+    with db.atomic() as con:
+        if changed:
+            log.warning("embedder changed from %s to %s: re-embedding everything", stored_id, embedder.id)
+            drop_all_vectors(con)
+        elif stored_id is None:
+            # Vectors of unknown origin (interrupted first run) cannot be trusted either.
+            drop_all_vectors(con)
+        create_vector_tables(con, embedder.dimension)
+        db.set_meta(con, "embedder_id", embedder.id)
+        db.set_meta(con, "embedder_dim", str(embedder.dimension))
+        crashpoints.reached("embed.prepare")
+    return changed
