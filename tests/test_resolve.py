@@ -8,7 +8,7 @@ import pytest
 from _factories import edge_target, index_repo, make_repo
 
 from igraph_mcp.index.resolve import Resolver
-from igraph_mcp.index.symbols import Sym, module_candidates
+from igraph_mcp.index.symbols import Sym, SymbolTable, module_candidates
 from igraph_mcp.vocab.edges import CONFIDENCE
 
 
@@ -58,7 +58,7 @@ def _resolver() -> Resolver:
         Sym(42, 4, "function", "local_fn", "local_fn", 40),
     ]
     imports = {1: [("../b/three", "shared", "")], 4: [("../b/three", "", "three")]}
-    return Resolver(syms, files, imports)
+    return Resolver(SymbolTable(syms, files, imports))
 
 
 @pytest.mark.parametrize(

@@ -17,6 +17,7 @@ from igraph_mcp.index import parse_pool
 from igraph_mcp.index.model import ParsedFile, Symbol
 from igraph_mcp.index.phases import Progress
 from igraph_mcp.index.resolve import Binding, Resolver
+from igraph_mcp.index.symbols import SymbolTable
 from igraph_mcp.index.walk import WalkedFile, walk_repository
 from igraph_mcp.models import IndexResult
 from igraph_mcp.store import graph
@@ -386,12 +387,14 @@ class Indexer:
                 crashpoints.reached("index.resolve")
             return 0
         resolver = Resolver(
-            graph.symbol_table(self.db),
-            graph.file_paths(self.db),
-            graph.imports_by_file(self.db),
-            languages=graph.file_language_ids(self.db),
-            facts=graph.facts_by_node(self.db),
-            bases=graph.base_refs(self.db),
+            SymbolTable(
+                graph.symbol_table(self.db),
+                graph.file_paths(self.db),
+                graph.imports_by_file(self.db),
+                languages=graph.file_language_ids(self.db),
+                facts=graph.facts_by_node(self.db),
+                bases=graph.base_refs(self.db),
+            )
         )
         updates: list[EdgeBinding] = []
         bound = 0

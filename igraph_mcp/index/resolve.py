@@ -56,17 +56,8 @@ def _bound(target: int, how: str) -> Binding:
 class Resolver:
     """Binds reference edges over one SymbolTable of the index."""
 
-    def __init__(
-        self,
-        symbols: list[Sym],
-        file_paths: dict[int, str],
-        imports: dict[int, list[tuple[str, str, str]]],
-        *,
-        languages: dict[int, str] | None = None,
-        facts: dict[int, list[tuple[str, str, str]]] | None = None,
-        bases: dict[int, list[tuple[str, str]]] | None = None,
-    ) -> None:
-        self.table = SymbolTable(symbols, file_paths, imports, languages=languages, facts=facts, bases=bases)
+    def __init__(self, table: SymbolTable) -> None:
+        self.table = table
         self._inference: dict[ResolveRules, ScopeInference] = {}
         self._binding_cache: dict[int, dict[str, tuple[list[int], str]]] = {}
 
@@ -178,22 +169,16 @@ class Resolver:
                 # `import makeWidget from './widget'`: the default export is not named as such in the symbol
                 # table, but by convention it carries the local name.
                 hits = [s for f in files for s in t.by_file_name.get((f, name), []) if s.kind in allowed]
-            if len(hits) == 1:
-                return _bound(hits[0].id, "import")
-            if len(hits) > 1:
-                top = [s for s in hits if s.parent_id is None or self._is_module(s.parent_id)]
-                if len(top) == 1:
-                    return _bound(top[0].id, "import")
+            one = self._single(hits)
+            if one is not None:
+                return _bound(one.id, "import")
 
         # 3. same file (unqualified or self-qualified names).
         if not qualifier or head in own:
             local = [s for s in t.by_file_name.get((file_id, name), []) if s.kind in allowed and s.id != source_id]
-            if len(local) == 1:
-                return _bound(local[0].id, "same_file")
-            if len(local) > 1:
-                top = [s for s in local if s.parent_id is None or self._is_module(s.parent_id)]
-                if len(top) == 1:
-                    return _bound(top[0].id, "same_file")
+            one = self._single(local)
+            if one is not None:
+                return _bound(one.id, "same_file")
         if not qualifier and name in rules.builtins:
             return Binding(None, "external")  # the language's own function, not shadowed in this file
 
@@ -225,6 +210,13 @@ class Resolver:
         if candidates:
             return Binding(None, "ambiguous", candidates=tuple(s.id for s in candidates[:MAX_CANDIDATES]))
         return Binding(None, "unresolved")
+
+    def _single(self, hits: list[Sym]) -> Sym | None:
+        """The one definition among ``hits``, or among several the only one at the top of its file."""
+        if len(hits) == 1:
+            return hits[0]
+        top = [s for s in hits if s.parent_id is None or self._is_module(s.parent_id)]
+        return top[0] if len(hits) > 1 and len(top) == 1 else None
 
     def _is_module(self, node_id: int) -> bool:
         sym = self.table.by_id.get(node_id)

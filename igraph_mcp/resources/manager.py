@@ -14,6 +14,7 @@ import re
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from pathlib import Path
+from typing import Any
 
 from igraph_mcp import crashpoints
 from igraph_mcp.config import Config
@@ -43,6 +44,19 @@ MAX_NAME_CHARS = 200
 _IDENT_MARK = "resource_links_identifier_at"
 _SEM_MARK = "resource_links_semantic_at"
 _SEM_MODEL = "resource_links_semantic_model"
+
+
+def _source_fields(s: SourceRow) -> dict[str, Any]:
+    """The fields a mount result and a listed source both take from a stored source."""
+    return {
+        "id": s.id,
+        "name": s.name,
+        "path": s.path,
+        "sourceType": s.source_type,
+        "chunks": s.chunks,
+        "links": s.links,
+        "problems": [Problem(**p) for p in s.problems],
+    }
 
 
 class ResourceManager:
@@ -94,17 +108,11 @@ class ResourceManager:
         self.mounts.upsert(MountEntry(path=key, type=source_type, name=name, mountedAt=out.source.mounted_at))
         s = out.source
         return MountResult(
-            id=s.id,
-            name=s.name,
-            path=s.path,
-            sourceType=s.source_type,
-            chunks=s.chunks,
-            links=s.links,
+            **_source_fields(s),
             replaced=out.replaced,
             unchanged=out.unchanged,
             embedded=out.embedded,
             reusedVectors=out.reused,
-            problems=[Problem(**p) for p in s.problems],
             note=out.note,
         )
 
@@ -159,16 +167,10 @@ class ResourceManager:
             state = self._disk_state(s.path, s.sha256)
             out.append(
                 SourceInfo(
-                    id=s.id,
-                    name=s.name,
-                    path=s.path,
-                    sourceType=s.source_type,
-                    chunks=s.chunks,
-                    links=s.links,
+                    **_source_fields(s),
                     mountedAt=s.mounted_at,
                     missing=state == "missing",
                     changed=state == "changed",
-                    problems=[Problem(**p) for p in s.problems],
                 )
             )
         known = {s.path for s in stored}
