@@ -16,10 +16,9 @@ from dataclasses import dataclass, replace
 
 from igraph_mcp.index.resolve_rules import ResolveRules
 from igraph_mcp.index.symbols import Sym, SymbolTable, submodule
-from igraph_mcp.vocab.languages import CLASS_LIKE
+from igraph_mcp.vocab.languages import CLASS_LIKE, FUNCTION_LIKE
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_FUNCTION_KINDS = frozenset({"function", "method"})
 # Annotation wrappers that do not change which class a value is an instance of.
 _TYPE_WRAPPERS = frozenset({"Optional", "ClassVar", "Final", "Annotated", "Required", "NotRequired", "ReadOnly"})
 _CLASS_WRAPPERS = frozenset({"Type", "type"})
@@ -247,7 +246,7 @@ class ScopeInference:
     def _of_symbol(sym: Sym, how: str) -> Value:
         if sym.kind in CLASS_LIKE:
             return Value("class", sym.id, how=how)
-        if sym.kind in _FUNCTION_KINDS:
+        if sym.kind in FUNCTION_LIKE:
             return Value("function", sym.id, how=how)
         return Value("unknown", how=how)  # constants and type aliases: their value is not tracked
 
@@ -484,7 +483,7 @@ class ScopeInference:
             owner = self.t.enclosing(scope, CLASS_LIKE)
             return Value("instance", owner.id, how="inferred") if owner is not None else UNKNOWN
         # Annotations are evaluated where the function is defined: its parameters do not shadow them.
-        outer = self.t.by_id.get(scope.parent_id) if scope.kind in _FUNCTION_KINDS and scope.parent_id else None
+        outer = self.t.by_id.get(scope.parent_id) if scope.kind in FUNCTION_LIKE and scope.parent_id else None
         value = self.evaluate(dotted, outer or scope, file_id)
         if value.kind == "class":
             return value if is_class else Value("instance", value.ref, how=value.how)

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from igraph_mcp.retrieve.analyze import QueryAnalysis
+from igraph_mcp.vocab.languages import FUNCTION_LIKE
 from igraph_mcp.vocab.testcode import is_test_path
 
 EXACT_NAME = 3.0  # the whole query is this symbol's name
@@ -62,7 +63,7 @@ def boost(c: Candidate, qa: QueryAnalysis, context_files: Sequence[str] = ()) ->
     ):
         factor *= IDENTIFIER
         why.append("identifier")
-    if qa.frames and c.kind in ("function", "method"):
+    if qa.frames and c.kind in FUNCTION_LIKE:
         for path, func in qa.frames:
             if (func == c.name and _path_matches(c.path, path)) or (
                 func == c.name and posixpath.basename(path) == posixpath.basename(c.path)

@@ -1,7 +1,9 @@
 """Typed records that cross the store boundary, so no caller reads or writes a column by position.
 
-Write records are NamedTuples: their field order is the column order of the INSERT that takes them (written
-next to each in ``store/graph.py``), so a batch binds straight to ``executemany`` without copying.
+Every row type of the store lives here. Write records are NamedTuples: their field order is the column order of
+the INSERT that takes them (written next to each in ``store/graph.py``), so a batch binds straight to
+``executemany`` without copying. Read rows are frozen dataclasses. A mounted chunk comes in as ``NewChunk``, a
+protocol, so the store needs nothing from ``resources/``.
 """
 
 from __future__ import annotations
