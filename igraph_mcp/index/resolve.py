@@ -3,7 +3,8 @@
 Languages with a row in resolve_rules.RULES (Python) are resolved by scope and inferred receiver types
 (index/infer.py): nothing is bound by name alone. Other languages use, in order: self/this members, import
 binding, same file, `Type.member`, same directory, unique global name; the last two are name-only guesses,
-never from library code into test code, and carry a low confidence. Whatever does not bind to exactly one
+never from library code into test code (vocab/testcode.py), and carry a low confidence (vocab/edges.py). Both
+ways read one SymbolTable (index/symbols.py). Whatever does not bind to exactly one
 definition stays unbound ("ambiguous" with its candidates, "external" for the language's own names, or
 "unresolved").
 An incremental run re-binds edges from changed files, edges naming a definition that appeared or vanished, and
