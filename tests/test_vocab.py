@@ -13,7 +13,8 @@ from igraph_mcp.vocab.links import Thresholds
 from igraph_mcp.vocab.source import normalize_source, source_lines
 from igraph_mcp.vocab.testcode import is_test_path
 
-# Paths where the resolver's old rule and the ranker's disagreed, with the one answer both give now.
+# Paths where the resolver's old rule and the ranker's disagreed (the last two: where both said no), with the one
+# answer both give now.
 TEST_PATHS = [
     ("src/test/java/FooTest.java", True),
     ("pkg/foo_tests.py", True),

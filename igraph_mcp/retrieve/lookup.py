@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from igraph_mcp.errors import InvalidInput
 from igraph_mcp.models import EdgeRef, FileDetail, NodeDetail, RelatedResult
@@ -19,6 +19,9 @@ from igraph_mcp.store.records import NodeRow
 from igraph_mcp.vocab.edges import CERTAIN
 from igraph_mcp.vocab.source import source_lines
 
+if TYPE_CHECKING:
+    from igraph_mcp.retrieve.explore import StaleCheck  # the same check explore is given
+
 MAX_SOURCE_LINES = 300
 MAX_NAME_CHARS = 500
 MAX_EDGE_REFS = 50  # callers / callees / bases listed per symbol
@@ -27,9 +30,6 @@ MAX_OUTLINE_IMPORTS = 200
 DEFAULT_RELATED = 100  # symbols listed by related unless asked for more
 MAX_RELATED = 1000
 MAX_REACHED = 100_000  # a bound on ranking, far above any real neighbourhood
-
-# Those of the given indexed paths whose file on disk changed since indexing (or is gone).
-StaleCheck = Callable[[list[str]], set[str]]
 
 
 def _candidate_ids(text: str) -> list[int]:
