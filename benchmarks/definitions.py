@@ -29,9 +29,9 @@ from pathlib import Path
 
 from reference_defs import regex_definitions, script_definitions
 
-from igraph_mcp.index.languages import language_for_path
 from igraph_mcp.index.parse import parse_source
 from igraph_mcp.index.walk import walk_repository
+from igraph_mcp.vocab.languages import language_for_path
 
 CACHE = Path(os.environ.get("IGRAPH_BENCH_CACHE", Path.home() / ".cache" / "igraph-mcp-bench")) / "defs"
 DECORATOR_LINES = 5

@@ -40,9 +40,10 @@ from index_speed import fetch_sdist, percentile  # noqa: E402
 
 from igraph_mcp.config import load_config  # noqa: E402
 from igraph_mcp.embed.text import symbol_embedding_text  # noqa: E402
-from igraph_mcp.index.embedding import embed_nodes, prepare_vector_tables  # noqa: E402
+from igraph_mcp.index.embedding import embed_nodes  # noqa: E402
 from igraph_mcp.service import IGraphService  # noqa: E402
 from igraph_mcp.store import vectors as vec_store  # noqa: E402
+from igraph_mcp.store.vectors import prepare_vector_tables  # noqa: E402
 
 QUERIES = [
     "QuerySet.get_or_create",

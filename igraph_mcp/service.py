@@ -20,7 +20,8 @@ from igraph_mcp.config import DB_FILE, Config, load_config, locate_state_dir
 from igraph_mcp.embed.base import Embedder
 from igraph_mcp.embed.registry import embedder_from_config
 from igraph_mcp.errors import ConfigError, EmbedderError, IGraphError, InvalidInput, StorageError
-from igraph_mcp.index.build import AfterIndex, Progress, build_index
+from igraph_mcp.index.build import AfterIndex, build_index
+from igraph_mcp.index.phases import Progress
 from igraph_mcp.index.stale import stale_files
 from igraph_mcp.models import ExploreResult, FileDetail, IndexResult, NodeDetail, RelatedResult, StatusResult
 from igraph_mcp.resources.manager import ResourceManager
@@ -28,6 +29,7 @@ from igraph_mcp.resources.results import MountResult, ResourceList, UnmountResul
 from igraph_mcp.retrieve.dense_state import DenseGate
 from igraph_mcp.retrieve.explore import DenseState, Explorer, ResourceFinder
 from igraph_mcp.retrieve.lookup import Lookup
+from igraph_mcp.retrieve.resource_channel import ResourceChannel
 from igraph_mcp.store import graph
 from igraph_mcp.store import status as status_store
 from igraph_mcp.store import vectors as vec_store
@@ -82,7 +84,7 @@ class IGraphService:
         self._lock = WriterLock(self.state_dir, self.db_path)
         self._writer = self._lock.hold
         self._dense = DenseGate()
-        self._lookup = Lookup(self.root, self._reader)
+        self._lookup = Lookup(self.root, self._reader, self.stale_files)
         self.on_after_index: list[AfterIndex] = []
         self.resources = ResourceManager(
             self.root,
@@ -92,7 +94,9 @@ class IGraphService:
             writer=self._writer,
             reader=lambda: self.db,
         )
-        self.resource_finder: ResourceFinder | None = self.resources.finder
+        self.resource_finder: ResourceFinder | None = ResourceChannel(
+            lambda: self.db, self.config.retrieval, self.resources.thresholds, self.root
+        )
         self.on_after_index.append(self.resources.after_index)
 
     # -- plumbing ----------------------------------------------------------------------------------------------

@@ -12,9 +12,10 @@ from _factories import make_repo, make_service
 from igraph_mcp.embed.base import Vectors
 from igraph_mcp.embed.hashing import HashingEmbedder
 from igraph_mcp.errors import EmbedderError
-from igraph_mcp.index.embedding import embed_nodes, prepare_vector_tables
+from igraph_mcp.index.embedding import embed_nodes
 from igraph_mcp.index.phases import PhaseClock, describe_phases
 from igraph_mcp.server_state import ServerState
+from igraph_mcp.store.vectors import prepare_vector_tables
 
 
 class _FakeClock:

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from igraph_mcp.index.languages import (
+from igraph_mcp.index.parse import QUERY_DIR, load_query
+from igraph_mcp.index.symbols import module_candidates
+from igraph_mcp.text.identifiers import is_code_shaped
+from igraph_mcp.vocab.languages import (
     LANGUAGES,
     SOURCE_EXTENSIONS,
     language_for_path,
@@ -12,9 +15,6 @@ from igraph_mcp.index.languages import (
     source_extension_pattern,
     spec_for_path,
 )
-from igraph_mcp.index.parse import QUERY_DIR, load_query
-from igraph_mcp.index.resolve import module_candidates
-from igraph_mcp.text.identifiers import is_code_shaped
 
 
 @pytest.mark.parametrize("name", sorted(LANGUAGES))

@@ -7,9 +7,9 @@ import threading
 import pytest
 from parse_helpers import by_qname, parse
 
-from igraph_mcp.index import languages
-from igraph_mcp.index.languages import LANGUAGES, get_spec, language_for_path
 from igraph_mcp.index.parse import MAX_NESTING, QUERY_DIR, NestingTooDeep, load_query, normalize_source, parse_source
+from igraph_mcp.vocab import languages
+from igraph_mcp.vocab.languages import LANGUAGES, get_spec, language_for_path
 
 
 @pytest.mark.parametrize(

@@ -51,7 +51,7 @@ def _die_in_any_worker(job: ParseJob) -> ParseOutcome:
 
 
 def _jobs(root: Path) -> list[ParseJob]:
-    from igraph_mcp.index.languages import language_for_path
+    from igraph_mcp.vocab.languages import language_for_path
 
     out = []
     for path in sorted(p for p in root.rglob("*") if p.is_file()):

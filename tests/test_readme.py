@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from igraph_mcp.index.languages import LANGUAGES
+from igraph_mcp.vocab.languages import LANGUAGES
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -79,8 +79,8 @@ def test_language_list_and_recall_table_match_the_language_table() -> None:
         for line in section.splitlines()
         if line.startswith("| ") and not line.startswith("| language")
     ]
-    # a language added to index/languages.py shows here under its table name until the README names it
+    # a language added to vocab/languages.py shows here under its table name until the README names it
     indexed = {_DISPLAY.get(name, name) for name in LANGUAGES}
-    assert set(names) == indexed, "the README's language list differs from index/languages.py"
+    assert set(names) == indexed, "the README's language list differs from vocab/languages.py"
     assert rows == names, "the recall table needs one row per listed language, in the list's order"
     assert int(listed.group(1)) == len(names)

@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 from _factories import edge_target, index_repo, make_repo
 
-from igraph_mcp.index.resolve import Resolver, Sym, module_candidates
-from igraph_mcp.index.resolve_rules import CONFIDENCE
+from igraph_mcp.index.resolve import Resolver
+from igraph_mcp.index.symbols import Sym, SymbolTable, module_candidates
+from igraph_mcp.vocab.edges import CONFIDENCE
 
 
 # -- module_candidates (pure) --------------------------------------------------------------------------------
@@ -57,7 +58,7 @@ def _resolver() -> Resolver:
         Sym(42, 4, "function", "local_fn", "local_fn", 40),
     ]
     imports = {1: [("../b/three", "shared", "")], 4: [("../b/three", "", "three")]}
-    return Resolver(syms, files, imports)
+    return Resolver(SymbolTable(syms, files, imports))
 
 
 @pytest.mark.parametrize(

@@ -433,7 +433,7 @@ def test_names_at_the_end_of_a_long_issue_are_used(svc) -> None:  # type: ignore
     ],
 )
 def test_is_test_path(path: str, expected: bool) -> None:
-    from igraph_mcp.retrieve.boosts import is_test_path
+    from igraph_mcp.vocab.testcode import is_test_path
 
     assert is_test_path(path) is expected
 

@@ -33,8 +33,8 @@ if str(_SRC) not in sys.path:
 
 from igraph_mcp.embed.text import collapse_whitespace, symbol_embedding_text  # noqa: E402
 from igraph_mcp.index.indexer import MAX_BODY_CHARS  # noqa: E402
-from igraph_mcp.index.languages import CONTAINER_KINDS  # noqa: E402
 from igraph_mcp.index.parse import parse_source  # noqa: E402
+from igraph_mcp.vocab.languages import CONTAINER_KINDS  # noqa: E402
 
 CACHE = Path.home() / ".cache" / "igraph-mcp-train"
 PACKAGES_FILE = Path(__file__).with_name("packages.txt")

@@ -9,12 +9,13 @@ from pathlib import Path
 from igraph_mcp.config import Config
 from igraph_mcp.embed.base import Embedder
 from igraph_mcp.errors import EmbedderError
-from igraph_mcp.index.embedding import embed_nodes, made_by, prepare_vector_tables
+from igraph_mcp.index.embedding import embed_nodes
 from igraph_mcp.index.indexer import Indexer
+from igraph_mcp.index.phases import Progress
 from igraph_mcp.models import IndexResult
+from igraph_mcp.store import vectors as vec_store
 from igraph_mcp.store.db import Database
 
-Progress = Callable[[str, int, int], None]
 # Called after every real (not dry) run with the write connection and the embedder (None when embedding failed).
 AfterIndex = Callable[[Database, Embedder | None], None]
 
@@ -50,8 +51,8 @@ def build_index(
         else:
             try:
                 # Vectors kept from re-parsed symbols are another model's after an embedder switch: never reused.
-                reuse = idx.reusable_vectors if made_by(db, embedder) else {}
-                prepare_vector_tables(db, embedder)
+                reuse = idx.reusable_vectors if vec_store.made_by(db, embedder) else {}
+                vec_store.prepare_vector_tables(db, embedder)
                 result.embedded, result.embedReused = embed_nodes(
                     db,
                     embedder,

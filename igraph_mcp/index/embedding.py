@@ -2,46 +2,13 @@
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Callable
-
 from igraph_mcp import crashpoints
 from igraph_mcp.embed.base import Embedder
 from igraph_mcp.embed.reuse import embed_reusing
 from igraph_mcp.embed.text import symbol_embedding_text
+from igraph_mcp.index.phases import Progress
 from igraph_mcp.store import vectors as vec_store
 from igraph_mcp.store.db import Database
-
-log = logging.getLogger(__name__)
-
-Progress = Callable[[str, int, int], None]
-
-
-def made_by(db: Database, embedder: Embedder) -> bool:
-    """True when the stored vectors (if any) came from ``embedder``: only then may a text's old vector be reused."""
-    return db.get_meta("embedder_id") == embedder.id and db.get_meta("embedder_dim") == str(embedder.dimension)
-
-
-def prepare_vector_tables(db: Database, embedder: Embedder) -> bool:
-    """Create vector tables for this embedder; vectors of another embedder are dropped, never mixed.
-
-    Returns True when existing vectors had to be discarded.
-    """
-    stored_id = db.get_meta("embedder_id")
-    stored_dim = db.get_meta("embedder_dim")
-    changed = stored_id is not None and (stored_id != embedder.id or stored_dim != str(embedder.dimension))
-    with db.atomic() as con:
-        if changed:
-            log.warning("embedder changed from %s to %s: re-embedding everything", stored_id, embedder.id)
-            vec_store.drop_all_vectors(con)
-        elif stored_id is None:
-            # Vectors of unknown origin (interrupted first run) cannot be trusted either.
-            vec_store.drop_all_vectors(con)
-        vec_store.create_vector_tables(con, embedder.dimension)
-        db.set_meta(con, "embedder_id", embedder.id)
-        db.set_meta(con, "embedder_dim", str(embedder.dimension))
-        crashpoints.reached("embed.prepare")
-    return changed
 
 
 def embed_nodes(

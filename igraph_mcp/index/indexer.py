@@ -6,7 +6,6 @@ import hashlib
 import logging
 import re
 import time
-from collections.abc import Callable
 from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,22 +13,23 @@ from pathlib import Path
 import apsw
 
 from igraph_mcp import crashpoints
-from igraph_mcp.index import parse as parse_mod
 from igraph_mcp.index import parse_pool
-from igraph_mcp.index.languages import CONTAINER_KINDS, language_for_path
 from igraph_mcp.index.model import ParsedFile, Symbol
+from igraph_mcp.index.phases import Progress
 from igraph_mcp.index.resolve import Binding, Resolver
+from igraph_mcp.index.symbols import SymbolTable
 from igraph_mcp.index.walk import WalkedFile, walk_repository
 from igraph_mcp.models import IndexResult
 from igraph_mcp.store import graph
 from igraph_mcp.store import vectors as vec_store
 from igraph_mcp.store.db import Database
-from igraph_mcp.store.records import EdgeBinding, NewEdge, NewFile, NewImport, NewNode, NodeText
+from igraph_mcp.store.records import EdgeBinding, FileState, NewEdge, NewFile, NewImport, NewNode, NodeText
 from igraph_mcp.text.identifiers import identifier_words, split_identifier
+from igraph_mcp.vocab.languages import CONTAINER_KINDS, language_for_path
+from igraph_mcp.vocab.source import normalize_source
 
 log = logging.getLogger(__name__)
 
-Progress = Callable[[str, int, int], None]
 MAX_BODY_CHARS = 4000  # stored per node: enough for snippets, FTS and the embedded head of a body
 MODULE_HEAD_CHARS = 1500
 FILES_PER_TRANSACTION = 100
@@ -169,7 +169,7 @@ class Indexer:
     def _diff(
         self,
         files: list[WalkedFile],
-        states: dict[str, graph.FileState],
+        states: dict[str, FileState],
         summary: IndexResult,
         report: Progress,
     ) -> tuple[list[_Change], int, list[tuple[int, int]]]:
@@ -203,7 +203,7 @@ class Indexer:
         return changes, unchanged, touched
 
     @staticmethod
-    def _match_renames(changes: list[_Change], gone: dict[str, graph.FileState]) -> list[tuple[int, WalkedFile]]:
+    def _match_renames(changes: list[_Change], gone: dict[str, FileState]) -> list[tuple[int, WalkedFile]]:
         """Added files whose content equals exactly one deleted file are renames: keep nodes, change the path."""
         by_sha: dict[str, list[str]] = {}
         for path, st in gone.items():
@@ -220,7 +220,7 @@ class Indexer:
     def _store_changes(
         self,
         changes: list[_Change],
-        gone: dict[str, graph.FileState],
+        gone: dict[str, FileState],
         summary: IndexResult,
         report: Progress,
     ) -> tuple[list[int], set[str]]:
@@ -286,7 +286,7 @@ class Indexer:
 
     def _write_file(self, con: apsw.Connection, change: _Change, pf: ParsedFile) -> int:
         w = change.walked
-        source = parse_mod.normalize_source(change.data)
+        source = normalize_source(change.data)
         text_lines = source.count(b"\n") + 1
         file_id = graph.insert_file(
             con,
@@ -387,12 +387,14 @@ class Indexer:
                 crashpoints.reached("index.resolve")
             return 0
         resolver = Resolver(
-            graph.symbol_table(self.db),
-            graph.file_paths(self.db),
-            graph.imports_by_file(self.db),
-            languages=graph.file_language_ids(self.db),
-            facts=graph.facts_by_node(self.db),
-            bases=graph.base_refs(self.db),
+            SymbolTable(
+                graph.symbol_table(self.db),
+                graph.file_paths(self.db),
+                graph.imports_by_file(self.db),
+                languages=graph.file_language_ids(self.db),
+                facts=graph.facts_by_node(self.db),
+                bases=graph.base_refs(self.db),
+            )
         )
         updates: list[EdgeBinding] = []
         bound = 0

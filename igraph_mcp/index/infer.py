@@ -13,16 +13,12 @@ from __future__ import annotations
 import posixpath
 import re
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
 
 from igraph_mcp.index.resolve_rules import ResolveRules
-
-if TYPE_CHECKING:
-    from igraph_mcp.index.resolve import Resolver, Sym
+from igraph_mcp.index.symbols import Sym, SymbolTable, submodule
+from igraph_mcp.vocab.languages import CLASS_LIKE, FUNCTION_LIKE
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_CLASS_KINDS = frozenset({"class", "struct", "interface", "trait", "enum"})
-_FUNCTION_KINDS = frozenset({"function", "method"})
 # Annotation wrappers that do not change which class a value is an instance of.
 _TYPE_WRAPPERS = frozenset({"Optional", "ClassVar", "Final", "Annotated", "Required", "NotRequired", "ReadOnly"})
 _CLASS_WRAPPERS = frozenset({"Type", "type"})
@@ -160,10 +156,10 @@ def _split_top(text: str, sep: str) -> list[str]:
 
 
 class ScopeInference:
-    """Evaluates names and receiver expressions over a Resolver's tables, with memoisation."""
+    """Evaluates names and receiver expressions over a symbol table, with memoisation."""
 
-    def __init__(self, r: Resolver, rules: ResolveRules) -> None:
-        self.r = r
+    def __init__(self, table: SymbolTable, rules: ResolveRules) -> None:
+        self.t = table
         self.rules = rules
         self._names: dict[tuple[int, str], Value] = {}
         self._members: dict[tuple[int, str], Value | None] = {}
@@ -174,15 +170,15 @@ class ScopeInference:
         self._import_index: dict[int, tuple[dict[str, tuple[str, str, str]], list[str]]] = {}
         self._module_files: dict[tuple[str, int], list[int]] = {}
         self._depth = 0
-        self._py_packages = {posixpath.dirname(p) for p in r.file_paths.values() if p.endswith("/__init__.py")}
-        self._py_packages |= {"" for p in r.file_paths.values() if p == "__init__.py"}
+        self._py_packages = {posixpath.dirname(p) for p in table.file_paths.values() if p.endswith("/__init__.py")}
+        self._py_packages |= {"" for p in table.file_paths.values() if p == "__init__.py"}
 
     # -- entry point --------------------------------------------------------------------------------------------
     def resolve(self, source: Sym, file_id: int, kind: str, name: str, qualifier: str) -> Value:
         """What the reference names: a class or function value, or why it stays unbound."""
         scope = source
         if kind in ("inherits", "implements") and source.parent_id is not None:
-            scope = self.r.by_id.get(source.parent_id, source)  # bases are evaluated outside the class body
+            scope = self.t.by_id.get(source.parent_id, source)  # bases are evaluated outside the class body
         if not qualifier:
             return self.lookup(scope, file_id, name)
         receiver = self.evaluate(qualifier, scope, file_id)
@@ -211,13 +207,13 @@ class ScopeInference:
         first = True
         while cur is not None and cur.kind != "module":
             # A class body's names are visible in the body itself, not in the methods nested in it.
-            if first or cur.kind not in _CLASS_KINDS:
+            if first or cur.kind not in CLASS_LIKE:
                 found = self._in_scope(cur, file_id, name, local=True)
                 if found is not None:
                     return found
             first = False
-            cur = self.r.by_id.get(cur.parent_id) if cur.parent_id is not None else None
-        module = self.r.module_of_file.get(file_id)
+            cur = self.t.parent(cur)
+        module = self.t.module_of_file.get(file_id)
         if module is not None:
             found = self._in_scope(module, file_id, name, local=False)
             if found is not None:
@@ -231,10 +227,10 @@ class ScopeInference:
 
     def _in_scope(self, scope: Sym, file_id: int, name: str, *, local: bool) -> Value | None:
         """A name defined or bound directly in one scope (a nested definition first, then its facts)."""
-        defs = self.r.children.get((scope.id, name), [])
+        defs = self.t.children.get((scope.id, name), [])
         if defs:
             return self._from_defs(defs, "same_file")
-        facts = self.r.facts.get(scope.id, {}).get(name)
+        facts = self.t.facts.get(scope.id, {}).get(name)
         if facts:
             return self._from_facts(facts, scope, file_id)
         return None
@@ -248,9 +244,9 @@ class ScopeInference:
 
     @staticmethod
     def _of_symbol(sym: Sym, how: str) -> Value:
-        if sym.kind in _CLASS_KINDS:
+        if sym.kind in CLASS_LIKE:
             return Value("class", sym.id, how=how)
-        if sym.kind in _FUNCTION_KINDS:
+        if sym.kind in FUNCTION_LIKE:
             return Value("function", sym.id, how=how)
         return Value("unknown", how=how)  # constants and type aliases: their value is not tracked
 
@@ -291,7 +287,7 @@ class ScopeInference:
         if got is None:
             named: dict[str, tuple[str, str, str]] = {}
             stars: list[str] = []
-            for module, member, alias in self.r.imports.get(file_id, []):
+            for module, member, alias in self.t.imports.get(file_id, []):
                 if member == "*":
                     stars.append(module)
                 elif member or alias:
@@ -314,13 +310,13 @@ class ScopeInference:
         return replace(value, how=_how(value.how, how)) if value.how else replace(value, how=how)
 
     def _find_module_files(self, module: str, importer: int) -> list[int]:
-        files = self.r.files_for_module(module, importer)
+        files = self.t.files_for_module(module, importer)
         if module.startswith("."):
             return files
         top_depth = module.count(".") + 1
         keep = []
         for f in files:
-            path = self.r.file_paths.get(f, "")
+            path = self.t.file_paths.get(f, "")
             parts = path.split("/")
             depth = top_depth + (1 if parts[-1] in ("__init__.py", "__init__.pyi") else 0)
             root = "/".join(parts[: max(0, len(parts) - depth)])
@@ -335,7 +331,7 @@ class ScopeInference:
             found = self.file_member(f, name)
             if found is not None:
                 return found
-        sub = module + name if module.endswith(".") else f"{module}.{name}"
+        sub = submodule(module, name)
         if not star and self.module_files(sub, importer):
             return Value("module", importer, module=sub, how="import")
         return UNKNOWN if files else EXTERNAL
@@ -350,7 +346,7 @@ class ScopeInference:
             return None
         self._busy.add(guard)
         try:
-            module = self.r.module_of_file.get(file_id)
+            module = self.t.module_of_file.get(file_id)
             found = self._in_scope(module, file_id, name, local=False) if module is not None else None
             if found is None:
                 found = self._imported(file_id, name)
@@ -379,7 +375,7 @@ class ScopeInference:
             return UNKNOWN
         head = steps[0][1]
         rest = steps[1:]
-        owner = self._enclosing_class(scope)
+        owner = self.t.enclosing(scope, CLASS_LIKE)
         if head in self.rules.self_names and owner is not None:
             value = Value("instance", owner.id, how="self")
         elif head in self.rules.class_names and owner is not None:
@@ -433,7 +429,7 @@ class ScopeInference:
         if guard in self._busy:
             return None  # `self.x = self.x.y`: the attribute's own fact does not tell its type
         found: Value | None = None
-        defs = self.r.children.get((cid, name), [])
+        defs = self.t.children.get((cid, name), [])
         if defs:
             found = self._from_defs(defs, "")
         else:
@@ -447,15 +443,15 @@ class ScopeInference:
 
     def _attribute_facts(self, cid: int, name: str) -> Value | None:
         """An attribute's type from the class body (`x: T`, `x = T()`) or its methods (`self.x = T()`)."""
-        cls = self.r.by_id.get(cid)
+        cls = self.t.by_id.get(cid)
         if cls is None:
             return None
         values: set[Value] = set()
-        facts = self.r.facts.get(cid, {}).get(name)
+        facts = self.t.facts.get(cid, {}).get(name)
         if facts:
             values.add(self._from_facts(facts, cls, cls.file_id))
-        for method in self.r.members.get(cid, []):
-            facts = self.r.facts.get(method.id, {}).get("." + name)
+        for method in self.t.members.get(cid, []):
+            facts = self.t.facts.get(method.id, {}).get("." + name)
             if facts:
                 values.add(self._from_facts(facts, method, method.file_id))
         if not values:
@@ -466,12 +462,12 @@ class ScopeInference:
         return known.pop() if len(known) == 1 else UNKNOWN
 
     def _returns(self, fn: Value) -> Value:
-        sym = self.r.by_id.get(fn.ref)
+        sym = self.t.by_id.get(fn.ref)
         if sym is None:
             return UNKNOWN
         if sym.name == "__init__":
             return UNKNOWN
-        annotations = [t for kind, t in self.r.facts.get(sym.id, {}).get("()", []) if kind == "type"]
+        annotations = [t for kind, t in self.t.facts.get(sym.id, {}).get("()", []) if kind == "type"]
         if len(annotations) != 1:
             return UNKNOWN
         value = self.evaluate_type(annotations[0], sym, sym.file_id)
@@ -484,24 +480,16 @@ class ScopeInference:
             return UNKNOWN
         dotted, is_class = core
         if dotted == "Self":
-            owner = self._enclosing_class(scope)
+            owner = self.t.enclosing(scope, CLASS_LIKE)
             return Value("instance", owner.id, how="inferred") if owner is not None else UNKNOWN
         # Annotations are evaluated where the function is defined: its parameters do not shadow them.
-        outer = self.r.by_id.get(scope.parent_id) if scope.kind in _FUNCTION_KINDS and scope.parent_id else None
+        outer = self.t.by_id.get(scope.parent_id) if scope.kind in FUNCTION_LIKE and scope.parent_id else None
         value = self.evaluate(dotted, outer or scope, file_id)
         if value.kind == "class":
             return value if is_class else Value("instance", value.ref, how=value.how)
         return EXTERNAL if value.kind == "external" else UNKNOWN
 
     # -- classes --------------------------------------------------------------------------------------------------
-    def _enclosing_class(self, scope: Sym) -> Sym | None:
-        cur: Sym | None = scope
-        while cur is not None:
-            if cur.kind in _CLASS_KINDS:
-                return cur
-            cur = self.r.by_id.get(cur.parent_id) if cur.parent_id is not None else None
-        return None
-
     def mro(self, cid: int) -> tuple[list[int], bool]:
         """The class and its bases, depth first left to right (C3 agrees on simple hierarchies); and whether
         every base is a repository class (so a missing member is not inherited from outside)."""
@@ -516,11 +504,11 @@ class ScopeInference:
             if c in order or depth > _MAX_DEPTH:
                 return
             order.append(c)
-            sym = self.r.by_id.get(c)
+            sym = self.t.by_id.get(c)
             if sym is None:
                 return
-            scope = self.r.by_id.get(sym.parent_id) if sym.parent_id is not None else None
-            for base, qualifier in self.r.bases.get(c, []):
+            scope = self.t.parent(sym)
+            for base, qualifier in self.t.bases.get(c, []):
                 if not qualifier and base == "object":
                     continue
                 text = f"{qualifier}.{base}" if qualifier else base

@@ -25,7 +25,6 @@ Nothing here branches on the language name: per-language rules are fields of Lan
 from __future__ import annotations
 
 import bisect
-import contextlib
 import logging
 import re
 import threading
@@ -36,7 +35,6 @@ import numpy as np
 from tree_sitter import Node, Parser, Query, QueryCursor, Range, Tree
 from tree_sitter_language_pack import get_language, get_parser
 
-from igraph_mcp.index.languages import LanguageSpec, get_spec
 from igraph_mcp.index.model import Fact, Import, ParsedFile, Reference, Symbol
 from igraph_mcp.index.recover import (
     MAX_RESTARTS,
@@ -51,6 +49,8 @@ from igraph_mcp.index.recover import (
     new_symbols,
     sort_symbols,
 )
+from igraph_mcp.vocab.languages import LanguageSpec, get_spec
+from igraph_mcp.vocab.source import normalize_source
 
 log = logging.getLogger(__name__)
 
@@ -601,23 +601,6 @@ def _module_text(source: bytes, module: Node, name: Node | None, module_end: int
 
 def _clean_module(text: str) -> str:
     return text.strip().strip("\"'`<>").strip()
-
-
-def normalize_source(raw: bytes) -> bytes:
-    """Return the UTF-8 bytes parse_source works on: UTF-16 (with BOM) and non-UTF-8 text transcoded.
-
-    Symbol byte offsets refer to these bytes; line numbers are the same as in the raw file.
-    Text that is not UTF-8 is read as latin-1, which maps every byte and so never fails.
-    """
-    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
-        # A BOM-led file that is not valid UTF-16 falls through to the latin-1 reading below.
-        with contextlib.suppress(UnicodeDecodeError):
-            return raw.decode("utf-16").encode("utf-8")
-    try:
-        raw.decode("utf-8")
-    except UnicodeDecodeError:
-        return raw.decode("latin-1").encode("utf-8")
-    return raw
 
 
 def _module_symbol(source: bytes, docstring: str) -> Symbol:

@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 from igraph_mcp.models import PhaseTiming
 
+# A progress report: (phase, done, total); every index phase reports through one of these.
 Progress = Callable[[str, int, int], None]
 
 

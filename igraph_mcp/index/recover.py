@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
-from igraph_mcp.index.languages import CONTAINER_KINDS
 from igraph_mcp.index.model import ParsedFile, Symbol
+from igraph_mcp.vocab.languages import CONTAINER_KINDS
 
 # Blanked lines per file at most (each costs one incremental tree-sitter parse).
 MAX_RESTARTS = 8

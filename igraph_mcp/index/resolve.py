@@ -3,7 +3,8 @@
 Languages with a row in resolve_rules.RULES (Python) are resolved by scope and inferred receiver types
 (index/infer.py): nothing is bound by name alone. Other languages use, in order: self/this members, import
 binding, same file, `Type.member`, same directory, unique global name; the last two are name-only guesses,
-never from library code into test code, and carry a low confidence. Whatever does not bind to exactly one
+never from library code into test code (vocab/testcode.py), and carry a low confidence (vocab/edges.py). Both
+ways read one SymbolTable (index/symbols.py). Whatever does not bind to exactly one
 definition stays unbound ("ambiguous" with its candidates, "external" for the language's own names, or
 "unresolved").
 An incremental run re-binds edges from changed files, edges naming a definition that appeared or vanished, and
@@ -14,14 +15,14 @@ re-export (`self.x = Session()` in a class elsewhere) is refreshed by the next f
 from __future__ import annotations
 
 import json
-import posixpath
-from collections import defaultdict
 from dataclasses import dataclass
 
 from igraph_mcp.index.infer import MAX_CANDIDATES, ScopeInference, Value
-from igraph_mcp.index.languages import TYPE_KINDS, language_for_path, source_extension, spec_for_path
-from igraph_mcp.index.resolve_rules import CONFIDENCE, ResolveRules, is_test_path, rules_for
-from igraph_mcp.store.records import SymbolKey
+from igraph_mcp.index.resolve_rules import ResolveRules, rules_for
+from igraph_mcp.index.symbols import Sym, SymbolTable, submodule
+from igraph_mcp.vocab.edges import CONFIDENCE
+from igraph_mcp.vocab.languages import TYPE_KINDS, language_for_path
+from igraph_mcp.vocab.testcode import is_test_path
 
 # Kinds a reference of each kind may point at.
 _CALLABLE = frozenset({"function", "method", "class", "struct", "constant", "type", "enum", "interface", "trait"})
@@ -33,9 +34,6 @@ TARGET_KINDS: dict[str, frozenset[str]] = {
     "references": _TYPE_LIKE | {"constant", "function"},
     "imports": _CALLABLE | _TYPE_LIKE | {"module"},
 }
-_SELF_QUALIFIERS = frozenset({"self", "this", "cls", "super", "Self", "@", "$this", "static", "parent"})
-# An importer in a language the table does not know: any usual separator may split the module name.
-_ANY_SEPARATORS = ("::", "\\", ".")
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,145 +54,25 @@ def _bound(target: int, how: str) -> Binding:
     return Binding(target, how, CONFIDENCE.get(how, 0.5))
 
 
-# A definition as the resolver sees it: the store's record, so the symbol table needs no copying.
-Sym = SymbolKey
-
-
-def _module_key(path: str) -> str:
-    """``pkg/sub/mod.py`` -> ``pkg/sub/mod``; ``pkg/__init__.py`` -> ``pkg``."""
-    ext = source_extension(path)
-    stem = path[: -len(ext)] if ext else path
-    head, _, last = stem.rpartition("/")
-    spec = spec_for_path(path) if ext else None
-    if head and spec is not None and last in spec.index_stems:
-        return head
-    return stem
-
-
-def module_candidates(module: str, importer_path: str) -> list[str]:
-    """Path-like keys an import's module string may name, most specific first (relative imports resolved)."""
-    module = module.strip().strip("'\"<>")
-    if not module:
-        return []
-    importer_dir = posixpath.dirname(importer_path)
-    if module.startswith("./") or module.startswith("../"):
-        joined = posixpath.normpath(posixpath.join(importer_dir, module))
-        return [_module_key(joined), joined]
-    if module.startswith("."):  # Python relative import: one dot = this package, each extra dot one level up
-        dots = len(module) - len(module.lstrip("."))
-        base = importer_dir
-        for _ in range(dots - 1):
-            base = posixpath.dirname(base)
-        rest = module[dots:].replace(".", "/")
-        return [posixpath.normpath(posixpath.join(base, rest)) if rest else base]
-    importer = spec_for_path(importer_path)
-    for sep in importer.module_separators if importer is not None else _ANY_SEPARATORS:
-        module = module.replace(sep, "/")
-    module = module.lstrip("/")
-    for prefix in ("crate/", "self/"):
-        if module.startswith(prefix):
-            module = module[len(prefix) :]
-    return [_module_key(module), module]
-
-
-def _submodule(module: str, name: str) -> str:
-    """``pkg`` + ``mod`` -> ``pkg.mod``; a bare relative package ``.``/``..`` + ``mod`` -> ``.mod``/``..mod``."""
-    return module + name if module.endswith(".") else f"{module}.{name}"
-
-
 class Resolver:
-    """In-memory symbol and module tables built from the index, used to bind reference edges."""
+    """Binds reference edges over one SymbolTable of the index."""
 
-    def __init__(
-        self,
-        symbols: list[Sym],
-        file_paths: dict[int, str],
-        imports: dict[int, list[tuple[str, str, str]]],
-        *,
-        languages: dict[int, str] | None = None,
-        facts: dict[int, list[tuple[str, str, str]]] | None = None,
-        bases: dict[int, list[tuple[str, str]]] | None = None,
-    ) -> None:
-        self.file_paths = file_paths
-        self.imports = imports
-        self.languages = languages or {}
-        # scope node id -> name -> [(kind, text)]: what each scope states about its names (see model.Fact).
-        self.facts: dict[int, dict[str, list[tuple[str, str]]]] = {}
-        for nid, rows in (facts or {}).items():
-            by_name: dict[str, list[tuple[str, str]]] = {}
-            for name, kind, text in rows:
-                by_name.setdefault(name, []).append((kind, text))
-            self.facts[nid] = by_name
-        self.bases = bases or {}
-        self.by_id = {s.id: s for s in symbols}
-        self.by_name: dict[str, list[Sym]] = defaultdict(list)
-        self.by_file_name: dict[tuple[int, str], list[Sym]] = defaultdict(list)
-        self.children: dict[tuple[int, str], list[Sym]] = defaultdict(list)
-        self.members: dict[int, list[Sym]] = defaultdict(list)  # class id -> its methods
-        self.module_of_file: dict[int, Sym] = {}
-        for s in symbols:
-            if s.kind == "module":
-                self.module_of_file[s.file_id] = s
-                continue
-            self.by_name[s.name].append(s)
-            self.by_file_name[(s.file_id, s.name)].append(s)
-            if s.parent_id is not None:
-                self.children[(s.parent_id, s.name)].append(s)
-                if s.kind == "method":
-                    self.members[s.parent_id].append(s)
+    def __init__(self, table: SymbolTable) -> None:
+        self.table = table
         self._inference: dict[ResolveRules, ScopeInference] = {}
-        self.dir_of_file = {fid: posixpath.dirname(p) for fid, p in file_paths.items()}
-        # Module key suffixes -> files, so "requests.sessions" finds "src/requests/sessions.py".
-        self.files_by_suffix: dict[str, list[int]] = defaultdict(list)
-        self.files_by_dir_suffix: dict[str, list[int]] = defaultdict(list)
-        for fid, path in file_paths.items():
-            parts = _module_key(path).split("/")
-            for i in range(len(parts)):
-                self.files_by_suffix["/".join(parts[i:])].append(fid)
-            dparts = posixpath.dirname(path).split("/")
-            for i in range(len(dparts)):
-                self.files_by_dir_suffix["/".join(dparts[i:])].append(fid)
-            full = path.split("/")  # exact file names with extension, for C includes and JS paths with extensions
-            for i in range(len(full)):
-                self.files_by_suffix["/".join(full[i:])].append(fid)
         self._binding_cache: dict[int, dict[str, tuple[list[int], str]]] = {}
-        # (module string, importer file) -> files: a large repository asks the same question ~100k times.
-        self._module_files: dict[tuple[str, int], list[int]] = {}
 
     # -- imports -----------------------------------------------------------------------------------------------
-    def files_for_module(self, module: str, importer: int) -> list[int]:
-        """Files an import's module string may name, the ones closest to the importer first."""
-        return self._files_for_module(module, importer)
-
-    def _files_for_module(self, module: str, importer: int) -> list[int]:
-        key = (module, importer)
-        cached = self._module_files.get(key)
-        if cached is None:
-            cached = self._module_files[key] = self._find_module_files(module, importer)
-        return list(cached)
-
-    def _find_module_files(self, module: str, importer: int) -> list[int]:
-        importer_path = self.file_paths.get(importer, "")
-        for key in module_candidates(module, importer_path):
-            hits = self.files_by_suffix.get(key) or self.files_by_dir_suffix.get(key)
-            if hits:
-                if len(hits) > 1:  # prefer the candidate closest to the importer
-                    hits = sorted(hits, key=lambda f: -len(posixpath.commonpath([self.file_paths[f], importer_path])))
-                    best = posixpath.commonpath([self.file_paths[hits[0]], importer_path])
-                    hits = [f for f in hits if posixpath.commonpath([self.file_paths[f], importer_path]) == best]
-                return list(dict.fromkeys(hits))
-        return []
-
     def _bindings(self, file_id: int) -> dict[str, tuple[list[int], str]]:
         """Local name -> (files the import points at, imported member name or "" for a module binding)."""
         cached = self._binding_cache.get(file_id)
         if cached is not None:
             return cached
         out: dict[str, tuple[list[int], str]] = {}
-        for module, name, alias in self.imports.get(file_id, []):
-            files = self._files_for_module(module, file_id)
+        for module, name, alias in self.table.imports.get(file_id, []):
+            files = self.table.files_for_module(module, file_id)
             if name and name != "*":
-                sub = self._files_for_module(_submodule(module, name), file_id) if "/" not in module else []
+                sub = self.table.files_for_module(submodule(module, name), file_id) if "/" not in module else []
                 local = alias or name
                 # `from pkg import mod` binds a module when pkg/mod exists, otherwise a member of pkg.
                 out[local] = (sub, "") if sub else (files, name)
@@ -206,33 +84,33 @@ class Resolver:
 
     def resolve_import(self, file_id: int, module: str, name: str) -> Binding:
         """Target of an import statement: the imported symbol, else the module node of the imported file."""
-        files = self._files_for_module(module, file_id)
+        files = self.table.files_for_module(module, file_id)
         if name and name != "*":
-            sub = self._files_for_module(_submodule(module, name), file_id)
-            if len(sub) == 1 and sub[0] in self.module_of_file:
-                return _bound(self.module_of_file[sub[0]].id, "import")
-            hits = [s for f in files for s in self.by_file_name.get((f, name), [])]
+            sub = self.table.files_for_module(submodule(module, name), file_id)
+            if len(sub) == 1 and sub[0] in self.table.module_of_file:
+                return _bound(self.table.module_of_file[sub[0]].id, "import")
+            hits = [s for f in files for s in self.table.by_file_name.get((f, name), [])]
             if len(hits) == 1:
                 return _bound(hits[0].id, "import")
-        if len(files) == 1 and files[0] in self.module_of_file:
-            return _bound(self.module_of_file[files[0]].id, "import")
+        if len(files) == 1 and files[0] in self.table.module_of_file:
+            return _bound(self.table.module_of_file[files[0]].id, "import")
         if len(files) > 1:
             return Binding(None, "ambiguous", candidates=self._module_ids(files))
         return Binding(None, "unresolved")
 
     def _module_ids(self, files: list[int]) -> tuple[int, ...]:
-        return tuple(self.module_of_file[f].id for f in files[:MAX_CANDIDATES] if f in self.module_of_file)
+        return tuple(self.table.module_of_file[f].id for f in files[:MAX_CANDIDATES] if f in self.table.module_of_file)
 
     # -- references --------------------------------------------------------------------------------------------
     def rules(self, file_id: int) -> ResolveRules:
         """The resolution rules of a file's language."""
-        language = self.languages.get(file_id) or language_for_path(self.file_paths.get(file_id, "")) or ""
+        language = self.table.languages.get(file_id) or language_for_path(self.table.file_paths.get(file_id, "")) or ""
         return rules_for(language)
 
     def resolve(self, source_id: int, file_id: int, kind: str, name: str, qualifier: str) -> Binding:
         """Bind one reference: its target (or None), the resolution method, a confidence, the candidates."""
         rules = self.rules(file_id)
-        source = self.by_id.get(source_id)
+        source = self.table.by_id.get(source_id)
         if rules.lexical and source is not None:
             return self._resolve_lexical(rules, source, file_id, kind, name, qualifier)
         return self._resolve_by_name(rules, source_id, file_id, kind, name, qualifier)
@@ -242,14 +120,14 @@ class Resolver:
     ) -> Binding:
         inference = self._inference.get(rules)
         if inference is None:
-            inference = self._inference[rules] = ScopeInference(self, rules)
+            inference = self._inference[rules] = ScopeInference(self.table, rules)
         value = inference.resolve(source, file_id, kind, name, qualifier)
         return self._binding_of(value, kind, name, bool(qualifier))
 
     def _binding_of(self, value: Value, kind: str, name: str, qualified: bool) -> Binding:
         allowed = TARGET_KINDS.get(kind, _CALLABLE)
         if value.kind in ("class", "function"):
-            target = self.by_id.get(value.ref)
+            target = self.table.by_id.get(value.ref)
             if target is not None and target.kind in allowed:
                 return _bound(target.id, value.how or "same_file")
             return Binding(None, "unresolved")
@@ -259,7 +137,7 @@ class Resolver:
             return Binding(None, "external")
         if qualified and value.kind == "unknown":
             # A receiver of unknown type: record what it might be, bind nothing.
-            same = [s.id for s in self.by_name.get(name, []) if s.kind in allowed]
+            same = [s.id for s in self.table.by_name.get(name, []) if s.kind in allowed]
             if same:
                 return Binding(None, "ambiguous", candidates=tuple(same[:MAX_CANDIDATES]))
         return Binding(None, "unresolved")
@@ -267,15 +145,17 @@ class Resolver:
     def _resolve_by_name(
         self, rules: ResolveRules, source_id: int, file_id: int, kind: str, name: str, qualifier: str
     ) -> Binding:
+        t = self.table
         allowed = TARGET_KINDS.get(kind, _CALLABLE)
-        source = self.by_id.get(source_id)
+        source = t.by_id.get(source_id)
         head = qualifier.split(".")[0] if qualifier else ""
+        own = rules.own_receivers  # self/this/cls/super...: the enclosing type or its parent
 
         # 1. self/this calls: a member of the enclosing class-like definition.
-        if head in _SELF_QUALIFIERS and source is not None:
-            owner = self._enclosing_type(source)
+        if head in own and source is not None:
+            owner = t.enclosing(source, _TYPE_LIKE)
             if owner is not None:
-                members = [s for s in self.by_file_name.get((file_id, name), []) if s.parent_id == owner.id]
+                members = [s for s in t.by_file_name.get((file_id, name), []) if s.parent_id == owner.id]
                 if len(members) == 1:
                     return _bound(members[0].id, "same_file")
 
@@ -285,41 +165,35 @@ class Resolver:
         if bound is not None:
             files, member = bound
             wanted = name if qualifier or not member else member
-            hits = [s for f in files for s in self.by_file_name.get((f, wanted), []) if s.kind in allowed]
+            hits = [s for f in files for s in t.by_file_name.get((f, wanted), []) if s.kind in allowed]
             if not hits and member == "default":
                 # `import makeWidget from './widget'`: the default export is not named as such in the symbol
                 # table, but by convention it carries the local name.
-                hits = [s for f in files for s in self.by_file_name.get((f, name), []) if s.kind in allowed]
-            if len(hits) == 1:
-                return _bound(hits[0].id, "import")
-            if len(hits) > 1:
-                top = [s for s in hits if s.parent_id is None or self._is_module(s.parent_id)]
-                if len(top) == 1:
-                    return _bound(top[0].id, "import")
+                hits = [s for f in files for s in t.by_file_name.get((f, name), []) if s.kind in allowed]
+            one = self._single(hits)
+            if one is not None:
+                return _bound(one.id, "import")
 
         # 3. same file (unqualified or self-qualified names).
-        if not qualifier or head in _SELF_QUALIFIERS:
-            local = [s for s in self.by_file_name.get((file_id, name), []) if s.kind in allowed and s.id != source_id]
-            if len(local) == 1:
-                return _bound(local[0].id, "same_file")
-            if len(local) > 1:
-                top = [s for s in local if s.parent_id is None or self._is_module(s.parent_id)]
-                if len(top) == 1:
-                    return _bound(top[0].id, "same_file")
+        if not qualifier or head in own:
+            local = [s for s in t.by_file_name.get((file_id, name), []) if s.kind in allowed and s.id != source_id]
+            one = self._single(local)
+            if one is not None:
+                return _bound(one.id, "same_file")
         if not qualifier and name in rules.builtins:
             return Binding(None, "external")  # the language's own function, not shadowed in this file
 
-        candidates = [s for s in self.by_name.get(name, []) if s.kind in allowed and s.id != source_id]
-        if not is_test_path(self.file_paths.get(file_id, "")):
+        candidates = [s for s in t.by_name.get(name, []) if s.kind in allowed and s.id != source_id]
+        if not is_test_path(t.file_paths.get(file_id, "")):
             # Library code never calls into tests: test helpers are no candidates for a name-only guess.
-            candidates = [s for s in candidates if not is_test_path(self.file_paths.get(s.file_id, ""))]
-        if qualifier and head not in _SELF_QUALIFIERS:
+            candidates = [s for s in candidates if not is_test_path(t.file_paths.get(s.file_id, ""))]
+        if qualifier and head not in own:
             # `Foo.bar()` or `Foo::bar`: prefer members of a type whose name is the qualifier's last part.
             owner_name = qualifier.split(".")[-1].split("::")[-1]
             owned = [s for s in candidates if s.parent_id is not None and self._name_of(s.parent_id) == owner_name]
             if len(owned) == 1:
                 return _bound(owned[0].id, "qualified_name")
-        if qualifier and head not in _SELF_QUALIFIERS and not rules.bind_unknown_receivers:
+        if qualifier and head not in own and not rules.bind_unknown_receivers:
             # `x.update()` with x of unknown type: a same-named method nearby is a guess that was wrong in 84-94%
             # of cases on Python (issue 12); record the candidates, bind nothing. Module-qualified calls to free
             # functions (`pkg.Func()`) still fall through to the name-only steps.
@@ -327,8 +201,8 @@ class Resolver:
             if methods:
                 return Binding(None, "ambiguous", candidates=tuple(s.id for s in methods[:MAX_CANDIDATES]))
         # 4. same directory.
-        directory = self.dir_of_file.get(file_id)
-        same_dir = [s for s in candidates if self.dir_of_file.get(s.file_id) == directory]
+        directory = t.dir_of_file.get(file_id)
+        same_dir = [s for s in candidates if t.dir_of_file.get(s.file_id) == directory]
         if len(same_dir) == 1:
             return _bound(same_dir[0].id, "same_directory")
         # 5. unique global name.
@@ -338,18 +212,17 @@ class Resolver:
             return Binding(None, "ambiguous", candidates=tuple(s.id for s in candidates[:MAX_CANDIDATES]))
         return Binding(None, "unresolved")
 
-    def _enclosing_type(self, sym: Sym) -> Sym | None:
-        cur: Sym | None = sym
-        while cur is not None:
-            if cur.kind in _TYPE_LIKE:
-                return cur
-            cur = self.by_id.get(cur.parent_id) if cur.parent_id is not None else None
-        return None
+    def _single(self, hits: list[Sym]) -> Sym | None:
+        """The one definition among ``hits``, or among several the only one at the top of its file."""
+        if len(hits) == 1:
+            return hits[0]
+        top = [s for s in hits if s.parent_id is None or self._is_module(s.parent_id)]
+        return top[0] if len(hits) > 1 and len(top) == 1 else None
 
     def _is_module(self, node_id: int) -> bool:
-        sym = self.by_id.get(node_id)
+        sym = self.table.by_id.get(node_id)
         return sym is not None and sym.kind == "module"
 
     def _name_of(self, node_id: int) -> str:
-        sym = self.by_id.get(node_id)
+        sym = self.table.by_id.get(node_id)
         return sym.name if sym is not None else ""

@@ -1,31 +1,9 @@
-"""Per-language resolution rules and how sure each resolution method is, as data.
-
-Confidences are the precision measured for each method by benchmarks/graph_accuracy.py (Python; requests,
-flask and click, jedi as the oracle); a method never measured keeps a conservative guess, noted as such.
-"""
+"""Per-language resolution rules, as data (how sure each resolution method is lives in vocab/edges.py)."""
 
 from __future__ import annotations
 
 import builtins
-from dataclasses import dataclass
-
-# An edge at or above this confidence is "certain": expansion, `related` and `node` prefer these.
-CERTAIN = 0.9
-
-# Resolution method -> confidence. Bound methods only; an unbound reference has confidence 0. The Python
-# figures are the lowest precision per method over requests, flask, click and marshmallow (2026-11-30, jedi as
-# the oracle, unknowns counted as wrong): import 0.999, inferred 1.000, same_file 0.996, self 0.949.
-CONFIDENCE: dict[str, float] = {
-    "same_file": 0.99,  # a definition in the caller's scope or file
-    "import": 0.99,  # an import binding, followed through re-exports
-    "self": 0.95,  # self/cls/super: a member of the enclosing class or of its bases, in MRO order
-    "inferred": 0.99,  # receiver typed by an assignment, an annotation, a constructor or a return annotation
-    "qualified_name": 0.9,  # `Type.member` where only one type of that name defines the member (not measured)
-    # Name-only fallbacks, kept for languages whose receivers are not inferred. Measured on Python before
-    # scope resolution: same directory 0.06-0.16, unique global name 0.84-0.92 (issue 12).
-    "same_directory": 0.3,
-    "unique_global": 0.6,
-}
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +24,11 @@ class ResolveRules:
     super_name: str = "super"
     # Bind `x.m()` with x of unknown type to a same-named method by directory or unique name (a guess).
     bind_unknown_receivers: bool = False
+    # Every receiver that names this instance, this class or its parent: derived, never set.
+    own_receivers: frozenset[str] = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "own_receivers", self.self_names | self.class_names | {self.super_name})
 
 
 PYTHON = ResolveRules(
@@ -58,24 +41,6 @@ PYTHON = ResolveRules(
 
 RULES: dict[str, ResolveRules] = {"python": PYTHON}
 DEFAULT_RULES = ResolveRules()
-
-# Path parts that mark test code; library code is never bound to test code by a name-only fallback.
-TEST_DIR_PARTS = frozenset({"test", "tests", "testing", "__tests__", "spec", "specs", "testdata", "fixtures"})
-
-
-def is_test_path(path: str) -> bool:
-    """A file of tests or test helpers (by directory or by the usual file-name conventions)."""
-    parts = path.lower().split("/")
-    name = parts[-1]
-    stem = name.split(".", 1)[0]
-    return (
-        bool(set(parts[:-1]) & TEST_DIR_PARTS)
-        or stem.startswith("test_")
-        or stem.endswith(("_test", "_spec"))
-        or ".test." in name
-        or ".spec." in name
-        or name == "conftest.py"
-    )
 
 
 def rules_for(language: str) -> ResolveRules:

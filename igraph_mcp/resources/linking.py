@@ -10,19 +10,18 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
-from igraph_mcp.config import MultimodalConfig
-from igraph_mcp.index.languages import DATA_MODEL_KINDS, source_extension_pattern
 from igraph_mcp.paths import strip_dot_slash
 from igraph_mcp.store import resources as res_store
 from igraph_mcp.store import vectors as vec_store
 from igraph_mcp.store.db import Database
 from igraph_mcp.store.fts import fts_tokens
-from igraph_mcp.store.resources import CodeCandidate, LinkRow, ResourceRow
+from igraph_mcp.store.records import CodeCandidate, LinkRow, ResourceRow
 from igraph_mcp.text.identifiers import is_code_shaped, split_identifier
+from igraph_mcp.vocab.languages import DATA_MODEL_KINDS, source_extension_pattern
+from igraph_mcp.vocab.links import Thresholds
 
 SEMANTIC = "semantic"
 IDENTIFIER = "identifier"
@@ -40,19 +39,6 @@ MENTION_SCORE = 0.75  # a code-shaped identifier appearing in a node's text
 TABLE_BASE, TABLE_NAMED, PER_COLUMN, MAX_COLUMNS = 0.50, 0.20, 0.05, 5
 
 _CODE_EXT = source_extension_pattern()
-
-
-@dataclass(frozen=True, slots=True)
-class Thresholds:
-    """Link cut-offs: below ``weak`` no link is stored; at or above ``strong`` a link is strong."""
-
-    strong: float
-    weak: float
-
-    @classmethod
-    def from_config(cls, cfg: MultimodalConfig) -> Thresholds:
-        """Thresholds from the ``multimodal`` config section (weak never above strong)."""
-        return cls(cfg.strongLinkThreshold, min(cfg.weakLinkThreshold, cfg.strongLinkThreshold))
 
 
 def _singular(word: str) -> str:

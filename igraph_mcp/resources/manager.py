@@ -2,8 +2,8 @@
 
 mount / unmount / list_resources change user state (mounts.json) and the index together; ``after_index``
 runs after every index build to restore mounts (after ``--full`` or a corrupt-index rebuild), refresh edited
-sources, embed chunks that lack vectors and re-link resources to the files that changed; ``finder`` is the
-explore resource channel.
+sources, embed chunks that lack vectors and re-link resources to the files that changed. The explore resource
+channel (retrieve/resource_channel.py) reads what is stored here; the service wires it with ``thresholds``.
 """
 
 from __future__ import annotations
@@ -14,13 +14,14 @@ import re
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from pathlib import Path
+from typing import Any
 
 from igraph_mcp import crashpoints
 from igraph_mcp.config import Config
 from igraph_mcp.embed.base import Embedder
 from igraph_mcp.errors import EmbedderError, InvalidInput, ResourceError
 from igraph_mcp.paths import file_sha256, is_inside, relative_posix, resolve_inside
-from igraph_mcp.resources.linking import SEMANTIC, Thresholds, compute_links
+from igraph_mcp.resources.linking import SEMANTIC, compute_links
 from igraph_mcp.resources.mounts import (
     MountEntry,
     MountsFile,
@@ -29,11 +30,11 @@ from igraph_mcp.resources.mounts import (
     store_source,
 )
 from igraph_mcp.resources.results import MountResult, Problem, ResourceList, SourceInfo, UnmountResult
-from igraph_mcp.retrieve.resource_channel import ResourceChannel
 from igraph_mcp.store import resources as res_store
 from igraph_mcp.store import vectors as vec_store
 from igraph_mcp.store.db import Database
-from igraph_mcp.store.resources import SourceRow
+from igraph_mcp.store.records import SourceRow
+from igraph_mcp.vocab.links import Thresholds
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +44,19 @@ MAX_NAME_CHARS = 200
 _IDENT_MARK = "resource_links_identifier_at"
 _SEM_MARK = "resource_links_semantic_at"
 _SEM_MODEL = "resource_links_semantic_model"
+
+
+def _source_fields(s: SourceRow) -> dict[str, Any]:
+    """The fields a mount result and a listed source both take from a stored source."""
+    return {
+        "id": s.id,
+        "name": s.name,
+        "path": s.path,
+        "sourceType": s.source_type,
+        "chunks": s.chunks,
+        "links": s.links,
+        "problems": [Problem(**p) for p in s.problems],
+    }
 
 
 class ResourceManager:
@@ -65,7 +79,6 @@ class ResourceManager:
         self._embedder = embedder
         self._writer = writer
         self._reader = reader
-        self.finder = ResourceChannel(reader, config.retrieval, self.thresholds, self.root)
 
     # -- paths ---------------------------------------------------------------------------------------------
     def _resolve(self, user_path: str) -> tuple[Path, str]:
@@ -95,17 +108,11 @@ class ResourceManager:
         self.mounts.upsert(MountEntry(path=key, type=source_type, name=name, mountedAt=out.source.mounted_at))
         s = out.source
         return MountResult(
-            id=s.id,
-            name=s.name,
-            path=s.path,
-            sourceType=s.source_type,
-            chunks=s.chunks,
-            links=s.links,
+            **_source_fields(s),
             replaced=out.replaced,
             unchanged=out.unchanged,
             embedded=out.embedded,
             reusedVectors=out.reused,
-            problems=[Problem(**p) for p in s.problems],
             note=out.note,
         )
 
@@ -160,16 +167,10 @@ class ResourceManager:
             state = self._disk_state(s.path, s.sha256)
             out.append(
                 SourceInfo(
-                    id=s.id,
-                    name=s.name,
-                    path=s.path,
-                    sourceType=s.source_type,
-                    chunks=s.chunks,
-                    links=s.links,
+                    **_source_fields(s),
                     mountedAt=s.mounted_at,
                     missing=state == "missing",
                     changed=state == "changed",
-                    problems=[Problem(**p) for p in s.problems],
                 )
             )
         known = {s.path for s in stored}

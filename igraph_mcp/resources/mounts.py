@@ -20,13 +20,13 @@ from igraph_mcp.embed.base import Embedder
 from igraph_mcp.embed.reuse import embed_reusing
 from igraph_mcp.embed.text import collapse_whitespace
 from igraph_mcp.errors import EmbedderError, ResourceError
-from igraph_mcp.index.embedding import prepare_vector_tables
 from igraph_mcp.paths import file_sha256
-from igraph_mcp.resources.linking import Thresholds, compute_links
+from igraph_mcp.resources.linking import compute_links
 from igraph_mcp.store import resources as res_store
 from igraph_mcp.store import vectors as vec_store
 from igraph_mcp.store.db import Database
-from igraph_mcp.store.resources import SourceRow
+from igraph_mcp.store.records import SourceRow
+from igraph_mcp.vocab.links import Thresholds
 
 log = logging.getLogger(__name__)
 
@@ -125,13 +125,13 @@ def vectors_ready(db: Database, embedder: Embedder | None) -> str | None:
     if not db.vec_available:
         return db.vec_error
     stored = db.get_meta("embedder_id")
-    if stored is not None and (stored != embedder.id or db.get_meta("embedder_dim") != str(embedder.dimension)):
+    if stored is not None and not vec_store.made_by(db, embedder):
         return (
             f"the index was embedded with {stored}, not {embedder.id}; run `igraph-mcp index` to re-embed "
             "code and resources with one model"
         )
     if stored is None or not vec_store.has_resource_vectors(db):
-        prepare_vector_tables(db, embedder)
+        vec_store.prepare_vector_tables(db, embedder)
     return None
 
 

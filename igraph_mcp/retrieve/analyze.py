@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from igraph_mcp.index.languages import source_extension_pattern
 from igraph_mcp.paths import strip_dot_slash
 from igraph_mcp.store.fts import fts_tokens
 from igraph_mcp.text.identifiers import is_code_shaped, split_identifier
+from igraph_mcp.vocab.languages import source_extension_pattern
 
 MAX_QUERY_CHARS = 100_000  # issue-length text; a longer query is cut to this, with a note
 # Bounds on what one query can make the ranker loop over (10,000 characters of dotted names, say).

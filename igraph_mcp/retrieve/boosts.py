@@ -7,6 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from igraph_mcp.retrieve.analyze import QueryAnalysis
+from igraph_mcp.vocab.languages import FUNCTION_LIKE
+from igraph_mcp.vocab.testcode import is_test_path
 
 EXACT_NAME = 3.0  # the whole query is this symbol's name
 QUALIFIED_NAME = 3.0  # a dotted name in the query ends with this symbol's qualified name
@@ -32,23 +34,6 @@ class Candidate:
 def _path_matches(path: str, mentioned: str) -> bool:
     mentioned = mentioned.lstrip("/")
     return path == mentioned or path.endswith("/" + mentioned) or mentioned.endswith("/" + path)
-
-
-_TEST_DIRS = frozenset({"test", "tests", "testing", "__tests__", "spec", "specs"})
-
-
-def is_test_path(path: str) -> bool:
-    """True for files that hold tests by the usual conventions of the supported languages."""
-    parts = path.split("/")
-    stem = parts[-1].rsplit(".", 1)[0]
-    low = stem.lower()
-    return (
-        any(p.lower() in _TEST_DIRS for p in parts[:-1])
-        or low.startswith("test_")
-        or low == "conftest"
-        or low.endswith(("_test", "_tests", ".test", ".spec", "_spec"))
-        or stem.endswith(("Test", "Tests", "Spec"))  # Java, Kotlin, C#: FooTest.java
-    )
 
 
 def boost(c: Candidate, qa: QueryAnalysis, context_files: Sequence[str] = ()) -> tuple[float, list[str]]:
@@ -78,7 +63,7 @@ def boost(c: Candidate, qa: QueryAnalysis, context_files: Sequence[str] = ()) ->
     ):
         factor *= IDENTIFIER
         why.append("identifier")
-    if qa.frames and c.kind in ("function", "method"):
+    if qa.frames and c.kind in FUNCTION_LIKE:
         for path, func in qa.frames:
             if (func == c.name and _path_matches(c.path, path)) or (
                 func == c.name and posixpath.basename(path) == posixpath.basename(c.path)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from igraph_mcp.index.resolve_rules import CONFIDENCE
 from igraph_mcp.retrieve.analyze import QueryAnalysis, select_fts_tokens
 from igraph_mcp.retrieve.vector_search import VectorSearch
 from igraph_mcp.store import graph
@@ -104,6 +103,6 @@ def graph_channel(db: Database, seeds: list[int], limit: int) -> list[int]:
         for seed, other in ((e.source_id, e.target_id), (e.target_id, e.source_id)):
             if seed not in prior or other is None or other in seed_set:
                 continue
-            s = prior[seed] * CONFIDENCE.get(e.resolution, 0.3)  # how sure the indexer was of this edge
+            s = prior[seed] * e.confidence  # how sure the indexer was of this edge
             score[other] = max(score.get(other, 0.0), s)
     return sorted(score, key=lambda n: (-score[n], n))[:limit]

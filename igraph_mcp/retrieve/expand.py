@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from igraph_mcp.index.resolve_rules import CERTAIN
 from igraph_mcp.store import graph
 from igraph_mcp.store.db import Database
+from igraph_mcp.store.records import EdgeRow
+from igraph_mcp.vocab.edges import CERTAIN
 
 EXPAND_KINDS = ("calls", "inherits", "implements", "imports")
 DECAY = 0.5  # each hop halves the seed's score
@@ -26,7 +27,7 @@ class Reached:
     direction: str  # "callee": the seed side uses it; "caller": it uses the seed side
     distance: int
     resolution: str = ""  # how the last edge on the way was resolved
-    certain: bool = True  # every edge on the way is certain (see resolve_rules.CERTAIN)
+    certain: bool = True  # every edge on the way is certain (see vocab.edges.CERTAIN)
 
 
 def expand(
@@ -52,7 +53,7 @@ def expand(
     for distance in range(1, hops + 1):
         nxt: dict[int, tuple[int, float, bool]] = {}
         ids = list(frontier)
-        candidates: list[tuple[int, int, graph.EdgeRow, str]] = []  # (from, to, edge, direction)
+        candidates: list[tuple[int, int, EdgeRow, str]] = []  # (from, to, edge, direction)
         if "callee" in directions:
             candidates += [
                 (e.source_id, e.target_id, e, "callee")  # type: ignore[misc]

@@ -5,19 +5,22 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from igraph_mcp.errors import InvalidInput
-from igraph_mcp.index.parse import normalize_source
-from igraph_mcp.index.resolve_rules import CERTAIN
-from igraph_mcp.index.stale import stale_files
 from igraph_mcp.models import EdgeRef, FileDetail, NodeDetail, RelatedResult
 from igraph_mcp.paths import resolve_inside, strip_dot_slash
 from igraph_mcp.retrieve.expand import expand
 from igraph_mcp.retrieve.shapes import neighbours, node_summary
 from igraph_mcp.store import graph
 from igraph_mcp.store.db import Database
-from igraph_mcp.store.graph import NodeRow
 from igraph_mcp.store.reader import IndexReader
+from igraph_mcp.store.records import NodeRow
+from igraph_mcp.vocab.edges import CERTAIN
+from igraph_mcp.vocab.source import source_lines
+
+if TYPE_CHECKING:
+    from igraph_mcp.retrieve.explore import StaleCheck  # the same check explore is given
 
 MAX_SOURCE_LINES = 300
 MAX_NAME_CHARS = 500
@@ -41,9 +44,10 @@ def _candidate_ids(text: str) -> list[int]:
 class Lookup:
     """Answers node, file and related questions against one repository's index."""
 
-    def __init__(self, root: Path, reader: IndexReader) -> None:
+    def __init__(self, root: Path, reader: IndexReader, stale_check: StaleCheck) -> None:
         self.root = root
         self.reader = reader
+        self.stale_check = stale_check
 
     # -- symbols ---------------------------------------------------------------------------------------------
     def find(self, name: str, file: str | None) -> list[NodeRow]:
@@ -104,7 +108,7 @@ class Lookup:
             callers=self.edge_refs(db, row.id, outgoing=False, kinds=("calls",)),
             callees=self.edge_refs(db, row.id, outgoing=True, kinds=("calls",)),
             bases=self.edge_refs(db, row.id, outgoing=True, kinds=("inherits", "implements")),
-            stale=bool(stale_files(db, self.root, [row.path])),
+            stale=bool(self.stale_check([row.path])),
         )
 
     def source(self, db: Database, row: NodeRow) -> tuple[str, bool]:
@@ -114,10 +118,7 @@ class Lookup:
         except OSError:
             body = graph.node_bodies(db, [row.id]).get(row.id, "")
             return body, True
-        # Lines exactly as the parser counted them: the same decoding (UTF-16, latin-1) and only "\n" ends a line;
-        # str.splitlines() would also split at form feeds and U+2028 and shift every line after one.
-        text = normalize_source(raw).decode("utf-8", "replace")
-        lines = [ln.removesuffix("\r") for ln in text.split("\n")]
+        lines = source_lines(raw)  # as the parser counted them, so start_line and end_line still fit
         chunk = lines[row.start_line - 1 : row.end_line]
         truncated = len(chunk) > MAX_SOURCE_LINES
         return "\n".join(chunk[:MAX_SOURCE_LINES]), truncated
@@ -209,7 +210,7 @@ class Lookup:
             parseStatus=row.parse_status,
             symbols=[node_summary(n) for n in nodes[:MAX_OUTLINE_SYMBOLS]],
             imports=imports[:MAX_OUTLINE_IMPORTS],
-            stale=bool(stale_files(db, self.root, [chosen])),
+            stale=bool(self.stale_check([chosen])),
         )
 
     # -- graph -----------------------------------------------------------------------------------------------

@@ -8,11 +8,12 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from igraph_mcp.models import FileHit, Hit
 from igraph_mcp.retrieve.analyze import QueryAnalysis
-from igraph_mcp.retrieve.boosts import Candidate, boost, is_test_path
+from igraph_mcp.retrieve.boosts import Candidate, boost
 from igraph_mcp.retrieve.fusion import Fused
 from igraph_mcp.retrieve.shapes import location
-from igraph_mcp.store.graph import NodeRow
+from igraph_mcp.store.records import NodeRow
 from igraph_mcp.text.identifiers import split_identifier
+from igraph_mcp.vocab.testcode import is_test_path
 
 FILE_SCORE_DECAY = 0.5  # a file's score: its best symbol plus decaying credit for further ones
 FILE_SYMBOLS = 5  # symbols of one file that add to its score

@@ -14,7 +14,6 @@ from pathlib import Path
 
 from igraph_mcp.config import RetrievalConfig
 from igraph_mcp.models import ResourceHit
-from igraph_mcp.resources.linking import Thresholds
 from igraph_mcp.retrieve.analyze import QueryAnalysis
 from igraph_mcp.retrieve.fusion import rrf
 from igraph_mcp.store import graph
@@ -22,7 +21,8 @@ from igraph_mcp.store import resources as res_store
 from igraph_mcp.store import status as status_store
 from igraph_mcp.store import vectors as vec_store
 from igraph_mcp.store.db import Database
-from igraph_mcp.store.resources import LinkRow, ResourceRow
+from igraph_mcp.store.records import LinkRow, ResourceRow
+from igraph_mcp.vocab.links import Thresholds
 
 DIRECT_DEPTH = 20  # candidates taken from each direct list before fusion
 MIN_DIRECT_SIMILARITY = 0.2  # below this a query-to-chunk cosine is noise, not relevance

@@ -9,7 +9,7 @@ from igraph_mcp.models import Neighbour, NodeSummary
 from igraph_mcp.retrieve.expand import Reached
 from igraph_mcp.store import graph
 from igraph_mcp.store.db import Database
-from igraph_mcp.store.graph import NodeRow
+from igraph_mcp.store.records import NodeRow
 
 
 def location(row: NodeRow) -> dict[str, Any]:

@@ -13,8 +13,8 @@ from typing import Any
 
 import apsw
 
-from igraph_mcp.errors import IndexBusy, SchemaTooNew
-from igraph_mcp.store.schema import MIGRATIONS, SCHEMA_VERSION
+from igraph_mcp.errors import IndexBusy
+from igraph_mcp.store.schema import MIGRATIONS, SCHEMA_VERSION, schema_too_new
 
 log = logging.getLogger(__name__)
 
@@ -228,10 +228,7 @@ class Database:
         if row is None or row[0] is None:
             return False
         if int(row[0]) > SCHEMA_VERSION:
-            raise SchemaTooNew(
-                f"the index at {self.path} has schema version {row[0]}, newer than this igraph-mcp "
-                f"supports ({SCHEMA_VERSION}); upgrade igraph-mcp or run `igraph-mcp index --full`"
-            )
+            raise schema_too_new(self.path, row[0])
         return int(row[0]) == SCHEMA_VERSION
 
     def _migrate(self) -> None:
@@ -244,10 +241,7 @@ class Database:
             row = con.execute("SELECT coalesce(max(version), 0) FROM migrations").fetchone()
             current = int(row[0]) if row else 0
             if current > SCHEMA_VERSION:
-                raise SchemaTooNew(
-                    f"the index at {self.path} has schema version {current}, newer than this igraph-mcp "
-                    f"supports ({SCHEMA_VERSION}); upgrade igraph-mcp or run `igraph-mcp index --full`"
-                )
+                raise schema_too_new(self.path, current)
             for version, statements in MIGRATIONS:
                 if version <= current:
                     continue

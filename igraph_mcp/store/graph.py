@@ -8,15 +8,19 @@ from typing import Any
 
 import apsw
 
+from igraph_mcp.store.bind import batches, placeholders
 from igraph_mcp.store.db import Database
 from igraph_mcp.store.fts import NODE_BM25_WEIGHTS, fts_or_query, like_literal
 from igraph_mcp.store.records import (
     EdgeBinding,
+    EdgeRow,
     FileRow,
+    FileState,
     NewEdge,
     NewFile,
     NewImport,
     NewNode,
+    NodeRow,
     NodeText,
     RefToResolve,
     SymbolKey,
@@ -28,63 +32,8 @@ _NODE_COLUMNS = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class NodeRow:
-    """A stored symbol with its file path."""
-
-    id: int
-    file_id: int
-    path: str
-    kind: str
-    name: str
-    qualified_name: str
-    signature: str
-    docstring: str
-    start_line: int
-    end_line: int
-    parent_id: int | None
-    exported: bool
-
-
 def _node(row: Sequence[Any]) -> NodeRow:
     return NodeRow(*row[:11], bool(row[11]))  # type: ignore[call-arg]  # 11 typed fields from one SQL row
-
-
-@dataclass(frozen=True, slots=True)
-class FileState:
-    """What the index remembers about one file, to detect changes."""
-
-    id: int
-    path: str
-    sha256: str
-    size: int
-    mtime_ns: int
-
-
-@dataclass(frozen=True, slots=True)
-class EdgeRow:
-    """One edge (resolved or not) with both ends' node ids."""
-
-    id: int
-    source_id: int
-    target_id: int | None
-    kind: str
-    target_name: str
-    qualifier: str
-    resolution: str
-    line: int  # the reference's line in the source node's file (the call site)
-    confidence: float = 0.0  # see index/resolve_rules.CONFIDENCE
-    candidates: str = ""  # JSON list of node ids an unbound reference may mean
-
-
-def _placeholders(n: int) -> str:
-    return ",".join("?" * n)
-
-
-def _chunks(ids: Sequence[Any], size: int = 900) -> Iterable[Sequence[Any]]:
-    # SQLite caps bound parameters; stay well under the limit.
-    for i in range(0, len(ids), size):
-        yield ids[i : i + size]
 
 
 # -- files ---------------------------------------------------------------------------------------------------
@@ -96,9 +45,9 @@ def file_states(db: Database) -> dict[str, FileState]:
 def file_stats(db: Database, paths: Sequence[str]) -> dict[str, tuple[int, int]]:
     """path -> (size, mtime_ns) recorded at indexing, for the given paths that are indexed."""
     out: dict[str, tuple[int, int]] = {}
-    for chunk in _chunks(list(paths)):
+    for chunk in batches(list(paths)):
         for path, size, mtime in db.rows(
-            f"SELECT path, size, mtime_ns FROM files WHERE path IN ({_placeholders(len(chunk))})",  # noqa: S608
+            f"SELECT path, size, mtime_ns FROM files WHERE path IN ({placeholders(len(chunk))})",  # noqa: S608
             tuple(chunk),
         ):
             out[str(path)] = (int(size), int(mtime))
@@ -223,10 +172,10 @@ def insert_fts(con: apsw.Connection, rows: Iterable[NodeText]) -> None:
 def nodes_by_ids(db: Database, ids: Sequence[int]) -> dict[int, NodeRow]:
     """Fetch nodes by id."""
     out: dict[int, NodeRow] = {}
-    for chunk in _chunks(list(ids)):
+    for chunk in batches(list(ids)):
         for r in db.rows(
             f"SELECT {_NODE_COLUMNS} FROM nodes n JOIN files f ON f.id = n.file_id "  # noqa: S608 - placeholders only
-            f"WHERE n.id IN ({_placeholders(len(chunk))})",
+            f"WHERE n.id IN ({placeholders(len(chunk))})",
             tuple(chunk),
         ):
             out[int(r[0])] = _node(r)
@@ -253,7 +202,7 @@ def name_counts(db: Database, names: Sequence[str]) -> dict[str, int]:
     return {
         str(n): int(c)
         for n, c in db.rows(
-            f"SELECT name, count(*) FROM nodes WHERE kind != 'module' AND name IN ({_placeholders(len(names))}) "  # noqa: S608
+            f"SELECT name, count(*) FROM nodes WHERE kind != 'module' AND name IN ({placeholders(len(names))}) "  # noqa: S608
             "GROUP BY name",
             tuple(names),
         )
@@ -275,9 +224,9 @@ def nodes_in_file(db: Database, file_id: int) -> list[NodeRow]:
 def node_bodies(db: Database, ids: Sequence[int]) -> dict[int, str]:
     """Stored (bounded) source text of nodes."""
     out: dict[int, str] = {}
-    for chunk in _chunks(list(ids)):
+    for chunk in batches(list(ids)):
         for nid, body in db.rows(
-            f"SELECT id, body FROM nodes WHERE id IN ({_placeholders(len(chunk))})",  # noqa: S608 - placeholders only
+            f"SELECT id, body FROM nodes WHERE id IN ({placeholders(len(chunk))})",  # noqa: S608 - placeholders only
             tuple(chunk),
         ):
             out[int(nid)] = str(body)
@@ -292,11 +241,11 @@ def symbol_table(db: Database) -> list[SymbolKey]:
 def names_in_files(db: Database, file_ids: Sequence[int]) -> set[str]:
     """Simple names defined in the given files."""
     out: set[str] = set()
-    for chunk in _chunks(list(file_ids)):
+    for chunk in batches(list(file_ids)):
         out.update(
             str(r[0])
             for r in db.rows(
-                f"SELECT DISTINCT name FROM nodes WHERE file_id IN ({_placeholders(len(chunk))})",  # noqa: S608
+                f"SELECT DISTINCT name FROM nodes WHERE file_id IN ({placeholders(len(chunk))})",  # noqa: S608
                 tuple(chunk),
             )
         )
@@ -336,11 +285,11 @@ def edges_to_resolve(db: Database, file_ids: Sequence[int], names: set[str]) -> 
     """Reference edges needing (re-)resolution: all from the given files, plus any elsewhere naming ``names``."""
     sql = f"SELECT {_REF_COLUMNS} FROM edges e JOIN nodes n ON n.id = e.source_id WHERE e.kind != 'contains' AND "  # noqa: S608 - fixed columns
     out: dict[int, RefToResolve] = {}
-    for chunk in _chunks(list(file_ids)):
-        for r in db.rows(sql + f"n.file_id IN ({_placeholders(len(chunk))})", tuple(chunk)):
+    for chunk in batches(list(file_ids)):
+        for r in db.rows(sql + f"n.file_id IN ({placeholders(len(chunk))})", tuple(chunk)):
             out[int(r[0])] = RefToResolve(*r)
-    for chunk in _chunks(sorted(names)):
-        for r in db.rows(sql + f"e.target_name IN ({_placeholders(len(chunk))})", tuple(chunk)):
+    for some_names in batches(sorted(names)):
+        for r in db.rows(sql + f"e.target_name IN ({placeholders(len(some_names))})", tuple(some_names)):
             out[int(r[0])] = RefToResolve(*r)
     # Edges whose target was deleted or re-parsed in this run (see delete_file).
     for r in db.rows(sql + "e.resolution = 'stale'"):
@@ -415,15 +364,15 @@ def edges_of(
     """Edges leaving (outgoing) or entering the given nodes, restricted to ``kinds``."""
     col = "source_id" if outgoing else "target_id"
     out: list[EdgeRow] = []
-    kind_ph = _placeholders(len(kinds))
+    kind_ph = placeholders(len(kinds))
     cond = " AND target_id IS NOT NULL" if resolved_only else ""
-    for chunk in _chunks(list(node_ids)):
+    for chunk in batches(list(node_ids)):
         out.extend(
             EdgeRow(*r)
             for r in db.rows(
                 "SELECT id, source_id, target_id, kind, target_name, qualifier, resolution, line, confidence, "  # noqa: S608
                 "candidates FROM edges "
-                f"WHERE {col} IN ({_placeholders(len(chunk))}) AND kind IN ({kind_ph}){cond}",
+                f"WHERE {col} IN ({placeholders(len(chunk))}) AND kind IN ({kind_ph}){cond}",
                 (*chunk, *kinds),
             )
         )
@@ -470,9 +419,9 @@ def token_doc_freqs(db: Database, tokens: list[str]) -> dict[str, int]:
     terms = _vocab_terms(db, tokens)
     wanted = sorted({term for ts in terms.values() for term in ts})
     docs: dict[str, int] = {}
-    for chunk in _chunks(wanted):
+    for chunk in batches(wanted):
         for term, doc in db.rows(
-            f"SELECT term, doc FROM nodes_fts_vocab WHERE term IN ({_placeholders(len(chunk))})",  # noqa: S608
+            f"SELECT term, doc FROM nodes_fts_vocab WHERE term IN ({placeholders(len(chunk))})",  # noqa: S608
             tuple(chunk),
         ):
             docs[str(term)] = int(doc)

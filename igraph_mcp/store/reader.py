@@ -8,9 +8,9 @@ from pathlib import Path
 
 import apsw
 
-from igraph_mcp.errors import NotIndexed, SchemaTooNew, StorageError
+from igraph_mcp.errors import NotIndexed, StorageError
 from igraph_mcp.store.db import Database
-from igraph_mcp.store.schema import SCHEMA_VERSION
+from igraph_mcp.store.schema import SCHEMA_VERSION, schema_too_new
 
 NO_INDEX = "this repository has no index yet; build it with `igraph-mcp index` (or the igraph_index tool)"
 
@@ -79,7 +79,4 @@ class IndexReader:
                 "run `igraph-mcp index` to upgrade it"
             )
         if version > SCHEMA_VERSION:
-            raise SchemaTooNew(
-                f"the index at {self.db_path} has schema version {version}, newer than this igraph-mcp "
-                f"supports ({SCHEMA_VERSION}); upgrade igraph-mcp or run `igraph-mcp index --full`"
-            )
+            raise schema_too_new(self.db_path, version)

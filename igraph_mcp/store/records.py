@@ -1,13 +1,16 @@
 """Typed records that cross the store boundary, so no caller reads or writes a column by position.
 
-Write records are NamedTuples: their field order is the column order of the INSERT that takes them (written
-next to each in ``store/graph.py``), so a batch binds straight to ``executemany`` without copying.
+Every row type of the store lives here. Write records are NamedTuples: their field order is the column order of
+the INSERT that takes them (written next to each in ``store/graph.py``), so a batch binds straight to
+``executemany`` without copying. Read rows are frozen dataclasses. A mounted chunk comes in as ``NewChunk``, a
+protocol, so the store needs nothing from ``resources/``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 
 class NewFile(NamedTuple):
@@ -97,7 +100,7 @@ class EdgeBinding(NamedTuple):
 
     target_id: int | None
     resolution: str
-    confidence: float  # see index/resolve_rules.CONFIDENCE; 0 for an unbound reference
+    confidence: float  # see vocab/edges.CONFIDENCE; 0 for an unbound reference
     candidates: str  # JSON list of node ids an ambiguous reference may mean, "" when none
     edge_id: int
 
@@ -125,3 +128,127 @@ class FileRow:
     line_count: int
     parse_status: str
     indexed_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class NodeRow:
+    """A stored symbol with its file path."""
+
+    id: int
+    file_id: int
+    path: str
+    kind: str
+    name: str
+    qualified_name: str
+    signature: str
+    docstring: str
+    start_line: int
+    end_line: int
+    parent_id: int | None
+    exported: bool
+
+
+@dataclass(frozen=True, slots=True)
+class FileState:
+    """What the index remembers about one file, to detect changes."""
+
+    id: int
+    path: str
+    sha256: str
+    size: int
+    mtime_ns: int
+
+
+@dataclass(frozen=True, slots=True)
+class EdgeRow:
+    """One edge (resolved or not) with both ends' node ids."""
+
+    id: int
+    source_id: int
+    target_id: int | None
+    kind: str
+    target_name: str
+    qualifier: str
+    resolution: str
+    line: int  # the reference's line in the source node's file (the call site)
+    confidence: float = 0.0  # see vocab/edges.CONFIDENCE
+    candidates: str = ""  # JSON list of node ids an unbound reference may mean
+
+
+# -- resources -----------------------------------------------------------------------------------------------
+class NewChunk(Protocol):
+    """A mounted source's chunk to insert (resources.model.Chunk is one)."""
+
+    @property
+    def kind(self) -> str: ...
+    @property
+    def title(self) -> str: ...
+    @property
+    def heading_path(self) -> Sequence[str]: ...
+    @property
+    def text(self) -> str: ...
+    @property
+    def start_line(self) -> int: ...
+    @property
+    def end_line(self) -> int: ...
+    @property
+    def identifiers(self) -> Sequence[str]: ...
+    @property
+    def columns(self) -> Sequence[Mapping[str, str]]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class SourceRow:
+    """One mounted source file."""
+
+    id: int
+    path: str
+    name: str
+    source_type: str
+    sha256: str
+    mounted_at: float
+    problems: list[dict[str, Any]]
+    chunks: int
+    links: int
+
+
+@dataclass(frozen=True, slots=True)
+class ResourceRow:
+    """One stored chunk with the name and path of its source."""
+
+    id: int
+    source_id: int
+    kind: str
+    title: str
+    heading_path: list[str]
+    text: str
+    start_line: int
+    end_line: int
+    identifiers: list[str]
+    columns: list[dict[str, str]]
+    source_name: str
+    source_path: str
+
+
+@dataclass(frozen=True, slots=True)
+class LinkRow:
+    """A link from a resource chunk to a code node."""
+
+    resource_id: int
+    node_id: int
+    score: float
+    method: str
+    evidence: str
+
+
+@dataclass(frozen=True, slots=True)
+class CodeCandidate:
+    """A node considered for an identifier link: what it is called and the text it contains."""
+
+    id: int
+    file_id: int
+    kind: str
+    name: str
+    qualified_name: str
+    signature: str
+    body: str

@@ -4,85 +4,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import apsw
 
-from igraph_mcp.resources.model import Chunk
+from igraph_mcp.store.bind import MAX_BOUND, batches, placeholders
 from igraph_mcp.store.db import Database
 from igraph_mcp.store.fts import RESOURCE_BM25_WEIGHTS, fts_or_query, like_literal
+from igraph_mcp.store.records import CodeCandidate, LinkRow, NewChunk, ResourceRow, SourceRow
 from igraph_mcp.store.vectors import has_node_vectors, has_resource_vectors
 from igraph_mcp.text.identifiers import identifier_words
-
-_BATCH = 900  # SQLite caps bound parameters; stay well under the limit
-
-
-@dataclass(frozen=True, slots=True)
-class SourceRow:
-    """One mounted source file."""
-
-    id: int
-    path: str
-    name: str
-    source_type: str
-    sha256: str
-    mounted_at: float
-    problems: list[dict[str, Any]]
-    chunks: int
-    links: int
-
-
-@dataclass(frozen=True, slots=True)
-class ResourceRow:
-    """One stored chunk with the name and path of its source."""
-
-    id: int
-    source_id: int
-    kind: str
-    title: str
-    heading_path: list[str]
-    text: str
-    start_line: int
-    end_line: int
-    identifiers: list[str]
-    columns: list[dict[str, str]]
-    source_name: str
-    source_path: str
-
-
-@dataclass(frozen=True, slots=True)
-class LinkRow:
-    """A link from a resource chunk to a code node."""
-
-    resource_id: int
-    node_id: int
-    score: float
-    method: str
-    evidence: str
-
-
-@dataclass(frozen=True, slots=True)
-class CodeCandidate:
-    """A node considered for an identifier link: what it is called and the text it contains."""
-
-    id: int
-    file_id: int
-    kind: str
-    name: str
-    qualified_name: str
-    signature: str
-    body: str
-
-
-def _batches(ids: Sequence[int]) -> Iterable[Sequence[int]]:
-    for i in range(0, len(ids), _BATCH):
-        yield ids[i : i + _BATCH]
-
-
-def _ph(n: int) -> str:
-    return ",".join("?" * n)
-
 
 # -- sources -------------------------------------------------------------------------------------------------
 _SOURCE_SQL = (
@@ -167,7 +98,7 @@ def _exists(con: apsw.Connection, table: str) -> bool:
 
 
 # -- chunks --------------------------------------------------------------------------------------------------
-def insert_chunks(con: apsw.Connection, source_id: int, chunks: Sequence[Chunk]) -> list[int]:
+def insert_chunks(con: apsw.Connection, source_id: int, chunks: Sequence[NewChunk]) -> list[int]:
     """Insert chunks and their FTS rows; returns the new resource ids in chunk order."""
     ids: list[int] = []
     for c in chunks:
@@ -223,8 +154,8 @@ def _resource(row: Sequence[Any]) -> ResourceRow:
 def resources_by_ids(db: Database, ids: Sequence[int]) -> dict[int, ResourceRow]:
     """Fetch chunks by id."""
     out: dict[int, ResourceRow] = {}
-    for chunk in _batches(list(ids)):
-        for r in db.rows(_RESOURCE_SQL + f" WHERE r.id IN ({_ph(len(chunk))})", tuple(chunk)):
+    for chunk in batches(list(ids)):
+        for r in db.rows(_RESOURCE_SQL + f" WHERE r.id IN ({placeholders(len(chunk))})", tuple(chunk)):
             out[int(r[0])] = _resource(r)
     return out
 
@@ -237,10 +168,12 @@ def all_resources(db: Database) -> list[ResourceRow]:
 def resources_of_sources(db: Database, source_ids: Sequence[int]) -> list[ResourceRow]:
     """Every chunk of some sources, by id."""
     out: list[ResourceRow] = []
-    for chunk in _batches(list(source_ids)):
+    for chunk in batches(list(source_ids)):
         out += [
             _resource(r)
-            for r in db.rows(_RESOURCE_SQL + f" WHERE r.source_id IN ({_ph(len(chunk))}) ORDER BY r.id", tuple(chunk))
+            for r in db.rows(
+                _RESOURCE_SQL + f" WHERE r.source_id IN ({placeholders(len(chunk))}) ORDER BY r.id", tuple(chunk)
+            )
         ]
     return out
 
@@ -270,9 +203,9 @@ def resource_vectors_by_id(db: Database, ids: Sequence[int]) -> dict[int, bytes]
     if not ids or not has_resource_vectors(db):
         return {}
     out: dict[int, bytes] = {}
-    for chunk in _batches(list(ids)):
+    for chunk in batches(list(ids)):
         for rid, blob in db.rows(
-            f"SELECT resource_id, embedding FROM resource_vectors WHERE resource_id IN ({_ph(len(chunk))})",  # noqa: S608
+            f"SELECT resource_id, embedding FROM resource_vectors WHERE resource_id IN ({placeholders(len(chunk))})",  # noqa: S608
             tuple(chunk),
         ):
             out[int(rid)] = bytes(blob)
@@ -316,12 +249,12 @@ def delete_links(con: apsw.Connection, *, method: str) -> None:
 def links_for_nodes(db: Database, node_ids: Sequence[int], min_score: float = 0.0) -> list[LinkRow]:
     """Links into some code nodes, strongest first."""
     out: list[LinkRow] = []
-    for chunk in _batches(list(node_ids)):
+    for chunk in batches(list(node_ids)):
         out += [
             LinkRow(int(r[0]), int(r[1]), float(r[2]), str(r[3]), str(r[4]))
             for r in db.rows(
                 "SELECT resource_id, node_id, score, method, evidence FROM resource_links "  # noqa: S608
-                f"WHERE node_id IN ({_ph(len(chunk))}) AND score >= ?",
+                f"WHERE node_id IN ({placeholders(len(chunk))}) AND score >= ?",
                 (*chunk, min_score),
             )
         ]
@@ -348,12 +281,12 @@ def nodes_mentioning(db: Database, tokens: list[str], limit: int, file_ids: Sequ
     query = fts_or_query(tokens)
     if not query:
         return []
-    if file_ids is not None and len(file_ids) <= _BATCH:
+    if file_ids is not None and len(file_ids) <= MAX_BOUND:
         return [
             int(r[0])
             for r in db.rows(
                 "SELECT rowid FROM nodes_fts WHERE nodes_fts MATCH ? AND rowid IN "  # noqa: S608
-                f"(SELECT id FROM nodes WHERE file_id IN ({_ph(len(file_ids))})) ORDER BY rank LIMIT ?",
+                f"(SELECT id FROM nodes WHERE file_id IN ({placeholders(len(file_ids))})) ORDER BY rank LIMIT ?",
                 (query, *file_ids, limit),
             )
         ]
@@ -366,12 +299,12 @@ def nodes_mentioning(db: Database, tokens: list[str], limit: int, file_ids: Sequ
 def code_candidates(db: Database, node_ids: Sequence[int]) -> list[CodeCandidate]:
     """Name, signature and stored body of some nodes, for identifier evidence."""
     out: list[CodeCandidate] = []
-    for chunk in _batches(list(node_ids)):
+    for chunk in batches(list(node_ids)):
         out += [
             CodeCandidate(int(r[0]), int(r[1]), str(r[2]), str(r[3]), str(r[4]), str(r[5]), str(r[6]))
             for r in db.rows(
                 "SELECT id, file_id, kind, name, qualified_name, signature, body FROM nodes "  # noqa: S608
-                f"WHERE id IN ({_ph(len(chunk))})",
+                f"WHERE id IN ({placeholders(len(chunk))})",
                 tuple(chunk),
             )
         ]
@@ -408,11 +341,11 @@ def node_vectors_of_files(db: Database, file_ids: Sequence[int]) -> list[tuple[i
     if not has_node_vectors(db):
         return []
     out: list[tuple[int, bytes]] = []
-    for chunk in _batches(list(file_ids)):
+    for chunk in batches(list(file_ids)):
         out += [
             (int(r[0]), bytes(r[1]))
             for r in db.rows(
-                f"SELECT node_id, embedding FROM node_vectors WHERE file_id IN ({_ph(len(chunk))})",  # noqa: S608
+                f"SELECT node_id, embedding FROM node_vectors WHERE file_id IN ({placeholders(len(chunk))})",  # noqa: S608
                 tuple(chunk),
             )
         ]

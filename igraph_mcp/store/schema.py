@@ -2,7 +2,20 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from igraph_mcp.errors import SchemaTooNew
+
 SCHEMA_VERSION = 2
+
+
+def schema_too_new(path: Path, version: int) -> SchemaTooNew:
+    """The error for an index at ``path`` whose schema ``version`` is newer than this igraph-mcp reads."""
+    return SchemaTooNew(
+        f"the index at {path} has schema version {version}, newer than this igraph-mcp "
+        f"supports ({SCHEMA_VERSION}); upgrade igraph-mcp or run `igraph-mcp index --full`"
+    )
+
 
 _V1 = [
     """CREATE TABLE files(

@@ -2,13 +2,28 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 import apsw
 import numpy as np
 
+from igraph_mcp import crashpoints
+from igraph_mcp.store.bind import placeholders
 from igraph_mcp.store.db import Database
+
+log = logging.getLogger(__name__)
+
+
+class VectorMaker(Protocol):
+    """What the store records about the embedder that made its vectors (embed.base.Embedder is one)."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def dimension(self) -> int: ...
 
 
 def _table_exists(db: Database, name: str) -> bool:
@@ -79,7 +94,7 @@ def vectors_for_files(db: Database, file_ids: Sequence[int]) -> dict[str, bytes]
     """embed_hash -> vector of the nodes of some files (kept before re-parsing them, to reuse unchanged ones)."""
     if not file_ids or not has_node_vectors(db):
         return {}
-    ph = ",".join("?" * len(file_ids))
+    ph = placeholders(len(file_ids))
     return {
         str(h): bytes(v)
         for h, v in db.rows(
@@ -137,7 +152,7 @@ def knn_nodes(
     if file_ids is not None:
         if not file_ids:
             return []
-        ph = ",".join("?" * len(file_ids))
+        ph = placeholders(len(file_ids))
         rows = db.rows(
             "SELECT node_id, file_id, distance FROM node_vectors "  # noqa: S608
             f"WHERE embedding MATCH ? AND k = ? AND file_id IN ({ph})",
@@ -158,7 +173,7 @@ def similarities_in_files(db: Database, query: bytes, file_ids: Sequence[int], k
     """
     if not file_ids:
         return []
-    ph = ",".join("?" * len(file_ids))
+    ph = placeholders(len(file_ids))
     rows = db.rows(
         "SELECT n.id, n.file_id, 1.0 - vec_distance_cosine(v.embedding, ?) AS sim FROM nodes n "  # noqa: S608
         f"JOIN node_vectors v ON v.node_id = n.id WHERE n.file_id IN ({ph}) ORDER BY sim DESC LIMIT ?",
@@ -171,7 +186,7 @@ def node_vectors_by_id(db: Database, ids: Sequence[int]) -> dict[int, bytes]:
     """Stored vectors of some nodes."""
     if not ids or not has_node_vectors(db):
         return {}
-    ph = ",".join("?" * len(ids))
+    ph = placeholders(len(ids))
     return {
         int(r[0]): bytes(r[1])
         for r in db.rows(f"SELECT node_id, embedding FROM node_vectors WHERE node_id IN ({ph})", tuple(ids))  # noqa: S608
@@ -193,3 +208,31 @@ def knn_resources(db: Database, query: bytes, k: int) -> list[tuple[int, float]]
         return []
     rows = db.rows("SELECT resource_id, distance FROM resource_vectors WHERE embedding MATCH ? AND k = ?", (query, k))
     return [(int(r[0]), 1.0 - float(r[1])) for r in rows]
+
+
+# -- which embedder made the vectors ------------------------------------------------------------------------
+def made_by(db: Database, embedder: VectorMaker) -> bool:
+    """True when the stored vectors (if any) came from ``embedder``: only then may a text's old vector be reused."""
+    return db.get_meta("embedder_id") == embedder.id and db.get_meta("embedder_dim") == str(embedder.dimension)
+
+
+def prepare_vector_tables(db: Database, embedder: VectorMaker) -> bool:
+    """Create vector tables for this embedder; vectors of another embedder are dropped, never mixed.
+
+    Returns True when existing vectors had to be discarded.
+    """
+    stored_id = db.get_meta("embedder_id")
+    stored_dim = db.get_meta("embedder_dim")
+    changed = stored_id is not None and (stored_id != embedder.id or stored_dim != str(embedder.dimension))
+    with db.atomic() as con:
+        if changed:
+            log.warning("embedder changed from %s to %s: re-embedding everything", stored_id, embedder.id)
+            drop_all_vectors(con)
+        elif stored_id is None:
+            # Vectors of unknown origin (interrupted first run) cannot be trusted either.
+            drop_all_vectors(con)
+        create_vector_tables(con, embedder.dimension)
+        db.set_meta(con, "embedder_id", embedder.id)
+        db.set_meta(con, "embedder_dim", str(embedder.dimension))
+        crashpoints.reached("embed.prepare")
+    return changed

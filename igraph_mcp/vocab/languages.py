@@ -13,6 +13,8 @@ CLASS_LIKE = frozenset({"class", "struct", "interface", "trait", "enum"})
 CONTAINER_KINDS = CLASS_LIKE | {"namespace"}
 # Kinds a base class, an implemented interface or a `self.` receiver can name.
 TYPE_KINDS = CONTAINER_KINDS | {"type"}
+# Kinds that run: a function, or a function defined in a class-like kind.
+FUNCTION_LIKE = frozenset({"function", "method"})
 # Kinds that can model a database table (a class `Order` for a table `orders`).
 DATA_MODEL_KINDS = frozenset({"class", "struct", "interface", "type"})
 

@@ -1,0 +1,149 @@
+"""The symbol table the resolver and scope inference both read: definitions by id, name, file and parent, what
+each scope states about its names, and which files an import's module string names."""
+
+from __future__ import annotations
+
+import posixpath
+from collections import defaultdict
+
+from igraph_mcp.store.records import SymbolKey
+from igraph_mcp.vocab.languages import source_extension, spec_for_path
+
+# A definition as the resolver sees it: the store's record, so the symbol table needs no copying.
+Sym = SymbolKey
+
+# An importer in a language the table does not know: any usual separator may split the module name.
+_ANY_SEPARATORS = ("::", "\\", ".")
+
+
+def module_key(path: str) -> str:
+    """``pkg/sub/mod.py`` -> ``pkg/sub/mod``; ``pkg/__init__.py`` -> ``pkg``."""
+    ext = source_extension(path)
+    stem = path[: -len(ext)] if ext else path
+    head, _, last = stem.rpartition("/")
+    spec = spec_for_path(path) if ext else None
+    if head and spec is not None and last in spec.index_stems:
+        return head
+    return stem
+
+
+def module_candidates(module: str, importer_path: str) -> list[str]:
+    """Path-like keys an import's module string may name, most specific first (relative imports resolved)."""
+    module = module.strip().strip("'\"<>")
+    if not module:
+        return []
+    importer_dir = posixpath.dirname(importer_path)
+    if module.startswith("./") or module.startswith("../"):
+        joined = posixpath.normpath(posixpath.join(importer_dir, module))
+        return [module_key(joined), joined]
+    if module.startswith("."):  # Python relative import: one dot = this package, each extra dot one level up
+        dots = len(module) - len(module.lstrip("."))
+        base = importer_dir
+        for _ in range(dots - 1):
+            base = posixpath.dirname(base)
+        rest = module[dots:].replace(".", "/")
+        return [posixpath.normpath(posixpath.join(base, rest)) if rest else base]
+    importer = spec_for_path(importer_path)
+    for sep in importer.module_separators if importer is not None else _ANY_SEPARATORS:
+        module = module.replace(sep, "/")
+    module = module.lstrip("/")
+    for prefix in ("crate/", "self/"):
+        if module.startswith(prefix):
+            module = module[len(prefix) :]
+    return [module_key(module), module]
+
+
+def submodule(module: str, name: str) -> str:
+    """``pkg`` + ``mod`` -> ``pkg.mod``; a bare relative package ``.``/``..`` + ``mod`` -> ``.mod``/``..mod``."""
+    return module + name if module.endswith(".") else f"{module}.{name}"
+
+
+class SymbolTable:
+    """In-memory tables over the index's definitions, files, imports, facts and bases, built once per resolve."""
+
+    def __init__(
+        self,
+        symbols: list[Sym],
+        file_paths: dict[int, str],
+        imports: dict[int, list[tuple[str, str, str]]],
+        *,
+        languages: dict[int, str] | None = None,
+        facts: dict[int, list[tuple[str, str, str]]] | None = None,
+        bases: dict[int, list[tuple[str, str]]] | None = None,
+    ) -> None:
+        self.file_paths = file_paths
+        self.imports = imports  # file id -> [(module, imported name, alias)]
+        self.languages = languages or {}
+        # scope node id -> name -> [(kind, text)]: what each scope states about its names (see model.Fact).
+        self.facts: dict[int, dict[str, list[tuple[str, str]]]] = {}
+        for nid, rows in (facts or {}).items():
+            by_name: dict[str, list[tuple[str, str]]] = {}
+            for name, kind, text in rows:
+                by_name.setdefault(name, []).append((kind, text))
+            self.facts[nid] = by_name
+        self.bases = bases or {}  # class id -> [(base name, qualifier)]
+        self.by_id = {s.id: s for s in symbols}
+        self.by_name: dict[str, list[Sym]] = defaultdict(list)
+        self.by_file_name: dict[tuple[int, str], list[Sym]] = defaultdict(list)
+        self.children: dict[tuple[int, str], list[Sym]] = defaultdict(list)
+        self.members: dict[int, list[Sym]] = defaultdict(list)  # class id -> its methods
+        self.module_of_file: dict[int, Sym] = {}
+        for s in symbols:
+            if s.kind == "module":
+                self.module_of_file[s.file_id] = s
+                continue
+            self.by_name[s.name].append(s)
+            self.by_file_name[(s.file_id, s.name)].append(s)
+            if s.parent_id is not None:
+                self.children[(s.parent_id, s.name)].append(s)
+                if s.kind == "method":
+                    self.members[s.parent_id].append(s)
+        self.dir_of_file = {fid: posixpath.dirname(p) for fid, p in file_paths.items()}
+        # Module key suffixes -> files, so "requests.sessions" finds "src/requests/sessions.py".
+        self._files_by_suffix: dict[str, list[int]] = defaultdict(list)
+        self._files_by_dir_suffix: dict[str, list[int]] = defaultdict(list)
+        for fid, path in file_paths.items():
+            parts = module_key(path).split("/")
+            for i in range(len(parts)):
+                self._files_by_suffix["/".join(parts[i:])].append(fid)
+            dparts = posixpath.dirname(path).split("/")
+            for i in range(len(dparts)):
+                self._files_by_dir_suffix["/".join(dparts[i:])].append(fid)
+            full = path.split("/")  # exact file names with extension, for C includes and JS paths with extensions
+            for i in range(len(full)):
+                self._files_by_suffix["/".join(full[i:])].append(fid)
+        # (module string, importer file) -> files: a large repository asks the same question ~100k times.
+        self._module_files: dict[tuple[str, int], list[int]] = {}
+
+    def files_for_module(self, module: str, importer: int) -> list[int]:
+        """Files an import's module string may name, the ones closest to the importer first."""
+        key = (module, importer)
+        cached = self._module_files.get(key)
+        if cached is None:
+            cached = self._module_files[key] = self._find_module_files(module, importer)
+        return list(cached)
+
+    def _find_module_files(self, module: str, importer: int) -> list[int]:
+        importer_path = self.file_paths.get(importer, "")
+        for key in module_candidates(module, importer_path):
+            hits = self._files_by_suffix.get(key) or self._files_by_dir_suffix.get(key)
+            if hits:
+                if len(hits) > 1:  # prefer the candidate closest to the importer
+                    hits = sorted(hits, key=lambda f: -len(posixpath.commonpath([self.file_paths[f], importer_path])))
+                    best = posixpath.commonpath([self.file_paths[hits[0]], importer_path])
+                    hits = [f for f in hits if posixpath.commonpath([self.file_paths[f], importer_path]) == best]
+                return list(dict.fromkeys(hits))
+        return []
+
+    def parent(self, sym: Sym) -> Sym | None:
+        """The definition ``sym`` is nested in (None at the top, or when the parent is unknown)."""
+        return self.by_id.get(sym.parent_id) if sym.parent_id is not None else None
+
+    def enclosing(self, sym: Sym, kinds: frozenset[str]) -> Sym | None:
+        """``sym`` itself or the nearest definition around it whose kind is one of ``kinds``."""
+        cur: Sym | None = sym
+        while cur is not None:
+            if cur.kind in kinds:
+                return cur
+            cur = self.parent(cur)
+        return None
