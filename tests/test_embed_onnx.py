@@ -8,6 +8,7 @@ path itself and run only with the torch extra (``pytest -m torch``).
 from __future__ import annotations
 
 import base64
+import importlib.util
 import json
 import os
 import shutil
@@ -146,6 +147,17 @@ def test_a_model_without_weights_names_the_torch_extra(tmp_path: Path, monkeypat
 
 def test_index_and_search_import_no_torch(tmp_path: Path, cache: Path) -> None:
     """A fresh process indexes and searches a repository with the default embedder and never imports torch."""
+    _index_and_search_in_a_fresh_process(tmp_path, cache)
+
+
+@pytest.mark.torch
+def test_with_torch_installed_the_default_path_still_leaves_it_alone(tmp_path: Path, cache: Path) -> None:
+    """The same check where the torch extra is installed: nothing on the default path reaches for it."""
+    assert importlib.util.find_spec("torch") is not None
+    _index_and_search_in_a_fresh_process(tmp_path, cache)
+
+
+def _index_and_search_in_a_fresh_process(tmp_path: Path, cache: Path) -> None:
     repo = tmp_path / "repo"
     (repo / "pkg").mkdir(parents=True)
     (repo / "pkg" / "db.py").write_text(
