@@ -21,6 +21,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -117,59 +118,47 @@ def ensure_shipped_onnx(model: shipped.ShippedModel) -> Path:
         log.warning("the cached ONNX model in %s does not match its checksum: making it again", target)
         shutil.rmtree(target, ignore_errors=True)
     source = model.verify(shipped.MODEL_FILE)
+
+    def optimize(out: Path) -> None:
+        try:
+            _optimize(str(source), str(out))
+        except Exception as exc:  # ORT reports a bad graph or a full disk with its own exception types
+            raise EmbedderError(f"ONNX Runtime could not prepare the shipped model ({type(exc).__name__})") from exc
+
+    return _into_cache(target, optimize)
+
+
+def _build(target: Path, command: list[str]) -> Path:
+    """Run the export child (torch) into the cache entry ``target``."""
+
+    def export(out: Path) -> None:
+        env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+        argv = [sys.executable, "-m", "igraph_mcp.embed.onnx_export", *command[:2], str(out), *command[2:]]
+        try:
+            done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=EXPORT_TIMEOUT_S, check=False)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            raise EmbedderError(f"exporting the embedding model to ONNX failed ({exc}); {_TORCH_HINT}") from None
+        if done.returncode != 0 or not out.is_file():
+            tail = " | ".join(done.stderr.strip().splitlines()[-3:])
+            raise EmbedderError(f"exporting the embedding model to ONNX failed ({tail}); {_TORCH_HINT}")
+
+    return _into_cache(target, export)
+
+
+def _into_cache(target: Path, make: Callable[[Path], None]) -> Path:
+    """Make the model file in a temporary directory beside ``target``, record its sha256, rename it into place."""
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        work = Path(tempfile.mkdtemp(prefix=".optimize-", dir=target.parent))
+        work = Path(tempfile.mkdtemp(prefix=".make-", dir=target.parent))
     except OSError as exc:
         raise EmbedderError(
             f"cannot write the model cache under {target.parent} ({exc.strerror}); set XDG_CACHE_HOME to a "
             "writable directory"
         ) from None
     try:
-        try:
-            _optimize(str(source), str(work / MODEL_FILE))
-        except Exception as exc:  # ORT reports a bad graph or a full disk with its own exception types
-            raise EmbedderError(f"ONNX Runtime could not prepare the shipped model ({type(exc).__name__})") from exc
+        make(work / MODEL_FILE)
         (work / SHA_FILE).write_text(file_sha256(work / MODEL_FILE) + "\n", encoding="ascii")
-        with contextlib.suppress(OSError):  # another process put a complete copy there first
-            work.rename(target)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-    found = verified_model(target)
-    if found is None:
-        raise EmbedderError(f"the ONNX model cached in {target} does not verify; delete that directory and retry")
-    return found
-
-
-def _build(target: Path, command: list[str]) -> Path:
-    """Run the export child into a temporary directory, record the sha256, rename the directory into place."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix=".export-", dir=target.parent))
-    try:
-        env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
-        try:
-            done = subprocess.run(
-                [
-                    sys.executable,
-                    "-m",
-                    "igraph_mcp.embed.onnx_export",
-                    *command[:2],
-                    str(work / MODEL_FILE),
-                    *command[2:],
-                ],
-                env=env,
-                capture_output=True,
-                text=True,
-                timeout=EXPORT_TIMEOUT_S,
-                check=False,
-            )
-        except (OSError, subprocess.TimeoutExpired) as exc:
-            raise EmbedderError(f"exporting the embedding model to ONNX failed ({exc}); {_TORCH_HINT}") from None
-        if done.returncode != 0 or not (work / MODEL_FILE).is_file():
-            tail = " | ".join(done.stderr.strip().splitlines()[-3:])
-            raise EmbedderError(f"exporting the embedding model to ONNX failed ({tail}); {_TORCH_HINT}")
-        (work / SHA_FILE).write_text(file_sha256(work / MODEL_FILE) + "\n", encoding="ascii")
-        # Fails when another process put a complete export there first: then that one is used if it verifies.
+        # Fails when another process put a complete copy there first: then that one is used if it verifies.
         with contextlib.suppress(OSError):
             work.rename(target)
     finally:
