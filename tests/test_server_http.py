@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import socket
 import subprocess
 import sys
@@ -13,10 +12,10 @@ from pathlib import Path
 import httpx
 import httpx2
 import pytest
+from _factories import subprocess_env
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-import igraph_mcp
 from igraph_mcp.cli import main
 from igraph_mcp.server import create_server
 from igraph_mcp.server_state import ServerState
@@ -25,7 +24,6 @@ from igraph_mcp.transport import bind_refusal, build_app, is_loopback, loopback_
 
 pytestmark = pytest.mark.anyio
 
-SRC = str(Path(igraph_mcp.__file__).resolve().parent.parent)
 TOKEN = "test-token-0123456789abcdef"
 INIT = {
     "jsonrpc": "2.0",
@@ -133,7 +131,7 @@ def test_non_loopback_refusal_as_a_process(tmp_path: Path) -> None:
         capture_output=True,
         text=True,
         timeout=60,
-        env={**os.environ, "PYTHONPATH": SRC, "IGRAPH_HTTP_TOKEN": ""},
+        env=subprocess_env(IGRAPH_HTTP_TOKEN=""),
     )
     assert proc.returncode == 2 and "refusing to bind" in proc.stderr and proc.stdout == ""
 
@@ -170,13 +168,7 @@ def _free_port() -> int:
 
 def _start(root: Path, transport: str, token: str | None) -> tuple[subprocess.Popen[bytes], str]:
     port = _free_port()
-    env = {
-        **os.environ,
-        "PYTHONPATH": SRC,
-        "IGRAPH_EMBEDDER": "hash",
-        "HF_HUB_OFFLINE": "1",
-        "IGRAPH_HTTP_TOKEN": token or "",
-    }
+    env = subprocess_env(IGRAPH_EMBEDDER="hash", IGRAPH_HTTP_TOKEN=token or "")
     proc = subprocess.Popen(
         [
             sys.executable,
