@@ -156,6 +156,11 @@ def make_repo(
     return root
 
 
+def make_plain_repo(tmp_path: Path, files: Mapping[str, str | bytes], *, name: str = "repo") -> Path:
+    """A repository of exactly ``files``, written as given (no filler, no dedent): for walker and fixture tests."""
+    return make_repo(tmp_path, files, filler=False, name=name, dedent=False)
+
+
 def make_service(root: Path, *, dim: int = 64, **kwargs: Any) -> IGraphService:
     """A service on ``root`` with the deterministic hashing embedder; the caller closes it (or uses open_service)."""
     kwargs.setdefault("embedder", HashingEmbedder(dim))
