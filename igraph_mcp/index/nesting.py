@@ -40,8 +40,8 @@ class CappedSource:
 def _levels(codes: npt.NDArray[np.uint8]) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int32]]:
     """Per byte: +1 for an opening bracket, -1 for a closing one, 0 else; and the running level after each byte."""
     step = np.zeros(len(codes), dtype=np.int32)
-    step[np.isin(codes, _OPEN)] = 1
-    step[np.isin(codes, _CLOSE)] = -1
+    step[(codes == _OPEN[0]) | (codes == _OPEN[1]) | (codes == _OPEN[2])] = 1
+    step[(codes == _CLOSE[0]) | (codes == _CLOSE[1]) | (codes == _CLOSE[2])] = -1
     return step, np.cumsum(step, dtype=np.int32)
 
 
