@@ -355,16 +355,18 @@ async def _queries_during_a_held_build(svc: IGraphService, embedder: GatedEmbedd
 
         async with anyio.create_task_group() as tg:
             tg.start_soon(build)
-            # the build holds the writer and embeds
-            assert await anyio.to_thread.run_sync(embedder.entered.wait, 60), "the build never reached embedding"
-            during = [
-                await call(client, "igraph_explore", {"query": "login"}),
-                await call(client, "igraph_node", {"name": "login"}),
-                await call(client, "igraph_status"),
-            ]
-            second = await call(client, "igraph_index")
-            overlapped = "build" not in outcome  # every answer above arrived while the build was still held
-            embedder.gate.set()
+            try:
+                # the build holds the writer and embeds
+                assert await anyio.to_thread.run_sync(embedder.entered.wait, 60), "the build never reached embedding"
+                during = [
+                    await call(client, "igraph_explore", {"query": "login"}),
+                    await call(client, "igraph_node", {"name": "login"}),
+                    await call(client, "igraph_status"),
+                ]
+                second = await call(client, "igraph_index")
+                overlapped = "build" not in outcome  # every answer above arrived while the build was still held
+            finally:
+                embedder.gate.set()  # released however the block ends, so the task group can finish
         final = await call(client, "igraph_node", {"name": "extra_feature"})
     assert overlapped
     assert all(not r.is_error for r in during), [text_of(r) for r in during]
@@ -404,18 +406,21 @@ async def test_auto_index_answers_being_built_then_works(sample_repo: Path, monk
         gated = GatedIndex(svc)
         monkeypatch.setattr(svc, "index", gated)
         state = ServerState(svc, auto_index=True)
-        async with Client(create_server(state)) as client:
-            assert "being built in the background" in (client.instructions or "")
-            # the initial build runs, held before it parses anything
-            assert await anyio.to_thread.run_sync(gated.entered.wait, 30), "no initial build started"
-            early = await call(client, "igraph_explore", {"query": "login"})
-            status = await call(client, "igraph_status")
-            gated.gate.set()
-            assert await anyio.to_thread.run_sync(gated.finished.wait, 60), "the initial build never finished"
-            with anyio.fail_after(30):
-                while state.building is not None:  # cleared as soon as index() has returned
-                    await anyio.sleep(0.01)
-            later = await call(client, "igraph_explore", {"query": "login"})
+        try:
+            async with Client(create_server(state)) as client:
+                assert "being built in the background" in (client.instructions or "")
+                # the initial build runs, held before it parses anything
+                assert await anyio.to_thread.run_sync(gated.entered.wait, 30), "no initial build started"
+                early = await call(client, "igraph_explore", {"query": "login"})
+                status = await call(client, "igraph_status")
+                gated.gate.set()
+                assert await anyio.to_thread.run_sync(gated.finished.wait, 60), "the initial build never finished"
+                with anyio.fail_after(30):
+                    while state.building is not None:  # cleared as soon as index() has returned
+                        await anyio.sleep(0.01)
+                later = await call(client, "igraph_explore", {"query": "login"})
+        finally:
+            gated.gate.set()  # a failed assertion above never leaves the build thread waiting
     assert state.has_index
     assert early.is_error and "index is being built" in text_of(early)
     assert (status.structured_content or {})["indexed"] is False and "initial index" in text_of(status)
