@@ -62,6 +62,8 @@ _DEEP_CHILD = """
 import resource, sys
 resource.setrlimit(resource.RLIMIT_AS, (int(sys.argv[1]), int(sys.argv[1])))
 from igraph_mcp.index.parse import parse_source
+parse_source(b"x = 1\\n", "python")  # imports and the compiled query, before the stack is bounded
+sys.setrecursionlimit(80)  # nothing recurses over the input: 500,000 levels run in a few dozen frames
 n = int(sys.argv[2])
 code = b"def before():\\n    pass\\n\\nx = " + b"[\\n" * n + b"]\\n" * n + b"\\ndef after():\\n    pass\\n"
 pf = parse_source(code, "python")
@@ -71,9 +73,10 @@ print(sorted(s.name for s in pf.symbols if s.name), pf.deep_regions)
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS bounds a process's memory on Linux")
 @pytest.mark.timeout(180)
-def test_a_deep_region_parses_in_bounded_memory() -> None:
+def test_a_deep_region_parses_in_bounded_memory_and_stack() -> None:
     # 2 MB of one list literal nested 500,000 deep between two functions, parsed in a process that may map no more
-    # than 768 MB (the interpreter with numpy and the grammars maps ~150 MB): it finishes, with both functions.
+    # than 768 MB (the interpreter with numpy and the grammars maps ~150 MB) and hold no more than 80 Python frames:
+    # it finishes, with both functions.
     limit = 768 * 1024 * 1024
     done = subprocess.run(
         [sys.executable, "-c", _DEEP_CHILD, str(limit), "500000"],
