@@ -444,7 +444,7 @@ async def test_mount_list_unmount(sample_repo: Path) -> None:
             again = await call(client, "igraph_unmount_resource", {"id": 999})
             empty = await call(client, "igraph_list_resources")
     assert not mounted.is_error, text_of(mounted)
-    assert (mounted.structured_content or {})["chunks"] >= 1 and "Login PRD" in text_of(mounted)
+    assert (mounted.structured_content or {})["chunks"] == 2 and "Login PRD" in text_of(mounted)  # two sections
     assert [s["name"] for s in (listed.structured_content or {})["sources"]] == ["Login PRD"]
     resources = (found.structured_content or {})["resources"]
     assert any(r["sourcePath"] == "docs/prd.md" and r["title"] == "Sessions" for r in resources), resources
