@@ -125,6 +125,15 @@ _BETWEEN: dict[str, tuple[str, str, str, str, str, str]] = {
     "c": ("c", "void before(void) {}\nint x = ", "(", "1", ")", ";\nvoid after(void) {}\n"),
     "java": ("java", "class A {\n  void before() {}\n  int x = ", "(", "1", ")", ";\n  void after() {}\n}\n"),
     "ruby": ("ruby", "def before\nend\nx = ", "[", "", "]", "\ndef after\nend\n"),
+    # a host grammar first finds the script, then the script's grammar reads it: both see the capped text
+    "vue": (
+        "vue",
+        "<template><div/></template>\n<script>\nfunction before() {}\nconst x = ",
+        "[",
+        "",
+        "]",
+        ";\nfunction after() {}\n</script>\n",
+    ),
 }
 
 
