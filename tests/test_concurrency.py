@@ -248,8 +248,10 @@ def _repo(tmp_path: Path) -> Path:
     for i in range(FILES):
         write_file(root, f"ledger/mod_{i}.py", _module(i, 0))
     svc = make_service(root)
-    svc.index()
-    svc.close()
+    try:
+        svc.index()
+    finally:
+        svc.close()
     return root
 
 

@@ -61,9 +61,11 @@ def _clean_build(root: Path, tmp_path: Path) -> dict[str, object]:
         shutil.rmtree(copy)
     shutil.copytree(root, copy, ignore=shutil.ignore_patterns(".igraph"))
     svc = make_service(copy)
-    svc.index(full=True)
-    snap = snapshot(svc.db)
-    svc.close()
+    try:
+        svc.index(full=True)
+        snap = snapshot(svc.db)
+    finally:
+        svc.close()
     return snap
 
 
@@ -404,12 +406,14 @@ def test_embedding_failure_keeps_structure_and_resumes(tmp_path: Path, monkeypat
     root = make_repo(tmp_path, APP)
     _many_files(root, 120)
     svc = IGraphService(root, embedder=_FlakyEmbedder(1))  # type: ignore[arg-type]
-    r = svc.index()
-    assert r.embedNote is not None and "embedding stopped" in r.embedNote
-    total = svc.db.scalar("SELECT count(*) FROM nodes")
-    done = svc.db.scalar("SELECT count(*) FROM node_vectors")
-    assert 0 < done < total and svc.is_indexed()
-    svc.close()
+    try:
+        r = svc.index()
+        assert r.embedNote is not None and "embedding stopped" in r.embedNote
+        total = svc.db.scalar("SELECT count(*) FROM nodes")
+        done = svc.db.scalar("SELECT count(*) FROM node_vectors")
+        assert 0 < done < total and svc.is_indexed()
+    finally:
+        svc.close()
     again = make_service(root)
     r2 = again.index()
     assert r2.parsed == 0 and r2.embedded == total - done

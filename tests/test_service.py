@@ -50,8 +50,10 @@ def repo(tmp_path: Path) -> Path:
 @pytest.fixture
 def svc(repo: Path):  # type: ignore[no-untyped-def]
     service = index_repo(repo)
-    yield service
-    service.close()
+    try:
+        yield service
+    finally:
+        service.close()
 
 
 # -- node / file / related -----------------------------------------------------------------------------------
