@@ -1,4 +1,5 @@
-"""Shared fixtures: a repository factory, an indexed service (deterministic embedder), the anyio backend."""
+"""Shared fixtures: a repository factory, an indexed service (deterministic embedder), every service closed at the
+end of its test, the anyio backend."""
 
 from __future__ import annotations
 
