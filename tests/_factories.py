@@ -1,13 +1,18 @@
-"""Small factories shared by the store, indexer, resolver, retrieval, service and CLI tests."""
+"""The tests' one factory module: repositories, services and the environment of a subprocess running igraph-mcp."""
 
 from __future__ import annotations
 
 import os
+import sys
 import textwrap
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+import igraph_mcp
 from igraph_mcp.embed.hashing import HashingEmbedder
 from igraph_mcp.service import IGraphService
 from igraph_mcp.store.db import Database
@@ -90,14 +95,37 @@ FILLER: dict[str, str] = {
 }
 
 
-def write_file(root: Path, rel: str, text: str | bytes) -> Path:
-    """Write one file under ``root`` (dedented text), creating directories; returns its path."""
+# The directory holding the igraph_mcp package under test (the worktree, not an installed copy) and this one.
+PACKAGE_PARENT = str(Path(igraph_mcp.__file__).resolve().parent.parent)
+TESTS_DIR = str(Path(__file__).resolve().parent)
+
+
+# /proc/locks is Linux's: where it is missing, a test cannot show which process holds a lock without taking it.
+needs_proc_locks = pytest.mark.skipif(
+    not sys.platform.startswith("linux"), reason="reads lock holders from /proc/locks (Linux only)"
+)
+
+
+def flock_holders(lock_file: Path) -> set[int]:
+    """Pids holding a flock on ``lock_file``, read from /proc/locks (looking never takes the lock)."""
+    inode = lock_file.stat().st_ino
+    holders: set[int] = set()
+    for line in Path("/proc/locks").read_text().splitlines():
+        fields = line.split()
+        # A "->" line is a process waiting for the lock, not holding it.
+        if "FLOCK" in fields and "->" not in fields and fields[-3].rsplit(":", 1)[-1] == str(inode):
+            holders.add(int(fields[-4]))
+    return holders
+
+
+def write_file(root: Path, rel: str, text: str | bytes, *, dedent: bool = True) -> Path:
+    """Write one file under ``root`` (text dedented unless ``dedent`` is False), creating directories."""
     target = root / rel
     target.parent.mkdir(parents=True, exist_ok=True)
     if isinstance(text, bytes):
         target.write_bytes(text)
     else:
-        target.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
+        target.write_text(textwrap.dedent(text).lstrip("\n") if dedent else text, encoding="utf-8")
     return target
 
 
@@ -112,27 +140,67 @@ def edit_file(root: Path, rel: str, text: str) -> Path:
 
 
 def make_repo(
-    tmp_path: Path, files: Mapping[str, str | bytes] | None = None, *, filler: bool = True, name: str = "repo"
+    tmp_path: Path,
+    files: Mapping[str, str | bytes] | None = None,
+    *,
+    filler: bool = True,
+    name: str = "repo",
+    dedent: bool = True,
 ) -> Path:
-    """Create a repository in ``tmp_path/name`` with ``files`` plus unrelated filler code."""
+    """Create a repository in ``tmp_path/name`` with ``files`` (written as given when ``dedent`` is False) plus
+    unrelated filler code unless ``filler`` is False."""
     root = tmp_path / name
     root.mkdir(parents=True, exist_ok=True)
     for rel, text in {**(FILLER if filler else {}), **(files or {})}.items():
-        write_file(root, rel, text)
+        write_file(root, rel, text, dedent=dedent)
     return root
 
 
+def make_plain_repo(tmp_path: Path, files: Mapping[str, str | bytes], *, name: str = "repo") -> Path:
+    """A repository of exactly ``files``, written as given (no filler, no dedent): for walker and fixture tests."""
+    return make_repo(tmp_path, files, filler=False, name=name, dedent=False)
+
+
 def make_service(root: Path, *, dim: int = 64, **kwargs: Any) -> IGraphService:
-    """A service on ``root`` with the deterministic hashing embedder."""
+    """A service on ``root`` with the deterministic hashing embedder; the caller closes it (or uses open_service)."""
     kwargs.setdefault("embedder", HashingEmbedder(dim))
     return IGraphService(root, **kwargs)
 
 
 def index_repo(root: Path, **kwargs: Any) -> IGraphService:
-    """Index ``root`` once with the hashing embedder and return the service."""
+    """Index ``root`` once with the hashing embedder and return the service (closed again if indexing fails)."""
     svc = make_service(root, **kwargs)
-    svc.index()
+    try:
+        svc.index()
+    except BaseException:
+        svc.close()
+        raise
     return svc
+
+
+@contextmanager
+def open_service(root: Path, *, index: bool = False, **kwargs: Any) -> Iterator[IGraphService]:
+    """A service from make_service (indexed once when ``index``), closed when the block ends, however it ends."""
+    svc = index_repo(root, **kwargs) if index else make_service(root, **kwargs)
+    try:
+        yield svc
+    finally:
+        svc.close()
+
+
+def subprocess_env(*, inherit: bool = True, tests: bool = False, **extra: str) -> dict[str, str]:
+    """Environment for a child `python -m igraph_mcp`: it imports the package under test (and with ``tests``,
+    this directory's modules), never reaches the Hugging Face hub, and gets ``extra`` on top.
+
+    The caller's IGRAPH_* settings never reach the child (a developer's configured embedder would change what a
+    test measures); ``inherit`` False also drops the rest of the environment but for PATH and HOME.
+    """
+    keep = os.environ if inherit else {k: v for k, v in os.environ.items() if k in ("PATH", "HOME")}
+    base = {k: v for k, v in keep.items() if not k.startswith("IGRAPH_")}
+    paths = [PACKAGE_PARENT, *([TESTS_DIR] if tests else []), os.environ.get("PYTHONPATH", "")]
+    base.update(HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", PYTHONPATH=os.pathsep.join(p for p in paths if p))
+    base.update(extra)
+    return base
 
 
 def snapshot(db: Database) -> dict[str, Any]:

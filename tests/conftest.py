@@ -1,15 +1,18 @@
-"""Shared fixtures: a repository factory, an indexed service (deterministic embedder), the anyio backend."""
+"""Shared fixtures: a repository factory, an indexed service (deterministic embedder), every service closed at the
+end of its test, the anyio backend."""
 
 from __future__ import annotations
 
 import importlib.util
 import os
+import weakref
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
+from _factories import make_plain_repo, open_service
 
-from igraph_mcp.embed.hashing import HashingEmbedder
 from igraph_mcp.service import IGraphService
 
 # Tests never reach the Hugging Face hub; a stray model load fails fast instead of hanging.
@@ -56,23 +59,31 @@ SAMPLE_REPO: dict[str, str] = {
 }
 
 
-def _make_repo(tmp_path: Path, files: Mapping[str, str | bytes]) -> Path:
-    root = tmp_path / "repo"
-    root.mkdir(parents=True, exist_ok=True)
-    for rel, content in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(content, bytes):
-            path.write_bytes(content)
-        else:
-            path.write_text(content, encoding="utf-8")
-    return root
-
-
 @pytest.fixture
 def make_repo() -> RepoFactory:
-    """Factory: ``make_repo(tmp_path, {"pkg/mod.py": "...", ...})`` writes the files under tmp_path/repo."""
-    return _make_repo
+    """Factory: ``make_repo(tmp_path, {"pkg/mod.py": "...", ...})`` writes the files under tmp_path/repo.
+
+    New tests import make_repo or make_plain_repo from _factories; this fixture hands out the latter.
+    """
+    return make_plain_repo
+
+
+@pytest.fixture(autouse=True)
+def _close_every_service(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Close every IGraphService the test opened when it ends, passed or failed, so a failing assertion never
+    leaves a connection (and its file handles) open for the next test. Services of wider-scoped fixtures are
+    opened before this starts watching and are closed by their fixtures."""
+    opened: weakref.WeakSet[IGraphService] = weakref.WeakSet()
+    real_init = IGraphService.__init__
+
+    def tracking_init(self: IGraphService, *args: Any, **kwargs: Any) -> None:
+        real_init(self, *args, **kwargs)
+        opened.add(self)
+
+    monkeypatch.setattr(IGraphService, "__init__", tracking_init)
+    yield
+    for svc in list(opened):
+        svc.close()
 
 
 @pytest.fixture
@@ -84,13 +95,11 @@ def anyio_backend() -> str:
 @pytest.fixture
 def sample_repo(tmp_path: Path) -> Path:
     """SAMPLE_REPO written to tmp_path/repo (not indexed): app/auth.py, app/db.py, main.py."""
-    return _make_repo(tmp_path, SAMPLE_REPO)
+    return make_plain_repo(tmp_path, SAMPLE_REPO)
 
 
 @pytest.fixture
 def indexed_service(sample_repo: Path) -> Iterator[IGraphService]:
     """An IGraphService over SAMPLE_REPO, indexed with HashingEmbedder(64) (fast, deterministic, offline)."""
-    svc = IGraphService(sample_repo, embedder=HashingEmbedder(64))
-    svc.index()
-    yield svc
-    svc.close()
+    with open_service(sample_repo, index=True) as svc:
+        yield svc

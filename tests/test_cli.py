@@ -3,18 +3,15 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from _factories import make_repo, make_service
+from _factories import PACKAGE_PARENT, make_repo, make_service, subprocess_env
 
 from igraph_mcp import __version__
 from igraph_mcp.cli import EXIT_AMBIGUOUS, EXIT_BUSY, EXIT_NOT_FOUND, cli_terms, main
-
-SRC = Path(__file__).resolve().parents[1] / "src"
 
 FILES = {
     "app/auth.py": '''
@@ -209,12 +206,22 @@ def test_init_writes_a_config_the_cli_accepts(repo: Path, capsys: pytest.Capture
 
 
 def test_version_in_a_subprocess() -> None:
-    env = {**os.environ, "PYTHONPATH": str(SRC)}
+    env = subprocess_env()
     proc = subprocess.run(
         [sys.executable, "-m", "igraph_mcp", "--version"], capture_output=True, text=True, env=env, timeout=60
     )
     assert proc.returncode == 0
     assert proc.stdout.strip() == f"igraph-mcp {__version__}"
+    # The child ran the package under test, not another installed copy.
+    where = subprocess.run(
+        [sys.executable, "-c", "import igraph_mcp; print(igraph_mcp.__file__)"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=True,
+    )
+    assert Path(where.stdout.strip()).resolve().is_relative_to(PACKAGE_PARENT)
 
 
 AMBIGUOUS_FILES = {

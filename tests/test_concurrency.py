@@ -23,18 +23,16 @@ from pathlib import Path
 import anyio
 import apsw
 import pytest
-from _factories import edit_file, make_service, write_file
+from _factories import edit_file, flock_holders, make_service, needs_proc_locks, subprocess_env, write_file
 from mcp import Client, StdioServerParameters
 from mcp_types import CallToolResult
 
-import igraph_mcp
 from igraph_mcp.config import CONFIG_DIR, DB_FILE
 from igraph_mcp.errors import IndexBusy
 from igraph_mcp.store.lock import LOCK_FILE, WriterLock
 
 pytestmark = pytest.mark.anyio
 
-PACKAGE_PARENT = str(Path(igraph_mcp.__file__).resolve().parent.parent)
 FILES = 160
 
 
@@ -55,14 +53,7 @@ def _doc(k: int) -> str:
 
 
 def _env(**extra: str) -> dict[str, str]:
-    env = {
-        "IGRAPH_EMBEDDER": "hash",
-        "HF_HUB_OFFLINE": "1",
-        "TRANSFORMERS_OFFLINE": "1",
-        "PYTHONPATH": os.pathsep.join(p for p in (PACKAGE_PARENT, os.environ.get("PYTHONPATH")) if p),
-    }
-    env.update(extra)
-    return env
+    return subprocess_env(inherit=False, IGRAPH_EMBEDDER="hash", **extra)
 
 
 def _server(root: Path, **env: str) -> StdioServerParameters:
@@ -77,7 +68,7 @@ def _server(root: Path, **env: str) -> StdioServerParameters:
 def _cli(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "igraph_mcp", *args, "--root", str(root), "--json"],
-        env={**os.environ, **_env()},
+        env=subprocess_env(IGRAPH_EMBEDDER="hash"),
         capture_output=True,
         text=True,
         timeout=300,
@@ -92,19 +83,17 @@ def lock_holder(root: Path) -> tuple[int, str] | None:
     """(pid, holder record) of the process holding the index lock, read from /proc/locks without locking."""
     lock = root / CONFIG_DIR / LOCK_FILE
     try:
-        inode = lock.stat().st_ino
         record = lock.read_text(encoding="utf-8")
+        pids = flock_holders(lock)
     except OSError:
         return None
-    for line in Path("/proc/locks").read_text().splitlines():
-        f = line.split()
-        if "FLOCK" in f and "->" not in f and f[-3].rsplit(":", 1)[-1] == str(inode):
-            try:
-                since = json.loads(record)["since"]
-            except (ValueError, KeyError, TypeError):
-                since = None
-            return int(f[-4]), str(since)
-    return None
+    if not pids:
+        return None
+    try:
+        since = json.loads(record)["since"]
+    except (ValueError, KeyError, TypeError):
+        since = None
+    return min(pids), str(since)
 
 
 @dataclass
@@ -259,11 +248,14 @@ def _repo(tmp_path: Path) -> Path:
     for i in range(FILES):
         write_file(root, f"ledger/mod_{i}.py", _module(i, 0))
     svc = make_service(root)
-    svc.index()
-    svc.close()
+    try:
+        svc.index()
+    finally:
+        svc.close()
     return root
 
 
+@needs_proc_locks
 async def test_two_servers_and_the_cli_share_one_repository(tmp_path: Path) -> None:
     root = _repo(tmp_path)
     tally = await _run(root, rounds=4, hold=tmp_path / "hold")
@@ -271,6 +263,7 @@ async def test_two_servers_and_the_cli_share_one_repository(tmp_path: Path) -> N
     assert tally.builds >= 4 and tally.mounted  # every round of W built (after waiting out any busy answer)
 
 
+@needs_proc_locks
 @pytest.mark.long
 @pytest.mark.timeout(3600)
 async def test_two_servers_and_the_cli_soak(tmp_path: Path) -> None:

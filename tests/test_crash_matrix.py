@@ -30,14 +30,12 @@ from typing import Any
 
 import apsw
 import pytest
-from _factories import edit_file, make_service, snapshot, write_file
+from _factories import edit_file, make_service, snapshot, subprocess_env, write_file
 
-import igraph_mcp
 from igraph_mcp.config import CONFIG_DIR, DB_FILE
 from igraph_mcp.errors import NotIndexed
 from igraph_mcp.service import IGraphService
 
-PACKAGE_PARENT = str(Path(igraph_mcp.__file__).resolve().parent.parent)
 DOC = "docs/spec.md"
 
 
@@ -218,11 +216,7 @@ def _clean_state(scenario: Scenario, root: Path, where: Path) -> State:
 
 # -- running and checking one point --------------------------------------------------------------------------
 def _env(**extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("IGRAPH_")}
-    env.update(IGRAPH_EMBEDDER="hash", HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (PACKAGE_PARENT, os.environ.get("PYTHONPATH")) if p)
-    env.update(extra)
-    return env
+    return subprocess_env(IGRAPH_EMBEDDER="hash", **extra)
 
 
 def _run(scenario: Scenario, root: Path, **env: str) -> subprocess.CompletedProcess[bytes]:

@@ -10,29 +10,29 @@ from pathlib import Path
 
 import apsw
 import pytest
+from _factories import flock_holders, make_repo, make_service, needs_proc_locks, open_service, subprocess_env
 
-from igraph_mcp.embed.hashing import HashingEmbedder
 from igraph_mcp.errors import StorageError
 from igraph_mcp.service import IGraphService
 from igraph_mcp.store import graph
 
 
 def _repo(tmp_path: Path, n: int) -> Path:
-    root = tmp_path / "repo"
-    root.mkdir()
-    for i in range(n):
-        (root / f"module_{i:03d}.py").write_text(
-            f'"""Module {i}."""\n\n\ndef compute_total_{i}(items):\n    return sum(items) + {i}\n\n\n'
-            f"class Ledger{i}:\n    def post_entry(self, amount):\n        return compute_total_{i}([amount])\n",
-            encoding="utf-8",
-        )
-    return root
+    files = {
+        f"module_{i:03d}.py": f'"""Module {i}."""\n\n\ndef compute_total_{i}(items):\n    return sum(items) + {i}\n\n\n'
+        f"class Ledger{i}:\n    def post_entry(self, amount):\n        return compute_total_{i}([amount])\n"
+        for i in range(n)
+    }
+    return make_repo(tmp_path, files, filler=False, dedent=False)
 
 
 def test_disk_full_mid_update_rolls_back_and_reads_keep_working(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     root = _repo(tmp_path, 8)
-    svc = IGraphService(root, embedder=HashingEmbedder(32))
-    svc.index()
+    with open_service(root, index=True, dim=32) as svc:
+        _disk_full_mid_update(root, svc, monkeypatch)
+
+
+def _disk_full_mid_update(root: Path, svc: IGraphService, monkeypatch: pytest.MonkeyPatch) -> None:
     before = svc.explore("compute_total_3", channels=("fts",), hops=0)
     target = root / "module_003.py"
     target.write_text(target.read_text(encoding="utf-8") + "\n\ndef refund_entry_3(x):\n    return -x\n")
@@ -61,17 +61,6 @@ def test_disk_full_mid_update_rolls_back_and_reads_keep_working(tmp_path: Path, 
     assert svc.node("refund_entry_3").found
 
 
-def _lock_holders(lock_file: Path) -> set[int]:
-    """Pids holding a flock on ``lock_file``, read from /proc/locks (looking never takes the lock)."""
-    inode = lock_file.stat().st_ino
-    holders: set[int] = set()
-    for line in Path("/proc/locks").read_text().splitlines():
-        fields = line.split()
-        if "FLOCK" in fields and fields[-3].rsplit(":", 1)[-1] == str(inode):
-            holders.add(int(fields[-4]))
-    return holders
-
-
 def _wait_for(path: Path, proc: subprocess.Popen[bytes]) -> None:
     deadline = time.monotonic() + 120
     while not path.exists():
@@ -80,40 +69,34 @@ def _wait_for(path: Path, proc: subprocess.Popen[bytes]) -> None:
         time.sleep(0.01)
 
 
+@needs_proc_locks
 def test_reads_from_another_process_never_see_a_partial_rebuild(tmp_path: Path) -> None:
     n = 250
     root = _repo(tmp_path, n)
-    svc = IGraphService(root, embedder=HashingEmbedder(32))
-    svc.index(embed=False)
-    svc.close()
+    with open_service(root, dim=32) as svc:
+        svc.index(embed=False)
     for i in range(0, n, 2):  # the rebuild brings new content, so old and new states differ
         (root / f"module_{i:03d}.py").write_text(f"def rebuilt_{i}():\n    return {i}\n", encoding="utf-8")
     hold = tmp_path / "hold"
-    env = {
-        **os.environ,
-        "IGRAPH_EMBEDDER": "none",
-        "HF_HUB_OFFLINE": "1",
-        # The rebuild stops inside its one transaction, with the second batch of files written but uncommitted.
-        "IGRAPH_HOLD_AT": "index.batch:2",
-        "IGRAPH_HOLD_FILE": str(hold),
-    }
+    # The rebuild stops inside its one transaction, with the second batch of files written but uncommitted.
+    env = subprocess_env(IGRAPH_EMBEDDER="none", IGRAPH_HOLD_AT="index.batch:2", IGRAPH_HOLD_FILE=str(hold))
     proc = subprocess.Popen(
         [sys.executable, "-m", "igraph_mcp", "index", "--full", "--no-embed", "--root", str(root)],
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )
-    reader = IGraphService(root, embedder=HashingEmbedder(32))
+    reader = make_service(root, dim=32)
     try:
         _wait_for(Path(str(hold) + ".held"), proc)
-        assert _lock_holders(root / ".igraph" / "index.lock") == {proc.pid}  # the rebuild is mid-write
+        assert flock_holders(root / ".igraph" / "index.lock") == {proc.pid}  # the rebuild is mid-write
         for _ in range(5):
             files = int(reader.db.scalar("SELECT count(*) FROM files"))
             hits = reader.explore("post_entry compute_total_150", channels=("fts",), hops=0).hits
             assert files == n, "a reader saw a half-built index"
             assert hits and hits[0].name == "compute_total_150", "a reader lost the committed index mid-rebuild"
             assert not reader.node("rebuilt_0").found  # nothing of the uncommitted rebuild leaks
-        assert _lock_holders(root / ".igraph" / "index.lock") == {proc.pid}  # every read above overlapped it
+        assert flock_holders(root / ".igraph" / "index.lock") == {proc.pid}  # every read above overlapped it
         Path(str(hold) + ".release").touch()
         _out, err = proc.communicate(timeout=120)
         assert proc.returncode == 0, err.decode()
@@ -132,11 +115,14 @@ def test_one_answer_reads_one_committed_state(tmp_path: Path, monkeypatch: pytes
     # Found by the concurrency soak: explore finds node ids with one query and fetches their rows with the next;
     # a writer committing in between (a re-parsed file gets new node ids) left the answer without its best hit.
     # Every read of one answer now runs in one read transaction, so the commit is simply not seen yet.
+    root = _repo(tmp_path, 4)
+    with open_service(root, index=True, dim=32) as svc:
+        _one_answer_one_state(root, svc, monkeypatch)
+
+
+def _one_answer_one_state(root: Path, svc: IGraphService, monkeypatch: pytest.MonkeyPatch) -> None:
     from igraph_mcp.retrieve import explore as explore_mod
 
-    root = _repo(tmp_path, 4)
-    svc = IGraphService(root, embedder=HashingEmbedder(32))
-    svc.index()
     target = root / "module_002.py"
     target.write_text(target.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
     os.utime(target, ns=(time.time_ns(), time.time_ns() + 5_000_000_000))
@@ -145,13 +131,11 @@ def test_one_answer_reads_one_committed_state(tmp_path: Path, monkeypatch: pytes
 
     def commit_between(db, ids):  # type: ignore[no-untyped-def]
         if not commits:  # once: another process re-indexes the file right now
-            writer = IGraphService(root, embedder=HashingEmbedder(32))
-            commits.append(writer.index().parsed)
-            writer.close()
+            with open_service(root, dim=32) as writer:
+                commits.append(writer.index().parsed)
         return real(db, ids)
 
     monkeypatch.setattr(explore_mod.graph, "nodes_by_ids", commit_between)
     hits = svc.explore("compute_total_2", channels=("fts",), hops=0).hits
     assert commits == [1]  # the write really landed between the two reads
     assert hits and hits[0].name == "compute_total_2"
-    svc.close()

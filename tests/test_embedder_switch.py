@@ -63,23 +63,29 @@ def test_next_index_run_after_an_embedder_switch_re_embeds_everything(tmp_path: 
     root = make_repo(tmp_path, FILES)
     base, quantized = HashingEmbedder(64), _QuantizedLike(64)
     first = make_service(root, embedder=base)
-    first.index()
-    assert _stored_vectors_match(first, base)
-    first.close()
+    try:
+        first.index()
+        assert _stored_vectors_match(first, base)
+    finally:
+        first.close()
 
     # An edited file too: its unchanged symbols' old vectors are offered for reuse by text hash.
     edit_file(root, "shop/orders.py", FILES["shop/orders.py"] + "\n        def helper():\n            return 1\n")
     second = make_service(root, embedder=quantized)
-    result = second.index(full=full)
-    assert result.embedReused == 0  # nothing of the base model's is taken over
-    assert result.embedded == second.db.scalar("SELECT count(*) FROM nodes")  # every node, the module nodes too
-    assert second.db.get_meta("embedder_id") == quantized.id
-    assert _stored_vectors_match(second, quantized)
-    assert not second.explore("place order", top_k=3).degraded
-    second.close()
+    try:
+        result = second.index(full=full)
+        assert result.embedReused == 0  # nothing of the base model's is taken over
+        assert result.embedded == second.db.scalar("SELECT count(*) FROM nodes")  # every node, the module nodes too
+        assert second.db.get_meta("embedder_id") == quantized.id
+        assert _stored_vectors_match(second, quantized)
+        assert not second.explore("place order", top_k=3).degraded
+    finally:
+        second.close()
 
     # The old embedder now meets vectors of another model: refused (degraded), never mixed (RELIABILITY D8).
     back = make_service(root, embedder=base)
-    answer = back.explore("place order", top_k=3)
-    assert answer.degraded and "+int8" in (answer.note or "")
-    back.close()
+    try:
+        answer = back.explore("place order", top_k=3)
+        assert answer.degraded and "+int8" in (answer.note or "")
+    finally:
+        back.close()

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 import pytest
-from _factories import make_repo, make_service, snapshot
+from _factories import make_repo, make_service, snapshot, subprocess_env
 
 from igraph_mcp.index import parse_pool
 from igraph_mcp.index.parse_pool import ParseJob, ParseOutcome, parse_all, parse_job, worker_count
@@ -158,8 +158,7 @@ def test_a_worker_never_writes_to_stdout_which_belongs_to_the_stdio_protocol(tmp
         "    outcomes = list(parse_all(_jobs(Path(sys.argv[1])), 2, _shout))\n"
         "    sys.stderr.write(f'parsed {len(outcomes)}\\n')\n"
     )
-    tests_dir = Path(__file__).resolve().parent
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tests_dir), str(tests_dir.parent)])}
+    env = subprocess_env(tests=True)  # the child imports this module's _jobs and _shout
     done = subprocess.run([sys.executable, "-c", code, str(root)], capture_output=True, text=True, env=env, check=True)
     assert done.stdout == ""
     assert "WORKER-STDOUT-MARK" in done.stderr and f"parsed {len(_jobs(root))}" in done.stderr

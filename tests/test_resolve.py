@@ -153,8 +153,10 @@ PY = {
 @pytest.fixture(scope="module")
 def py_db(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
     svc = index_repo(make_repo(tmp_path_factory.mktemp("py"), PY))
-    yield svc.db
-    svc.close()
+    try:
+        yield svc.db
+    finally:
+        svc.close()
 
 
 def test_python_relative_from_import(py_db) -> None:  # type: ignore[no-untyped-def]
@@ -207,14 +209,17 @@ def test_ambiguous_references_are_kept_unresolved(tmp_path: Path) -> None:
             },
         )
     )
-    assert edge_target(svc.db, "caller", "dup") == (None, None, "ambiguous")
-    assert edge_target(svc.db, "caller", "missing") == (None, None, "unresolved")
-    refs = svc.node("caller").callees
-    assert {(e.name, e.nodeId, e.resolution) for e in refs} >= {
-        ("dup", None, "ambiguous"),
-        ("missing", None, "unresolved"),
-    }
-    assert svc.status().unresolvedRefs >= 2
+    try:
+        assert edge_target(svc.db, "caller", "dup") == (None, None, "ambiguous")
+        assert edge_target(svc.db, "caller", "missing") == (None, None, "unresolved")
+        refs = svc.node("caller").callees
+        assert {(e.name, e.nodeId, e.resolution) for e in refs} >= {
+            ("dup", None, "ambiguous"),
+            ("missing", None, "unresolved"),
+        }
+        assert svc.status().unresolvedRefs >= 2
+    finally:
+        svc.close()
 
 
 # -- end to end: JavaScript ----------------------------------------------------------------------------------
@@ -240,8 +245,10 @@ JS = {
 @pytest.fixture(scope="module")
 def js_db(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
     svc = index_repo(make_repo(tmp_path_factory.mktemp("js"), JS))
-    yield svc.db
-    svc.close()
+    try:
+        yield svc.db
+    finally:
+        svc.close()
 
 
 def test_js_relative_named_import(js_db) -> None:  # type: ignore[no-untyped-def]
@@ -271,7 +278,10 @@ def test_python_module_named_main_is_not_its_package(tmp_path: Path) -> None:
             },
         )
     )
-    assert edge_target(svc.db, "cli", "", "imports") == ("app/main.py", "app.main", "import")
+    try:
+        assert edge_target(svc.db, "cli", "", "imports") == ("app/main.py", "app.main", "import")
+    finally:
+        svc.close()
 
 
 def test_method_on_unknown_receiver_is_not_bound_by_directory() -> None:

@@ -3,13 +3,15 @@ cap is reported, instead of a hang. No timings: the bounds are on bytes held, st
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import tracemalloc
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from _factories import index_repo, make_repo, make_service
+from _factories import index_repo, make_repo, make_service, subprocess_env
 
 from igraph_mcp.retrieve.analyze import MAX_QUERY_CHARS
 from igraph_mcp.service import IGraphService
@@ -22,7 +24,10 @@ def _pathological(root: Path) -> None:
     # whose syntax query alone would run for minutes.
     (root / "gen").mkdir()
     (root / "gen" / "deep_calls.js").write_text("a(\n" * 100_000 + "1" + ")" * 100_000 + ";\n", encoding="utf-8")
-    (root / "gen" / "deep_parens.py").write_text("x = " + "(" * 50_000 + "1" + ")" * 50_000 + "\n", encoding="utf-8")
+    deep = (
+        "def before_deep():\n    pass\n\nx = " + "(" * 50_000 + "1" + ")" * 50_000 + "\n\ndef after_deep():\n    pass\n"
+    )
+    (root / "gen" / "deep_parens.py").write_text(deep, encoding="utf-8")
     with open(root / "gen" / "huge_table.py", "wb") as fh:  # 50 MB, sparse: costs no disk
         fh.truncate(50 * MB)
     (root / "gen" / "bundle.js").write_text("var a=function(){return 1};" * 30_000, encoding="utf-8")  # 0.8 MB line
@@ -41,13 +46,47 @@ def test_pathological_files_are_capped_and_reported(tmp_path: Path) -> None:
     try:
         assert result.skipped.get("too_large") == 1  # the 50 MB file: never read whole
         assert result.skipped.get("minified") == 1
-        assert result.skipped.get("too_deeply_nested") == 2  # indexed as module text only, and counted
+        assert result.skipped.get("too_deeply_nested") == 2  # the deep regions parsed as blank text, and counted
         assert peak < 40 * MB, f"indexing held {peak / MB:.0f} MB of Python objects"
         assert svc.node("still_indexed").found
         deep = svc.file("gen/deep_calls.js")
         assert deep.found and deep.parseStatus == "partial" and deep.symbols == []
+        # H1: the definitions around a deep region are indexed, and the region's text stays searchable
+        assert svc.node("before_deep").found and svc.node("after_deep").found
+        assert svc.file("gen/deep_parens.py").parseStatus == "partial"
     finally:
         svc.close()
+
+
+_DEEP_CHILD = """
+import resource, sys
+resource.setrlimit(resource.RLIMIT_AS, (int(sys.argv[1]), int(sys.argv[1])))
+from igraph_mcp.index.parse import parse_source
+parse_source(b"x = 1\\n", "python")  # imports and the compiled query, before the stack is bounded
+sys.setrecursionlimit(80)  # nothing recurses over the input: 500,000 levels run in a few dozen frames
+n = int(sys.argv[2])
+code = b"def before():\\n    pass\\n\\nx = " + b"[\\n" * n + b"]\\n" * n + b"\\ndef after():\\n    pass\\n"
+pf = parse_source(code, "python")
+print(sorted(s.name for s in pf.symbols if s.name), pf.deep_regions)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS bounds a process's memory on Linux")
+@pytest.mark.timeout(180)
+def test_a_deep_region_parses_in_bounded_memory_and_stack() -> None:
+    # 2 MB of one list literal nested 500,000 deep between two functions, parsed in a process that may map no more
+    # than 768 MB (the interpreter with numpy and the grammars maps ~150 MB) and hold no more than 80 Python frames:
+    # it finishes, with both functions.
+    limit = 768 * 1024 * 1024
+    done = subprocess.run(
+        [sys.executable, "-c", _DEEP_CHILD, str(limit), "500000"],
+        env=subprocess_env(),
+        capture_output=True,
+        text=True,
+        timeout=150,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split("\n")[0] == "['after', 'before'] 1"
 
 
 class _Counter:

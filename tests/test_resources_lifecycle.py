@@ -41,9 +41,11 @@ def root(tmp_path: Path) -> Path:
 @pytest.fixture
 def svc(root: Path) -> Iterator[IGraphService]:
     service = IGraphService(root, embedder=HashingEmbedder(64))
-    service.index()
-    yield service
-    service.close()
+    try:
+        service.index()
+        yield service
+    finally:
+        service.close()
 
 
 def counts(db: Database) -> dict[str, int]:
@@ -151,20 +153,24 @@ def test_mounts_survive_full_index(svc: IGraphService) -> None:
 
 def test_mounts_restored_after_corrupt_index(root: Path) -> None:
     svc = IGraphService(root, embedder=HashingEmbedder(64))
-    svc.index()
-    svc.mount("docs/PRD.md")
-    chunks = counts(svc.db)["resources"]
-    svc.close()
+    try:
+        svc.index()
+        svc.mount("docs/PRD.md")
+        chunks = counts(svc.db)["resources"]
+    finally:
+        svc.close()
     (root / ".igraph" / "igraph.db").write_bytes(b"this is not a database" * 100)
     for suffix in ("-wal", "-shm"):
         Path(str(root / ".igraph" / "igraph.db") + suffix).unlink(missing_ok=True)
     svc = IGraphService(root, embedder=HashingEmbedder(64))
-    result = svc.index()
-    assert result.recoveredFrom
-    listed = svc.list_resources().sources
-    assert [(s.path, s.indexed, s.chunks) for s in listed] == [("docs/PRD.md", True, chunks)]
-    assert counts(svc.db)["resource_vectors"] == chunks and counts(svc.db)["resource_links"] > 0
-    svc.close()
+    try:
+        result = svc.index()
+        assert result.recoveredFrom
+        listed = svc.list_resources().sources
+        assert [(s.path, s.indexed, s.chunks) for s in listed] == [("docs/PRD.md", True, chunks)]
+        assert counts(svc.db)["resource_vectors"] == chunks and counts(svc.db)["resource_links"] > 0
+    finally:
+        svc.close()
 
 
 def test_deleted_source_is_reported_not_dropped(svc: IGraphService, root: Path) -> None:
@@ -183,16 +189,20 @@ def test_deleted_source_is_reported_not_dropped(svc: IGraphService, root: Path) 
 def test_missing_source_after_rebuild_is_listed(root: Path) -> None:
     MountsFile(root / ".igraph").save([])
     svc = IGraphService(root, embedder=HashingEmbedder(64))
-    svc.mount("docs/PRD.md")
-    svc.close()
+    try:
+        svc.mount("docs/PRD.md")
+    finally:
+        svc.close()
     (root / ".igraph" / "igraph.db").unlink()
     (root / "docs" / "PRD.md").unlink()
     svc = IGraphService(root, embedder=HashingEmbedder(64))
-    svc.index()
-    [entry] = svc.list_resources().sources
-    assert (entry.id, entry.missing, entry.indexed) == (0, True, False)
-    assert "MISSING" in render_resources(svc.list_resources())
-    svc.close()
+    try:
+        svc.index()
+        [entry] = svc.list_resources().sources
+        assert (entry.id, entry.missing, entry.indexed) == (0, True, False)
+        assert "MISSING" in render_resources(svc.list_resources())
+    finally:
+        svc.close()
 
 
 def test_edited_source_refreshed_by_index(svc: IGraphService, root: Path) -> None:
@@ -244,10 +254,12 @@ def test_allowed_dir_outside_root(root: Path, tmp_path: Path) -> None:
     specs = write_file(tmp_path, "specs/api.md", "# API\n\nThe `export_orders_csv` endpoint.\n")
     cfg = Config(multimodal=MultimodalConfig(allowedDirs=[str(specs.parent)]))
     svc = IGraphService(root, embedder=HashingEmbedder(64), config=cfg)
-    svc.index()
-    res = svc.mount(str(specs))
-    assert res.path == specs.resolve().as_posix() and res.links >= 1
-    svc.close()
+    try:
+        svc.index()
+        res = svc.mount(str(specs))
+        assert res.path == specs.resolve().as_posix() and res.links >= 1
+    finally:
+        svc.close()
 
 
 def test_hand_edited_mounts_file_cannot_escape_root(root: Path, tmp_path: Path) -> None:
@@ -256,10 +268,12 @@ def test_hand_edited_mounts_file_cannot_escape_root(root: Path, tmp_path: Path) 
     MountsFile(root / ".igraph").save([])
     (root / ".igraph" / "mounts.json").write_text(json.dumps({"mounts": [{"path": str(outside)}]}), "utf-8")
     svc = IGraphService(root, embedder=HashingEmbedder(64))
-    svc.index()
-    assert counts(svc.db)["resource_sources"] == 0  # never read, only listed as missing
-    assert svc.list_resources().sources[0].missing
-    svc.close()
+    try:
+        svc.index()
+        assert counts(svc.db)["resource_sources"] == 0  # never read, only listed as missing
+        assert svc.list_resources().sources[0].missing
+    finally:
+        svc.close()
 
 
 # -- links ---------------------------------------------------------------------------------------------------
@@ -318,30 +332,36 @@ def test_thresholds_come_from_config_and_cut_links(svc: IGraphService) -> None:
 
 def test_without_embeddings_keyword_and_identifier_links_only(root: Path) -> None:
     svc = IGraphService(root, embed=False)
-    svc.index()
-    res = svc.mount("docs/PRD.md")
-    assert res.embedded == 0 and res.note and "keyword" in res.note
-    c = counts(svc.db)
-    assert c["resource_links"] > 0 and set(svc.db.rows("SELECT DISTINCT method FROM resource_links")) == {
-        ("identifier",)
-    }
-    out = svc.explore("refund requests for delivered orders")
-    assert "Refund requests" in [r.title for r in out.resources]
-    assert out.diagnostics.resourceNote and "keyword" in out.diagnostics.resourceNote
-    svc.close()
+    try:
+        svc.index()
+        res = svc.mount("docs/PRD.md")
+        assert res.embedded == 0 and res.note and "keyword" in res.note
+        c = counts(svc.db)
+        assert c["resource_links"] > 0 and set(svc.db.rows("SELECT DISTINCT method FROM resource_links")) == {
+            ("identifier",)
+        }
+        out = svc.explore("refund requests for delivered orders")
+        assert "Refund requests" in [r.title for r in out.resources]
+        assert out.diagnostics.resourceNote and "keyword" in out.diagnostics.resourceNote
+    finally:
+        svc.close()
     # Later with an embedder: the next index run embeds the chunks and adds semantic links.
     svc = IGraphService(root, embedder=HashingEmbedder(64))
-    svc.index()
-    assert counts(svc.db)["resource_vectors"] == c["resources"]
-    svc.close()
+    try:
+        svc.index()
+        assert counts(svc.db)["resource_vectors"] == c["resources"]
+    finally:
+        svc.close()
 
 
 def test_embedder_change_reembeds_resources(svc: IGraphService, root: Path) -> None:
     svc.mount("docs/PRD.md")
     svc.close()
     other = IGraphService(root, embedder=HashingEmbedder(32))
-    other.index()
-    c = counts(other.db)
-    assert c["resource_vectors"] == c["resources"] and other.db.get_meta("embedder_dim") == "32"
-    assert other.explore("refund requests").resources
-    other.close()
+    try:
+        other.index()
+        c = counts(other.db)
+        assert c["resource_vectors"] == c["resources"] and other.db.get_meta("embedder_dim") == "32"
+        assert other.explore("refund requests").resources
+    finally:
+        other.close()

@@ -2,29 +2,20 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
 import anyio
 import pytest
+from _factories import subprocess_env
 from mcp import Client, StdioServerParameters
-
-import igraph_mcp
 
 pytestmark = pytest.mark.anyio
 
-SRC = str(Path(igraph_mcp.__file__).resolve().parent.parent)
-
 
 def server_params(args: list[str], cwd: Path) -> StdioServerParameters:
-    """Spawn this interpreter's igraph_mcp (works installed or from src/) with the fast hashing embedder."""
-    env = {
-        "IGRAPH_EMBEDDER": "hash",
-        "HF_HUB_OFFLINE": "1",
-        "TRANSFORMERS_OFFLINE": "1",
-        "PYTHONPATH": os.pathsep.join(p for p in (SRC, os.environ.get("PYTHONPATH")) if p),
-    }
+    """Spawn this interpreter's igraph_mcp (the package under test) with the fast hashing embedder."""
+    env = subprocess_env(inherit=False, IGRAPH_EMBEDDER="hash")
     return StdioServerParameters(command=sys.executable, args=["-m", "igraph_mcp", *args], env=env, cwd=cwd)
 
 

@@ -50,8 +50,10 @@ def repo(tmp_path: Path) -> Path:
 @pytest.fixture
 def svc(repo: Path):  # type: ignore[no-untyped-def]
     service = index_repo(repo)
-    yield service
-    service.close()
+    try:
+        yield service
+    finally:
+        service.close()
 
 
 # -- node / file / related -----------------------------------------------------------------------------------
@@ -167,10 +169,13 @@ def test_status_before_any_index(repo: Path) -> None:
 
 def test_queries_before_index_say_what_to_do(repo: Path) -> None:
     service = make_service(repo)
-    with pytest.raises(NotIndexed, match="igraph-mcp index"):
-        service.explore("anything")
-    with pytest.raises(NotIndexed):
-        service.node("Account")
+    try:
+        with pytest.raises(NotIndexed, match="igraph-mcp index"):
+            service.explore("anything")
+        with pytest.raises(NotIndexed):
+            service.node("Account")
+    finally:
+        service.close()
 
 
 def test_root_must_be_a_directory(tmp_path: Path) -> None:
@@ -189,13 +194,16 @@ def test_corrupt_db_is_moved_aside_and_rebuilt(repo: Path, garbage: bytes) -> No
     db_path = repo / CONFIG_DIR / "igraph.db"
     db_path.write_bytes(garbage)
     service = make_service(repo)
-    r = service.index()
-    assert r.recoveredFrom is not None and r.files > 0
-    assert service.node("validate_amount").found
-    aside = list((repo / CONFIG_DIR).glob("igraph.db.corrupt-*"))
-    assert aside and aside[0].read_bytes() == garbage
-    assert json.loads((repo / CONFIG_DIR / "config.json").read_text())["retrieval"]["rrfK"] == 60
-    assert mounts.read_text(encoding="utf-8") == '{"sources": []}'  # the user's state survives
+    try:
+        r = service.index()
+        assert r.recoveredFrom is not None and r.files > 0
+        assert service.node("validate_amount").found
+        aside = list((repo / CONFIG_DIR).glob("igraph.db.corrupt-*"))
+        assert aside and aside[0].read_bytes() == garbage
+        assert json.loads((repo / CONFIG_DIR / "config.json").read_text())["retrieval"]["rrfK"] == 60
+        assert mounts.read_text(encoding="utf-8") == '{"sources": []}'  # the user's state survives
+    finally:
+        service.close()
 
 
 def test_corrupt_db_detected_by_status_too(repo: Path) -> None:
@@ -211,22 +219,28 @@ def test_newer_schema_is_refused_with_upgrade(svc, repo: Path) -> None:  # type:
         con.execute("INSERT INTO migrations(version, applied_at) VALUES(?, 0)", (SCHEMA_VERSION + 1,))
     svc.close()
     other = make_service(repo)
-    with pytest.raises(SchemaTooNew, match="upgrade"):
-        other.status()
-    with pytest.raises(SchemaTooNew, match="upgrade"):
-        other.index()
-    assert (repo / CONFIG_DIR / "igraph.db").exists()  # refused, never destroyed
+    try:
+        with pytest.raises(SchemaTooNew, match="upgrade"):
+            other.status()
+        with pytest.raises(SchemaTooNew, match="upgrade"):
+            other.index()
+        assert (repo / CONFIG_DIR / "igraph.db").exists()  # refused, never destroyed
+    finally:
+        other.close()
 
 
 def test_two_writers_second_gets_index_busy(svc, repo: Path) -> None:  # type: ignore[no-untyped-def]
     other = make_service(repo)
-    with svc._writer():
-        with pytest.raises(IndexBusy, match="another igraph-mcp process"):
-            other.index()
-        with pytest.raises(IndexBusy, match="already running"):
-            svc.index()
-        assert other.explore("validate_amount", hops=0).hits  # readers keep working
-    assert other.index().parsed == 0  # and the lock is released afterwards
+    try:
+        with svc._writer():
+            with pytest.raises(IndexBusy, match="another igraph-mcp process"):
+                other.index()
+            with pytest.raises(IndexBusy, match="already running"):
+                svc.index()
+            assert other.explore("validate_amount", hops=0).hits  # readers keep working
+        assert other.index().parsed == 0  # and the lock is released afterwards
+    finally:
+        other.close()
 
 
 def test_database_open_does_not_corrupt_a_live_index(svc, repo: Path) -> None:  # type: ignore[no-untyped-def]
@@ -333,9 +347,12 @@ def test_unreadable_config_is_a_clear_error(tmp_path: Path, text: str) -> None:
 def test_service_reads_config_rrf_k(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("IGRAPH_RRF_K", "1")
     service = index_repo(repo)
-    top = service.explore("validate_amount", hops=0).hits[0]
-    assert service.config.retrieval.rrfK == 1
-    assert top.score == pytest.approx(sum(1 / (1 + r) for r in top.ranks.values()) * 3.0)  # exactName boost
+    try:
+        top = service.explore("validate_amount", hops=0).hits[0]
+        assert service.config.retrieval.rrfK == 1
+        assert top.score == pytest.approx(sum(1 / (1 + r) for r in top.ranks.values()) * 3.0)  # exactName boost
+    finally:
+        service.close()
 
 
 def test_allowed_dirs_come_only_from_the_environment(tmp_path: Path) -> None:

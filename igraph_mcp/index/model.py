@@ -87,3 +87,4 @@ class ParsedFile:
     imports: list[Import] = field(default_factory=list)
     facts: list[Fact] = field(default_factory=list)
     has_error: bool = False  # tree-sitter reported syntax errors; what parsed is still kept
+    deep_regions: int = 0  # regions nested past MAX_NESTING, parsed as blank text (index/nesting.py)

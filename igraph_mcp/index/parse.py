@@ -1,6 +1,6 @@
 """Generic tree-sitter extraction driven by the query captures and the language table.
 
-Capture names understood in queries/<language>.scm (see /work/briefs/parse_convention.md):
+Capture names understood in queries/<language>.scm (this list is the convention; the .scm files follow it):
   @definition.<kind> + @name [+ @body] [+ @receiver]   a symbol; @receiver qualifies it ("Server.Start");
                                                        a @receiver holding @name qualifies with its text
                                                        before the name (C++ `A::B::f` -> "A.B.f")
@@ -31,11 +31,11 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
 from tree_sitter import Node, Parser, Query, QueryCursor, Range, Tree
 from tree_sitter_language_pack import get_language, get_parser
 
 from igraph_mcp.index.model import Fact, Import, ParsedFile, Reference, Symbol
+from igraph_mcp.index.nesting import cap_nesting
 from igraph_mcp.index.recover import (
     MAX_RESTARTS,
     PATIENCE,
@@ -618,29 +618,6 @@ def _module_symbol(source: bytes, docstring: str) -> Symbol:
     )
 
 
-# Bracket nesting beyond this is generated code: real code stays far below it, and tree-sitter's query cursor turns
-# quadratic with depth (measured here: 4,000 nested JavaScript calls took 0.7 s, 8,000 took 2.8 s; a 1 MB file
-# of them would take minutes). Such a file is indexed as its module text only, and the run counts it.
-MAX_NESTING = 500
-
-
-class NestingTooDeep(ValueError):
-    """The source nests brackets deeper than MAX_NESTING."""
-
-
-def nesting_depth(source: bytes) -> int:
-    """Deepest nesting of (), [] and {} in ``source`` (brackets in strings and comments count too)."""
-    codes = np.frombuffer(source, dtype=np.uint8)
-    step = np.zeros(len(codes), dtype=np.int32)
-    step[(codes == 40) | (codes == 91) | (codes == 123)] = 1
-    step[(codes == 41) | (codes == 93) | (codes == 125)] = -1
-    level = np.cumsum(step)
-    if not len(level):
-        return 0
-    # Depth above the lowest level reached so far, so stray closing brackets do not hide nesting after them.
-    return int((level - np.minimum(np.minimum.accumulate(level), 0)).max())
-
-
 def blank_matches(source: bytes, pattern: str) -> bytes:
     """`source` with what `pattern` matches (its group 1 when it has one) turned into spaces, newlines kept."""
     return rewrite_matches(source, pattern, (" ",))
@@ -683,9 +660,9 @@ def rewrite_matches(source: bytes, pattern: str, fills: tuple[str, ...]) -> byte
 def parse_source(source: bytes, language: str) -> ParsedFile:
     """Parse one file's bytes into symbols, references and imports; ValueError for an unknown language.
 
-    Syntax errors set has_error and keep what parsed, plus what a re-parse after the error finds (see recover.py);
-    NestingTooDeep (a ValueError) for generated code nested past MAX_NESTING. Offsets refer to
-    normalize_source(source), which is `source` itself for UTF-8 input.
+    Syntax errors set has_error and keep what parsed, plus what a re-parse after the error finds (see recover.py).
+    Text nested past MAX_NESTING is parsed as blank (see nesting.py): has_error is set and deep_regions counts
+    the regions. Offsets refer to normalize_source(source), which is `source` itself for UTF-8 input.
     """
     spec = get_spec(language)
     query = load_query(spec)
@@ -694,19 +671,22 @@ def parse_source(source: bytes, language: str) -> ParsedFile:
         source = blank_matches(source, pattern)
     for pattern, *fills in spec.rewrite_before_parse:
         source = rewrite_matches(source, pattern, tuple(fills))
-    depth = nesting_depth(source)
-    if depth > MAX_NESTING:
-        raise NestingTooDeep(f"brackets nest {depth} deep (the limit is {MAX_NESTING})")
+    capped = cap_nesting(source)
+    source = capped.source
     regions: list[Range] = []
     if spec.host_grammar:
         regions = _host_regions(spec, source)
-        if not regions:  # a component without a script: only its module symbol
-            return ParsedFile(language=language, symbols=[_module_symbol(source, "")])
-    pf, tree = _parse_document(source, spec, query, regions)
-    if tree.root_node.has_error:
-        hidden = hidden_lines(find_errors(tree.root_node))
-        if hidden:
-            pf = _recover(source, spec, query, regions, pf, tree, hidden)
+    if spec.host_grammar and not regions:  # a component without a script: only its module symbol
+        pf = ParsedFile(language=language, symbols=[_module_symbol(source, "")])
+    else:
+        pf, tree = _parse_document(source, spec, query, regions)
+        if tree.root_node.has_error:
+            hidden = hidden_lines(find_errors(tree.root_node))
+            if hidden:
+                pf = _recover(source, spec, query, regions, pf, tree, hidden)
+    if capped.regions:
+        pf.deep_regions = capped.regions
+        pf.has_error = True  # stored as a partial parse: the blanked text has no symbols
     return pf
 
 

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 from igraph_mcp.index import parse as parse_mod
 from igraph_mcp.index.model import ParsedFile
+from igraph_mcp.index.nesting import MAX_NESTING
 
 log = logging.getLogger(__name__)
 
@@ -59,15 +60,19 @@ ParseTask = Callable[[ParseJob], ParseOutcome]
 def parse_job(job: ParseJob) -> ParseOutcome:
     """Parse one file; a file the parser rejects becomes a bare module with the reason, never an exception."""
     try:
-        return ParseOutcome(parse_mod.parse_source(job.data, job.language))
-    except parse_mod.NestingTooDeep as exc:
-        # The module's text stays searchable; the limit is reported with the run.
-        bare = ParsedFile(language=job.language, has_error=True)
-        return ParseOutcome(bare, "too_deeply_nested", f"{job.path} indexed as text only: {exc}")
+        parsed = parse_mod.parse_source(job.data, job.language)
     except (ValueError, RecursionError, MemoryError) as exc:
         # One bad file must never stop the run: index it as a bare module and say why in the log.
         bare = ParsedFile(language=job.language, has_error=True)
         return ParseOutcome(bare, None, f"parse failed for {job.path}: {type(exc).__name__}")
+    if parsed.deep_regions:
+        # The regions' text stays searchable and the rest of the file keeps its symbols; the run counts the file.
+        return ParseOutcome(
+            parsed,
+            "too_deeply_nested",
+            f"{job.path}: {parsed.deep_regions} region(s) nested past {MAX_NESTING} brackets indexed as text only",
+        )
+    return ParseOutcome(parsed)
 
 
 def _crashed(job: ParseJob) -> ParseOutcome:
