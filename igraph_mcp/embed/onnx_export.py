@@ -77,6 +77,15 @@ def verified_model(directory: Path) -> Path | None:
     return model if expected and actual == expected else None
 
 
+def _cached(target: Path) -> Path | None:
+    """The verified model in the cache entry ``target``; a damaged entry is removed so it can be made again."""
+    found = verified_model(target)
+    if found is None and target.exists():
+        log.warning("the cached ONNX model in %s does not match its checksum: making it again", target)
+        shutil.rmtree(target, ignore_errors=True)
+    return found
+
+
 def ensure_onnx_model(
     model_dir: Path, weights_sha256: str, variant: str = "fp32", adapter: tuple[Path, str] | None = None
 ) -> Path:
@@ -87,12 +96,9 @@ def ensure_onnx_model(
     if variant not in VARIANTS:
         raise EmbedderError(f"unknown ONNX variant {variant!r}; use one of {', '.join(VARIANTS)}")
     target = variant_dir(weights_sha256, variant, adapter[1] if adapter else None)
-    found = verified_model(target)
+    found = _cached(target)
     if found is not None:
         return found
-    if target.exists():
-        log.warning("the cached ONNX model in %s does not match its checksum: exporting it again", target)
-        shutil.rmtree(target, ignore_errors=True)
     if importlib.util.find_spec("torch") is None or importlib.util.find_spec("transformers") is None:
         raise EmbedderError(
             f"making the {variant} ONNX model of {model_dir.name} needs torch and transformers: {TORCH_EXTRA_HINT}"
@@ -111,12 +117,9 @@ def ensure_shipped_onnx(model: shipped.ShippedModel) -> Path:
     so a cache filled by an earlier export is reused as it is.
     """
     target = variant_dir(model.weights_sha256, "int8")
-    found = verified_model(target)
+    found = _cached(target)
     if found is not None:
         return found
-    if target.exists():
-        log.warning("the cached ONNX model in %s does not match its checksum: making it again", target)
-        shutil.rmtree(target, ignore_errors=True)
     source = model.verify(shipped.MODEL_FILE)
 
     def optimize(out: Path) -> None:
