@@ -132,7 +132,7 @@ def test_one_answer_reads_one_committed_state(tmp_path: Path, monkeypatch: pytes
     # Found by the concurrency soak: explore finds node ids with one query and fetches their rows with the next;
     # a writer committing in between (a re-parsed file gets new node ids) left the answer without its best hit.
     # Every read of one answer now runs in one read transaction, so the commit is simply not seen yet.
-    from igraph_mcp.retrieve import explore as explore_mod
+    from igraph_mcp.retrieve import stages
 
     root = _repo(tmp_path, 4)
     svc = IGraphService(root, embedder=HashingEmbedder(32))
@@ -150,7 +150,7 @@ def test_one_answer_reads_one_committed_state(tmp_path: Path, monkeypatch: pytes
             writer.close()
         return real(db, ids)
 
-    monkeypatch.setattr(explore_mod.graph, "nodes_by_ids", commit_between)
+    monkeypatch.setattr(stages.graph, "nodes_by_ids", commit_between)
     hits = svc.explore("compute_total_2", channels=("fts",), hops=0).hits
     assert commits == [1]  # the write really landed between the two reads
     assert hits and hits[0].name == "compute_total_2"
