@@ -39,19 +39,10 @@ def parse_variant(text: str) -> tuple[int, int, int]:
 
 def run_variant(svc: Any, query: str, variant: tuple[int, int, int]) -> tuple[list[tuple[str, str]], int]:
     """One default call (graph hops from the config) at this size: (hits then neighbours, tokens of its text)."""
-    from igraph_mcp.render import render_explore
-    from igraph_mcp.retrieve import explore
-    from igraph_mcp.retrieve.budget import estimate_tokens
-
     hits, snippets, neighbours = variant
-    saved = explore.SNIPPET_HITS, explore.NEIGHBOUR_LIMIT
-    explore.SNIPPET_HITS, explore.NEIGHBOUR_LIMIT = snippets, neighbours
-    try:
-        result = svc.explore(query[: rt.MAX_QUERY_CHARS], top_k=hits)
-    finally:
-        explore.SNIPPET_HITS, explore.NEIGHBOUR_LIMIT = saved
-    nodes = list(result.hits) + list(result.neighbours)
-    return [(n.filePath, n.qualifiedName) for n in nodes], estimate_tokens(render_explore(result))
+    params = svc.retrieval_params.with_assignments([f"snippet_hits={snippets}", f"neighbour_limit={neighbours}"])
+    ranking, tokens = rt.default_call(svc, query, params, top_k=hits)
+    return ranking.functions, tokens
 
 
 def main() -> None:

@@ -11,13 +11,12 @@ into a tuning and a held-out half (devset_split.json); tables are printed per ha
 from __future__ import annotations
 
 import argparse
-import contextlib
 import functools
 import json
 import sys
 import time
 from collections import defaultdict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -50,7 +49,7 @@ SERVICE_SYSTEMS: dict[str, tuple[tuple[str, ...], int]] = {
 # Queries are cut to what the service accepts (its own limit, read at start-up).
 MAX_QUERY_CHARS = 10_000
 # The answer budget trims hits and files to fit an agent's context; the benchmark measures ranking,
-# so it asks for the largest budget the service accepts.
+# so it asks for the largest budget the service accepts (read at start-up).
 MAX_TOKENS = 100_000
 
 
@@ -89,69 +88,50 @@ def _index_when_free(svc: Any, root: Path) -> Any:
     raise SystemExit(f"{root}: still being indexed by another process after an hour")
 
 
-# "-hand" systems: the same call with the graph channel, path-word rarity and the learned re-ranking switched off
-# (the hand-set ranking they replace), so before and after come from one run on the same index.
-HAND_SET: dict[str, Any] = {
-    "retrieve.explore.GRAPH_WEIGHT": 0.0,
-    "retrieve.ranking.PATH_WORD_RARITY": 0,
-    "retrieve.rerank.WEIGHTS": (),
-}
+# "-hand" systems: the same call with the graph channel and the learned re-ranking switched off (the hand-set
+# ranking they replace), so before and after come from one run on the same index.
+HAND_SET = ("graph_weight=0.0", "rerank_weights=()")
+PARAMS: tuple[str, ...] = ()  # --param: assignments applied to every service system's parameters
 
 
-@contextlib.contextmanager
-def hand_set() -> Iterator[None]:
-    """Switch the levers of HAND_SET off for the duration of one call."""
-    import importlib
-
-    saved = []
-    for target, value in HAND_SET.items():
-        module_name, _, name = target.rpartition(".")
-        module = importlib.import_module(f"igraph_mcp.{module_name}")
-        saved.append((module, name, getattr(module, name)))
-        setattr(module, name, value)
-    try:
-        yield
-    finally:
-        for module, name, value in saved:
-            setattr(module, name, value)
+def params_of(svc: Any, hand: bool = False) -> Any:
+    """The service's parameters with --param applied (and HAND_SET on top for the "-hand" systems)."""
+    return svc.retrieval_params.with_assignments([*PARAMS, *(HAND_SET if hand else ())])
 
 
-def _field(obj: Any, snake: str, camel: str) -> str:
-    """Read a result field under either spelling (the service's models use camelCase)."""
-    value = getattr(obj, snake, None)
-    return str(getattr(obj, camel) if value is None else value)
-
-
-def service_search(svc: Any, query: str, system: str, top_k: int = TOP_K) -> Ranking:
-    """Run one query through the service as `system`.
+def service_search(svc: Any, query: str, system: str, top_k: int = TOP_K, params: Any = None) -> Ranking:
+    """Run one query through the service as `system` (``params``: RetrievalParams; None = params_of(svc)).
 
     Without expansion, functions = the top_k hits. With expansion the call is the agent's default
     (topK=5, hops=2): the 5 hits first, then the graph neighbours by score, so @10 measures whether
     expansion finds gold code that hits 6-10 would have missed. Files are the service's file ranking.
     """
     channels, hops = SERVICE_SYSTEMS[system]
+    params = params_of(svc) if params is None else params
     k = GRAPH_TOP_K if hops else top_k
-    result = svc.explore(query[:MAX_QUERY_CHARS], top_k=k, hops=hops, channels=channels, max_tokens=MAX_TOKENS)
+    text = query[:MAX_QUERY_CHARS]
+    result = svc.explore(text, top_k=k, hops=hops, channels=channels, max_tokens=MAX_TOKENS, params=params)
     nodes = list(result.hits)
     if hops:
         nodes += sorted(result.neighbours, key=lambda n: -float(n.score))
-    functions = [(_field(n, "file_path", "filePath"), _field(n, "qualified_name", "qualifiedName")) for n in nodes]
-    files = [_field(f, "file_path", "filePath") for f in result.files]
+    functions = [(n.filePath, n.qualifiedName) for n in nodes]
+    files = [f.filePath for f in result.files]
     if hops:  # the file ranking of the 10-hit call, so file metrics do not depend on topK
-        wide = svc.explore(query[:MAX_QUERY_CHARS], top_k=top_k, hops=0, channels=channels, max_tokens=MAX_TOKENS)
-        files = [_field(f, "file_path", "filePath") for f in wide.files]
+        wide = svc.explore(text, top_k=top_k, hops=0, channels=channels, max_tokens=MAX_TOKENS, params=params)
+        files = [f.filePath for f in wide.files]
     return Ranking(functions, files)
 
 
-def default_call(svc: Any, query: str) -> tuple[Ranking, int]:
+def default_call(svc: Any, query: str, params: Any = None, top_k: int | None = None) -> tuple[Ranking, int]:
     """igraph_explore with only a query, as an agent calls it: (hits then neighbours, tokens of its text)."""
     from igraph_mcp.render import render_explore
     from igraph_mcp.retrieve.budget import estimate_tokens
 
-    result = svc.explore(query[:MAX_QUERY_CHARS])
+    params = params_of(svc) if params is None else params
+    result = svc.explore(query[:MAX_QUERY_CHARS], top_k=top_k, params=params)
     nodes = list(result.hits) + list(result.neighbours)
-    functions = [(_field(n, "file_path", "filePath"), _field(n, "qualified_name", "qualifiedName")) for n in nodes]
-    files = [_field(f, "file_path", "filePath") for f in result.files]
+    functions = [(n.filePath, n.qualifiedName) for n in nodes]
+    files = [f.filePath for f in result.files]
     return Ranking(functions, files), estimate_tokens(render_explore(result))
 
 
@@ -272,15 +252,13 @@ def run_task(task: TreeTask, systems: list[str], log: Callable[[str], None]) -> 
             if system in systems:
 
                 def run_hand(query: str, service: Any = svc, base: str = system.removesuffix("-hand")) -> Ranking:
-                    with hand_set():
-                        return service_search(service, query, base)
+                    return service_search(service, query, base, params=params_of(service, hand=True))
 
                 searchers[system] = run_hand
         if "default-hand" in systems:
 
             def run_default_hand(query: str, service: Any = svc) -> Ranking:
-                with hand_set():
-                    ranking, tokens["hand:" + query] = default_call(service, query)
+                ranking, tokens["hand:" + query] = default_call(service, query, params_of(service, hand=True))
                 return ranking
 
             searchers["default-hand"] = run_default_hand
@@ -454,11 +432,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="print the tables of earlier --json runs taken together (a tree in two runs counts once: the last)",
     )
     ap.add_argument(
-        "--set-const",
+        "--param",
         action="append",
         default=[],
-        metavar="MODULE.NAME=VALUE",
-        help="tuning: override a ranking constant, e.g. retrieve.explore.NAMED_WEIGHT=0.5 (repeatable)",
+        metavar="NAME=VALUE",
+        help="tuning: a retrieval parameter (igraph_mcp/retrieve/params.py), e.g. graph_weight=1.0 or "
+        "boosts.identifier=2.0 (repeatable)",
     )
     args = ap.parse_args(argv)
     args.systems = [s.strip() for s in args.systems.split(",") if s.strip()]
@@ -481,7 +460,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     if args.merge:
         return merge_runs(args.merge, args.systems)
-    global REINDEX, EMBED_CACHE, MAX_QUERY_CHARS
+    global REINDEX, EMBED_CACHE, MAX_QUERY_CHARS, MAX_TOKENS, PARAMS
     REINDEX = args.reindex
     EMBED_CACHE = None if str(args.embed_cache) == "off" else args.embed_cache
 
@@ -493,14 +472,22 @@ def main(argv: list[str] | None = None) -> int:
         log(f"igraph_mcp.service not importable ({missing}); running only the BM25 baseline")
         args.systems = [s for s in args.systems if s == "bm25"]
     else:
+        from igraph_mcp.explore_request import MAX_TOKENS_MAX
         from igraph_mcp.retrieve.analyze import MAX_QUERY_CHARS as service_limit
 
-        MAX_QUERY_CHARS = service_limit
+        MAX_QUERY_CHARS, MAX_TOKENS = service_limit, MAX_TOKENS_MAX
     if not args.systems:
         log("no system left to run")
         return 2
-    for spec in args.set_const:
-        _override(spec)
+    if args.param:
+        from igraph_mcp.retrieve.params import DEFAULT_PARAMS
+
+        try:
+            DEFAULT_PARAMS.with_assignments(args.param)  # refuse a misspelt name before any tree is indexed
+        except ValueError as exc:
+            log(f"--param: {exc}")
+            return 2
+        PARAMS = tuple(args.param)
     cache = bd.cache_dir()
     tasks: list[TreeTask] = []
     if args.set in ("devset", "both"):
@@ -550,19 +537,6 @@ def merge_runs(paths: list[Path], systems: list[str]) -> int:
         print()
     print(f"{len(results)} trees: " + ", ".join(t["tree"] for t in results))
     return 0
-
-
-def _override(spec: str) -> None:
-    """Set igraph_mcp.<module>.<NAME> to a literal value (for tuning runs on the tuning half)."""
-    import ast
-    import importlib
-
-    target, _, value = spec.partition("=")
-    module_name, _, name = target.rpartition(".")
-    module = importlib.import_module(f"igraph_mcp.{module_name}")
-    if not hasattr(module, name):
-        raise SystemExit(f"--set-const: igraph_mcp.{module_name} has no {name}")
-    setattr(module, name, ast.literal_eval(value))
 
 
 def _write_json(args: argparse.Namespace, results: list[dict[str, Any]]) -> None:

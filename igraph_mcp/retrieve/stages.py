@@ -257,7 +257,7 @@ def boost(
     if query.issue:
         # An issue's reproducer says "test" nearly always; only naming one of the repository's test files (not the
         # reporter's own test_repro.py) makes the tests the topic.
-        qa.mentions_tests = ranking.names_non_source({row.path for row in rows.values()}, qa)
+        qa.mentions_tests = ranking.names_non_source({rows[f.id].path for f in fused if f.id in rows}, qa)
     return ranking.rank_hits(fused, rows, qa, context_files=context_files, kinds=kinds, factors=params.boosts)
 
 
