@@ -113,11 +113,17 @@ class AnalyzedQuery:
     issue: bool
 
 
-def analyze(db: Database, text: str, trace: Trace | None = None) -> AnalyzedQuery:
-    """Cut, analyse and count how many symbols define each identifier the query mentions."""
+def analyze(
+    db: Database | None, text: str, trace: Trace | None = None, definition_counts: Mapping[str, int] | None = None
+) -> AnalyzedQuery:
+    """Cut, analyse and count how many symbols define each identifier the query mentions (in ``db``, or given
+    as ``definition_counts`` when replaying stored candidates without an index)."""
     text, cut_note = cut_query(text)
     qa = analyze_query(text)
-    count_definitions(db, qa)
+    if definition_counts is not None:
+        qa.definition_counts = dict(definition_counts)
+    elif db is not None:
+        count_definitions(db, qa)
     if cut_note and trace is not None:
         trace.notes.append(cut_note)
     return AnalyzedQuery(qa, is_issue_shaped(qa.text))
