@@ -53,7 +53,7 @@ _T = TypeVar("_T")
 
 # -- helpers -------------------------------------------------------------------------------------------------
 def _redact(text: str) -> str:
-    """Never echo the API key, whatever a lower layer put into a message (S7)."""
+    """Never echo the API key, whatever a lower layer put into a message."""
     key = os.environ.get("IGRAPH_API_KEY")
     return text.replace(key, "***") if key and len(key) >= 4 else text
 
