@@ -28,6 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
+import common
+
 DEFAULT_DEVSET = Path("/work/shared/devset/swebench_verified_dev.jsonl")
 DEFAULT_MAX_TREES = 6
 DEFAULT_DOCSTRING_SAMPLE = 300
@@ -49,12 +51,6 @@ MAX_QUERY_WORDS = 60
 
 T = TypeVar("T")
 DefNode = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
-
-
-def cache_dir() -> Path:
-    """Return the download cache root (env IGRAPH_BENCH_CACHE, else ~/.cache/igraph-mcp-bench)."""
-    env = os.environ.get("IGRAPH_BENCH_CACHE")
-    return Path(env).expanduser() if env else Path.home() / ".cache" / "igraph-mcp-bench"
 
 
 # --------------------------------------------------------------------------- devset
@@ -454,7 +450,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--docstring-sample", type=int, default=DEFAULT_DOCSTRING_SAMPLE)
     ap.add_argument("--set", choices=("devset", "docstrings", "both"), default="both")
     args = ap.parse_args(argv)
-    cache = cache_dir()
+    cache = common.cache_root()
     script = args.fetch_tree or devset_fetch_script(args.devset)
     if args.set in ("devset", "both"):
         selection = select_devset(load_devset(args.devset), args.max_trees, args.max_instances)

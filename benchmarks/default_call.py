@@ -21,9 +21,8 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
 import bench_data as bd
+import common  # the checkout on sys.path, the download cache
 import metrics as m
 import retrieval as rt
 from baseline_bm25 import Bm25Index
@@ -57,7 +56,7 @@ def main() -> None:
     args.other_trees = None
     args.limit = None
     args.fetch_tree = None
-    cache = bd.cache_dir()
+    cache = common.cache_root()
     rt.EMBED_CACHE = cache / "embed-cache.sqlite"
     # (half, variant) -> per-issue values
     holds: dict[tuple[str, tuple[int, int, int]], list[float]] = defaultdict(list)

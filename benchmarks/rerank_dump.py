@@ -19,14 +19,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-_SRC = Path(__file__).resolve().parents[1]
-if _SRC.is_dir() and str(_SRC) not in sys.path:
-    sys.path.insert(0, str(_SRC))
-
-import bench_data as bd  # noqa: E402
-import metrics as m  # noqa: E402
-import retrieval as r  # noqa: E402
-from baseline_bm25 import Bm25Index  # noqa: E402
+import bench_data as bd
+import common  # the checkout on sys.path, the download cache
+import metrics as m
+import retrieval as r
+from baseline_bm25 import Bm25Index
 
 # The stored fields of a candidate that the boost and file stages read (the rest of a NodeRow is not dumped).
 ROW_FIELDS = ("path", "kind", "name", "qualified_name")
@@ -67,13 +64,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--trees", required=True)
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--devset", type=Path, default=bd.DEFAULT_DEVSET)
-    ap.add_argument("--embed-cache", type=Path, default=bd.cache_dir() / "embed-cache.sqlite")
+    ap.add_argument("--embed-cache", type=Path, default=common.cache_root() / "embed-cache.sqlite")
     args = ap.parse_args(argv)
     args.half, args.limit, args.fetch_tree, args.max_trees, args.other_trees = "all", None, None, 0, None
     r.EMBED_CACHE = None if str(args.embed_cache) == "off" else args.embed_cache
     args.out.parent.mkdir(parents=True, exist_ok=True)
     with gzip.open(args.out, "wt", encoding="utf-8") as out:
-        for task in r.devset_tasks(args, bd.cache_dir()):
+        for task in r.devset_tasks(args, common.cache_root()):
             started = time.perf_counter()
             bm25 = Bm25Index(task.root)
             svc, seconds, _ = r.open_service(task.root)

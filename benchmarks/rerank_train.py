@@ -16,21 +16,17 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
-import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import common  # noqa: F401 - the checkout on sys.path
 import numpy as np
 
-_SRC = Path(__file__).resolve().parents[1]
-if _SRC.is_dir() and str(_SRC) not in sys.path:
-    sys.path.insert(0, str(_SRC))
-
-from igraph_mcp.retrieve import rerank, stages  # noqa: E402
-from igraph_mcp.retrieve.params import DEFAULT_PARAMS, RetrievalParams  # noqa: E402
-from igraph_mcp.store.graph import NodeRow  # noqa: E402
+from igraph_mcp.retrieve import rerank, stages
+from igraph_mcp.retrieve.params import DEFAULT_PARAMS, RetrievalParams
+from igraph_mcp.store.graph import NodeRow
 
 # Lever settings swept by --levers (parameter assignments on top of --base).
 LEVERS: dict[str, tuple[str, ...]] = {

@@ -21,16 +21,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-# Put the checkout on the path so a plain clone runs without installing.
-_SRC = Path(__file__).resolve().parents[1]
-if _SRC.is_dir() and str(_SRC) not in sys.path:
-    sys.path.insert(0, str(_SRC))
-
-import bench_data as bd  # noqa: E402 - after the sys.path set-up above
-import metrics as m  # noqa: E402
-from baseline_bm25 import Bm25Index, Ranking  # noqa: E402
-from devset_half import HALVES, load_split  # noqa: E402
-from embed_cache import CachedEmbedder  # noqa: E402
+import bench_data as bd
+import common  # the checkout on sys.path, the download cache
+import metrics as m
+from baseline_bm25 import Bm25Index, Ranking
+from devset_half import HALVES, load_split
+from embed_cache import CachedEmbedder
 
 ALL_SYSTEMS = ("bm25", "fts", "dense", "hybrid", "hybrid+graph", "default", "hybrid-hand", "default-hand", "fts-hand")
 DEFAULT_SYSTEMS = ("bm25", "hybrid", "default")
@@ -405,7 +401,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument(
         "--embed-cache",
         type=Path,
-        default=bd.cache_dir() / "embed-cache.sqlite",
+        default=common.cache_root() / "embed-cache.sqlite",
         help="vectors shared across trees and runs; 'off' to disable",
     )
     ap.add_argument("--max-trees", type=int, default=bd.DEFAULT_MAX_TREES, help="devset trees to use")
@@ -488,7 +484,7 @@ def main(argv: list[str] | None = None) -> int:
             log(f"--param: {exc}")
             return 2
         PARAMS = tuple(args.param)
-    cache = bd.cache_dir()
+    cache = common.cache_root()
     tasks: list[TreeTask] = []
     if args.set in ("devset", "both"):
         tasks += devset_tasks(args, cache)

@@ -11,29 +11,25 @@ every variant is a RetrievalParams (the service's, with a few fields changed) pa
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-_SRC = Path(__file__).resolve().parents[1]
-if _SRC.is_dir() and str(_SRC) not in sys.path:
-    sys.path.insert(0, str(_SRC))
+import bench_data as bd
+import common  # the checkout on sys.path, the download cache
+import metrics as m
+from baseline_bm25 import Bm25Index
+from retrieval import TreeTask, devset_tasks, docstring_tasks
 
-import bench_data as bd  # noqa: E402
-import metrics as m  # noqa: E402
-from baseline_bm25 import Bm25Index  # noqa: E402
-from retrieval import TreeTask, devset_tasks, docstring_tasks  # noqa: E402
-
-from igraph_mcp.retrieve import stages  # noqa: E402
-from igraph_mcp.retrieve.analyze import QueryAnalysis  # noqa: E402
-from igraph_mcp.retrieve.channels import fts_channel  # noqa: E402
-from igraph_mcp.retrieve.params import RetrievalParams  # noqa: E402
-from igraph_mcp.retrieve.query_parts import dense_texts  # noqa: E402
-from igraph_mcp.retrieve.vector_search import SqliteVecSearch  # noqa: E402
-from igraph_mcp.service import IGraphService  # noqa: E402
-from igraph_mcp.store import graph  # noqa: E402
+from igraph_mcp.retrieve import stages
+from igraph_mcp.retrieve.analyze import QueryAnalysis
+from igraph_mcp.retrieve.channels import fts_channel
+from igraph_mcp.retrieve.params import RetrievalParams
+from igraph_mcp.retrieve.query_parts import dense_texts
+from igraph_mcp.retrieve.vector_search import SqliteVecSearch
+from igraph_mcp.service import IGraphService
+from igraph_mcp.store import graph
 
 # bm25 column weights: name, words, qualified_name, path, signature, docstring, body
 FTS_WEIGHT_VARIANTS = {
@@ -146,7 +142,7 @@ def main() -> int:
     ap.add_argument("--devset", type=Path, default=bd.DEFAULT_DEVSET)
     ap.add_argument("--fetch-tree", type=Path, default=None)
     args = ap.parse_args()
-    cache = bd.cache_dir()
+    cache = common.cache_root()
     tasks = devset_tasks(args, cache) if args.set == "devset" else docstring_tasks(args, cache)
     cases = [c for t in tasks for c in collect(t)]
     variants: dict[str, Variant] = {

@@ -14,14 +14,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-_SRC = Path(__file__).resolve().parents[1]
-if _SRC.is_dir() and str(_SRC) not in sys.path:
-    sys.path.insert(0, str(_SRC))
-
-import bench_data as bd  # noqa: E402
-import metrics as m  # noqa: E402
-import retrieval as r  # noqa: E402
-from baseline_bm25 import Bm25Index  # noqa: E402
+import bench_data as bd
+import common  # the checkout on sys.path, the download cache
+import metrics as m
+import retrieval as r
+from baseline_bm25 import Bm25Index
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -31,7 +28,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--variant", action="append", required=True)
     ap.add_argument("--systems", default="hybrid,default")
     ap.add_argument("--devset", type=Path, default=bd.DEFAULT_DEVSET)
-    ap.add_argument("--embed-cache", type=Path, default=bd.cache_dir() / "embed-cache.sqlite")
+    ap.add_argument("--embed-cache", type=Path, default=common.cache_root() / "embed-cache.sqlite")
     args = ap.parse_args(argv)
     args.half, args.limit, args.fetch_tree, args.max_trees = "tuning", None, None, 0
     r.EMBED_CACHE = args.embed_cache
@@ -49,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
             ap.error(f"--variant {label}: {exc}")
     records: dict[str, list[dict[str, Any]]] = {label: [] for label, _, _ in variants}
     tokens: dict[str, list[int]] = {label: [] for label, _, _ in variants}
-    for task in r.devset_tasks(args, bd.cache_dir()):
+    for task in r.devset_tasks(args, common.cache_root()):
         bm25 = Bm25Index(task.root)
         svc, seconds, _ = r.open_service(task.root)
         print(f"{task.label}: {len(task.cases)} cases, opened in {seconds:.0f}s", file=sys.stderr, flush=True)
