@@ -150,7 +150,8 @@ def search_channels(
     """FTS, the named symbols and their graph neighbours (issues only), and dense KNN, as ``channels`` asks;
     ``want_vector``: embed the query's head even without the dense channel (the resource channel reads it)."""
     trace = trace if trace is not None else Trace()
-    qa, ranked = query.analysis, {}
+    qa = query.analysis
+    ranked: dict[str, list[int]] = {}
     if "fts" in channels:
         t = time.perf_counter()
         ranked["fts5"] = [nid for nid, _ in fts_channel(db, qa, params.channel_depth, node_count(db))]
