@@ -5,8 +5,9 @@
 Each tree is indexed and opened once; every query of both halves runs through the service's analyze and channel
 stages (``igraph_mcp/retrieve/stages.py``) with the shipped parameters, and what the later stages read is written:
 the query text, the definition counts of its identifiers, each channel's ranked node ids, the candidates' stored
-rows and the gold labels. ``rerank_train.py`` replays fuse -> boost -> rank files -> rerank from these with other
-parameters; the ``half`` field says which half a query belongs to (training uses the tuning half only).
+rows, the gold labels and which of the golds and candidates are classes (what metrics.py needs). ``rerank_train.py``
+replays fuse -> boost -> rank files -> rerank from these with other parameters; the ``half`` field says which half a
+query belongs to (training uses the tuning half only).
 """
 
 from __future__ import annotations
@@ -40,8 +41,10 @@ def dump_case(svc: Any, case: Any, golds: list[str], class_keys: frozenset[str])
     ids = list(dict.fromkeys(n for ranked in lists.values() for n in ranked))
     rows = graph.nodes_by_ids(db, ids)
     gold_of = {}
+    keys = set(golds)
     for nid, row in rows.items():
         hit = (m.normalize_path(row.path), row.qualified_name)
+        keys.add(f"{hit[0]}::{hit[1]}")
         found = [i for i, g in enumerate(golds) if m.function_match(g, hit, class_keys)]
         if found:
             gold_of[str(nid)] = found
@@ -55,6 +58,8 @@ def dump_case(svc: Any, case: Any, golds: list[str], class_keys: frozenset[str])
         "gold_files": list(case.gold_files),
         "golds": golds,
         "gold_of": gold_of,
+        # the classes among the golds and candidates: what metrics.function_match needs to know
+        "class_keys": sorted(keys & class_keys),
     }
 
 

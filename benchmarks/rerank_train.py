@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import common  # noqa: F401 - the checkout on sys.path
+import metrics as m
 import numpy as np
 
 from igraph_mcp.retrieve import rerank, stages
@@ -64,6 +65,7 @@ class Query:
     gold_files: list[str]
     golds: list[str]
     gold_of: dict[int, list[int]]
+    class_keys: frozenset[str]
 
 
 def _row(nid: int, path: str, kind: str, name: str, qualified_name: str) -> NodeRow:
@@ -91,6 +93,7 @@ def load(paths: Iterable[Path]) -> list[Query]:
                             d["gold_files"],
                             d["golds"],
                             {int(k): v for k, v in d["gold_of"].items()},
+                            frozenset(d["class_keys"]),
                         )
                     )
             except EOFError:  # a dump still being written (or stopped) ends without the gzip trailer
@@ -109,52 +112,24 @@ def ranking(q: Query, params: RetrievalParams) -> tuple[list[Any], stages.Ranked
 
 
 # --------------------------------------------------------------------------- metrics
-def metrics(q: Query, functions: list[int], files: list[str]) -> dict[str, float | None]:
-    """Devset metrics of one query (same definitions as metrics.py: strict Acc@k, MRR cut at 10)."""
-    pos = {f: i + 1 for i, f in enumerate(files)}
-    fr = [pos.get(g.removeprefix("./")) for g in q.gold_files]
-
-    def acc(ranks: list[int | None], n: int) -> float:
-        return float(bool(ranks) and all(r is not None and r <= n for r in ranks))
-
-    def mrr(ranks: list[int | None]) -> float:
-        found = [r for r in ranks if r is not None and r <= 10]
-        return 1.0 / min(found) if found else 0.0
-
-    out: dict[str, float | None] = {f"file@{n}": acc(fr, n) for n in (1, 3, 5, 10)} | {"file_mrr": mrr(fr)}
-    if q.golds:
-        gr: list[int | None] = [None] * len(q.golds)
-        for i, nid in enumerate(functions):
-            for g in q.gold_of.get(nid, ()):
-                if gr[g] is None:
-                    gr[g] = i + 1
-        out |= {"fn@5": acc(gr, 5), "fn@10": acc(gr, 10), "fn_mrr": mrr(gr)}
-    return out
-
-
-def mean(rows: list[dict[str, float | None]]) -> dict[str, float]:
-    """Mean of each metric over the rows that have it."""
-    keys = dict.fromkeys(k for r in rows for k in r)
-    out = {}
-    for k in keys:
-        vals = [v for r in rows if (v := r.get(k)) is not None]
-        out[k] = sum(vals) / len(vals) if vals else float("nan")
-    return out
-
-
-def evaluate(queries: list[Query], params: RetrievalParams) -> dict[str, float]:
-    """Mean metrics of the service's ranking under ``params`` (functions = the top 10 hits)."""
+def evaluate(queries: list[Query], params: RetrievalParams) -> dict[str, float | None]:
+    """Mean devset metrics (metrics.py, as retrieval.py computes them) of the service's ranking under ``params``:
+    functions = the top 10 hits, files = the file ranking."""
     rows = []
     for q in queries:
         hits, files = ranking(q, params)
-        rows.append(metrics(q, [h.nodeId for h in hits[:10]], [f.filePath for f in files.files]))
-    return mean(rows)
+        functions = [(h.filePath, h.qualifiedName) for h in hits[:10]]
+        rows.append(m.devset_metrics(q.gold_files, q.golds, [f.filePath for f in files.files], functions, q.class_keys))
+    return m.mean_metrics(rows)
 
 
-def fmt(label: str, res: dict[str, float], n: int) -> str:
+COLUMNS = ("file_acc@1", "file_acc@3", "file_acc@5", "file_acc@10", "file_mrr", "func_acc@5", "func_acc@10", "func_mrr")
+
+
+def fmt(label: str, res: dict[str, float | None], n: int) -> str:
     """One table row."""
-    cols = ("file@1", "file@3", "file@5", "file@10", "file_mrr", "fn@5", "fn@10", "fn_mrr")
-    return f"{label:<28}" + " ".join(f"{100 * res.get(c, float('nan')):6.1f}" for c in cols) + f"  n={n}"
+    cells = ("     -" if (v := res.get(c)) is None else f"{100 * v:6.1f}" for c in COLUMNS)
+    return f"{label:<28}" + " ".join(cells) + f"  n={n}"
 
 
 HEADER = f"{'':<28}" + " ".join(f"{c:>6}" for c in ("f@1", "f@3", "f@5", "f@10", "fMRR", "fn@5", "fn@10", "fnMRR"))
@@ -264,9 +239,10 @@ def main(argv: list[str] | None = None) -> int:
                 train = [q for i, q in enumerate(tuning) if i % args.cv != k]
                 w = train_pairwise(train, base, l2, args.epochs, mask)
                 rows.append((evaluate(test, with_weights(base, w)), len(test)))
-            pooled = {
-                c: sum(r[c] * n for r, n in rows if r.get(c) == r.get(c)) / sum(n for _, n in rows) for c in rows[0][0]
-            }
+            pooled: dict[str, float | None] = {}
+            for c in COLUMNS:  # each metric over the queries that have it
+                have = [(v, n) for r, n in rows if (v := r.get(c)) is not None]
+                pooled[c] = sum(v * n for v, n in have) / sum(n for _, n in have) if have else None
             print(fmt(f"tuning {args.cv}-fold CV l2={l2:g}", pooled, len(tuning)))
     if args.train:
         w = train_pairwise(halves["tuning"], base, args.l2, args.epochs, mask)
