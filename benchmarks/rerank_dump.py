@@ -23,7 +23,7 @@ from typing import Any
 import bench_data as bd
 import common  # the checkout on sys.path, the download cache
 import metrics as m
-import retrieval as r
+import service_runs as sr
 from baseline_bm25 import Bm25Index
 
 # The stored fields of a candidate that the boost and file stages read (the rest of a NodeRow is not dumped).
@@ -72,13 +72,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--embed-cache", type=Path, default=common.cache_root() / "embed-cache.sqlite")
     args = ap.parse_args(argv)
     args.half, args.limit, args.fetch_tree, args.max_trees, args.other_trees = "all", None, None, 0, None
-    r.EMBED_CACHE = None if str(args.embed_cache) == "off" else args.embed_cache
+    sr.EMBED_CACHE = None if str(args.embed_cache) == "off" else args.embed_cache
     args.out.parent.mkdir(parents=True, exist_ok=True)
     with gzip.open(args.out, "wt", encoding="utf-8") as out:
-        for task in r.devset_tasks(args, common.cache_root()):
+        for task in sr.devset_tasks(args, common.cache_root()):
             started = time.perf_counter()
             bm25 = Bm25Index(task.root)
-            svc, seconds, _ = r.open_service(task.root)
+            svc, seconds, _ = sr.open_service(task.root)
             try:
                 for case in task.cases:
                     golds = m.reachable_golds(case.gold_functions, bm25.symbol_keys, bm25.class_keys)
@@ -87,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
                     out.write(json.dumps(rec) + "\n")
                 out.flush()
             finally:
-                r.close_service(svc)
+                sr.close_service(svc)
             total = time.perf_counter() - started
             print(
                 f"{task.label}: {len(task.cases)} cases, index {seconds:.0f}s, total {total:.0f}s",

@@ -20,7 +20,7 @@ import bench_data as bd
 import common  # the checkout on sys.path, the download cache
 import metrics as m
 from baseline_bm25 import Bm25Index
-from retrieval import TreeTask, devset_tasks, docstring_tasks
+from service_runs import TreeTask, devset_tasks, docstring_tasks
 
 from igraph_mcp.retrieve import stages
 from igraph_mcp.retrieve.analyze import QueryAnalysis

@@ -17,7 +17,7 @@ from typing import Any
 import bench_data as bd
 import common  # the checkout on sys.path, the download cache
 import metrics as m
-import retrieval as r
+import service_runs as sr
 from baseline_bm25 import Bm25Index
 
 
@@ -31,10 +31,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--embed-cache", type=Path, default=common.cache_root() / "embed-cache.sqlite")
     args = ap.parse_args(argv)
     args.half, args.limit, args.fetch_tree, args.max_trees = "tuning", None, None, 0
-    r.EMBED_CACHE = args.embed_cache
+    sr.EMBED_CACHE = args.embed_cache
     from igraph_mcp.retrieve.analyze import MAX_QUERY_CHARS
 
-    r.MAX_QUERY_CHARS = MAX_QUERY_CHARS
+    sr.MAX_QUERY_CHARS = MAX_QUERY_CHARS
     systems = [s for s in args.systems.split(",") if s]
     variants = [v.partition(":") for v in args.variant]
     from igraph_mcp.retrieve.params import DEFAULT_PARAMS
@@ -46,9 +46,9 @@ def main(argv: list[str] | None = None) -> int:
             ap.error(f"--variant {label}: {exc}")
     records: dict[str, list[dict[str, Any]]] = {label: [] for label, _, _ in variants}
     tokens: dict[str, list[int]] = {label: [] for label, _, _ in variants}
-    for task in r.devset_tasks(args, common.cache_root()):
+    for task in sr.devset_tasks(args, common.cache_root()):
         bm25 = Bm25Index(task.root)
-        svc, seconds, _ = r.open_service(task.root)
+        svc, seconds, _ = sr.open_service(task.root)
         print(f"{task.label}: {len(task.cases)} cases, opened in {seconds:.0f}s", file=sys.stderr, flush=True)
         for label, _, assignments in variants:
             params = svc.retrieval_params.with_assignments(filter(None, assignments.split(",")))
@@ -56,16 +56,16 @@ def main(argv: list[str] | None = None) -> int:
                 golds = m.reachable_golds(case.gold_functions, bm25.symbol_keys, bm25.class_keys)
                 for system in systems:
                     if system == "default":
-                        ranking, size = r.default_call(svc, case.text, params)
+                        ranking, size = sr.default_call(svc, case.text, params)
                         tokens[label].append(size)
                     else:
-                        ranking = r.service_search(svc, case.text, system, params=params)
+                        ranking = sr.service_search(svc, case.text, system, params=params)
                     scores = m.devset_metrics(case.gold_files, golds, ranking.files, ranking.functions, bm25.class_keys)
                     if system == "default" and golds:
                         found = [any(m.function_match(g, h, bm25.class_keys) for h in ranking.functions) for g in golds]
                         scores["holds_edited"] = float(any(found))
                     records[label].append({"system": system, "metrics": scores})
-        r.close_service(svc)
+        sr.close_service(svc)
     keys = ("file_acc@1", "file_acc@5", "file_acc@10", "file_mrr", "func_acc@5", "func_acc@10", "holds_edited")
     print("variant/system".ljust(28) + "".join(k.rjust(13) for k in keys) + "    n  tok")
     for label, _, _ in variants:

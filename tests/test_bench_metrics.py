@@ -264,7 +264,7 @@ def test_build_docstring_tree_emits_unambiguous_queries(tmp_path: Path) -> None:
 
 
 def test_service_adapter_maps_hits_and_neighbours() -> None:
-    import retrieval
+    import service_runs as retrieval
 
     from igraph_mcp.retrieve.params import DEFAULT_PARAMS
 
