@@ -1,7 +1,7 @@
 """The one service behind the CLI and the MCP server: it wires the rooms together for one repository root.
 
 Reading goes through ``store.reader`` (one read-only connection), writing through ``store.lock`` (one writer per
-repository); indexing lives in ``index.build``, lookups in ``retrieve.lookup``, queries in ``retrieve.explore``,
+repository); indexing lives in ``index.build``, lookups in ``retrieve.lookup``, queries in ``retrieve.stages``,
 mounted documents in ``resources.manager``. The methods here pick the parts and pass them along.
 """
 
@@ -26,8 +26,8 @@ from igraph_mcp.index.stale import stale_files
 from igraph_mcp.models import ExploreResult, FileDetail, IndexResult, NodeDetail, RelatedResult, StatusResult
 from igraph_mcp.resources.manager import ResourceManager
 from igraph_mcp.resources.results import MountResult, ResourceList, UnmountResult
+from igraph_mcp.retrieve import stages
 from igraph_mcp.retrieve.dense_state import DenseGate, DenseState
-from igraph_mcp.retrieve.explore import Explorer
 from igraph_mcp.retrieve.lookup import Lookup
 from igraph_mcp.retrieve.params import RetrievalParams
 from igraph_mcp.retrieve.stages import ResourceFinder
@@ -188,8 +188,7 @@ class IGraphService:
         # With nothing mounted the resource step is skipped, so an FTS-only query never pays for a query vector.
         finder = self.resource_finder if status_store.has_resource_sources(db) else None
         dense = self.dense_state() if "dense" in channels or finder else DenseState(None, None, None)
-        explorer = Explorer(db, params or self.retrieval_params, dense, finder, self.stale_files)
-        return explorer.explore(request)
+        return stages.run(db, request, params or self.retrieval_params, dense, finder, self.stale_files)
 
     def stale_files(self, paths: list[str]) -> set[str]:
         """Those of ``paths`` whose file on disk differs from what was indexed (or is gone)."""

@@ -47,8 +47,9 @@ def run(
     resource_finder: ResourceFinder | None = None,
     stale_check: StaleCheck | None = None,
 ) -> ExploreResult:
-    """One explore call, stage by stage (``request`` already resolved: topK and hops set, bounds checked)."""
-    assert request.top_k is not None and request.hops is not None
+    """One explore call, stage by stage (topK and hops default to the parameters'; bounds are checked first)."""
+    request = request.resolved(params.node_top_k, params.graph_hops)
+    assert request.top_k is not None and request.hops is not None  # resolved() sets both
     trace = Trace()
     t0 = time.perf_counter()
     query = analyze(db, request.query, trace)
