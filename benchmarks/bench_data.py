@@ -28,7 +28,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
-DEFAULT_DEVSET = Path("/work/shared/devset/swebench_verified_dev.jsonl")
+import common
+
+DEFAULT_DEVSET = common.devset_path()
 DEFAULT_MAX_TREES = 6
 DEFAULT_DOCSTRING_SAMPLE = 300
 # Pinned so the docstring set is the same on every machine; medium projects with good docstrings.
@@ -49,12 +51,6 @@ MAX_QUERY_WORDS = 60
 
 T = TypeVar("T")
 DefNode = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
-
-
-def cache_dir() -> Path:
-    """Return the download cache root (env IGRAPH_BENCH_CACHE, else ~/.cache/igraph-mcp-bench)."""
-    env = os.environ.get("IGRAPH_BENCH_CACHE")
-    return Path(env).expanduser() if env else Path.home() / ".cache" / "igraph-mcp-bench"
 
 
 # --------------------------------------------------------------------------- devset
@@ -454,7 +450,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--docstring-sample", type=int, default=DEFAULT_DOCSTRING_SAMPLE)
     ap.add_argument("--set", choices=("devset", "docstrings", "both"), default="both")
     args = ap.parse_args(argv)
-    cache = cache_dir()
+    cache = common.cache_root()
     script = args.fetch_tree or devset_fetch_script(args.devset)
     if args.set in ("devset", "both"):
         selection = select_devset(load_devset(args.devset), args.max_trees, args.max_instances)

@@ -21,11 +21,10 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
 import bench_data as bd
+import common  # the checkout on sys.path, the download cache
 import metrics as m
-import retrieval as rt
+import service_runs as sr
 from baseline_bm25 import Bm25Index
 
 DEFAULT_VARIANTS = "5/5/8,5/5/10,7/5/10,8/5/10,10/5/10,10/4/10,10/6/10,12/5/10,8/8/10,10/10/10"
@@ -39,19 +38,10 @@ def parse_variant(text: str) -> tuple[int, int, int]:
 
 def run_variant(svc: Any, query: str, variant: tuple[int, int, int]) -> tuple[list[tuple[str, str]], int]:
     """One default call (graph hops from the config) at this size: (hits then neighbours, tokens of its text)."""
-    from igraph_mcp.render import render_explore
-    from igraph_mcp.retrieve import explore
-    from igraph_mcp.retrieve.budget import estimate_tokens
-
     hits, snippets, neighbours = variant
-    saved = explore.SNIPPET_HITS, explore.NEIGHBOUR_LIMIT
-    explore.SNIPPET_HITS, explore.NEIGHBOUR_LIMIT = snippets, neighbours
-    try:
-        result = svc.explore(query[: rt.MAX_QUERY_CHARS], top_k=hits)
-    finally:
-        explore.SNIPPET_HITS, explore.NEIGHBOUR_LIMIT = saved
-    nodes = list(result.hits) + list(result.neighbours)
-    return [(n.filePath, n.qualifiedName) for n in nodes], estimate_tokens(render_explore(result))
+    params = svc.retrieval_params.with_assignments([f"snippet_hits={snippets}", f"neighbour_limit={neighbours}"])
+    ranking, tokens = sr.default_call(svc, query, params, top_k=hits)
+    return ranking.functions, tokens
 
 
 def main() -> None:
@@ -66,16 +56,16 @@ def main() -> None:
     args.other_trees = None
     args.limit = None
     args.fetch_tree = None
-    cache = bd.cache_dir()
-    rt.EMBED_CACHE = cache / "embed-cache.sqlite"
+    cache = common.cache_root()
+    sr.EMBED_CACHE = cache / "embed-cache.sqlite"
     # (half, variant) -> per-issue values
     holds: dict[tuple[str, tuple[int, int, int]], list[float]] = defaultdict(list)
     holds_all: dict[tuple[str, tuple[int, int, int]], list[float]] = defaultdict(list)
     acc10: dict[tuple[str, tuple[int, int, int]], list[float]] = defaultdict(list)
     tokens: dict[tuple[str, tuple[int, int, int]], list[int]] = defaultdict(list)
-    for task in rt.devset_tasks(args, cache):
+    for task in sr.devset_tasks(args, cache):
         bm25 = Bm25Index(task.root)
-        svc, _, _ = rt.open_service(task.root)
+        svc, _, _ = sr.open_service(task.root)
         try:
             for case in task.cases:
                 golds = m.reachable_golds(case.gold_functions, bm25.symbol_keys, bm25.class_keys)
@@ -91,7 +81,7 @@ def main() -> None:
                     acc10[key].append(m.strict_accuracy(ranks, 10))
                     tokens[key].append(n_tokens)
         finally:
-            rt.close_service(svc)
+            sr.close_service(svc)
         print(f"{task.label}: {len(task.cases)} issues", file=sys.stderr, flush=True)
     head = ("half", "hits/snip/nbrs", "issues", "holds", "all", "fAcc@10", "tok p50", "tok p90")
     print(" ".join(f"{h:>{w}}" for h, w in zip(head, (8, 15, 6, 6, 6, 8, 8, 8), strict=True)))

@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import os
 import re
 import subprocess
 import sys
@@ -27,13 +26,14 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import common  # the checkout on sys.path, the download cache
 from reference_defs import regex_definitions, script_definitions
 
 from igraph_mcp.index.parse import parse_source
 from igraph_mcp.index.walk import walk_repository
 from igraph_mcp.vocab.languages import language_for_path
 
-CACHE = Path(os.environ.get("IGRAPH_BENCH_CACHE", Path.home() / ".cache" / "igraph-mcp-bench")) / "defs"
+CACHE = common.cache_root() / "defs"
 DECORATOR_LINES = 5
 # ctags kind names that mean "function, method, class, struct or interface" in some language.
 DEFAULT_KINDS = frozenset(
@@ -210,14 +210,10 @@ def fetch(p: Project) -> Path:
         with tarfile.open(archive) as tf:
             tf.extractall(tmp, filter="data")
     elif p.source == "pypi":
-        pip = ["pip", "download", "--no-deps", "--no-binary", ":all:"]
-        _run([*pip, p.spec, "-d", str(dl)], dl)
-        name, _, version = p.spec.partition("==")
-        archive = next(f for f in dl.iterdir() if f.name.lower().startswith(f"{name}-{version}".lower()))
-        with tarfile.open(archive) as tf:
+        with tarfile.open(common.sdist_archive(p.spec, dl)) as tf:
             tf.extractall(tmp, filter="data")
     elif p.source == "wheel":  # a binary wheel that ships sources (ziglang: the Zig standard library)
-        _run(["pip", "download", "--no-deps", "--only-binary", ":all:", p.spec, "-d", str(dl)], dl)
+        common.pip_download(p.spec, dl, binary=True, quiet=True)
         name, _, version = p.spec.partition("==")
         archive = next(f for f in dl.iterdir() if f.name.lower().startswith(f"{name}-{version}-".lower()))
         with zipfile.ZipFile(archive) as zf:

@@ -15,7 +15,9 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-DEFAULT_DEVSET = Path("/work/shared/devset/swebench_verified_dev.jsonl")
+import common
+
+DEFAULT_DEVSET = common.devset_path()
 SPLIT_FILE = Path(__file__).resolve().parent / "devset_split.json"
 HALVES = ("tuning", "heldout")
 

@@ -30,16 +30,15 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import os
 import re
-import subprocess
 import sys
 import sysconfig
-import tarfile
 import time
 from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+
+import common
 
 TREES: dict[str, str] = {
     "requests": "2.32.3",
@@ -58,41 +57,13 @@ TARGET_RECALL = 0.85
 
 
 def cache_dir() -> Path:
-    """Benchmark cache root for this script."""
-    env = os.environ.get("IGRAPH_BENCH_CACHE")
-    base = Path(env).expanduser() if env else Path.home() / ".cache" / "igraph-mcp-bench"
-    return base / "graph"
+    """This script's part of the benchmark cache."""
+    return common.cache_root() / "graph"
 
 
 def fetch_tree(name: str, version: str) -> Path:
     """Download and unpack one sdist; returns the unpacked directory."""
-    sdists = cache_dir() / "sdists"
-    trees = cache_dir() / "trees"
-    sdists.mkdir(parents=True, exist_ok=True)
-    trees.mkdir(parents=True, exist_ok=True)
-    archive = next(iter(sdists.glob(f"{name}-{version}.tar.gz")), None)
-    if archive is None:
-        subprocess.run(  # fixed arguments, pinned versions
-            [
-                sys.executable,
-                "-m",
-                "pip",
-                "download",
-                "--no-deps",
-                "--no-binary",
-                ":all:",
-                f"{name}=={version}",
-                "-d",
-                str(sdists),
-            ],
-            check=True,
-        )
-        archive = next(iter(sdists.glob(f"{name}-{version}.tar.gz")))
-    target = trees / f"{name}-{version}"
-    if not target.is_dir():
-        with tarfile.open(archive) as tf:
-            tf.extractall(trees, filter="data")
-    return target
+    return common.fetch_sdist(f"{name}=={version}", cache_dir() / "sdists", cache_dir() / "trees")
 
 
 def is_library(path: str) -> bool:

@@ -31,10 +31,11 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tarfile
 import tempfile
 import time
 from pathlib import Path
+
+import common  # the checkout on sys.path, the download cache
 
 from igraph_mcp.service import IGraphService
 
@@ -76,40 +77,9 @@ QUERIES = [
 ]
 
 
-def _cache() -> Path:
-    return Path(os.environ.get("IGRAPH_BENCH_CACHE", Path.home() / ".cache" / "igraph-mcp-bench"))
-
-
 def fetch_sdist(spec: str) -> Path:
     """Download and unpack an sdist once; returns the unpacked top folder."""
-    dest = _cache() / "sdists"
-    dest.mkdir(parents=True, exist_ok=True)
-    name = spec.split("==")[0].lower()
-    have = [p for p in dest.glob("*.tar.gz") if p.name.lower().startswith(name) and spec.split("==")[-1] in p.name]
-    if not have:
-        subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "pip",
-                "download",
-                "-q",
-                "--no-deps",
-                "--no-binary",
-                ":all:",
-                spec,
-                "-d",
-                str(dest),
-            ],
-            check=True,
-        )
-        have = [p for p in dest.glob("*.tar.gz") if p.name.lower().startswith(name)]
-    archive = sorted(have)[-1]
-    top = dest / archive.name[: -len(".tar.gz")]
-    if not top.exists():
-        with tarfile.open(archive) as t:
-            t.extractall(dest, filter="data")
-    return top
+    return common.fetch_sdist(spec, common.cache_root() / "sdists")
 
 
 def percentile(values: list[float], p: float) -> float:

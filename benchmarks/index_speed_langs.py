@@ -19,6 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import common  # noqa: F401 - the checkout on sys.path
 from definitions import PROJECTS, _source_root, fetch
 
 from igraph_mcp.service import IGraphService

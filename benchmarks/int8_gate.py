@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import bench_data as bd
+import common  # the checkout on sys.path, the download cache
 
 GATE_TREES = (
     "requests==2.0.1,requests==2.2.1,requests==2.9.0,requests==2.26.0,requests==2.27.0,Sphinx==3.1.2,"
@@ -98,11 +99,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--trees", default=GATE_TREES)
     ap.add_argument("--systems", default="dense,hybrid,default")
     ap.add_argument("--max-drop", type=float, default=1.0, help="points int8 may lose against fp32")
-    ap.add_argument("--work", type=Path, default=bd.cache_dir() / "int8-gate", help="private tree copies")
-    ap.add_argument("--embed-cache", type=Path, default=bd.cache_dir() / "embed-cache.sqlite")
+    ap.add_argument("--work", type=Path, default=common.cache_root() / "int8-gate", help="private tree copies")
+    ap.add_argument("--embed-cache", type=Path, default=common.cache_root() / "embed-cache.sqlite")
     ap.add_argument("--json", type=Path, default=None)
     args = ap.parse_args(argv)
-    cache = private_cache(bd.cache_dir(), args.work, args.trees)
+    cache = private_cache(common.cache_root(), args.work, args.trees)
     systems = [s for s in args.systems.split(",") if s]
     fp32: dict[str, Any] = {}
     int8: dict[str, Any] = {}

@@ -30,20 +30,16 @@ import time
 from pathlib import Path
 from typing import Any
 
+import common  # the checkout on sys.path, the download cache
 import numpy as np
+from index_speed import fetch_sdist, percentile
 
-_SRC = Path(__file__).resolve().parents[1]
-if _SRC.is_dir() and str(_SRC) not in sys.path:
-    sys.path.insert(0, str(_SRC))
-
-from index_speed import fetch_sdist, percentile  # noqa: E402
-
-from igraph_mcp.config import load_config  # noqa: E402
-from igraph_mcp.embed.text import symbol_embedding_text  # noqa: E402
-from igraph_mcp.index.embedding import embed_nodes  # noqa: E402
-from igraph_mcp.service import IGraphService  # noqa: E402
-from igraph_mcp.store import vectors as vec_store  # noqa: E402
-from igraph_mcp.store.vectors import prepare_vector_tables  # noqa: E402
+from igraph_mcp.config import load_config
+from igraph_mcp.embed.text import symbol_embedding_text
+from igraph_mcp.index.embedding import embed_nodes
+from igraph_mcp.service import IGraphService
+from igraph_mcp.store import vectors as vec_store
+from igraph_mcp.store.vectors import prepare_vector_tables
 
 QUERIES = [
     "QuerySet.get_or_create",
@@ -104,7 +100,7 @@ def throughput(sdist: str) -> dict[str, float]:
     }
 
 
-DEVSET = Path("/work/shared/devset/swebench_verified_dev.jsonl")
+DEVSET = common.devset_path()
 ISSUES = 20  # issue texts timed in the "issue" modes (Django's devset issues: latency only, never tuning)
 
 
@@ -256,7 +252,7 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--latency-tree", type=Path, help="an already embedded tree with >= 20k symbols")
     ap.add_argument("--runtimes", action="store_true", help="torch vs ONNX fp32 vs ONNX int8 on the same texts")
-    ap.add_argument("--runtime-tree", type=Path, default=_SRC / "igraph_mcp")
+    ap.add_argument("--runtime-tree", type=Path, default=common.CHECKOUT / "igraph_mcp")
     ap.add_argument("--texts", type=int, default=400)
     ap.add_argument("--sweep", action="store_true", help="with --runtimes: ONNX batch sizes x threads")
     ap.add_argument("--cli-sdist", default=None, help="e.g. requests==2.32.3: cold CLI search + hybrid latency")

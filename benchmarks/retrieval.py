@@ -11,235 +11,24 @@ into a tuning and a held-out half (devset_split.json); tables are printed per ha
 from __future__ import annotations
 
 import argparse
-import contextlib
 import functools
 import json
 import sys
 import time
 from collections import defaultdict
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-# Put the checkout on the path so a plain clone runs without installing.
-_SRC = Path(__file__).resolve().parents[1]
-if _SRC.is_dir() and str(_SRC) not in sys.path:
-    sys.path.insert(0, str(_SRC))
-
-import bench_data as bd  # noqa: E402 - after the sys.path set-up above
-import metrics as m  # noqa: E402
-from baseline_bm25 import Bm25Index, Ranking  # noqa: E402
-from devset_half import HALVES, load_split  # noqa: E402
-from embed_cache import CachedEmbedder  # noqa: E402
+import bench_data as bd
+import common  # the checkout on sys.path, the download cache
+import metrics as m
+import service_runs as sr
+from baseline_bm25 import Bm25Index, Ranking
+from service_runs import TreeTask
 
 ALL_SYSTEMS = ("bm25", "fts", "dense", "hybrid", "hybrid+graph", "default", "hybrid-hand", "default-hand", "fts-hand")
 DEFAULT_SYSTEMS = ("bm25", "hybrid", "default")
-TOP_K = 10
-GRAPH_TOP_K = 5  # igraph_explore's default topK
-
-# --------------------------------------------------------------------------- service adapter
-# Everything that knows the service's API is in this block; adjust here when the API moves.
-
-SERVICE_SYSTEMS: dict[str, tuple[tuple[str, ...], int]] = {
-    "fts": (("fts",), 0),
-    "dense": (("dense",), 0),
-    "hybrid": (("fts", "dense"), 0),
-    "hybrid+graph": (("fts", "dense"), 2),
-}
-# Queries are cut to what the service accepts (its own limit, read at start-up).
-MAX_QUERY_CHARS = 10_000
-# The answer budget trims hits and files to fit an agent's context; the benchmark measures ranking,
-# so it asks for the largest budget the service accepts.
-MAX_TOKENS = 100_000
-
-
-REINDEX = False  # --reindex: rebuild structure + FTS with the current code (vectors of unchanged text are reused)
-EMBED_CACHE: Path | None = None  # --embed-cache: vectors shared across trees and runs (None = off)
-
-
-def open_service(root: Path) -> tuple[Any, float, dict[str, Any]]:
-    """Build the service for a tree and run its index; return (service, seconds, index summary)."""
-    from igraph_mcp.config import load_config  # imported lazily: the bm25-only run needs no package
-    from igraph_mcp.embed.registry import embedder_from_config
-    from igraph_mcp.service import IGraphService
-
-    started = time.perf_counter()
-    config = load_config(root)
-    embedder = embedder_from_config(config.embedder)
-    if embedder is not None and EMBED_CACHE is not None:
-        embedder = CachedEmbedder(embedder, EMBED_CACHE)
-    svc = IGraphService(root, config=config, embedder=embedder)
-    summary = _index_when_free(svc, root)
-    seconds = time.perf_counter() - started
-    dump = getattr(summary, "model_dump", None)
-    return svc, seconds, dump() if callable(dump) else {"summary": str(summary)}
-
-
-def _index_when_free(svc: Any, root: Path) -> Any:
-    """Bring the tree's index up to date, waiting (up to an hour) while another process is indexing it."""
-    from igraph_mcp.errors import IndexBusy
-
-    for _ in range(120):
-        try:
-            return svc.index(full=REINDEX)
-        except IndexBusy as exc:
-            print(f"    {root.name}: waiting ({exc})", file=sys.stderr, flush=True)
-            time.sleep(30)
-    raise SystemExit(f"{root}: still being indexed by another process after an hour")
-
-
-# "-hand" systems: the same call with the graph channel, path-word rarity and the learned re-ranking switched off
-# (the hand-set ranking they replace), so before and after come from one run on the same index.
-HAND_SET: dict[str, Any] = {
-    "retrieve.explore.GRAPH_WEIGHT": 0.0,
-    "retrieve.ranking.PATH_WORD_RARITY": 0,
-    "retrieve.rerank.WEIGHTS": (),
-}
-
-
-@contextlib.contextmanager
-def hand_set() -> Iterator[None]:
-    """Switch the levers of HAND_SET off for the duration of one call."""
-    import importlib
-
-    saved = []
-    for target, value in HAND_SET.items():
-        module_name, _, name = target.rpartition(".")
-        module = importlib.import_module(f"igraph_mcp.{module_name}")
-        saved.append((module, name, getattr(module, name)))
-        setattr(module, name, value)
-    try:
-        yield
-    finally:
-        for module, name, value in saved:
-            setattr(module, name, value)
-
-
-def _field(obj: Any, snake: str, camel: str) -> str:
-    """Read a result field under either spelling (the service's models use camelCase)."""
-    value = getattr(obj, snake, None)
-    return str(getattr(obj, camel) if value is None else value)
-
-
-def service_search(svc: Any, query: str, system: str, top_k: int = TOP_K) -> Ranking:
-    """Run one query through the service as `system`.
-
-    Without expansion, functions = the top_k hits. With expansion the call is the agent's default
-    (topK=5, hops=2): the 5 hits first, then the graph neighbours by score, so @10 measures whether
-    expansion finds gold code that hits 6-10 would have missed. Files are the service's file ranking.
-    """
-    channels, hops = SERVICE_SYSTEMS[system]
-    k = GRAPH_TOP_K if hops else top_k
-    result = svc.explore(query[:MAX_QUERY_CHARS], top_k=k, hops=hops, channels=channels, max_tokens=MAX_TOKENS)
-    nodes = list(result.hits)
-    if hops:
-        nodes += sorted(result.neighbours, key=lambda n: -float(n.score))
-    functions = [(_field(n, "file_path", "filePath"), _field(n, "qualified_name", "qualifiedName")) for n in nodes]
-    files = [_field(f, "file_path", "filePath") for f in result.files]
-    if hops:  # the file ranking of the 10-hit call, so file metrics do not depend on topK
-        wide = svc.explore(query[:MAX_QUERY_CHARS], top_k=top_k, hops=0, channels=channels, max_tokens=MAX_TOKENS)
-        files = [_field(f, "file_path", "filePath") for f in wide.files]
-    return Ranking(functions, files)
-
-
-def default_call(svc: Any, query: str) -> tuple[Ranking, int]:
-    """igraph_explore with only a query, as an agent calls it: (hits then neighbours, tokens of its text)."""
-    from igraph_mcp.render import render_explore
-    from igraph_mcp.retrieve.budget import estimate_tokens
-
-    result = svc.explore(query[:MAX_QUERY_CHARS])
-    nodes = list(result.hits) + list(result.neighbours)
-    functions = [(_field(n, "file_path", "filePath"), _field(n, "qualified_name", "qualifiedName")) for n in nodes]
-    files = [_field(f, "file_path", "filePath") for f in result.files]
-    return Ranking(functions, files), estimate_tokens(render_explore(result))
-
-
-def _service_search_as(svc: Any, system: str, query: str) -> Ranking:
-    return service_search(svc, query, system)
-
-
-def close_service(svc: Any) -> None:
-    """Release the service's resources when it offers a close()."""
-    close = getattr(svc, "close", None)
-    if callable(close):
-        close()
-
-
-# --------------------------------------------------------------------------- harness
-
-
-@dataclass(frozen=True)
-class Case:
-    """One query with its gold; docstring cases have one gold function and no file-level gold."""
-
-    qid: str
-    text: str
-    gold_files: tuple[str, ...]
-    gold_functions: tuple[str, ...]
-    half: str = ""  # devset: "tuning" or "heldout"
-
-
-@dataclass(frozen=True)
-class TreeTask:
-    """A tree to index and the cases of one set that run against it."""
-
-    set_name: str
-    label: str
-    root: Path
-    cases: tuple[Case, ...]
-
-
-def devset_tasks(args: argparse.Namespace, cache: Path) -> list[TreeTask]:
-    """Select the devset trees, fetch them, and wrap their instances as cases."""
-    # Trees are chosen on the whole devset, so both halves run on the same trees; then the half is applied.
-    halves = load_split()
-    wanted = set(HALVES) if args.half == "all" else {args.half}
-    rows = bd.load_devset(args.devset)
-    if args.trees:
-        named = [tuple(t.split("==", 1)) for t in args.trees.split(",") if t.strip()]
-        trees = {(p.strip(), v.strip()) for p, v in named}
-    elif args.other_trees:  # every devset tree except the listed ones (the rest of an "all instances" table)
-        named = [tuple(t.split("==", 1)) for t in args.other_trees.split(",") if t.strip()]
-        trees = {(r.project, r.version) for r in rows} - {(p.strip(), v.strip()) for p, v in named}
-    else:
-        trees = {(t.project, t.version) for t in bd.select_devset(rows, args.max_trees)}
-    kept = [r for r in rows if (r.project, r.version) in trees and halves.get(r.instance_id) in wanted]
-    selection = bd.select_devset(kept, len(trees), args.limit)
-    if args.trees:  # the order given: cheap trees first, so a long run reports early
-        order = [t.strip() for t in args.trees.split(",")]
-        selection.sort(key=lambda t: order.index(f"{t.project}=={t.version}"))
-    script = args.fetch_tree or bd.devset_fetch_script(args.devset)
-    tasks = []
-    for tree in selection:
-        root = bd.fetch_tree(tree.project, tree.version, cache / "devset", script)
-        cases = tuple(
-            Case(i.instance_id, i.query, i.gold_files, i.gold_functions, halves[i.instance_id]) for i in tree.instances
-        )
-        tasks.append(TreeTask("devset", f"{tree.project}=={tree.version}", root, cases))
-    return tasks
-
-
-def doc_projects(args: argparse.Namespace) -> list[tuple[str, str]]:
-    """The docstring set's projects: the pinned evaluation three, or --doc-projects (a tuning set of others)."""
-    if not getattr(args, "doc_projects", None):
-        return list(bd.DEFAULT_DOC_PROJECTS)
-    return [(n.strip(), v.strip()) for n, v in (t.split("==", 1) for t in args.doc_projects.split(",") if t.strip())]
-
-
-def docstring_tasks(args: argparse.Namespace, cache: Path) -> list[TreeTask]:
-    """Fetch the docstring projects, strip them, and wrap their sampled queries as cases."""
-    script = args.fetch_tree or bd.devset_fetch_script(args.devset)
-    prepared = [
-        (name, version, *bd.prepare_docstring_project(name, version, cache, script, args.docstring_sample))
-        for name, version in doc_projects(args)
-    ]
-    capped = bd.round_robin([queries for *_, queries in prepared], args.limit)
-    tasks = []
-    for (name, version, root, _), queries in zip(prepared, capped, strict=True):
-        cases = tuple(Case(q.gold, q.query, (), (q.gold,)) for q in queries)
-        tasks.append(TreeTask("docstrings", f"{name}=={version}", root, cases))
-    return tasks
 
 
 def run_task(task: TreeTask, systems: list[str], log: Callable[[str], None]) -> dict[str, Any]:
@@ -248,7 +37,7 @@ def run_task(task: TreeTask, systems: list[str], log: Callable[[str], None]) -> 
     timings: dict[str, float] = {"bm25_build_s": bm25.build_seconds}
     searchers: dict[str, Callable[[str], Ranking]] = {}
     if "bm25" in systems:
-        searchers["bm25"] = lambda q: bm25.search(q, top_k=TOP_K)
+        searchers["bm25"] = lambda q: bm25.search(q, top_k=sr.TOP_K)
     log(
         f"[{task.set_name}] {task.label}: {len(task.cases)} queries, {bm25.documents} bm25 docs "
         f"(built in {bm25.build_seconds:.1f}s)"
@@ -256,15 +45,15 @@ def run_task(task: TreeTask, systems: list[str], log: Callable[[str], None]) -> 
     svc = None
     index_summary: dict[str, Any] = {}
     tokens: dict[str, int] = {}  # query text -> tokens of the default call's answer
-    if any(s.removesuffix("-hand") in SERVICE_SYSTEMS or s.startswith("default") for s in systems):
-        svc, timings["service_index_s"], index_summary = open_service(task.root)
+    if any(s.removesuffix("-hand") in sr.SERVICE_SYSTEMS or s.startswith("default") for s in systems):
+        svc, timings["service_index_s"], index_summary = sr.open_service(task.root)
         log(f"    service index {timings['service_index_s']:.1f}s: {_index_brief(index_summary)}")
-        for system in (s for s in systems if s in SERVICE_SYSTEMS):
-            searchers[system] = functools.partial(_service_search_as, svc, system)
+        for system in (s for s in systems if s in sr.SERVICE_SYSTEMS):
+            searchers[system] = functools.partial(sr._service_search_as, svc, system)
         if "default" in systems:
 
             def run_default(query: str, service: Any = svc) -> Ranking:
-                ranking, tokens[query] = default_call(service, query)
+                ranking, tokens[query] = sr.default_call(service, query)
                 return ranking
 
             searchers["default"] = run_default
@@ -272,15 +61,13 @@ def run_task(task: TreeTask, systems: list[str], log: Callable[[str], None]) -> 
             if system in systems:
 
                 def run_hand(query: str, service: Any = svc, base: str = system.removesuffix("-hand")) -> Ranking:
-                    with hand_set():
-                        return service_search(service, query, base)
+                    return sr.service_search(service, query, base, params=sr.params_of(service, hand=True))
 
                 searchers[system] = run_hand
         if "default-hand" in systems:
 
             def run_default_hand(query: str, service: Any = svc) -> Ranking:
-                with hand_set():
-                    ranking, tokens["hand:" + query] = default_call(service, query)
+                ranking, tokens["hand:" + query] = sr.default_call(service, query, sr.params_of(service, hand=True))
                 return ranking
 
             searchers["default-hand"] = run_default_hand
@@ -306,7 +93,7 @@ def run_task(task: TreeTask, systems: list[str], log: Callable[[str], None]) -> 
                 records.append(rec)
     finally:
         if svc is not None:
-            close_service(svc)
+            sr.close_service(svc)
     headline = ("acc@1", "mrr@10") if task.set_name == "docstrings" else ("file_acc@5", "func_acc@10")
     for system in searchers:
         means = m.mean_metrics([r["metrics"] for r in records if r["system"] == system])
@@ -324,7 +111,7 @@ def run_task(task: TreeTask, systems: list[str], log: Callable[[str], None]) -> 
 
 def _evaluate(
     task: TreeTask,
-    case: Case,
+    case: sr.Case,
     golds: list[str],
     system: str,
     search: Callable[[str], Ranking],
@@ -427,7 +214,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument(
         "--embed-cache",
         type=Path,
-        default=bd.cache_dir() / "embed-cache.sqlite",
+        default=common.cache_root() / "embed-cache.sqlite",
         help="vectors shared across trees and runs; 'off' to disable",
     )
     ap.add_argument("--max-trees", type=int, default=bd.DEFAULT_MAX_TREES, help="devset trees to use")
@@ -454,11 +241,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="print the tables of earlier --json runs taken together (a tree in two runs counts once: the last)",
     )
     ap.add_argument(
-        "--set-const",
+        "--param",
         action="append",
         default=[],
-        metavar="MODULE.NAME=VALUE",
-        help="tuning: override a ranking constant, e.g. retrieve.explore.NAMED_WEIGHT=0.5 (repeatable)",
+        metavar="NAME=VALUE",
+        help="tuning: a retrieval parameter (igraph_mcp/retrieve/params.py), e.g. graph_weight=1.0 or "
+        "boosts.identifier=2.0 (repeatable)",
     )
     args = ap.parse_args(argv)
     args.systems = [s.strip() for s in args.systems.split(",") if s.strip()]
@@ -481,9 +269,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     if args.merge:
         return merge_runs(args.merge, args.systems)
-    global REINDEX, EMBED_CACHE, MAX_QUERY_CHARS
-    REINDEX = args.reindex
-    EMBED_CACHE = None if str(args.embed_cache) == "off" else args.embed_cache
+    sr.REINDEX = args.reindex
+    sr.EMBED_CACHE = None if str(args.embed_cache) == "off" else args.embed_cache
 
     def log(msg: str) -> None:
         print(msg, file=sys.stderr, flush=True)
@@ -493,20 +280,28 @@ def main(argv: list[str] | None = None) -> int:
         log(f"igraph_mcp.service not importable ({missing}); running only the BM25 baseline")
         args.systems = [s for s in args.systems if s == "bm25"]
     else:
+        from igraph_mcp.explore_request import MAX_TOKENS_MAX
         from igraph_mcp.retrieve.analyze import MAX_QUERY_CHARS as service_limit
 
-        MAX_QUERY_CHARS = service_limit
+        sr.MAX_QUERY_CHARS, sr.MAX_TOKENS = service_limit, MAX_TOKENS_MAX
     if not args.systems:
         log("no system left to run")
         return 2
-    for spec in args.set_const:
-        _override(spec)
-    cache = bd.cache_dir()
+    if args.param:
+        from igraph_mcp.retrieve.params import DEFAULT_PARAMS
+
+        try:
+            DEFAULT_PARAMS.with_assignments(args.param)  # refuse a misspelt name before any tree is indexed
+        except ValueError as exc:
+            log(f"--param: {exc}")
+            return 2
+        sr.PARAMS = tuple(args.param)
+    cache = common.cache_root()
     tasks: list[TreeTask] = []
     if args.set in ("devset", "both"):
-        tasks += devset_tasks(args, cache)
+        tasks += sr.devset_tasks(args, cache)
     if args.set in ("docstrings", "both"):
-        tasks += docstring_tasks(args, cache)
+        tasks += sr.docstring_tasks(args, cache)
     started = time.perf_counter()
     results = []
     for task in tasks:
@@ -550,19 +345,6 @@ def merge_runs(paths: list[Path], systems: list[str]) -> int:
         print()
     print(f"{len(results)} trees: " + ", ".join(t["tree"] for t in results))
     return 0
-
-
-def _override(spec: str) -> None:
-    """Set igraph_mcp.<module>.<NAME> to a literal value (for tuning runs on the tuning half)."""
-    import ast
-    import importlib
-
-    target, _, value = spec.partition("=")
-    module_name, _, name = target.rpartition(".")
-    module = importlib.import_module(f"igraph_mcp.{module_name}")
-    if not hasattr(module, name):
-        raise SystemExit(f"--set-const: igraph_mcp.{module_name} has no {name}")
-    setattr(module, name, ast.literal_eval(value))
 
 
 def _write_json(args: argparse.Namespace, results: list[dict[str, Any]]) -> None:

@@ -3,36 +3,33 @@
     python benchmarks/tune_fusion.py --set docstrings
     python benchmarks/tune_fusion.py --set devset --max-trees 2
 
-Trees must already be indexed with embeddings (run benchmarks/retrieval.py first). Prints one line per variant.
+Trees must already be indexed with embeddings (run benchmarks/retrieval.py first). Each query's channels run once;
+every variant is a RetrievalParams (the service's, with a few fields changed) passed to the service's own stages
+(fuse -> boost -> rank files). Prints one line per variant.
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-_SRC = Path(__file__).resolve().parents[1]
-if _SRC.is_dir() and str(_SRC) not in sys.path:
-    sys.path.insert(0, str(_SRC))
+import bench_data as bd
+import common  # the checkout on sys.path, the download cache
+import metrics as m
+from baseline_bm25 import Bm25Index
+from service_runs import TreeTask, devset_tasks, docstring_tasks
 
-import bench_data as bd  # noqa: E402
-import metrics as m  # noqa: E402
-from baseline_bm25 import Bm25Index  # noqa: E402
-from retrieval import TreeTask, devset_tasks, docstring_tasks  # noqa: E402
-
-from igraph_mcp.retrieve import explore as explore_mod  # noqa: E402
-from igraph_mcp.retrieve.analyze import QueryAnalysis, analyze_query  # noqa: E402
-from igraph_mcp.retrieve.channels import count_definitions, dense_channel, fts_channel  # noqa: E402
-from igraph_mcp.retrieve.fusion import rrf  # noqa: E402
-from igraph_mcp.retrieve.ranking import rank_files, rank_hits  # noqa: E402
-from igraph_mcp.retrieve.vector_search import SqliteVecSearch  # noqa: E402
-from igraph_mcp.service import IGraphService  # noqa: E402
-from igraph_mcp.store import graph  # noqa: E402
-from igraph_mcp.store import vectors as vec_store  # noqa: E402
+from igraph_mcp.retrieve import stages
+from igraph_mcp.retrieve.analyze import QueryAnalysis
+from igraph_mcp.retrieve.channels import fts_channel
+from igraph_mcp.retrieve.params import RetrievalParams
+from igraph_mcp.retrieve.query_parts import dense_texts
+from igraph_mcp.retrieve.vector_search import SqliteVecSearch
+from igraph_mcp.service import IGraphService
+from igraph_mcp.store import graph
 
 # bm25 column weights: name, words, qualified_name, path, signature, docstring, body
 FTS_WEIGHT_VARIANTS = {
@@ -47,44 +44,46 @@ class Cached:
     """One query's channel outputs and gold."""
 
     set_name: str
-    qa: QueryAnalysis
+    query: stages.AnalyzedQuery
     lists: dict[str, list[int]]
     rows: dict[int, Any]
     gold_files: tuple[str, ...]
     golds: list[str]
     class_keys: frozenset[str]
+    params: RetrievalParams
 
 
-def collect(task: TreeTask, depth: int) -> list[Cached]:
-    """Run FTS and dense once per case of one tree."""
+def collect(task: TreeTask) -> list[Cached]:
+    """Run the FTS variants and the dense channel once per case of one tree."""
     bm25 = Bm25Index(task.root)
     svc = IGraphService(task.root)
-    db = svc.db
+    db, params, dense = svc.db, svc.retrieval_params, svc.dense_state()
     total = int(db.scalar("SELECT count(*) FROM nodes", default=0))
-    embedder = svc.dense_state().embedder
     out: list[Cached] = []
     for case in task.cases:
         golds = m.reachable_golds(case.gold_functions, bm25.symbol_keys, bm25.class_keys)
         if task.set_name == "docstrings" and not golds:
             continue
-        qa = analyze_query(case.text[:8000])
-        count_definitions(db, qa)
-        lists = {"fts5": [n for n, _ in fts_channel(db, qa, depth, total)]}
+        query = stages.analyze(db, case.text)
+        lists = stages.search_channels(db, query, dense, params, ("fts",)).ranked
         for label, weights in FTS_WEIGHT_VARIANTS.items():
-            lists[label] = [n for n, _ in fts_channel(db, qa, depth, total, weights)]
-        if embedder is not None:
-            qv = vec_store.to_blob(embedder.embed_query(qa.text))
-            dres = dense_channel(SqliteVecSearch(db), qv, limit=depth, file_top_k=10, fallback_threshold=0.75)
-            lists["dense"] = [n for n, _ in dres.ranked]
+            lists[label] = [n for n, _ in fts_channel(db, query.analysis, params.channel_depth, total, weights)]
+        texts = dense_texts(query.analysis.text, max_parts=params.dense_parts)
+        vectors, _note = stages.embed_query_parts(db, dense, texts)
+        if vectors:
+            lists["dense"] = stages.dense_ranking(dense.search or SqliteVecSearch(db), vectors, params)[0]
         ids = {i for v in lists.values() for i in v}
-        out.append(
-            Cached(task.set_name, qa, lists, graph.nodes_by_ids(db, list(ids)), case.gold_files, golds, bm25.class_keys)
-        )
+        rows = graph.nodes_by_ids(db, list(ids))
+        out.append(Cached(task.set_name, query, lists, rows, case.gold_files, golds, bm25.class_keys, params))
     svc.close()
     return out
 
 
-def evaluate(cases: list[Cached], variant: Callable[[Cached], tuple[list[Any], list[Any]]]) -> dict[str, float]:
+Variant = Callable[[Cached], tuple[list[Any], list[Any]]]
+_NO_BOOSTS = stages.AnalyzedQuery(QueryAnalysis(text=""), issue=False)
+
+
+def evaluate(cases: list[Cached], variant: Variant) -> dict[str, float]:
     """Mean metrics of one variant over cached cases."""
     rows = []
     for c in cases:
@@ -97,38 +96,21 @@ def evaluate(cases: list[Cached], variant: Callable[[Cached], tuple[list[Any], l
     return {k: v for k, v in m.mean_metrics(rows).items() if v is not None}
 
 
-def make_variant(
-    wf: float, wd: float, k: int, boosts: bool = True, depth: int = 100, fts: str = "fts5"
-) -> Callable[[Cached], tuple[list[Any], list[Any]]]:
-    """A fusion configuration as a function of one cached query."""
+def ranked(c: Cached, params: RetrievalParams, *, boosts: bool = True, depth: int = 100, fts: str = "fts5") -> Any:
+    """The service's ranking of one cached query under ``params``: (hits, files)."""
+    lists = {name: ids[:depth] for name, ids in c.lists.items() if name in ("fts5", "named", "graph", "dense")}
+    lists["fts5"] = c.lists[fts][:depth]
+    fused = stages.fuse(lists, c.query, params)
+    hits = stages.boost(fused, c.rows, c.query if boosts else _NO_BOOSTS, params)
+    files = stages.rank_files(hits, c.query, params)
+    return stages.rerank_hits(hits, files, c.query, params), files.files
+
+
+def make_variant(*assignments: str, boosts: bool = True, depth: int = 100, fts: str = "fts5") -> Variant:
+    """A fusion configuration (``name=value`` parameter assignments) as a function of one cached query."""
 
     def run(c: Cached) -> tuple[list[Any], list[Any]]:
-        lists = {"fts5": c.lists[fts][:depth]}
-        if "dense" in c.lists:
-            lists["dense"] = c.lists["dense"][:depth]
-        fused = rrf(lists, {"fts5": wf, "dense": wd}, k)
-        qa = c.qa if boosts else QueryAnalysis(text="")
-        hits = rank_hits(fused, c.rows, qa)
-        return hits, rank_files(hits)
-
-    return run
-
-
-def with_boosts(
-    inner: Callable[[Cached], tuple[list[Any], list[Any]]], **factors: float
-) -> Callable[[Cached], tuple[list[Any], list[Any]]]:
-    """Run a variant with some boost factors replaced (e.g. IDENTIFIER=1.0 switches that boost off)."""
-    from igraph_mcp.retrieve import boosts
-
-    def run(c: Cached) -> tuple[list[Any], list[Any]]:
-        saved = {k: getattr(boosts, k) for k in factors}
-        for k, v in factors.items():
-            setattr(boosts, k, v)
-        try:
-            return inner(c)
-        finally:
-            for k, v in saved.items():
-                setattr(boosts, k, v)
+        return ranked(c, c.params.with_assignments(assignments), boosts=boosts, depth=depth, fts=fts)
 
     return run
 
@@ -140,14 +122,12 @@ def code_ratio(qa: QueryAnalysis) -> float:
     return min(1.0, code / words)
 
 
-def make_adaptive(low: float, slope: float, k: int = 60) -> Callable[[Cached], tuple[list[Any], list[Any]]]:
+def make_adaptive(low: float, slope: float) -> Variant:
     """FTS weight grows with the query's share of code-shaped words; dense weight stays 1."""
 
     def run(c: Cached) -> tuple[list[Any], list[Any]]:
-        wf = min(1.0, low + slope * code_ratio(c.qa))
-        fused = rrf({k_: v for k_, v in c.lists.items() if k_ in ("fts5", "dense")}, {"fts5": wf, "dense": 1.0}, k)
-        hits = rank_hits(fused, c.rows, c.qa)
-        return hits, rank_files(hits)
+        wf = min(1.0, low + slope * code_ratio(c.query.analysis))
+        return ranked(c, c.params.with_value("fts_weight", wf))
 
     return run
 
@@ -158,40 +138,40 @@ def main() -> int:
     ap.add_argument("--max-trees", type=int, default=bd.DEFAULT_MAX_TREES)
     ap.add_argument("--limit", type=int, default=None)
     ap.add_argument("--docstring-sample", type=int, default=bd.DEFAULT_DOCSTRING_SAMPLE)
+    ap.add_argument("--doc-projects", default=None, help="docstring set on these sdists, e.g. 'requests==2.32.3'")
     ap.add_argument("--devset", type=Path, default=bd.DEFAULT_DEVSET)
     ap.add_argument("--fetch-tree", type=Path, default=None)
     args = ap.parse_args()
-    cache = bd.cache_dir()
+    cache = common.cache_root()
     tasks = devset_tasks(args, cache) if args.set == "devset" else docstring_tasks(args, cache)
-    cases = [c for t in tasks for c in collect(t, explore_mod.CHANNEL_DEPTH)]
-    variants: dict[str, Callable[[Cached], tuple[list[Any], list[Any]]]] = {
-        "fts only": make_variant(1, 0, 60),
-        "dense only": make_variant(0, 1, 60),
-        "rrf 1/1 k60": make_variant(1, 1, 60),
-        "rrf 1/1 k60 no boosts": make_variant(1, 1, 60, boosts=False),
-        "rrf 0.5/1 k60": make_variant(0.5, 1, 60),
-        "rrf 1/0.5 k60": make_variant(1, 0.5, 60),
-        "rrf 1/1 k10": make_variant(1, 1, 10),
-        "rrf 1/1 k60 depth30": make_variant(1, 1, 60, depth=30),
-        "rrf 0.3/1 k60": make_variant(0.3, 1, 60),
-        "1/1 no identifier boost": with_boosts(make_variant(1, 1, 60), IDENTIFIER=1.0),
-        "1/1 no kind boost": with_boosts(make_variant(1, 1, 60), KIND_HINT=1.0),
-        "1/1 no ident+kind": with_boosts(make_variant(1, 1, 60), IDENTIFIER=1.0, KIND_HINT=1.0),
-        "1/1 no path boost": with_boosts(make_variant(1, 1, 60), PATH_MENTIONED=1.0),
-        "1/1 no qualified boost": with_boosts(make_variant(1, 1, 60), QUALIFIED_NAME=1.0),
-        "fts only body05": make_variant(1, 0, 60, fts="fts_body05"),
-        "1/1 tests x0.8": with_boosts(make_variant(1, 1, 60), TEST_CODE=0.8),
-        "1/1 tests x0.6": with_boosts(make_variant(1, 1, 60), TEST_CODE=0.6),
-        "1/1 tests x0.9": with_boosts(make_variant(1, 1, 60), TEST_CODE=0.9),
-        "1/1 ident any count": with_boosts(make_variant(1, 1, 60), RARE_DEFINITIONS=10**9),
-        "1/1 ident rare<=1": with_boosts(make_variant(1, 1, 60), RARE_DEFINITIONS=1),
-        "1/1 ident rare<=10": with_boosts(make_variant(1, 1, 60), RARE_DEFINITIONS=10),
-        "fts only body2": make_variant(1, 0, 60, fts="fts_body2"),
-        "fts only flat": make_variant(1, 0, 60, fts="fts_flat"),
-        "rrf 1/1 body05": make_variant(1, 1, 60, fts="fts_body05"),
-        "rrf 1/1 body2": make_variant(1, 1, 60, fts="fts_body2"),
-        "rrf 1/1 flat": make_variant(1, 1, 60, fts="fts_flat"),
-        "rrf 1/0.3 k60": make_variant(1, 0.3, 60),
+    cases = [c for t in tasks for c in collect(t)]
+    variants: dict[str, Variant] = {
+        "shipped": make_variant(),
+        "fts only": make_variant("fts_weight=1.0", "dense_weight=0.0"),
+        "dense only": make_variant("fts_weight=0.0", "dense_weight=1.0"),
+        "rrf 1/1 k60 no boosts": make_variant(boosts=False),
+        "rrf 0.5/1 k60": make_variant("fts_weight=0.5"),
+        "rrf 1/0.5 k60": make_variant("dense_weight=0.5"),
+        "rrf 1/1 k10": make_variant("rrf_k=10"),
+        "rrf 1/1 k60 depth30": make_variant(depth=30),
+        "rrf 0.3/1 k60": make_variant("fts_weight=0.3"),
+        "prose scale 1.0": make_variant("prose_fts_scale=1.0"),
+        "no identifier boost": make_variant("boosts.identifier=1.0"),
+        "no kind boost": make_variant("boosts.kind_hint=1.0"),
+        "no ident+kind": make_variant("boosts.identifier=1.0", "boosts.kind_hint=1.0"),
+        "no path boost": make_variant("boosts.path_mentioned=1.0"),
+        "no qualified boost": make_variant("boosts.qualified_name=1.0"),
+        "fts only body05": make_variant("fts_weight=1.0", "dense_weight=0.0", fts="fts_body05"),
+        "tests x0.8": make_variant("boosts.test_code=0.8"),
+        "tests x0.9": make_variant("boosts.test_code=0.9"),
+        "ident any count": make_variant(f"boosts.rare_definitions={10**9}"),
+        "ident rare<=1": make_variant("boosts.rare_definitions=1"),
+        "fts only body2": make_variant("fts_weight=1.0", "dense_weight=0.0", fts="fts_body2"),
+        "fts only flat": make_variant("fts_weight=1.0", "dense_weight=0.0", fts="fts_flat"),
+        "rrf 1/1 body05": make_variant(fts="fts_body05"),
+        "rrf 1/1 body2": make_variant(fts="fts_body2"),
+        "rrf 1/1 flat": make_variant(fts="fts_flat"),
+        "rrf 1/0.3 k60": make_variant("dense_weight=0.3"),
         "adaptive 0.3+4r": make_adaptive(0.3, 4),
         "adaptive 0.5+4r": make_adaptive(0.5, 4),
         "adaptive 0.3+8r": make_adaptive(0.3, 8),

@@ -1,10 +1,10 @@
 """Measure ranking levers on the devset's tuning half: each tree indexed and opened once, every variant run on it.
 
     python benchmarks/tune_levers.py --trees 'xarray==0.16.2,Sphinx==4.0.3' \\
-        --variant base:retrieve.explore.NAMED_WEIGHT=0 --variant named:retrieve.explore.NAMED_WEIGHT=1.0
+        --variant base: --variant graph1:graph_weight=1.0 --variant ident2:boosts.identifier=2.0,graph_weight=1.0
 
-A variant is ``label:MODULE.NAME=VALUE[,MODULE.NAME=VALUE...]`` (constants under igraph_mcp). Only the tuning
-half is run: the held-out half is for reporting the chosen setting once.
+A variant is ``label:NAME=VALUE[,NAME=VALUE...]`` (fields of igraph_mcp/retrieve/params.py; nothing after the colon =
+the shipped parameters). Only the tuning half is run: the held-out half is for reporting the chosen setting once.
 """
 
 from __future__ import annotations
@@ -14,29 +14,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-_SRC = Path(__file__).resolve().parents[1]
-if _SRC.is_dir() and str(_SRC) not in sys.path:
-    sys.path.insert(0, str(_SRC))
-
-import bench_data as bd  # noqa: E402
-import metrics as m  # noqa: E402
-import retrieval as r  # noqa: E402
-from baseline_bm25 import Bm25Index  # noqa: E402
-
-
-def _apply(assignments: str) -> dict[str, Any]:
-    """Set the constants of one variant; return the previous values so they can be restored."""
-    import ast
-    import importlib
-
-    previous: dict[str, Any] = {}
-    for spec in filter(None, assignments.split(",")):
-        target, _, value = spec.partition("=")
-        module_name, _, name = target.rpartition(".")
-        module = importlib.import_module(f"igraph_mcp.{module_name}")
-        previous[target] = getattr(module, name)
-        setattr(module, name, ast.literal_eval(value))
-    return previous
+import bench_data as bd
+import common  # the checkout on sys.path, the download cache
+import metrics as m
+import service_runs as sr
+from baseline_bm25 import Bm25Index
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -46,44 +28,44 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--variant", action="append", required=True)
     ap.add_argument("--systems", default="hybrid,default")
     ap.add_argument("--devset", type=Path, default=bd.DEFAULT_DEVSET)
-    ap.add_argument("--embed-cache", type=Path, default=bd.cache_dir() / "embed-cache.sqlite")
+    ap.add_argument("--embed-cache", type=Path, default=common.cache_root() / "embed-cache.sqlite")
     args = ap.parse_args(argv)
     args.half, args.limit, args.fetch_tree, args.max_trees = "tuning", None, None, 0
-    r.EMBED_CACHE = args.embed_cache
+    sr.EMBED_CACHE = args.embed_cache
     from igraph_mcp.retrieve.analyze import MAX_QUERY_CHARS
 
-    r.MAX_QUERY_CHARS = MAX_QUERY_CHARS
+    sr.MAX_QUERY_CHARS = MAX_QUERY_CHARS
     systems = [s for s in args.systems.split(",") if s]
     variants = [v.partition(":") for v in args.variant]
+    from igraph_mcp.retrieve.params import DEFAULT_PARAMS
+
+    for label, _, assignments in variants:  # a misspelt name fails here, before any tree is indexed
+        try:
+            DEFAULT_PARAMS.with_assignments(filter(None, assignments.split(",")))
+        except ValueError as exc:
+            ap.error(f"--variant {label}: {exc}")
     records: dict[str, list[dict[str, Any]]] = {label: [] for label, _, _ in variants}
     tokens: dict[str, list[int]] = {label: [] for label, _, _ in variants}
-    for task in r.devset_tasks(args, bd.cache_dir()):
+    for task in sr.devset_tasks(args, common.cache_root()):
         bm25 = Bm25Index(task.root)
-        svc, seconds, _ = r.open_service(task.root)
+        svc, seconds, _ = sr.open_service(task.root)
         print(f"{task.label}: {len(task.cases)} cases, opened in {seconds:.0f}s", file=sys.stderr, flush=True)
         for label, _, assignments in variants:
-            previous = _apply(assignments)
-            try:
-                for case in task.cases:
-                    golds = m.reachable_golds(case.gold_functions, bm25.symbol_keys, bm25.class_keys)
-                    for system in systems:
-                        if system == "default":
-                            ranking, size = r.default_call(svc, case.text)
-                            tokens[label].append(size)
-                        else:
-                            ranking = r.service_search(svc, case.text, system)
-                        scores = m.devset_metrics(
-                            case.gold_files, golds, ranking.files, ranking.functions, bm25.class_keys
-                        )
-                        if system == "default" and golds:
-                            found = [
-                                any(m.function_match(g, h, bm25.class_keys) for h in ranking.functions) for g in golds
-                            ]
-                            scores["holds_edited"] = float(any(found))
-                        records[label].append({"system": system, "metrics": scores})
-            finally:
-                _apply(",".join(f"{k}={v!r}" for k, v in previous.items()))
-        r.close_service(svc)
+            params = svc.retrieval_params.with_assignments(filter(None, assignments.split(",")))
+            for case in task.cases:
+                golds = m.reachable_golds(case.gold_functions, bm25.symbol_keys, bm25.class_keys)
+                for system in systems:
+                    if system == "default":
+                        ranking, size = sr.default_call(svc, case.text, params)
+                        tokens[label].append(size)
+                    else:
+                        ranking = sr.service_search(svc, case.text, system, params=params)
+                    scores = m.devset_metrics(case.gold_files, golds, ranking.files, ranking.functions, bm25.class_keys)
+                    if system == "default" and golds:
+                        found = [any(m.function_match(g, h, bm25.class_keys) for h in ranking.functions) for g in golds]
+                        scores["holds_edited"] = float(any(found))
+                    records[label].append({"system": system, "metrics": scores})
+        sr.close_service(svc)
     keys = ("file_acc@1", "file_acc@5", "file_acc@10", "file_mrr", "func_acc@5", "func_acc@10", "holds_edited")
     print("variant/system".ljust(28) + "".join(k.rjust(13) for k in keys) + "    n  tok")
     for label, _, _ in variants:

@@ -20,6 +20,7 @@ from pydantic import BaseModel
 
 from igraph_mcp import __version__
 from igraph_mcp.errors import IGraphError, IndexBusy
+from igraph_mcp.explore_request import DEFAULT_HOPS, DEFAULT_TOP_K, HOPS_MAX, SNIPPET_HITS, TOP_K_MAX
 
 log = logging.getLogger("igraph_mcp")
 
@@ -241,13 +242,15 @@ def build_parser() -> argparse.ArgumentParser:
         "--top-k",
         type=int,
         default=None,
-        help="ranked symbols to return, 1-50 (default: retrieval.nodeTopK of the config, 10; 5 with snippets)",
+        help=f"ranked symbols to return, 1-{TOP_K_MAX} (default: retrieval.nodeTopK of the config, {DEFAULT_TOP_K}; "
+        f"{SNIPPET_HITS} with snippets)",
     )
     s.add_argument(
         "--hops",
         type=int,
         default=None,
-        help="call-graph hops around the hits, 0-5 (default: retrieval.graphHops of the config, 2); 0 = hits only",
+        help=f"call-graph hops around the hits, 0-{HOPS_MAX} (default: retrieval.graphHops of the config, "
+        f"{DEFAULT_HOPS}); 0 = hits only",
     )
     s.add_argument("--kind", action="append", help="only these kinds (repeatable)")
     s.add_argument("--context-file", action="append", help="boost symbols in this file (repeatable)")

@@ -14,13 +14,19 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from igraph_mcp.errors import ConfigError
+from igraph_mcp.explore_request import (
+    DEFAULT_HOPS,
+    DEFAULT_MAX_TOKENS,
+    DEFAULT_TOP_K,
+    HOPS_MAX,
+    MAX_TOKENS_MAX,
+    MAX_TOKENS_MIN,
+)
 
 CONFIG_DIR = ".igraph"
 CONFIG_FILE = "config.json"
 DB_FILE = "igraph.db"
 MOUNTS_FILE = "mounts.json"
-# The smallest answer budget: one hit with its location, the diagnostics and a note on what was cut.
-MIN_MAX_TOKENS = 400
 
 # Keys that look like credentials must never live in a file inside the repository.
 _CREDENTIAL_KEY = re.compile(r"(api[_-]?key|secret|token|password|passwd|credential|auth)", re.IGNORECASE)
@@ -34,15 +40,15 @@ class RetrievalConfig(_Strict):
     """Retrieval knobs, same names and defaults as IGraph."""
 
     fileTopK: int = Field(10, ge=1, le=200)
-    nodeTopK: int = Field(10, ge=1, le=200)
+    nodeTopK: int = Field(DEFAULT_TOP_K, ge=1, le=200)
     fallbackThreshold: float = Field(0.75, ge=0.0, le=1.0)
-    graphHops: int = Field(2, ge=0, le=5)
+    graphHops: int = Field(DEFAULT_HOPS, ge=0, le=HOPS_MAX)
     fusion: Literal["rrf"] = "rrf"
     rrfK: int = Field(60, ge=1, le=1000)
     denseWeight: float = Field(1.0, ge=0.0, le=10.0)
     ftsWeight: float = Field(1.0, ge=0.0, le=10.0)
     resourceTopK: int = Field(3, ge=0, le=50)
-    maxTokens: int = Field(4000, ge=MIN_MAX_TOKENS, le=100_000)
+    maxTokens: int = Field(DEFAULT_MAX_TOKENS, ge=MAX_TOKENS_MIN, le=MAX_TOKENS_MAX)
 
 
 class EmbedderConfig(_Strict):

@@ -27,8 +27,17 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from igraph_mcp import __version__, render
-from igraph_mcp.config import MIN_MAX_TOKENS
 from igraph_mcp.errors import IGraphError, InvalidInput
+from igraph_mcp.explore_request import (
+    DEFAULT_HOPS,
+    DEFAULT_MAX_TOKENS,
+    DEFAULT_TOP_K,
+    HOPS_MAX,
+    MAX_TOKENS_MAX,
+    MAX_TOKENS_MIN,
+    SNIPPET_HITS,
+    TOP_K_MAX,
+)
 from igraph_mcp.instructions import build_instructions
 from igraph_mcp.models import ExploreResult, FileDetail, IndexResult, NodeDetail, RelatedResult, StatusResult
 from igraph_mcp.resources.results import MountResult, ResourceList, UnmountResult
@@ -44,7 +53,7 @@ _T = TypeVar("_T")
 
 # -- helpers -------------------------------------------------------------------------------------------------
 def _redact(text: str) -> str:
-    """Never echo the API key, whatever a lower layer put into a message (S7)."""
+    """Never echo the API key, whatever a lower layer put into a message."""
     key = os.environ.get("IGRAPH_API_KEY")
     return text.replace(key, "***") if key and len(key) >= 4 else text
 
@@ -139,12 +148,14 @@ async def igraph_explore(
         int | None,
         Field(
             ge=1,
-            le=50,
-            description="Number of ranked symbols to return (1-50; default retrieval.nodeTopK of the config, 10). "
-            "The first 5 carry a source snippet, the rest one line each",
+            le=TOP_K_MAX,
+            description=f"Number of ranked symbols to return (1-{TOP_K_MAX}; default retrieval.nodeTopK of the "
+            f"config, {DEFAULT_TOP_K}). The first {SNIPPET_HITS} carry a source snippet, the rest one line each",
         ),
     ] = None,
-    hops: Annotated[int, Field(ge=0, le=5, description="Call-graph hops to expand around the hits (0-5)")] = 2,
+    hops: Annotated[
+        int, Field(ge=0, le=HOPS_MAX, description=f"Call-graph hops to expand around the hits (0-{HOPS_MAX})")
+    ] = DEFAULT_HOPS,
     kinds: Annotated[
         list[str] | None,
         Field(max_length=20, description="Only these symbol kinds, e.g. ['function', 'method', 'class']"),
@@ -158,7 +169,11 @@ async def igraph_explore(
     ] = None,
     maxTokens: Annotated[
         int | None,
-        Field(ge=MIN_MAX_TOKENS, le=100_000, description="Token budget of the answer (default from the config, 4000)"),
+        Field(
+            ge=MAX_TOKENS_MIN,
+            le=MAX_TOKENS_MAX,
+            description=f"Token budget of the answer (default from the config, {DEFAULT_MAX_TOKENS})",
+        ),
     ] = None,
 ) -> Annotated[CallToolResult, ExploreResult]:
     """Find the code that matters for a question, in one call: ranked symbols with snippets (hybrid keyword +

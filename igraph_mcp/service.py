@@ -1,7 +1,7 @@
 """The one service behind the CLI and the MCP server: it wires the rooms together for one repository root.
 
 Reading goes through ``store.reader`` (one read-only connection), writing through ``store.lock`` (one writer per
-repository); indexing lives in ``index.build``, lookups in ``retrieve.lookup``, queries in ``retrieve.explore``,
+repository); indexing lives in ``index.build``, lookups in ``retrieve.lookup``, queries in ``retrieve.stages``,
 mounted documents in ``resources.manager``. The methods here pick the parts and pass them along.
 """
 
@@ -20,16 +20,19 @@ from igraph_mcp.config import DB_FILE, Config, load_config, locate_state_dir
 from igraph_mcp.embed.base import Embedder
 from igraph_mcp.embed.registry import embedder_from_config
 from igraph_mcp.errors import ConfigError, EmbedderError, IGraphError, InvalidInput, StorageError
+from igraph_mcp.explore_request import CHANNELS, ExploreRequest
 from igraph_mcp.index.build import AfterIndex, build_index
 from igraph_mcp.index.phases import Progress
 from igraph_mcp.index.stale import stale_files
 from igraph_mcp.models import ExploreResult, FileDetail, IndexResult, NodeDetail, RelatedResult, StatusResult
 from igraph_mcp.resources.manager import ResourceManager
 from igraph_mcp.resources.results import MountResult, ResourceList, UnmountResult
-from igraph_mcp.retrieve.dense_state import DenseGate
-from igraph_mcp.retrieve.explore import DenseState, Explorer, ResourceFinder
+from igraph_mcp.retrieve import stages
+from igraph_mcp.retrieve.dense_state import DenseGate, DenseState
 from igraph_mcp.retrieve.lookup import Lookup
+from igraph_mcp.retrieve.params import RetrievalParams
 from igraph_mcp.retrieve.resource_channel import ResourceChannel
+from igraph_mcp.retrieve.stages import ResourceFinder
 from igraph_mcp.store import graph
 from igraph_mcp.store import status as status_store
 from igraph_mcp.store import vectors as vec_store
@@ -74,6 +77,7 @@ class IGraphService:
         if not self.root.is_dir():
             raise InvalidInput(f"{root} is not a directory; pass the repository root with --root")
         self.config = config or load_config(self.root)
+        self.retrieval_params = RetrievalParams.from_config(self.config.retrieval)
         self.location = locate_state_dir(self.root)
         self.state_dir = self.location.path
         self.db_path = self.state_dir / DB_FILE
@@ -178,23 +182,17 @@ class IGraphService:
         kinds: Sequence[str] | None = None,
         context_files: Sequence[str] = (),
         max_tokens: int | None = None,
-        channels: Sequence[str] = ("fts", "dense"),
+        channels: Sequence[str] = CHANNELS,
+        params: RetrievalParams | None = None,
     ) -> ExploreResult:
-        """Hybrid retrieval with graph expansion and attached resources."""
+        """Hybrid retrieval with graph expansion and attached resources (arguments: ``ExploreRequest``;
+        ``params``: ranking parameters other than the configured ones, for benchmarks and trainers)."""
+        request = ExploreRequest(query, top_k, hops, kinds, context_files, max_tokens, channels)
         db = self._reader.require_index()
         # With nothing mounted the resource step is skipped, so an FTS-only query never pays for a query vector.
         finder = self.resource_finder if status_store.has_resource_sources(db) else None
         dense = self.dense_state() if "dense" in channels or finder else DenseState(None, None, None)
-        explorer = Explorer(db, self.config.retrieval, dense, finder, self.stale_files)
-        return explorer.explore(
-            query,
-            top_k=top_k,
-            hops=hops,
-            kinds=kinds,
-            context_files=context_files,
-            max_tokens=max_tokens,
-            channels=channels,
-        )
+        return stages.run(db, request, params or self.retrieval_params, dense, finder, self.stale_files)
 
     def stale_files(self, paths: list[str]) -> set[str]:
         """Those of ``paths`` whose file on disk differs from what was indexed (or is gone)."""

@@ -264,16 +264,21 @@ def test_build_docstring_tree_emits_unambiguous_queries(tmp_path: Path) -> None:
 
 
 def test_service_adapter_maps_hits_and_neighbours() -> None:
-    import retrieval
+    import service_runs as retrieval
+
+    from igraph_mcp.retrieve.params import DEFAULT_PARAMS
 
     hit = SimpleNamespace(filePath="a.py", qualifiedName="f", score=1.0)  # the service's camelCase models
-    nb = SimpleNamespace(file_path="b.py", qualified_name="g", score=0.5)  # snake_case is accepted too
+    nb = SimpleNamespace(filePath="b.py", qualifiedName="g", score=0.5)
     calls = []
 
     class FakeService:
+        retrieval_params = DEFAULT_PARAMS
+
         def explore(
-            self, query: str, top_k: int, hops: int, channels: tuple[str, ...], max_tokens: int
+            self, query: str, top_k: int, hops: int, channels: tuple[str, ...], max_tokens: int, params: object
         ) -> SimpleNamespace:
+            assert params is DEFAULT_PARAMS  # no --param: the service's own parameters
             calls.append((len(query), top_k, hops, channels, max_tokens))
             return SimpleNamespace(hits=[hit], neighbours=[nb], files=[SimpleNamespace(filePath="a.py")])
 

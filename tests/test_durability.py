@@ -121,7 +121,7 @@ def test_one_answer_reads_one_committed_state(tmp_path: Path, monkeypatch: pytes
 
 
 def _one_answer_one_state(root: Path, svc: IGraphService, monkeypatch: pytest.MonkeyPatch) -> None:
-    from igraph_mcp.retrieve import explore as explore_mod
+    from igraph_mcp.retrieve import stages
 
     target = root / "module_002.py"
     target.write_text(target.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
@@ -135,7 +135,7 @@ def _one_answer_one_state(root: Path, svc: IGraphService, monkeypatch: pytest.Mo
                 commits.append(writer.index().parsed)
         return real(db, ids)
 
-    monkeypatch.setattr(explore_mod.graph, "nodes_by_ids", commit_between)
+    monkeypatch.setattr(stages.graph, "nodes_by_ids", commit_between)
     hits = svc.explore("compute_total_2", channels=("fts",), hops=0).hits
     assert commits == [1]  # the write really landed between the two reads
     assert hits and hits[0].name == "compute_total_2"

@@ -339,15 +339,16 @@ def _function_hit(node_id: int, path: str, score: float) -> Hit:
     )
 
 
-def test_path_words_lift_a_file_the_query_names_by_its_place(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_path_words_lift_a_file_the_query_names_by_its_place() -> None:
     from igraph_mcp.retrieve import ranking
     from igraph_mcp.retrieve.analyze import analyze_query
+    from igraph_mcp.retrieve.params import DEFAULT_PARAMS
 
     hits = [_function_hit(1, "pkg/other.py", 1.0), _function_hit(2, "pkg/autodoc/members.py", 0.8)]
     qa = analyze_query("autodoc skips inherited members")
-    monkeypatch.setattr(ranking, "PATH_WORD", 0.0)
-    assert [f.filePath for f in ranking.rank_files(hits, qa)] == ["pkg/other.py", "pkg/autodoc/members.py"]
-    monkeypatch.setattr(ranking, "PATH_WORD", 0.5)
+    off = DEFAULT_PARAMS.with_value("path_word", 0.0)
+    assert [f.filePath for f in ranking.rank_files(hits, qa, params=off)] == ["pkg/other.py", "pkg/autodoc/members.py"]
+    assert DEFAULT_PARAMS.path_word > 0
     assert [f.filePath for f in ranking.rank_files(hits, qa)] == ["pkg/autodoc/members.py", "pkg/other.py"]
 
 
@@ -370,26 +371,19 @@ def test_an_issue_ranks_source_files_above_tests_and_docs() -> None:
     assert next(f.filePath for f in ranking.rank_files(hits, named, issue=True)) == "tests/app/models.py"
 
 
-def test_a_prose_question_weighs_fts_down_but_names_and_issues_do_not(svc, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
-    from igraph_mcp.retrieve import explore
+def test_a_prose_question_weighs_fts_down_but_names_and_issues_do_not(svc) -> None:  # type: ignore[no-untyped-def]
+    from igraph_mcp.retrieve import stages
 
-    seen: list[dict[str, float]] = []
-    real_rrf = explore.rrf
+    params = svc.retrieval_params
+    assert params.prose_fts_scale < 1.0
 
-    def spy(ranked, weights, k):  # type: ignore[no-untyped-def]
-        if "fts5" in ranked:
-            seen.append(dict(weights))
-        return real_rrf(ranked, weights, k)
+    def fts_weight(text: str) -> float:
+        return stages.fusion_weights(stages.analyze(svc.db, text), params)["fts5"]
 
-    monkeypatch.setattr(explore, "rrf", spy)
-    svc.explore("check that a token is still valid", hops=0)
-    assert seen[-1]["fts5"] == pytest.approx(svc.config.retrieval.ftsWeight * explore.PROSE_FTS_SCALE)
-    assert explore.PROSE_FTS_SCALE < 1.0
-    svc.explore("verify_token", hops=0)
-    assert seen[-1]["fts5"] == pytest.approx(svc.config.retrieval.ftsWeight)
+    assert fts_weight("check that a token is still valid") == pytest.approx(params.fts_weight * params.prose_fts_scale)
+    assert fts_weight("verify_token") == pytest.approx(params.fts_weight)
     issue = "Token check fails after refresh\n" + "When the session is refreshed the token check rejects it. " * 3
-    svc.explore(issue, hops=0)
-    assert seen[-1]["fts5"] == pytest.approx(svc.config.retrieval.ftsWeight)
+    assert fts_weight(issue) == pytest.approx(params.fts_weight)
 
 
 def test_an_issue_demotes_tests_unless_it_names_a_test_file_of_the_repository(tmp_path: Path) -> None:
@@ -416,11 +410,7 @@ def test_an_issue_demotes_tests_unless_it_names_a_test_file_of_the_repository(tm
     svc.close()
 
 
-def test_the_named_and_graph_channels_fuse_when_switched_on(svc, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
-    from igraph_mcp.retrieve import explore
-
-    monkeypatch.setattr(explore, "NAMED_WEIGHT", 1.0)
-    monkeypatch.setattr(explore, "GRAPH_WEIGHT", 0.5)
+def test_the_named_and_graph_channels_run_for_issues_only(svc) -> None:  # type: ignore[no-untyped-def]
     issue = "Receipt total is wrong\n\nThe receipt total is wrong for every order; compute_total looks suspicious."
     r = svc.explore(issue, hops=0, top_k=10)
     top = r.hits[0]
@@ -429,21 +419,25 @@ def test_the_named_and_graph_channels_fuse_when_switched_on(svc, monkeypatch: py
     # A one-line query keeps the hand-set ranking: the channels tuned on issues do not run for it.
     one_line = svc.explore("the receipt total is wrong; compute_total looks suspicious", hops=0, top_k=10)
     assert not any({"named", "graph"} & set(h.ranks) for h in one_line.hits)
+    # Without the graph channel and the learned step, nothing reads the named lookup: it does not run either.
+    hand = svc.retrieval_params.with_assignments(["graph_weight=0.0", "rerank_weights=()"])
+    r = svc.explore(issue, hops=0, top_k=10, params=hand)
+    assert not any({"named", "graph"} & set(h.ranks) for h in r.hits) and "named" not in r.diagnostics.candidates
 
 
-def test_the_learned_step_reorders_issue_shaped_queries_only(svc, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+def test_the_learned_step_reorders_issue_shaped_queries_only(svc) -> None:  # type: ignore[no-untyped-def]
     from igraph_mcp.retrieve import rerank
 
     issue = "Receipt total is wrong\n\nThe receipt total is wrong for every order; compute_total looks suspicious."
     one_line = "the receipt total is wrong; compute_total looks suspicious"
-    monkeypatch.setattr(rerank, "WEIGHTS", ())
-    before = {q: [h.nodeId for h in svc.explore(q, hops=0, top_k=10).hits] for q in (issue, one_line)}
+    off = svc.retrieval_params.with_value("rerank_weights", ())
+    before = {q: [h.nodeId for h in svc.explore(q, hops=0, top_k=10, params=off).hits] for q in (issue, one_line)}
     weights = [0.0] * len(rerank.FEATURES)
     weights[rerank.FEATURES.index("kind_module")] = 20.0  # an absurd preference, so the effect is unmistakable
-    monkeypatch.setattr(rerank, "WEIGHTS", tuple(weights))
-    after = svc.explore(issue, hops=0, top_k=10)
+    absurd = svc.retrieval_params.with_value("rerank_weights", tuple(weights))
+    after = svc.explore(issue, hops=0, top_k=10, params=absurd)
     assert after.hits[0].kind == "module" and [h.nodeId for h in after.hits] != before[issue]
-    assert [h.nodeId for h in svc.explore(one_line, hops=0, top_k=10).hits] == before[one_line]
+    assert [h.nodeId for h in svc.explore(one_line, hops=0, top_k=10, params=absurd).hits] == before[one_line]
 
 
 @pytest.mark.parametrize(

@@ -1,12 +1,11 @@
-"""The learned re-ranking step and the path-word rarity: pure functions over hits, no index needed."""
+"""The learned re-ranking step: pure functions over hits, no index needed."""
 
 from __future__ import annotations
 
 import pytest
 
 from igraph_mcp.models import Hit
-from igraph_mcp.retrieve import ranking, rerank
-from igraph_mcp.retrieve.analyze import analyze_query
+from igraph_mcp.retrieve import rerank
 
 
 def _hit(node_id: int, path: str, score: float, kind: str = "function", **ranks: int) -> Hit:
@@ -44,36 +43,25 @@ def test_feature_rows_match_the_feature_names() -> None:
     assert named["path_words"] == 3.0  # capped
 
 
-def test_without_weights_the_fused_order_stands(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(rerank, "WEIGHTS", ())
+def test_without_weights_the_fused_order_stands() -> None:
     hits = [_hit(1, "a.py", 0.9, "class"), _hit(2, "b.py", 0.5)]
-    assert rerank.rerank_hits(hits, ["a.py", "b.py"], {}) is hits
+    assert rerank.rerank_hits(hits, ["a.py", "b.py"], {}, weights=()) is hits
 
 
-def test_learned_weights_reorder_the_top_and_keep_the_rest_below(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_learned_weights_reorder_the_top_and_keep_the_rest_below() -> None:
     weights = [0.0] * len(rerank.FEATURES)
     weights[rerank.FEATURES.index("kind_function")] = 2.0  # functions over classes, whatever their fused rank
-    monkeypatch.setattr(rerank, "WEIGHTS", tuple(weights))
-    monkeypatch.setattr(rerank, "RERANK_DEPTH", 3)
     hits = [_hit(1, "a.py", 0.9, "class"), _hit(2, "a.py", 0.8, "class"), _hit(3, "b.py", 0.5), _hit(4, "c.py", 0.4)]
-    out = rerank.rerank_hits(hits, ["a.py", "b.py", "c.py"], {})
+    out = rerank.rerank_hits(hits, ["a.py", "b.py", "c.py"], {}, weights=tuple(weights), depth=3)
     assert [h.nodeId for h in out] == [3, 1, 2, 4]
     assert out[0].score == pytest.approx(0.9)  # the best keeps the top score, so files aggregate alike
     assert out[3].score < out[2].score  # below the re-ranked depth, under all of it
 
 
-def test_path_word_rarity_discounts_a_word_every_path_carries() -> None:
-    counts = ranking.PathWordCounts(["django/db/models/query.py", "django/contrib/admin/options.py", "django/http.py"])
-    assert counts.rarity({"django"}) == pytest.approx(0.0)
-    assert counts.rarity({"admin"}) == pytest.approx(1.0)
-
-
-def test_rarity_lets_the_rare_path_word_win(monkeypatch: pytest.MonkeyPatch) -> None:
-    paths = ["django/db/models/query.py", "django/db/models/base.py", "django/db/models/fields.py"]
-    counts = ranking.PathWordCounts([*paths, "django/contrib/admin/options.py"])
-    hits = [_hit(1, "django/db/models/query.py", 1.0), _hit(2, "django/contrib/admin/options.py", 0.9)]
-    qa = analyze_query("models listed in the admin lose their order")
-    monkeypatch.setattr(ranking, "PATH_WORD_RARITY", 0)  # one path word each: the better symbol decides
-    assert ranking.rank_files(hits, qa, counts)[0].filePath == "django/db/models/query.py"
-    monkeypatch.setattr(ranking, "PATH_WORD_RARITY", 1)  # "models" is in 3 of 4 paths, "admin" in one
-    assert ranking.rank_files(hits, qa, counts)[0].filePath == "django/contrib/admin/options.py"
+def test_feature_rows_follow_the_fused_order_and_the_file_ranking() -> None:
+    hits = [_hit(1, "a.py", 0.9, "class"), _hit(2, "a.py", 0.8), _hit(3, "b.py", 0.5)]
+    rows = rerank.feature_rows(hits, ["b.py", "a.py"], {"a.py": 2})
+    col = {name: [r[i] for r in rows] for i, name in enumerate(rerank.FEATURES)}
+    assert col["base_logrank"][0] == 0.0 > col["base_logrank"][1] > col["base_logrank"][2]
+    assert col["file_logrank"] == [rerank.neg_log_rank(2), rerank.neg_log_rank(2), 0.0]
+    assert col["path_words"] == [2.0, 2.0, 0.0] and col["kind_class"] == [1.0, 0.0, 0.0]

@@ -6,11 +6,12 @@ import pytest
 from _factories import index_repo, make_repo
 
 from igraph_mcp.errors import InvalidInput
+from igraph_mcp.explore_request import QUERY_ECHO_CHARS, validate
 from igraph_mcp.retrieve.analyze import FTS_COMMON_FROM, MAX_QUERY_CHARS, analyze_query, select_fts_tokens
-from igraph_mcp.retrieve.boosts import CONTEXT_FILE, EXACT_NAME, IDENTIFIER, KIND_HINT, Candidate, boost
+from igraph_mcp.retrieve.boosts import Candidate, boost
 from igraph_mcp.retrieve.budget import estimate_tokens, snippet_of
-from igraph_mcp.retrieve.explore import validate
 from igraph_mcp.retrieve.fusion import Fused, rrf
+from igraph_mcp.retrieve.params import DEFAULT_PARAMS
 from igraph_mcp.store.fts import fts_tokens
 
 
@@ -82,6 +83,9 @@ def test_match_channel(ranks: dict[str, int], channel: str) -> None:
 
 
 # -- boosts --------------------------------------------------------------------------------------------------
+B = DEFAULT_PARAMS.boosts  # the shipped factors
+
+
 @pytest.mark.parametrize(
     ("query", "cand", "context", "factor", "why"),
     [
@@ -89,59 +93,59 @@ def test_match_channel(ranks: dict[str, int], channel: str) -> None:
             "parse_file",
             Candidate("parse_file", "parse_file", "function", "a.py"),
             (),
-            EXACT_NAME,
+            B.exact_name,
             ["exactName"],
         ),
         (
             "Foo::bar",
             Candidate("bar", "Foo.bar", "method", "a.py"),
             (),
-            EXACT_NAME * 3.0,
+            B.exact_name * B.qualified_name,
             ["exactName", "qualifiedName"],
         ),
         (
             "PARSE_FILE",
             Candidate("parse_file", "parse_file", "function", "a.py"),
             (),
-            EXACT_NAME * 0.8,
+            B.exact_name * 0.8,
             ["exactNameCaseInsensitive"],
         ),
         (
             "why does parse_file fail",
             Candidate("parse_file", "parse_file", "function", "a.py"),
             (),
-            IDENTIFIER,
+            B.identifier,
             ["identifier"],
         ),
         (
             "where is the HTTPParser class",
             Candidate("HTTPParser", "HTTPParser", "class", "p.py"),
             (),
-            IDENTIFIER * KIND_HINT,
+            B.identifier * B.kind_hint,
             ["identifier", "kindHint"],
         ),
         (
             "where is the Parser class",  # a capitalised prose word is not an identifier
             Candidate("Parser", "Parser", "class", "p.py"),
             (),
-            KIND_HINT,
+            B.kind_hint,
             ["kindHint"],
         ),
         (
             "jwt.ts token check",
             Candidate("check", "check", "function", "src/auth/jwt.ts"),
             (),
-            1.4,
+            B.path_mentioned,
             ["pathMentioned"],
         ),
         (
             "anything",
             Candidate("x", "x", "function", "src/a.py"),
             ("src/a.py",),
-            CONTEXT_FILE,
+            B.context_file,
             ["contextFile"],
         ),
-        ("anything", Candidate("x", "x", "function", "src/a.py"), ("a.py",), CONTEXT_FILE, ["contextFile"]),
+        ("anything", Candidate("x", "x", "function", "src/a.py"), ("a.py",), B.context_file, ["contextFile"]),
         ("anything", Candidate("x", "x", "function", "src/b.py"), ("a.py",), 1.0, []),
         ("parse_file", Candidate("parse_file", "pkg.parse_file", "module", "parse_file.py"), (), 1.0, []),
         (
@@ -161,7 +165,7 @@ def test_boosts_table(
     if factor is not None:
         assert got == pytest.approx(factor)
     else:
-        assert got > IDENTIFIER
+        assert got > B.identifier
 
 
 def test_sibling_prefix_path_is_not_a_context_file() -> None:
@@ -371,7 +375,7 @@ def test_nasty_queries_never_crash(svc, query: str, channels: tuple[str, ...]) -
     if channels == ("fts",) and not fts_tokens(query):
         assert result.hits == []
     assert result.diagnostics.degraded is False
-    assert len(result.query) <= 201
+    assert len(result.query) <= QUERY_ECHO_CHARS + 1  # the echo and its ellipsis
     result.model_dump_json()  # serialisable (no lone surrogates leaking into the wire format)
 
 
@@ -439,10 +443,8 @@ def test_is_test_path(path: str, expected: bool) -> None:
 
 
 def test_test_code_is_demoted_unless_the_query_mentions_tests() -> None:
-    from igraph_mcp.retrieve.boosts import TEST_CODE
-
     cand = Candidate("helper", "helper", "function", "tests/test_x.py")
     factor, why = boost(cand, analyze_query("how is the cache invalidated"))
-    assert factor == pytest.approx(TEST_CODE) and why == ["testCode"]
+    assert factor == pytest.approx(B.test_code) and why == ["testCode"]
     factor, why = boost(cand, analyze_query("which test covers cache invalidation"))
     assert factor == 1.0 and "testCode" not in why

@@ -20,10 +20,8 @@ MAX_TOKENS = 2_000
 MAX_PATHS = 100
 MAX_FRAMES = 200
 # FTS tokens per query. A long query also leaves out words found in more than FTS_COMMON_SHARE of the symbols:
-# BM25 gives them little weight, yet their posting lists are most of the FTS channel's time on an issue. Devset
-# tuning half (58 issues, 19 trees, benchmarks/retrieval.py --set-const): share 1.0 -> 0.1 kept file Acc@1 60.3 and
-# function Acc@10 58.9, raised file Acc@10 75.9 -> 79.3 and function MRR 49.9 -> 51.1, and took the default
-# call's p50 65 -> 41 ms (loaded machine); 0.05 and 0.02 lost two issues on file Acc@1.
+# BM25 gives them little weight, yet their posting lists are most of the FTS channel's time on an issue (the
+# measurement is in docs/ranking.md).
 FTS_MAX_TOKENS = 48
 FTS_COMMON_FROM = 16  # a query with more tokens than this in the index counts as long
 FTS_COMMON_SHARE = 0.1

@@ -22,6 +22,24 @@ TEST_CODE = 0.6  # a symbol in test code, when the query does not mention tests 
 
 
 @dataclass(frozen=True, slots=True)
+class BoostFactors:
+    """The factors ``boost`` multiplies by (defaults: the constants above); retrieve.params carries one."""
+
+    exact_name: float = EXACT_NAME
+    qualified_name: float = QUALIFIED_NAME
+    identifier: float = IDENTIFIER
+    rare_definitions: int = RARE_DEFINITIONS
+    frame: float = FRAME
+    path_mentioned: float = PATH_MENTIONED
+    kind_hint: float = KIND_HINT
+    context_file: float = CONTEXT_FILE
+    test_code: float = TEST_CODE
+
+
+DEFAULT_FACTORS = BoostFactors()
+
+
+@dataclass(frozen=True, slots=True)
 class Candidate:
     """What the booster needs to know about a fused candidate."""
 
@@ -36,7 +54,9 @@ def _path_matches(path: str, mentioned: str) -> bool:
     return path == mentioned or path.endswith("/" + mentioned) or mentioned.endswith("/" + path)
 
 
-def boost(c: Candidate, qa: QueryAnalysis, context_files: Sequence[str] = ()) -> tuple[float, list[str]]:
+def boost(
+    c: Candidate, qa: QueryAnalysis, context_files: Sequence[str] = (), factors: BoostFactors = DEFAULT_FACTORS
+) -> tuple[float, list[str]]:
     """Factor to multiply the fused score by, and the names of the boosts that applied."""
     factor = 1.0
     why: list[str] = []
@@ -44,43 +64,43 @@ def boost(c: Candidate, qa: QueryAnalysis, context_files: Sequence[str] = ()) ->
     if qa.is_identifier_query and c.kind != "module":
         norm = stripped.replace("::", ".").replace("->", ".").replace("#", ".")
         if c.name == norm or c.qualified_name == norm:
-            factor *= EXACT_NAME
+            factor *= factors.exact_name
             why.append("exactName")
         elif c.name.lower() == norm.lower():
-            factor *= EXACT_NAME * 0.8
+            factor *= factors.exact_name * 0.8
             why.append("exactNameCaseInsensitive")
     if c.kind != "module" and "." in c.qualified_name:
         for d in qa.dotted:
             if d == c.qualified_name or d.endswith("." + c.qualified_name) or c.qualified_name.endswith("." + d):
-                factor *= QUALIFIED_NAME
+                factor *= factors.qualified_name
                 why.append("qualifiedName")
                 break
     if (
         c.kind != "module"
         and "exactName" not in why
         and c.name in qa.identifiers
-        and qa.definition_counts.get(c.name, 0) <= RARE_DEFINITIONS
+        and qa.definition_counts.get(c.name, 0) <= factors.rare_definitions
     ):
-        factor *= IDENTIFIER
+        factor *= factors.identifier
         why.append("identifier")
     if qa.frames and c.kind in FUNCTION_LIKE:
         for path, func in qa.frames:
             if (func == c.name and _path_matches(c.path, path)) or (
                 func == c.name and posixpath.basename(path) == posixpath.basename(c.path)
             ):
-                factor *= FRAME
+                factor *= factors.frame
                 why.append("tracebackFrame")
                 break
     if any(_path_matches(c.path, p) for p in qa.paths):
-        factor *= PATH_MENTIONED
+        factor *= factors.path_mentioned
         why.append("pathMentioned")
     if c.kind in qa.kind_hints:
-        factor *= KIND_HINT
+        factor *= factors.kind_hint
         why.append("kindHint")
-    if TEST_CODE != 1.0 and not qa.mentions_tests and is_test_path(c.path):
-        factor *= TEST_CODE
+    if factors.test_code != 1.0 and not qa.mentions_tests and is_test_path(c.path):
+        factor *= factors.test_code
         why.append("testCode")
     if any(_path_matches(c.path, p) for p in context_files):
-        factor *= CONTEXT_FILE
+        factor *= factors.context_file
         why.append("contextFile")
     return factor, why

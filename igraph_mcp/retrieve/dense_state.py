@@ -2,12 +2,25 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from igraph_mcp.embed.base import Embedder
-from igraph_mcp.retrieve.explore import DenseState
-from igraph_mcp.retrieve.vector_search import VectorSearchCache
+from igraph_mcp.retrieve.vector_search import VectorSearch, VectorSearchCache
 from igraph_mcp.store import status as status_store
 from igraph_mcp.store import vectors as vec_store
 from igraph_mcp.store.db import Database
+
+
+@dataclass(slots=True)
+class DenseState:
+    """Whether the dense channel can be used, and if not, why."""
+
+    embedder: Embedder | None
+    reason: str | None  # why dense is off (None = usable)
+    coverage: float | None
+    search: VectorSearch | None = None  # None: sqlite-vec in the database
+    embedded: int = 0  # symbols with a vector, of ``total``: how far the embedding phase has got
+    total: int = 0
 
 
 class DenseGate:

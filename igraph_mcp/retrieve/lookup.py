@@ -20,7 +20,7 @@ from igraph_mcp.vocab.edges import CERTAIN
 from igraph_mcp.vocab.source import source_lines
 
 if TYPE_CHECKING:
-    from igraph_mcp.retrieve.explore import StaleCheck  # the same check explore is given
+    from igraph_mcp.retrieve.stages import StaleCheck  # the same check explore is given
 
 MAX_SOURCE_LINES = 300
 MAX_NAME_CHARS = 500

@@ -11,13 +11,11 @@ import re
 from dataclasses import dataclass
 
 PART_CHARS = 1000  # about what the model reads of English prose (256 word pieces)
-# A query costs one embedding and one KNN per part. One (the head: title and prose filled to PART_CHARS) is the
-# default: on the devset (issue 11, loaded machine) six parts fused by RRF did not measure better on the tuning
-# half (file MRR 59.1 -> 56.2, function Acc@10 35.7 both, 14 issues) and made hybrid p50 about 3x slower.
+# A query costs one embedding and one KNN per part: the head alone (title and prose filled to PART_CHARS) measured
+# as well as six parts at a third of the latency (docs/ranking.md).
 MAX_DENSE_PARTS = 1
-# An issue-shaped query (a title line and a body, like every devset issue: all 282 have 2+ lines and 14+ words)
-# gets the levers tuned on issues (graph channel, learned re-ranking); a one-line question or description keeps
-# the hand-set ranking, which the docstring set measured: the re-ranker cost it MRR@10 63.5 -> 55.7 (requests).
+# An issue-shaped query (a title line and a body, like every devset issue) gets the levers tuned on issues; a
+# one-line question keeps the hand-set ranking, which the re-ranker made worse on the docstring set.
 ISSUE_MIN_LINES = 2
 ISSUE_MIN_WORDS = 12
 MIN_PART_CHARS = 40  # shorter parts ("Thanks!", "Hi,") say nothing on their own

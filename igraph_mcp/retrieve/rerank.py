@@ -38,11 +38,8 @@ FEATURES: tuple[str, ...] = (
     "file_candidates",
     "file_logrank",
 )
-# Trained weights, one per feature (empty = the step is off and the fused order stands). Fitted by
-#   python benchmarks/rerank_train.py <dumps> --base graph=0.5 --train \
-#     --features base_logrank,kind_function,kind_method,kind_class,kind_module,testCode,path_words,file_logrank
-# on the devset's tuning half (46 issues of 17 trees; issue 11). The eight-feature set won 5-fold cross-validation
-# on the tuning half against all features and narrower sets (function Acc@10 47.8 -> 54.3, MRR 41.0 -> 47.1).
+# Trained weights, one per feature (empty = the step is off and the fused order stands), as printed by
+# ``benchmarks/rerank_train.py --train`` on the devset's tuning half; docs/ranking.md has the command and figures.
 # In words: functions and methods over classes and modules, tests further down, files the query names by their
 # path words and files already ranked high lifted.
 WEIGHTS: tuple[float, ...] = (
@@ -106,36 +103,45 @@ def _linear(weights: Sequence[float], row: Sequence[float]) -> float:
     return sum(w * x for w, x in zip(weights, row, strict=True))
 
 
-def rerank_hits(hits: list[Hit], file_order: Sequence[str], path_words: Mapping[str, int]) -> list[Hit]:
-    """The top RERANK_DEPTH hits re-scored by the learned weights (no-op when WEIGHTS is empty).
+def feature_rows(top: Sequence[Hit], file_order: Sequence[str], path_words: Mapping[str, int]) -> list[list[float]]:
+    """The feature rows of ``top`` (hits in fused order): what the learned weights score, and what
+    ``benchmarks/rerank_train.py`` fits them on."""
+    per_file = Counter(h.filePath for h in top)
+    file_pos = {f: i for i, f in enumerate(file_order, start=1)}
+    return [
+        feature_row(
+            base_rank=rank,
+            fts_rank=h.ranks.get("fts5", 0),
+            dense_rank=h.ranks.get("dense", 0),
+            named_rank=h.ranks.get("named", 0),
+            graph_rank=h.ranks.get("graph", 0),
+            boosts=h.boosts,
+            kind=h.kind,
+            path_words=path_words.get(h.filePath, 0),
+            file_candidates=per_file[h.filePath],
+            file_rank=file_pos.get(h.filePath, 0),
+        )
+        for rank, h in enumerate(top, start=1)
+    ]
+
+
+def rerank_hits(
+    hits: list[Hit],
+    file_order: Sequence[str],
+    path_words: Mapping[str, int],
+    weights: Sequence[float] = WEIGHTS,
+    depth: int = RERANK_DEPTH,
+) -> list[Hit]:
+    """The top ``depth`` hits re-scored by the learned ``weights`` (no-op when they are empty).
 
     ``file_order`` is the hand-set file ranking and ``path_words`` the number of a file's path words the query
     uses. New scores keep the top score and scale the others by exp(learned - best), so files still aggregate
     them like fused scores; hits below the depth keep their order underneath.
     """
-    if not WEIGHTS or not hits:
+    if not weights or not hits:
         return hits
-    top, rest = hits[:RERANK_DEPTH], hits[RERANK_DEPTH:]
-    per_file = Counter(h.filePath for h in top)
-    file_pos = {f: i for i, f in enumerate(file_order, start=1)}
-    learned = [
-        _linear(
-            WEIGHTS,
-            feature_row(
-                base_rank=rank,
-                fts_rank=h.ranks.get("fts5", 0),
-                dense_rank=h.ranks.get("dense", 0),
-                named_rank=h.ranks.get("named", 0),
-                graph_rank=h.ranks.get("graph", 0),
-                boosts=h.boosts,
-                kind=h.kind,
-                path_words=path_words.get(h.filePath, 0),
-                file_candidates=per_file[h.filePath],
-                file_rank=file_pos.get(h.filePath, 0),
-            ),
-        )
-        for rank, h in enumerate(top, start=1)
-    ]
+    top, rest = hits[:depth], hits[depth:]
+    learned = [_linear(weights, row) for row in feature_rows(top, file_order, path_words)]
     best, scale = max(learned), max(h.score for h in top)
     for h, value in zip(top, learned, strict=True):
         h.score = scale * math.exp(value - best)

@@ -1,0 +1,123 @@
+"""Every knob of the ranking path in one frozen object: the service builds it from the config, benchmarks and
+trainers build it with overrides and pass it to the same stages (``retrieve/stages.py``).
+
+The defaults are what the service ships; docs/ranking.md says which measurement chose each of them.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from igraph_mcp.config import RetrievalConfig
+from igraph_mcp.explore_request import SNIPPET_HITS
+from igraph_mcp.retrieve.boosts import BoostFactors
+from igraph_mcp.retrieve.query_parts import MAX_DENSE_PARTS
+from igraph_mcp.retrieve.rerank import RERANK_DEPTH, WEIGHTS
+
+_SHIPPED = RetrievalConfig()  # the configuration's defaults are the parameters' defaults
+
+
+@dataclass(frozen=True, slots=True)
+class RetrievalParams:
+    """The parameters of one explore call's ranking, defaults = the shipped behaviour."""
+
+    # -- from the configuration (retrieval.* keys, same meaning as IGraph's) -------------------------------------
+    file_top_k: int = _SHIPPED.fileTopK  # dense channel: KNN inside this many closest files ...
+    fallback_threshold: float = (
+        _SHIPPED.fallbackThreshold
+    )  # ... widened to a global KNN when the best similarity is below this
+    node_top_k: int = _SHIPPED.nodeTopK  # hits of a call that does not say topK
+    graph_hops: int = _SHIPPED.graphHops  # expansion of a call that does not say hops
+    rrf_k: int = _SHIPPED.rrfK
+    dense_weight: float = _SHIPPED.denseWeight
+    fts_weight: float = _SHIPPED.ftsWeight
+    max_tokens: int = _SHIPPED.maxTokens  # answer budget of a call that does not say maxTokens
+
+    # -- channels -----------------------------------------------------------------------------------------------
+    channel_depth: int = 100  # candidates taken from each channel before fusion
+    dense_parts: int = MAX_DENSE_PARTS  # parts of a long query embedded and searched one by one
+    head_part_weight: float = 1.0  # RRF weight of the head part (title and opening prose) among the parts ...
+    other_part_weight: float = 0.5  # ... and of every later part
+    # A one-line prose question is the dense channel's ground: its FTS weight is fts_weight times this.
+    prose_fts_scale: float = 0.5
+    # Neighbours of the symbols an issue names, by edge certainty; 0 leaves the graph channel out (and, with the
+    # re-ranker off, the named lookup that seeds it). The named channel itself is fused at weight 0.
+    graph_weight: float = 0.5
+
+    # -- boosts and file ranking ----------------------------------------------------------------------------------
+    boosts: BoostFactors = field(default_factory=BoostFactors)
+    file_score_decay: float = 0.5  # a file's score: its best symbol plus decaying credit for further ones ...
+    file_symbols: int = 5  # ... from at most this many of its symbols
+    path_word: float = 0.5  # per path word of the file the query uses ...
+    path_words_max: int = 3  # ... counting at most this many words
+    issue_non_source: float = 0.3  # an issue's test, doc or example file, unless the issue names it
+
+    # -- learned re-ranking (issue-shaped queries only) ---------------------------------------------------------
+    rerank_weights: tuple[float, ...] = WEIGHTS  # () = off, the fused order stands
+    rerank_depth: int = RERANK_DEPTH
+
+    # -- answer -------------------------------------------------------------------------------------------------
+    snippet_hits: int = SNIPPET_HITS
+    neighbour_limit: int = 10  # graph neighbours listed under the hits
+
+    @classmethod
+    def from_config(cls, config: RetrievalConfig, **overrides: Any) -> RetrievalParams:
+        """The parameters a service with this configuration answers with (plus ``overrides``, by field name)."""
+        base = cls(
+            file_top_k=config.fileTopK,
+            fallback_threshold=config.fallbackThreshold,
+            node_top_k=config.nodeTopK,
+            graph_hops=config.graphHops,
+            rrf_k=config.rrfK,
+            dense_weight=config.denseWeight,
+            fts_weight=config.ftsWeight,
+            max_tokens=config.maxTokens,
+        )
+        return dataclasses.replace(base, **overrides) if overrides else base
+
+    def with_assignments(self, assignments: Iterable[str]) -> RetrievalParams:
+        """A copy with ``name=value`` assignments applied (Python literals; ``boosts.identifier=2.0`` sets one
+        boost factor). Unknown names raise ValueError naming the valid ones."""
+        params = self
+        for spec in assignments:
+            name, sep, text = spec.partition("=")
+            if not sep:
+                raise ValueError(f"{spec!r}: write name=value, e.g. graph_weight=0.0")
+            params = params.with_value(name.strip(), _literal(text.strip(), spec))
+        return params
+
+    def with_value(self, name: str, value: Any) -> RetrievalParams:
+        """A copy with one field (or ``boosts.<factor>``) set, checked against the field's type."""
+        head, _, sub = name.partition(".")
+        if head == "boosts" and sub:
+            return dataclasses.replace(self, boosts=_replace_checked(self.boosts, sub, value))
+        params: RetrievalParams = _replace_checked(self, name, value)
+        return params
+
+
+DEFAULT_PARAMS = RetrievalParams()
+
+
+def _literal(text: str, spec: str) -> Any:
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        raise ValueError(f"{spec!r}: the value must be a Python literal (0.5, 3, (), True)") from None
+
+
+def _replace_checked(obj: Any, name: str, value: Any) -> Any:
+    fields = {f.name: f for f in dataclasses.fields(obj)}
+    if name not in fields:
+        raise ValueError(f"{type(obj).__name__} has no field {name!r}; fields: {', '.join(sorted(fields))}")
+    current = getattr(obj, name)
+    if isinstance(current, float) and isinstance(value, int) and not isinstance(value, bool):
+        value = float(value)
+    if isinstance(current, tuple) and isinstance(value, list):
+        value = tuple(value)
+    if type(value) is not type(current):
+        raise ValueError(f"{name} takes a {type(current).__name__}, got {value!r}")
+    return dataclasses.replace(obj, **{name: value})

@@ -1,0 +1,363 @@
+"""Where a query goes: analyze -> channels -> fuse -> boost -> rank files -> rerank -> expand -> answer -> budget.
+
+``run`` is the whole path of one explore call; every stage is a function of the previous stage's output and a
+``RetrievalParams``, so a benchmark or a trainer calls the same stages with other parameters (or on stored
+channel lists) instead of copying them.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from igraph_mcp.embed.base import Embedder
+from igraph_mcp.errors import EmbedderError
+from igraph_mcp.explore_request import QUERY_ECHO_CHARS, ExploreRequest
+from igraph_mcp.models import Diagnostics, ExploreResult, FileHit, Hit, Neighbour, ResourceHit
+from igraph_mcp.retrieve import ranking, rerank
+from igraph_mcp.retrieve.analyze import QueryAnalysis, analyze_query, cut_query
+from igraph_mcp.retrieve.budget import fit_to_budget, snippet_of
+from igraph_mcp.retrieve.channels import count_definitions, dense_channel, fts_channel, graph_channel, named_channel
+from igraph_mcp.retrieve.dense_state import DenseState
+from igraph_mcp.retrieve.expand import expand
+from igraph_mcp.retrieve.fusion import Fused, rrf
+from igraph_mcp.retrieve.params import RetrievalParams
+from igraph_mcp.retrieve.query_parts import dense_texts, is_issue_shaped
+from igraph_mcp.retrieve.shapes import neighbours
+from igraph_mcp.retrieve.vector_search import SqliteVecSearch, VectorSearch
+from igraph_mcp.store import graph
+from igraph_mcp.store import vectors as vec_store
+from igraph_mcp.store.db import Database
+from igraph_mcp.store.records import NodeRow
+from igraph_mcp.store.status import node_count
+
+# (analysis, query vector or None, node ids in the answer) -> (resources, note)
+ResourceFinder = Callable[[QueryAnalysis, bytes | None, list[int]], tuple[list[ResourceHit], str | None]]
+StaleCheck = Callable[[list[str]], set[str]]
+
+
+def run(
+    db: Database,
+    request: ExploreRequest,
+    params: RetrievalParams,
+    dense: DenseState,
+    resource_finder: ResourceFinder | None = None,
+    stale_check: StaleCheck | None = None,
+) -> ExploreResult:
+    """One explore call, stage by stage (topK and hops default to the parameters'; bounds are checked first)."""
+    request = request.resolved(params.node_top_k, params.graph_hops)
+    assert request.top_k is not None and request.hops is not None  # resolved() sets both
+    trace = Trace()
+    t0 = time.perf_counter()
+    query = analyze(db, request.query, trace)
+    lists = search_channels(db, query, dense, params, request.channels, resource_finder is not None, trace)
+    t = time.perf_counter()
+    fused = fuse(lists.ranked, query, params)
+    all_hits = boost(fused, fetch_rows(db, fused), query, params, request.kinds, request.context_files)
+    files = rank_files(all_hits, query, params)
+    all_hits = rerank_hits(all_hits, files, query, params)
+    hits = all_hits[: request.top_k]
+    trace.timings_ms["fuse"] = _ms(t)
+    t = time.perf_counter()
+    reached = expand_hits(db, hits, request.hops, params)
+    trace.timings_ms["expand"] = _ms(t)
+    result = answer(db, query, hits, files.files[: max(request.top_k, 10)], reached, params)
+    attach(result, query, lists.query_vector, trace, resource_finder, stale_check)
+    if "dense" in request.channels and "dense" not in trace.channels:
+        trace.degraded = True
+    trace.timings_ms["total"] = _ms(t0)
+    result.degraded, result.diagnostics = trace.degraded, trace.diagnostics()
+    result.note = result.diagnostics.note
+    return fit_to_budget(result, request.max_tokens or params.max_tokens)
+
+
+@dataclass(slots=True)
+class Trace:
+    """What the stages did, for the answer's diagnostics (``models.Diagnostics`` is its wire form)."""
+
+    channels: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    degraded: bool = False
+    fallback_triggered: bool = False
+    dense_coverage: float | None = None
+    candidates: dict[str, int] = field(default_factory=dict)
+    timings_ms: dict[str, float] = field(default_factory=dict)
+    stale_files: list[str] = field(default_factory=list)
+    resource_note: str | None = None
+
+    def diagnostics(self) -> Diagnostics:
+        """The wire form (camelCase keys)."""
+        return Diagnostics(
+            channels=self.channels,
+            degraded=self.degraded,
+            note="; ".join(self.notes) if self.notes else None,
+            fallbackTriggered=self.fallback_triggered,
+            denseCoverage=self.dense_coverage,
+            candidates=self.candidates,
+            timingsMs=self.timings_ms,
+            staleFiles=self.stale_files,
+            resourceNote=self.resource_note,
+        )
+
+
+# -- analyze --------------------------------------------------------------------------------------------------------
+@dataclass(slots=True)
+class AnalyzedQuery:
+    """The query as the ranker reads it."""
+
+    analysis: QueryAnalysis
+    # Issue-shaped text (a title line and a body) gets the levers tuned on issues: the graph channel, the demotion
+    # of test files and the learned step; a one-line question keeps the hand-set ranking.
+    issue: bool
+
+
+def analyze(
+    db: Database | None, text: str, trace: Trace | None = None, definition_counts: Mapping[str, int] | None = None
+) -> AnalyzedQuery:
+    """Cut, analyse and count how many symbols define each identifier the query mentions (in ``db``, or given
+    as ``definition_counts`` when replaying stored candidates without an index)."""
+    text, cut_note = cut_query(text)
+    qa = analyze_query(text)
+    if definition_counts is not None:
+        qa.definition_counts = dict(definition_counts)
+    elif db is not None:
+        count_definitions(db, qa)
+    if cut_note and trace is not None:
+        trace.notes.append(cut_note)
+    return AnalyzedQuery(qa, is_issue_shaped(qa.text))
+
+
+# -- channels -------------------------------------------------------------------------------------------------------
+@dataclass(slots=True)
+class ChannelLists:
+    """Each channel's ranked node ids (in the order they were searched), and the query's head vector."""
+
+    ranked: dict[str, list[int]]
+    query_vector: bytes | None = None
+
+
+def search_channels(
+    db: Database,
+    query: AnalyzedQuery,
+    dense: DenseState,
+    params: RetrievalParams,
+    channels: Sequence[str],
+    want_vector: bool = False,
+    trace: Trace | None = None,
+) -> ChannelLists:
+    """FTS, the named symbols and their graph neighbours (issues only), and dense KNN, as ``channels`` asks;
+    ``want_vector``: embed the query's head even without the dense channel (the resource channel reads it)."""
+    trace = trace if trace is not None else Trace()
+    qa = query.analysis
+    ranked: dict[str, list[int]] = {}
+    if "fts" in channels:
+        t = time.perf_counter()
+        ranked["fts5"] = [nid for nid, _ in fts_channel(db, qa, params.channel_depth, node_count(db))]
+        trace.timings_ms["fts"] = _ms(t)
+        trace.channels.append("fts5")
+    if "fts" in channels and query.issue and (params.graph_weight > 0 or learned(query, params)):
+        t = time.perf_counter()
+        ranked["named"] = named_channel(db, qa, params.channel_depth)
+        ranked["graph"] = graph_channel(db, ranked["named"], params.channel_depth)
+        trace.timings_ms["named"] = _ms(t)
+    vectors: list[bytes] = []
+    if "dense" in channels or want_vector:
+        texts = dense_texts(qa.text, max_parts=params.dense_parts if "dense" in channels else 1)
+        t = time.perf_counter()
+        vectors, note = embed_query_parts(db, dense, texts)
+        if not note:
+            trace.timings_ms["embed"] = _ms(t)
+        elif "dense" in channels:
+            trace.notes.append(note)
+    if "dense" in channels and vectors:
+        t = time.perf_counter()
+        ranked["dense"], fallback = dense_ranking(dense.search or SqliteVecSearch(db), vectors, params)
+        trace.fallback_triggered = trace.fallback_triggered or fallback
+        trace.timings_ms["dense"] = _ms(t)
+        trace.channels.append("dense")
+        if dense.embedded < dense.total:
+            # Vectors are still being added (or a build stopped early): say how far, and flag the answer.
+            trace.notes.append(f"dense channel: {dense.embedded}/{dense.total} symbols embedded")
+            trace.degraded = True
+    trace.dense_coverage = dense.coverage
+    trace.candidates = {k: len(v) for k, v in ranked.items()}
+    return ChannelLists(ranked, vectors[0] if vectors else None)
+
+
+def embed_query_parts(db: Database, dense: DenseState, texts: list[str]) -> tuple[list[bytes], str | None]:
+    """The query parts' vectors as stored blobs, or none and a note saying why the dense channel cannot answer."""
+    embedder: Embedder | None = dense.embedder
+    if dense.reason is not None or embedder is None:
+        return [], dense.reason or "dense channel off"
+    dim = int(db.get_meta("embedder_dim", "0") or 0)
+    out: list[bytes] = []
+    for text in texts:
+        try:
+            vec = np.asarray(embedder.embed_query(text), dtype=np.float32)
+        except EmbedderError as exc:
+            return [], f"embedding backend failed ({exc}); answered from FTS only"
+        if vec.shape != (dim,):
+            return [], f"query vector has dimension {vec.shape[-1]}, the index has {dim}; answered from FTS only"
+        out.append(vec_store.to_blob(vec))
+    return out, None
+
+
+def dense_ranking(search: VectorSearch, vectors: Sequence[bytes], params: RetrievalParams) -> tuple[list[int], bool]:
+    """The dense channel's ranking for the query's part vectors (fused by RRF when there are several), and
+    whether the fileTopK pre-filter had to be widened for any part."""
+    per_part: dict[str, list[int]] = {}
+    fallback = False
+    for n, vector in enumerate(vectors):
+        found = dense_channel(
+            search,
+            vector,
+            limit=params.channel_depth,
+            file_top_k=params.file_top_k,
+            fallback_threshold=params.fallback_threshold,
+        )
+        per_part[f"part{n}"] = [nid for nid, _ in found.ranked]
+        fallback = fallback or found.fallback_triggered
+    if len(per_part) == 1:
+        return per_part["part0"], fallback
+    weights = {name: params.other_part_weight for name in per_part} | {"part0": params.head_part_weight}
+    return [f.id for f in rrf(per_part, weights, params.rrf_k)[: params.channel_depth]], fallback
+
+
+# -- fuse -----------------------------------------------------------------------------------------------------------
+def fusion_weights(query: AnalyzedQuery, params: RetrievalParams) -> dict[str, float]:
+    """Each channel's RRF weight for this query."""
+    prose = not query.issue and not query.analysis.is_identifier_query
+    return {
+        "fts5": params.fts_weight * (params.prose_fts_scale if prose else 1.0),
+        "dense": params.dense_weight,
+        # The named symbols reach the ranking through FTS and the identifier boost; fused here at weight 0, their
+        # ranks are still reported and read by the re-ranker.
+        "named": 0.0,
+        "graph": params.graph_weight,
+    }
+
+
+def fuse(ranked: Mapping[str, Sequence[int]], query: AnalyzedQuery, params: RetrievalParams) -> list[Fused]:
+    """Weighted RRF of the channels; a candidate only a weight-0 channel found is left out."""
+    fused = rrf(ranked, fusion_weights(query, params), params.rrf_k)
+    return [f for f in fused if f.score > 0 or "fts5" in f.ranks or "dense" in f.ranks]
+
+
+# -- boost ----------------------------------------------------------------------------------------------------------
+def fetch_rows(db: Database, fused: Sequence[Fused]) -> dict[int, NodeRow]:
+    """The stored symbols of the fused candidates."""
+    return graph.nodes_by_ids(db, [f.id for f in fused])
+
+
+def boost(
+    fused: Sequence[Fused],
+    rows: Mapping[int, NodeRow],
+    query: AnalyzedQuery,
+    params: RetrievalParams,
+    kinds: Sequence[str] | None = None,
+    context_files: Sequence[str] = (),
+) -> list[Hit]:
+    """Hits best first after the multiplicative boosts (kinds filtered)."""
+    qa = query.analysis
+    if query.issue:
+        # An issue's reproducer says "test" nearly always; only naming one of the repository's test files (not the
+        # reporter's own test_repro.py) makes the tests the topic.
+        qa.mentions_tests = ranking.names_non_source({rows[f.id].path for f in fused if f.id in rows}, qa)
+    return ranking.rank_hits(fused, rows, qa, context_files=context_files, kinds=kinds, factors=params.boosts)
+
+
+# -- rank files -----------------------------------------------------------------------------------------------------
+@dataclass(slots=True)
+class RankedFiles:
+    """Files best first, and the path words of each candidate file that the query uses."""
+
+    files: list[FileHit]
+    words: dict[str, set[str]]
+
+
+def rank_files(hits: list[Hit], query: AnalyzedQuery, params: RetrievalParams) -> RankedFiles:
+    """Files by their symbols' scores and the path words the query uses (an issue's tests demoted)."""
+    words = ranking.file_path_words(hits, query.analysis)
+    files = ranking.rank_files(hits, query.analysis, words, issue=query.issue, params=params)
+    return RankedFiles(files, words)
+
+
+# -- rerank ---------------------------------------------------------------------------------------------------------
+def learned(query: AnalyzedQuery, params: RetrievalParams) -> bool:
+    """Whether the learned step re-ranks this query (tuned on issues only)."""
+    return query.issue and bool(params.rerank_weights)
+
+
+def rerank_hits(hits: list[Hit], files: RankedFiles, query: AnalyzedQuery, params: RetrievalParams) -> list[Hit]:
+    """The learned re-ranking of the top hits; the hand-set order when it is off for this query."""
+    if not learned(query, params):
+        return hits
+    return rerank.rerank_hits(
+        hits,
+        [f.filePath for f in files.files],
+        {path: len(w) for path, w in files.words.items()},
+        params.rerank_weights,
+        params.rerank_depth,
+    )
+
+
+# -- expand ---------------------------------------------------------------------------------------------------------
+def expand_hits(db: Database, hits: list[Hit], hops: int, params: RetrievalParams) -> list[Neighbour]:
+    """Callers and callees of the hits up to ``hops`` away, scored by seed and distance."""
+    if hops <= 0 or not hits:
+        return []
+    reached = expand(db, {h.nodeId: h.score for h in hits}, hops, limit=params.neighbour_limit)
+    return neighbours(db, reached, {h.nodeId: h.qualifiedName or h.name for h in hits})
+
+
+# -- answer ---------------------------------------------------------------------------------------------------------
+def answer(
+    db: Database,
+    query: AnalyzedQuery,
+    hits: list[Hit],
+    files: list[FileHit],
+    reached: list[Neighbour],
+    params: RetrievalParams,
+) -> ExploreResult:
+    """The answer before resources and budget: hits (the first ones with a source snippet), files, neighbours."""
+    bodies = graph.node_bodies(db, [h.nodeId for h in hits[: params.snippet_hits]])
+    for h in hits[: params.snippet_hits]:
+        h.snippet = snippet_of(bodies.get(h.nodeId, ""))
+    # Echo the cleaned text: a lone surrogate (undecodable CLI bytes) cannot be serialised to JSON.
+    echo = query.analysis.text
+    return ExploreResult(
+        query=echo if len(echo) <= QUERY_ECHO_CHARS else echo[:QUERY_ECHO_CHARS] + "…",
+        hits=hits,
+        files=files,
+        neighbours=reached,
+    )
+
+
+def attach(
+    result: ExploreResult,
+    query: AnalyzedQuery,
+    query_vector: bytes | None,
+    trace: Trace,
+    resource_finder: ResourceFinder | None = None,
+    stale_check: StaleCheck | None = None,
+) -> None:
+    """Add the resources linked to the answer's code or matching the query, and flag files changed on disk."""
+    if resource_finder is not None:
+        t = time.perf_counter()
+        ids = [h.nodeId for h in result.hits] + [n.nodeId for n in result.neighbours]
+        result.resources, trace.resource_note = resource_finder(query.analysis, query_vector, ids)
+        trace.timings_ms["resources"] = _ms(t)
+    if stale_check is not None:
+        stale = stale_check(sorted({h.filePath for h in result.hits} | {n.filePath for n in result.neighbours}))
+        for h in result.hits:
+            h.stale = h.filePath in stale
+        trace.stale_files = sorted(stale)
+        if stale:
+            trace.notes.append(f"{len(stale)} file(s) in this answer changed since indexing; run igraph_index")
+
+
+def _ms(start: float) -> float:
+    return round((time.perf_counter() - start) * 1000, 2)

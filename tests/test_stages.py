@@ -1,0 +1,147 @@
+"""The retrieval stages called one by one, and the parameters object they share."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+
+import pytest
+from _factories import make_repo, make_service
+
+from igraph_mcp.config import RetrievalConfig
+from igraph_mcp.errors import InvalidInput
+from igraph_mcp.explore_request import MAX_TOKENS_MAX, TOP_K_MAX, ExploreRequest
+from igraph_mcp.retrieve import stages
+from igraph_mcp.retrieve.boosts import EXACT_NAME
+from igraph_mcp.retrieve.params import DEFAULT_PARAMS, RetrievalParams
+from igraph_mcp.service import IGraphService
+
+FILES = {
+    "shop/pricing.py": "def compute_total(items):\n    return apply_discount(sum(items))\n\n\n"
+    "def apply_discount(amount):\n    return amount * 0.9\n",
+    "shop/cart.py": "from shop.pricing import compute_total\n\n\nclass Cart:\n    def checkout(self):\n"
+    "        return compute_total(self.items)\n",
+    "tests/test_pricing.py": "from shop.pricing import compute_total\n\n\ndef test_compute_total():\n"
+    "    assert compute_total([1]) == 0.9\n",
+}
+ISSUE = "Receipt total is wrong\n\nThe receipt total is wrong for every order; compute_total looks suspicious."
+
+
+@pytest.fixture(scope="module")
+def svc(tmp_path_factory: pytest.TempPathFactory) -> Iterator[IGraphService]:
+    service = make_service(make_repo(tmp_path_factory.mktemp("stages"), FILES))
+    service.index()
+    yield service
+    service.close()
+
+
+# -- parameters ------------------------------------------------------------------------------------------------
+def test_defaults_are_the_shipped_configuration() -> None:
+    shipped = RetrievalConfig()
+    assert RetrievalParams.from_config(shipped) == DEFAULT_PARAMS
+    assert (DEFAULT_PARAMS.rrf_k, DEFAULT_PARAMS.file_top_k, DEFAULT_PARAMS.max_tokens) == (
+        shipped.rrfK,
+        shipped.fileTopK,
+        shipped.maxTokens,
+    )
+    assert DEFAULT_PARAMS.boosts.exact_name == EXACT_NAME
+
+
+def test_config_keys_reach_the_parameters() -> None:
+    params = RetrievalParams.from_config(RetrievalConfig(rrfK=10, ftsWeight=0.5, nodeTopK=20), graph_weight=0.0)
+    assert (params.rrf_k, params.fts_weight, params.node_top_k, params.graph_weight) == (10, 0.5, 20, 0.0)
+
+
+def test_assignments_build_a_new_frozen_object() -> None:
+    params = DEFAULT_PARAMS.with_assignments(["graph_weight=1", "boosts.identifier=2.0", "rerank_weights=()"])
+    assert params.graph_weight == 1.0 and isinstance(params.graph_weight, float)
+    assert params.boosts.identifier == 2.0 and params.rerank_weights == ()
+    assert DEFAULT_PARAMS.graph_weight == 0.5 and DEFAULT_PARAMS.rerank_weights  # the default is untouched
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        params.graph_weight = 0.0  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("graph_wieght=1.0", "no field 'graph_wieght'"),
+        ("boosts.exact=2.0", "no field 'exact'"),
+        ("graph_weight", "name=value"),
+        ("graph_weight=high", "Python literal"),
+        ("channel_depth=1.5", "takes a int"),
+        ("rerank_weights=0.5", "takes a tuple"),
+    ],
+)
+def test_bad_assignments_say_what_is_wrong(spec: str, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        DEFAULT_PARAMS.with_assignments([spec])
+
+
+def test_request_defaults_and_bounds() -> None:
+    resolved = ExploreRequest("q").resolved(node_top_k=200, graph_hops=3)
+    assert (resolved.top_k, resolved.hops) == (TOP_K_MAX, 3)  # the config may allow more than one call returns
+    with pytest.raises(InvalidInput, match="maxTokens"):
+        ExploreRequest("q", max_tokens=MAX_TOKENS_MAX + 1).resolved(10, 2)
+
+
+# -- the stages one by one ---------------------------------------------------------------------------------------
+def _by_hand(svc: IGraphService, text: str, params: RetrievalParams, top_k: int = 10) -> list[int]:
+    query = stages.analyze(svc.db, text)
+    lists = stages.search_channels(svc.db, query, svc.dense_state(), params, ("fts", "dense"))
+    fused = stages.fuse(lists.ranked, query, params)
+    hits = stages.boost(fused, stages.fetch_rows(svc.db, fused), query, params)
+    files = stages.rank_files(hits, query, params)
+    return [h.nodeId for h in stages.rerank_hits(hits, files, query, params)[:top_k]]
+
+
+@pytest.mark.parametrize("text", [ISSUE, "apply the discount to a total", "compute_total"])
+@pytest.mark.parametrize("assignments", [(), ("graph_weight=0.0", "rerank_weights=()"), ("boosts.identifier=1.0",)])
+def test_the_stages_called_one_by_one_give_the_services_answer(
+    svc: IGraphService, text: str, assignments: tuple[str, ...]
+) -> None:
+    params = svc.retrieval_params.with_assignments(assignments)
+    answer = svc.explore(text, hops=0, top_k=10, params=params)
+    assert answer.hits and [h.nodeId for h in answer.hits] == _by_hand(svc, text, params)
+
+
+def test_the_graph_channel_and_the_learned_step_run_for_issues_only(svc: IGraphService) -> None:
+    params = svc.retrieval_params
+    issue = stages.analyze(svc.db, ISSUE)
+    lists = stages.search_channels(svc.db, issue, svc.dense_state(), params, ("fts",))
+    assert issue.issue and {"fts5", "named", "graph"} <= set(lists.ranked) and stages.learned(issue, params)
+    line = stages.analyze(svc.db, "compute_total looks suspicious")
+    assert set(stages.search_channels(svc.db, line, svc.dense_state(), params, ("fts",)).ranked) == {"fts5"}
+    assert not stages.learned(line, params)
+    hand = params.with_assignments(["graph_weight=0.0", "rerank_weights=()"])
+    assert set(stages.search_channels(svc.db, issue, svc.dense_state(), hand, ("fts",)).ranked) == {"fts5"}
+
+
+def test_fusion_weights_follow_the_query_shape(svc: IGraphService) -> None:
+    params = DEFAULT_PARAMS.with_assignments(["fts_weight=2.0", "graph_weight=0.25"])
+    prose = stages.fusion_weights(stages.analyze(svc.db, "apply the discount to a total"), params)
+    assert prose == {"fts5": 2.0 * params.prose_fts_scale, "dense": 1.0, "named": 0.0, "graph": 0.25}
+    assert stages.fusion_weights(stages.analyze(svc.db, "apply_discount"), params)["fts5"] == 2.0
+
+
+def test_an_issue_demotes_the_test_file_in_the_file_stage(svc: IGraphService) -> None:
+    query = stages.analyze(svc.db, ISSUE)
+    lists = stages.search_channels(svc.db, query, svc.dense_state(), DEFAULT_PARAMS, ("fts",))
+    fused = stages.fuse(lists.ranked, query, DEFAULT_PARAMS)
+    hits = stages.boost(fused, stages.fetch_rows(svc.db, fused), query, DEFAULT_PARAMS)
+
+    def scores(params: RetrievalParams) -> dict[str, float]:
+        return {f.filePath: f.score for f in stages.rank_files(hits, query, params).files}
+
+    shipped, flat = scores(DEFAULT_PARAMS), scores(DEFAULT_PARAMS.with_value("issue_non_source", 1.0))
+    assert shipped["tests/test_pricing.py"] == pytest.approx(
+        DEFAULT_PARAMS.issue_non_source * flat["tests/test_pricing.py"]
+    )
+    assert shipped["shop/pricing.py"] == flat["shop/pricing.py"]
+
+
+def test_expand_and_answer_stages(svc: IGraphService) -> None:
+    params = DEFAULT_PARAMS.with_assignments(["snippet_hits=1", "neighbour_limit=1"])
+    answer = svc.explore("compute_total", hops=1, params=params)
+    assert [bool(h.snippet) for h in answer.hits[:2]] == [True, False]
+    assert len(answer.neighbours) == 1
+    assert answer.diagnostics.timingsMs.keys() >= {"fts", "fuse", "expand", "total"}
