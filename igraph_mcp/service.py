@@ -12,7 +12,7 @@ import logging
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import apsw
 
@@ -35,6 +35,9 @@ from igraph_mcp.store.db import Database
 from igraph_mcp.store.lock import WriterLock
 from igraph_mcp.store.reader import IndexReader
 from igraph_mcp.store.schema import SCHEMA_VERSION
+
+if TYPE_CHECKING:
+    from igraph_mcp.view.data import ViewData
 
 log = logging.getLogger(__name__)
 
@@ -271,6 +274,13 @@ class IGraphService:
             dbBytes=self.db_path.stat().st_size,
             notes=([db.vec_error] if db.vec_error else []) + self._location_notes(),
         )
+
+    # -- browser view ----------------------------------------------------------------------------------------
+    def view(self) -> ViewData:
+        """The browser view's answers (igraph_mcp.view) over this service and its lookups."""
+        from igraph_mcp.view.data import ViewData
+
+        return ViewData(self, self._lookup)
 
     def _location_notes(self) -> list[str]:
         note = self.location.note()
