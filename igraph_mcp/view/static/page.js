@@ -123,12 +123,12 @@
     return g;
   }
   function docNode(tab, id) { return (state.graphs[tab]?.doc.nodes || []).find((n) => n.id === id); }
-  // Where a node is drawn, in page coordinates (the browser test clicks there).
+  // Where a node is drawn, from the top left of its view's drawing area (the browser test clicks there).
   state.nodePosition = function (tab, id) {
     const g = state.graphs[tab];
     const pos = g.network.canvasToDOM(g.network.getPositions([id])[id]);
-    const rect = document.getElementById("graph-" + tab).getBoundingClientRect();
-    return { x: rect.left + pos.x, y: rect.top + pos.y };
+    const box = document.getElementById("graph-" + tab);
+    return { x: pos.x, y: pos.y, width: box.clientWidth, height: box.clientHeight };
   };
 
   // -- tabs -------------------------------------------------------------------------------------------------
