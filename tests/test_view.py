@@ -26,7 +26,8 @@ from tests.conftest import SAMPLE_REPO
 GRAPHML = "{http://graphml.graphdrawing.org/xmlns}"
 
 PRD = (
-    "# Product\n\n## Login\n\nA user signs in with `login`; a `Session` keeps them signed in and `refresh` extends it.\n\n"
+    "# Product\n\n## Login\n\nA user signs in with `login`; a `Session` keeps them signed in "
+    "and `refresh` extends it.\n\n"
     "## Storage\n\nEverything goes through `connect`.\n"
 )
 
@@ -85,7 +86,13 @@ def test_edges_are_summed_between_units_and_inside_ones_dropped() -> None:
     view = fold_map(files, edges, max_units=2)
     assert [u.id for u in view.units] == ["p/", "q/c.py"]  # a one-file folder opens at no cost
     (edge,) = view.edges
-    assert (edge.source, edge.target, edge.counts, edge.certain, edge.total) == ("p/", "q/c.py", {"calls": 6, "imports": 1}, 5, 7)
+    assert (edge.source, edge.target, edge.counts, edge.certain, edge.total) == (
+        "p/",
+        "q/c.py",
+        {"calls": 6, "imports": 1},
+        5,
+        7,
+    )
 
 
 def test_a_focused_map_shows_its_folder_and_what_it_talks_to_outside() -> None:
@@ -100,7 +107,10 @@ def test_a_focused_map_shows_its_folder_and_what_it_talks_to_outside() -> None:
     outside = [u.id for u in view.units if u.outside]
     assert inside == ["pkg/core/a.py", "pkg/core/b.py"]
     assert outside == ["other/w.py", "pkg/web/"]  # seen at the focus depth: a folder, or a shallower file
-    assert {(e.source, e.target) for e in view.edges} == {("pkg/web/", "pkg/core/a.py"), ("other/w.py", "pkg/core/b.py")}
+    assert {(e.source, e.target) for e in view.edges} == {
+        ("pkg/web/", "pkg/core/a.py"),
+        ("other/w.py", "pkg/core/b.py"),
+    }
     assert view.files == 2
 
 

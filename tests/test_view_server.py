@@ -107,5 +107,5 @@ def test_unknown_paths_are_404_only_with_the_token(client: TestClient) -> None:
 
 def test_url_and_remote_bind(indexed_service: IGraphService, capsys: pytest.CaptureFixture[str]) -> None:
     assert view_url("::1", 8000, "abc") == "http://[::1]:8000/?token=abc"
-    assert main(["view", "--root", str(indexed_service.root), "--host", "0.0.0.0"]) == 1  # noqa: S104
+    assert main(["view", "--root", str(indexed_service.root), "--host", "0.0.0.0"]) == 1
     assert "refusing to bind 0.0.0.0" in capsys.readouterr().err

@@ -39,11 +39,13 @@ class FileEdge:
 
 @dataclass(frozen=True, slots=True)
 class EdgeTotals:
-    """How many callers, callees and bases one symbol has in all (the view lists only the first ones)."""
+    """How many callers, callees, bases and imports one symbol has in all (the view lists only the first ones)."""
 
     callers: int
     callees: int
     bases: int
+    imports: int
+    imported_by: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,15 +106,17 @@ def file_edges(db: Database, *, certain_at: float, kinds: Sequence[str] = MAP_ED
 
 
 def edge_totals(db: Database, node_id: int) -> EdgeTotals:
-    """All resolved callers, all calls made (bound or not), and all bases of one symbol."""
+    """All resolved callers, all calls made (bound or not), all bases, resolved imports made and received."""
     row = db.one(
         "SELECT "
         "(SELECT count(*) FROM edges WHERE target_id = ? AND kind = 'calls'), "
         "(SELECT count(*) FROM edges WHERE source_id = ? AND kind = 'calls'), "
-        "(SELECT count(*) FROM edges WHERE source_id = ? AND kind IN ('inherits', 'implements'))",
-        (node_id, node_id, node_id),
+        "(SELECT count(*) FROM edges WHERE source_id = ? AND kind IN ('inherits', 'implements')), "
+        "(SELECT count(*) FROM edges WHERE source_id = ? AND kind = 'imports' AND target_id IS NOT NULL), "
+        "(SELECT count(*) FROM edges WHERE target_id = ? AND kind = 'imports')",
+        (node_id,) * 5,
     )
-    return EdgeTotals(*(int(v) for v in row)) if row else EdgeTotals(0, 0, 0)
+    return EdgeTotals(*(int(v) for v in row)) if row else EdgeTotals(0, 0, 0, 0, 0)
 
 
 def resource_chunk_count(db: Database) -> int:

@@ -58,13 +58,24 @@ class ViewData:
             if row is None:
                 return {"found": False, "message": f"no symbol with id {node_id}; the index may have been rebuilt"}
             detail = self._detail(db, row)
+            imports = self.lookup.edge_refs(db, row.id, outgoing=True, kinds=("imports",))
+            imported_by = self.lookup.edge_refs(db, row.id, outgoing=False, kinds=("imports",))
             t = ov.edge_totals(db, node_id)
-        totals = {"callers": t.callers, "callees": t.callees, "bases": t.bases}
+        imports = [r for r in imports if r.nodeId is not None]  # an unbound import names a module outside the index
+        totals = {
+            "callers": t.callers,
+            "callees": t.callees,
+            "bases": t.bases,
+            "imports": t.imports,
+            "importedBy": t.imported_by,
+        }
         return {
             "found": True,
             "detail": detail.model_dump(mode="json"),
+            "imports": [r.model_dump(mode="json") for r in imports],
+            "importedBy": [r.model_dump(mode="json") for r in imported_by],
             "totals": totals,
-            "graph": node_doc(detail, totals),
+            "graph": node_doc(detail, totals, imports=imports, imported_by=imported_by),
         }
 
     def _detail(self, db: Database, row: graph.NodeRow) -> NodeDetail:

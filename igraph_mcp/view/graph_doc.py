@@ -8,6 +8,7 @@ weight}], "meta": {...}}``. The page draws it with vis-network, downloads it as 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from igraph_mcp.models import EdgeRef, ExploreResult, NodeDetail, NodeSummary
@@ -128,19 +129,32 @@ def _ref_node(ref: EdgeRef) -> dict[str, Any]:
     )
 
 
-def node_doc(detail: NodeDetail, totals: dict[str, int]) -> GraphDoc:
-    """One symbol and its callers, callees and bases; certain edges apart from guesses (``certain``)."""
+def node_doc(
+    detail: NodeDetail,
+    totals: dict[str, int],
+    *,
+    imports: Sequence[EdgeRef] = (),
+    imported_by: Sequence[EdgeRef] = (),
+) -> GraphDoc:
+    """One symbol and its callers, callees, bases and imports; certain edges apart from guesses (``certain``)."""
     if not detail.found or detail.node is None:
         return {"nodes": [], "edges": [], "meta": {"view": "node", "found": False}}
     centre = _summary_node(detail.node, "focus")
     me = centre["id"]
     nodes: dict[str, dict[str, Any]] = {me: centre}
     edges: list[dict[str, Any]] = []
-    for refs, relation in ((detail.callers, "caller"), (detail.callees, "callee"), (detail.bases, "base")):
+    relations: list[tuple[Sequence[EdgeRef], bool]] = [
+        (detail.callers, True),
+        (detail.callees, False),
+        (detail.bases, False),
+        (imports, False),
+        (imported_by, True),
+    ]
+    for refs, incoming in relations:
         for ref in refs:
             other = _ref_node(ref)
             nodes.setdefault(other["id"], other)
-            source, target = (other["id"], me) if relation == "caller" else (me, other["id"])
+            source, target = (other["id"], me) if incoming else (me, other["id"])
             edges.append(_edge(source, target, ref.edgeKind, certain=ref.certain) | {"resolution": ref.resolution})
     return {
         "nodes": list(nodes.values()),

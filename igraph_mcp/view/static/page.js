@@ -212,6 +212,8 @@
       d.docstring ? el("p", {}, short(d.docstring, 600)) : null,
       ...refList("Callers", d.callers, t.callers), ...refList("Callees", d.callees, t.callees),
       ...refList("Bases", d.bases, t.bases),
+      ...(t.imports ? refList("Imports", answer.imports, t.imports) : []),
+      ...(t.importedBy ? refList("Imported by", answer.importedBy, t.importedBy) : []),
       el("h3", {}, "Source" + (d.sourceTruncated ? " (cut)" : "")), el("pre", { id: "symbol-source" }, d.source));
   }
   async function openSymbol(nodeId) {
