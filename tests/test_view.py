@@ -75,6 +75,18 @@ def test_big_folders_split_first_and_the_map_stays_within_its_budget() -> None:
     assert (sub0.kind, sub0.files, sub0.symbols, sub0.label) == ("folder", 4, 40, "sub0/")
 
 
+def test_a_folder_too_wide_for_the_map_folds_its_smallest_children_into_one_node() -> None:
+    files = _files(*[(f"wide/p{i:02d}/m.py", i + 1) for i in range(12)])
+    edges = [FileEdge(1, 12, "calls", 3, 3), FileEdge(2, 12, "calls", 1, 1)]  # the two smallest call the biggest
+    view = fold_map(files, edges, focus="wide", max_units=5)
+    ids = [u.id for u in view.units]
+    assert ids == ["wide/p08/m.py", "wide/p09/m.py", "wide/p10/m.py", "wide/p11/m.py", "wide/…"]
+    rest = view.units[-1]
+    assert (rest.kind, rest.files, rest.symbols, rest.label) == ("rest", 8, sum(range(1, 9)), "… 8 smaller")
+    (edge,) = view.edges
+    assert (edge.source, edge.target, edge.total) == ("wide/…", "wide/p11/m.py", 4)
+
+
 def test_edges_are_summed_between_units_and_inside_ones_dropped() -> None:
     files = _files(("p/a.py", 1), ("p/b.py", 1), ("q/c.py", 1))
     edges = [

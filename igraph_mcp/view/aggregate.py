@@ -24,9 +24,9 @@ MAX_OUTSIDE = 30  # units outside a focused folder that it talks to, heaviest fi
 class MapUnit:
     """A node of the map: one file, or one folder standing for every file below it."""
 
-    id: str  # a file's path, or a folder's path with a trailing '/'
+    id: str  # a file's path, a folder's path with a trailing '/', or the folder's path + '…' for 'rest'
     label: str
-    kind: str  # 'file' or 'folder'
+    kind: str  # 'file', 'folder', or 'rest' (the smaller children of a folder too wide to show, as one node)
     symbols: int = 0
     files: int = 0
     group: str = ""  # the first path part below the focus: the map is coloured by it
@@ -90,9 +90,16 @@ def _children_index(paths: Iterable[str], base: str) -> dict[str, set[str]]:
 
 def _split_to_fit(
     children: dict[str, set[str]], base: str, weight: dict[str, tuple[int, int]], max_units: int
-) -> list[str]:
-    """Units below ``base``: start with its children, then split the biggest folders while the map fits."""
+) -> tuple[list[str], set[str]]:
+    """Units below ``base`` and the children folded into one 'rest' unit (when ``base`` alone has too many).
+
+    Start with the children of ``base``, then split the biggest folders while the map fits.
+    """
     units = set(children.get(base, set()))
+    rest: set[str] = set()
+    if len(units) > max_units:  # a folder of 200 packages: show the biggest, fold the others into one node
+        ranked = sorted(units, key=lambda u: (-weight[u][0], -weight[u][1], u))
+        units, rest = set(ranked[: max_units - 1]), set(ranked[max_units - 1 :])
     heap = [(-weight[u][0], -weight[u][1], u) for u in units if u.endswith("/")]
     heapq.heapify(heap)
     while heap:
@@ -105,7 +112,7 @@ def _split_to_fit(
         for u in inner:
             if u.endswith("/"):
                 heapq.heappush(heap, (-weight[u][0], -weight[u][1], u))
-    return sorted(units)
+    return sorted(units), rest
 
 
 def _unit_of(path: str, units: set[str]) -> str | None:
@@ -149,8 +156,9 @@ def fold_map(
             languages[node][f.language] = languages[node].get(f.language, 0) + 1
             node = _parent(node)
     children = _children_index((f.path for f in inside), base)
-    shown = _split_to_fit(children, base, weight, max(1, max_units))
+    shown, rest = _split_to_fit(children, base, weight, max(2, max_units))
     shown_set = set(shown)
+    rest_id = base + "…"
     by_id = {f.id: f for f in files}
     depth = len(focus.split("/")) if focus else 0
 
@@ -160,6 +168,9 @@ def fold_map(
             return None
         if f.path.startswith(base):
             unit = _unit_of(f.path, shown_set)
+            if unit is None and rest:
+                top = f.path[len(base) :].split("/", 1)
+                unit = rest_id if (base + top[0] + ("/" if len(top) > 1 else "")) in rest else None
             return (unit, False) if unit else None
         return _outside_unit(f.path, depth), True
 
@@ -178,9 +189,20 @@ def fold_map(
             if out:
                 outside_weight[unit] += e.count
     kept_outside = set(sorted(outside_weight, key=lambda u: (-outside_weight[u], u))[: max(0, max_outside)])
-    kept = [e for e in pairs.values() if _touches_only(e, shown_set, kept_outside)]
+    kept = [e for e in pairs.values() if _touches_only(e, shown_set | {rest_id}, kept_outside)]
     kept.sort(key=lambda e: (-e.total, e.source, e.target))
     units = [_unit(u, base, weight[u], languages[u]) for u in shown]
+    if rest:
+        units.append(
+            MapUnit(
+                id=rest_id,
+                label=f"… {len(rest)} smaller",
+                kind="rest",
+                symbols=sum(weight[u][0] for u in rest),
+                files=sum(weight[u][1] for u in rest),
+                group="(smaller)",
+            )
+        )
     units += [
         MapUnit(id=u, label=u.rstrip("/"), kind="folder" if u.endswith("/") else "file", group="outside", outside=True)
         for u in sorted(kept_outside)

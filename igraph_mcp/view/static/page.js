@@ -76,10 +76,11 @@
 
   // -- drawing ----------------------------------------------------------------------------------------------
   function visNode(n) {
-    const colour = n.type === "file" || n.type === "folder" ? hue(n.group) : (TYPE_COLOURS[n.type] || "#8fb3ff");
+    const colour = n.type === "file" || n.type === "folder" || n.type === "rest" ? hue(n.group) : (TYPE_COLOURS[n.type] || "#8fb3ff");
     return {
       id: n.id, label: short(n.label, 42), title: n.title, value: n.size || 1,
-      shape: n.type === "resource" ? "box" : n.type === "folder" ? "diamond" : n.type === "unresolved" ? "text" : "dot",
+      shape: n.type === "resource" ? "box" : n.type === "folder" ? "diamond" : n.type === "rest" ? "square"
+        : n.type === "unresolved" ? "text" : "dot",
       color: { background: colour, border: n.outside ? "#999" : "#2b3a67" },
       borderWidth: n.type === "focus" ? 3 : 1,
       font: { size: n.type === "hit" ? 14 : 12, color: n.type === "unresolved" ? "#889" : "#1d2330" },
@@ -300,6 +301,11 @@
     const box = document.getElementById("map-selection");
     if (!n) return;
     const head = el("h2", {}, n.id);
+    if (n.type === "rest") {
+      clear(box, head, el("div", {}, `${n.files} files, ${n.size} symbols in the folders and files too small to draw here`),
+        el("p", { class: "muted" }, "pick more detail above to draw them"));
+      return;
+    }
     if (n.type === "folder") {
       clear(box, head, el("div", {}, n.outside ? "outside this map" : `${n.files} files, ${n.size} symbols`),
         el("button", { type: "button", id: "open-folder", onclick: () => openMap(n.id.replace(/\/$/, "")) }, "Open this folder's map"));
