@@ -99,11 +99,11 @@ def wait(driver: Any, script: str, limit: float = 60.0) -> float:
     return time.perf_counter() - start
 
 
-def serve(svc: IGraphService) -> tuple[str, Any]:
+def serve(svc: IGraphService, title: str) -> tuple[str, Any]:
     import uvicorn
 
     token = new_token()
-    app = build_view_app(svc.view(), load_vis(), token=token, host="127.0.0.1", title=svc.root.name)
+    app = build_view_app(svc.view(), load_vis(), token=token, host="127.0.0.1", title=title)
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     server = uvicorn.Server(uvicorn.Config(app, log_config=None, access_log=False, lifespan="off"))
@@ -122,6 +122,7 @@ def main() -> int:
     p.add_argument("--runs", type=int, default=3, help="page loads timed (median printed)")
     p.add_argument("--shots", type=Path, help="save a screenshot of each view here")
     p.add_argument("--readme-shot", type=Path, help="save one small PNG of the search view here")
+    p.add_argument("--title", help="the name shown in the page's header (default: the tree's folder name)")
     args = p.parse_args()
 
     tree = (args.tree or django_tree(args.django)).resolve()
@@ -148,7 +149,7 @@ def main() -> int:
         f"{len(doc['nodes'])} nodes, {len(doc['edges'])} edges, {size / 1024:.0f} KB"
     )
 
-    url, server = serve(svc)
+    url, server = serve(svc, args.title or tree.name)
     driver = browser(1400, 900)
     try:
         loads = []
@@ -199,8 +200,15 @@ def main() -> int:
             finally:
                 small.quit()
             print(f"README screenshot: {args.readme_shot} ({args.readme_shot.stat().st_size // 1024} KB)")
+        # The hit with the most edges in the answer's graph: the symbol view worth a look.
+        busiest = driver.execute_script(
+            "const d = window.igraphView.graphs.search.doc; const deg = {};"
+            "for (const e of d.edges) { deg[e.from] = (deg[e.from] || 0) + 1; deg[e.to] = (deg[e.to] || 0) + 1; }"
+            "const hits = d.nodes.filter(n => n.type === 'hit');"
+            "hits.sort((a, b) => (deg[b.id] || 0) - (deg[a.id] || 0)); return hits[0].nodeId"
+        )
         t0 = time.perf_counter()
-        driver.find_element("css selector", "#hits li").click()
+        driver.find_element("css selector", f"#hits li[data-node-id='{busiest}']").click()
         wait(driver, "return window.igraphView.ready.symbol && document.getElementById('symbol-source')")
         print(f"open the first hit's symbol: {time.perf_counter() - t0:.2f} s")
         first = driver.execute_script(

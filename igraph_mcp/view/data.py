@@ -6,6 +6,7 @@ is folded (``aggregate``) so the browser never receives more than a few hundred 
 
 from __future__ import annotations
 
+import json
 import threading
 from typing import TYPE_CHECKING, Any
 
@@ -157,7 +158,7 @@ class ViewData:
                 "sourceType": c.source_type,
                 "kind": c.kind,
                 "title": c.title,
-                "headingPath": c.heading_path,
+                "headingPath": _heading(c.heading_path),
                 "startLine": c.start_line,
                 "endLine": c.end_line,
                 "linkCount": c.links,
@@ -168,6 +169,15 @@ class ViewData:
         return {"sources": sources, "total": total, "offset": offset, "chunks": items, "graph": _resource_graph(items)}
 
 
+def _heading(stored: str) -> str:
+    """A chunk's heading path as one line ('Guide › Install'); it is stored as a JSON list."""
+    try:
+        parts = json.loads(stored)
+    except ValueError:
+        return stored
+    return " › ".join(str(p) for p in parts) if isinstance(parts, list) else stored
+
+
 def _resource_graph(items: list[dict[str, Any]]) -> dict[str, Any]:
     """Chunks and the code they link to, as a graph document."""
     nodes: dict[str, dict[str, Any]] = {}
@@ -176,7 +186,7 @@ def _resource_graph(items: list[dict[str, Any]]) -> dict[str, Any]:
         rid = f"r{item['resourceId']}"
         nodes[rid] = {
             "id": rid,
-            "label": item["title"],
+            "label": item["headingPath"].rsplit(" › ", 1)[-1] or item["title"],
             "type": "resource",
             "kind": item["kind"],
             "path": item["sourcePath"],

@@ -78,7 +78,7 @@
   function visNode(n) {
     const colour = n.type === "file" || n.type === "folder" || n.type === "rest" ? hue(n.group) : (TYPE_COLOURS[n.type] || "#8fb3ff");
     return {
-      id: n.id, label: short(n.label, 42), title: n.title, value: n.size || 1,
+      id: n.id, label: (n.rank ? n.rank + ". " : "") + short(n.label, 42), title: n.title, value: n.size || 1,
       shape: n.type === "resource" ? "box" : n.type === "folder" ? "diamond" : n.type === "rest" ? "square"
         : n.type === "unresolved" ? "text" : "dot",
       color: { background: colour, border: n.outside ? "#999" : "#2b3a67" },
@@ -335,7 +335,7 @@
       ? el("button", { type: "button", onclick: () => openResources(r.offset + r.chunks.length) }, `next ${Math.min(100, r.total - r.offset - r.chunks.length)}`) : null;
     clear(side,
       el("h2", {}, `Mounted sources (${sources.length})`),
-      el("ul", {}, ...sources.map((s) => el("li", {}, el("b", {}, s.name), " ", el("span", { class: "loc" }, `${s.path} · ${s.sourceType || s.type || ""} · ${s.chunks ?? ""} chunks`)))),
+      el("ul", {}, ...sources.map((s) => el("li", {}, el("b", {}, s.name), " ", el("span", { class: "loc" }, `${s.path} · ${s.sourceType} · ${s.chunks} chunks, ${s.links} links${s.missing ? " · missing on disk" : s.changed ? " · changed since mounted" : ""}`)))),
       el("h2", {}, `Sections and tables ${r.offset + 1}-${r.offset + r.chunks.length} of ${r.total}`), next,
       el("ul", {}, ...r.chunks.map((c) => el("li", {},
         el("span", { class: "kind" }, c.kind), el("b", {}, c.headingPath || c.title), " ",
