@@ -189,6 +189,19 @@ def test_node_by_id_has_source_edges_and_totals(view_service: IGraphService) -> 
     assert data.node(10**9)["found"] is False
 
 
+def test_a_module_shows_what_it_imports_and_who_imports_it(view_service: IGraphService) -> None:
+    data = view_service.view()
+    (auth_module,) = view_service.db.rows("SELECT id FROM nodes WHERE kind = 'module' AND qualified_name LIKE '%auth'")[
+        0
+    ]
+    answer = data.node(int(auth_module))
+    assert "connect" in {r["name"] for r in answer["imports"]}
+    assert answer["totals"]["imports"] >= 1
+    assert all(r["nodeId"] is not None for r in answer["imports"])
+    doc_ids = {n["id"] for n in answer["graph"]["nodes"]}
+    assert {f"n{r['nodeId']}" for r in answer["imports"]} <= doc_ids
+
+
 def test_map_and_status_and_resources(view_service: IGraphService) -> None:
     data = view_service.view()
     doc = data.map()
@@ -205,6 +218,7 @@ def test_map_and_status_and_resources(view_service: IGraphService) -> None:
     res = data.resources()
     assert res["total"] >= 2 and res["sources"]["sources"]
     login = next(c for c in res["chunks"] if c["title"] == "Login")
+    assert login["headingPath"] == "Product › Login"
     assert {link["name"] for link in login["links"]} >= {"login", "Session"}
     assert any(n["type"] == "resource" for n in res["graph"]["nodes"])
 

@@ -109,3 +109,37 @@ def test_url_and_remote_bind(indexed_service: IGraphService, capsys: pytest.Capt
     assert view_url("::1", 8000, "abc") == "http://[::1]:8000/?token=abc"
     assert main(["view", "--root", str(indexed_service.root), "--host", "0.0.0.0"]) == 1
     assert "refusing to bind 0.0.0.0" in capsys.readouterr().err
+
+
+def test_the_command_serves_the_page_until_interrupted(indexed_service: IGraphService) -> None:
+    import signal
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import httpx
+
+    repo = Path(__file__).resolve().parents[1]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "igraph_mcp", "view", "--root", str(indexed_service.root)],
+        cwd=repo,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stderr is not None
+        line = proc.stderr.readline()
+        assert line.startswith("igraph-mcp view: open http://127.0.0.1:"), line
+        url = line.split("open ", 1)[1].strip()
+        with httpx.Client(timeout=10) as c:
+            assert c.get(url).status_code == 200
+            assert c.get(url.split("?", 1)[0]).status_code == 403
+            token = url.split("token=", 1)[1]
+            api = url.split("?", 1)[0] + "api/map"
+            assert c.get(api, headers={"Authorization": f"Bearer {token}"}).json()["meta"]["files"] == 3
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=20) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

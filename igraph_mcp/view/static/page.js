@@ -316,7 +316,8 @@
     try { f = await api("file", { path: n.id }); } catch (err) { clear(box, head, el("p", { class: "muted" }, err.message)); return; }
     clear(box, head, el("div", {}, `${f.language || ""} · ${f.lines} lines · ${f.symbols.length} symbols`),
       el("ul", {}, ...f.symbols.slice(0, 200).map((s) => el("li", { class: "clickable", onclick: () => openSymbol(s.nodeId) },
-        el("span", { class: "kind" }, s.kind), s.qualifiedName, " ", el("span", { class: "loc" }, `:${s.startLine}`)))));
+        el("span", { class: "kind" }, s.kind), s.qualifiedName, " ", el("span", { class: "loc" }, `:${s.startLine}`))),
+      f.symbols.length > 200 ? el("li", { class: "muted" }, `and ${f.symbols.length - 200} more`) : null));
   }
 
   // -- resources --------------------------------------------------------------------------------------------
