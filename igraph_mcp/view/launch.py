@@ -3,6 +3,7 @@ GraphML / JSON)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -71,8 +72,6 @@ def serve(service: IGraphService, *, host: str, port: int, allow_remote: bool, o
     data.map("")  # fails now, with the usual message, when there is no index; and warms the map
     token = new_token()
     app = build_view_app(data, vis, token=token, host=host, title=service.root.name)
-    try:
+    with contextlib.suppress(KeyboardInterrupt):  # Ctrl+C is how a person closes the view: a normal end
         run_view(app, host=host, port=port, token=token, open_browser=open_browser)
-    except KeyboardInterrupt:
-        pass  # Ctrl+C is how a person closes the view: a normal end, not an interrupted job
     sys.stderr.write("igraph-mcp view: stopped\n")
