@@ -25,6 +25,7 @@ from tests.conftest import SAMPLE_REPO
 
 GRAPHML = "{http://graphml.graphdrawing.org/xmlns}"
 
+SCHEMA = "CREATE TABLE sessions (id INTEGER PRIMARY KEY, user_id INTEGER NOT NULL, token TEXT);\n"
 PRD = (
     "# Product\n\n## Login\n\nA user signs in with `login`; a `Session` keeps them signed in "
     "and `refresh` extends it.\n\n"
@@ -35,10 +36,11 @@ PRD = (
 @pytest.fixture
 def view_service(make_repo, tmp_path: Path) -> Iterator[IGraphService]:
     """SAMPLE_REPO plus a mounted PRD, indexed with the hashing embedder."""
-    root = make_repo(tmp_path, {**SAMPLE_REPO, "docs/PRD.md": PRD})
+    root = make_repo(tmp_path, {**SAMPLE_REPO, "docs/PRD.md": PRD, "db/schema.sql": SCHEMA})
     svc = IGraphService(root, embedder=HashingEmbedder(64))
     svc.index()
     svc.mount("docs/PRD.md")
+    svc.mount("db/schema.sql")
     yield svc
     svc.close()
 
@@ -218,7 +220,10 @@ def test_map_and_status_and_resources(view_service: IGraphService) -> None:
     res = data.resources()
     assert res["total"] >= 2 and res["sources"]["sources"]
     login = next(c for c in res["chunks"] if c["title"] == "Login")
-    assert login["headingPath"] == "Product › Login"
+    assert login["headingPath"] == "Product › Login" and login["columns"] == []
+    table = next(c for c in res["chunks"] if c["sourceType"] == "db")
+    assert [c["name"] for c in table["columns"]] == ["id", "user_id", "token"]
+    assert table["columns"][0]["type"].upper().startswith("INTEGER")
     assert {link["name"] for link in login["links"]} >= {"login", "Session"}
     assert any(n["type"] == "resource" for n in res["graph"]["nodes"])
 
@@ -300,3 +305,10 @@ def test_missing_extra_names_it(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None)
     with pytest.raises(ViewExtraMissing, match=r"igraph-mcp\[view\]"):
         load_vis()
+
+
+def test_page_script_never_parses_repository_text_as_html() -> None:
+    # Names, docstrings and source come from the repository: the page sets them as text only (no HTML sinks).
+    page_js = (Path(__file__).resolve().parents[1] / "igraph_mcp/view/static/page.js").read_text(encoding="utf-8")
+    for sink in ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(", "new Function"):
+        assert sink not in page_js, sink

@@ -62,6 +62,7 @@ class ResourceChunk:
     start_line: int
     end_line: int
     links: int
+    columns: str  # a schema table's columns, as stored (JSON list of {name, type, ...}); '[]' for prose
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,13 +129,25 @@ def resource_chunks(db: Database, *, limit: int, offset: int = 0) -> list[Resour
     """One page of resource chunks in source and document order, each with its number of code links."""
     rows = db.rows(
         "SELECT r.id, s.name, s.path, s.source_type, r.kind, r.title, r.heading_path, r.start_line, r.end_line, "
-        "(SELECT count(*) FROM resource_links l WHERE l.resource_id = r.id) "
+        "(SELECT count(*) FROM resource_links l WHERE l.resource_id = r.id), r.columns "
         "FROM resources r JOIN resource_sources s ON s.id = r.source_id "
         "ORDER BY s.path, r.start_line, r.id LIMIT ? OFFSET ?",
         (limit, offset),
     )
     return [
-        ResourceChunk(int(r[0]), str(r[1]), str(r[2]), str(r[3]), str(r[4]), str(r[5]), str(r[6]), *map(int, r[7:]))
+        ResourceChunk(
+            id=int(r[0]),
+            source_name=str(r[1]),
+            source_path=str(r[2]),
+            source_type=str(r[3]),
+            kind=str(r[4]),
+            title=str(r[5]),
+            heading_path=str(r[6]),
+            start_line=int(r[7]),
+            end_line=int(r[8]),
+            links=int(r[9]),
+            columns=str(r[10]),
+        )
         for r in rows
     ]
 

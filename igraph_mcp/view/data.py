@@ -162,6 +162,7 @@ class ViewData:
                 "startLine": c.start_line,
                 "endLine": c.end_line,
                 "linkCount": c.links,
+                "columns": _columns(c.columns),
                 "links": by_chunk.get(c.id, []),
             }
             for c in chunks
@@ -176,6 +177,17 @@ def _heading(stored: str) -> str:
     except ValueError:
         return stored
     return " › ".join(str(p) for p in parts) if isinstance(parts, list) else stored
+
+
+def _columns(stored: str) -> list[dict[str, str]]:
+    """A schema table's columns (name and type), from their stored JSON; [] for prose or unreadable text."""
+    try:
+        cols = json.loads(stored or "[]")
+    except ValueError:
+        return []
+    if not isinstance(cols, list):
+        return []
+    return [{"name": str(c.get("name", "")), "type": str(c.get("type", ""))} for c in cols if isinstance(c, dict)]
 
 
 def _resource_graph(items: list[dict[str, Any]]) -> dict[str, Any]:

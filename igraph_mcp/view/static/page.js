@@ -341,6 +341,7 @@
       el("ul", {}, ...r.chunks.map((c) => el("li", {},
         el("span", { class: "kind" }, c.kind), el("b", {}, c.headingPath || c.title), " ",
         el("span", { class: "loc" }, `${c.sourcePath}:${c.startLine}-${c.endLine} · ${c.linkCount} links`), el("br"),
+        c.columns.length ? el("div", { class: "loc" }, "columns: " + c.columns.map((x) => `${x.name} ${x.type}`.trim()).join(", ")) : null,
         ...c.links.map((l) => el("span", { class: "badge clickable", onclick: () => openSymbol(l.nodeId), title: `${l.method} ${l.score}` }, l.qualifiedName || l.name))))));
     draw("resources", r.graph, (id) => { const n = docNode("resources", id); if (n && n.nodeId) openSymbol(n.nodeId); });
   }
