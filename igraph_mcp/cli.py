@@ -208,6 +208,17 @@ def cmd_resources(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_view(args: argparse.Namespace) -> int:
+    from igraph_mcp.view import launch
+
+    svc = _service(args)
+    if args.out:
+        sys.stdout.write(launch.write_out(svc, Path(args.out), queries=args.query or [], focus=args.focus) + "\n")
+    else:
+        launch.serve(svc, host=args.host, port=args.port, allow_remote=args.allow_remote, open_browser=args.open)
+    return 0
+
+
 # -- parser ---------------------------------------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed for tests and docs)."""
@@ -303,6 +314,21 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--allow-remote", action="store_true", help="allow binding a non-loopback host (needs a token)")
     s.add_argument("--no-auto-index", action="store_true", help="do not index on start when there is no index")
     s.set_defaults(func=cmd_serve)
+
+    s = sub.add_parser(
+        "view",
+        help="a browser view of what the agent sees: search, a symbol's neighbourhood, the map, resources "
+        "(needs the 'view' extra)",
+    )
+    s.add_argument("--root", default=".")
+    s.add_argument("--host", default="127.0.0.1")
+    s.add_argument("--port", type=int, default=0, help="default: any free port (the URL is printed)")
+    s.add_argument("--allow-remote", action="store_true", help="allow a non-loopback --host (the token still applies)")
+    s.add_argument("--open", action="store_true", help="open the page in the default browser")
+    s.add_argument("--out", default=None, help="write FILE.html (opens offline) or the map as FILE.graphml / .json")
+    s.add_argument("--query", action="append", help="with --out FILE.html: a search the file answers (repeatable)")
+    s.add_argument("--focus", default="", help="with --out .graphml/.json: the folder whose map to write")
+    s.set_defaults(func=cmd_view)
 
     s = sub.add_parser("register", help="add igraph-mcp to an MCP client's configuration")
     s.add_argument("--target", choices=("claude-code", "cursor", "claude-desktop"), required=True)

@@ -274,6 +274,11 @@ class IGraphService:
             notes=([db.vec_error] if db.vec_error else []) + self._location_notes(),
         )
 
+    @property
+    def lookup(self) -> Lookup:
+        """Node, file and related lookups over this index (the fronts' way to a symbol's detail)."""
+        return self._lookup
+
     def _location_notes(self) -> list[str]:
         note = self.location.note()
         return [note] if note else []

@@ -1,0 +1,1 @@
+"""The browser view: what the agent sees, as a local page (``igraph-mcp view``) or one offline HTML file."""

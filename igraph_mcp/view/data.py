@@ -1,0 +1,229 @@
+"""What the page asks for, answered from one service: the explore call, a symbol, a file, the map, resources.
+
+Every answer is a JSON-ready dict. Lists are bounded and what was cut is counted, as in the text tools; the map
+is folded (``aggregate``) so the browser never receives more than a few hundred nodes.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from typing import TYPE_CHECKING, Any
+
+from igraph_mcp.errors import InvalidInput
+from igraph_mcp.models import NodeDetail
+from igraph_mcp.render import render_explore
+from igraph_mcp.retrieve.shapes import node_summary
+from igraph_mcp.store import graph
+from igraph_mcp.store import overview as ov
+from igraph_mcp.store.db import Database
+from igraph_mcp.store.records import NodeRow
+from igraph_mcp.view.aggregate import MAX_UNITS, fold_map, normalize_focus
+from igraph_mcp.view.graph_doc import explore_doc, map_doc, node_doc
+from igraph_mcp.vocab.edges import CERTAIN
+
+if TYPE_CHECKING:
+    from igraph_mcp.service import IGraphService
+
+MAX_QUERY_CHARS = 10_000  # the page's box; the explore call itself accepts more
+RESOURCE_PAGE = 100  # chunks per resources page
+LINKS_PER_RESOURCE = 10
+MAX_STALE_LISTED = 50
+
+
+class ViewData:
+    """The browser view's answers for one repository (a service's reads, plus the map and resource pages)."""
+
+    def __init__(self, service: IGraphService) -> None:
+        self.service = service
+        self.lookup = service.lookup
+        self._lock = threading.Lock()
+        self._map_rows: tuple[Any, list[ov.FileSummary], list[ov.FileEdge]] | None = None
+
+    # -- the agent's call ------------------------------------------------------------------------------------
+    def search(self, query: str) -> dict[str, Any]:
+        """``igraph_explore`` with its defaults: the structured answer, its text as the agent reads it, its graph."""
+        if not isinstance(query, str) or not query.strip():
+            raise InvalidInput("type a question or a symbol name to search for")
+        if len(query) > MAX_QUERY_CHARS:
+            raise InvalidInput(f"the query is longer than {MAX_QUERY_CHARS} characters")
+        result = self.service.explore(query)
+        return {"result": result.model_dump(mode="json"), "text": render_explore(result), "graph": explore_doc(result)}
+
+    # -- one symbol ------------------------------------------------------------------------------------------
+    def node(self, node_id: int) -> dict[str, Any]:
+        """A symbol by id: source on the side, callers / callees / bases with their totals, as a graph."""
+        db = self.lookup.reader.require_index()
+        with db.snapshot():
+            row = graph.nodes_by_ids(db, [node_id]).get(node_id)
+            if row is None:
+                return {"found": False, "message": f"no symbol with id {node_id}; the index may have been rebuilt"}
+            detail = self._detail(db, row)
+            imports = self.lookup.edge_refs(db, row.id, outgoing=True, kinds=("imports",))
+            imported_by = self.lookup.edge_refs(db, row.id, outgoing=False, kinds=("imports",))
+            t = ov.edge_totals(db, node_id)
+        imports = [r for r in imports if r.nodeId is not None]  # an unbound import names a module outside the index
+        totals = {
+            "callers": t.callers,
+            "callees": t.callees,
+            "bases": t.bases,
+            "imports": t.imports,
+            "importedBy": t.imported_by,
+        }
+        return {
+            "found": True,
+            "detail": detail.model_dump(mode="json"),
+            "imports": [r.model_dump(mode="json") for r in imports],
+            "importedBy": [r.model_dump(mode="json") for r in imported_by],
+            "totals": totals,
+            "graph": node_doc(detail, totals, imports=imports, imported_by=imported_by),
+        }
+
+    def _detail(self, db: Database, row: NodeRow) -> NodeDetail:
+        """What ``igraph_node`` says of one stored row, reached by id (a name may stand for several symbols)."""
+        source, truncated = self.lookup.source(db, row)
+        return NodeDetail(
+            found=True,
+            node=node_summary(row),
+            docstring=row.docstring,
+            source=source,
+            sourceTruncated=truncated,
+            callers=self.lookup.edge_refs(db, row.id, outgoing=False, kinds=("calls",)),
+            callees=self.lookup.edge_refs(db, row.id, outgoing=True, kinds=("calls",)),
+            bases=self.lookup.edge_refs(db, row.id, outgoing=True, kinds=("inherits", "implements")),
+            stale=bool(self.service.stale_files([row.path])),
+        )
+
+    def file(self, path: str) -> dict[str, Any]:
+        """A file's outline (``igraph_file``)."""
+        return self.service.file(path).model_dump(mode="json")
+
+    # -- the map ---------------------------------------------------------------------------------------------
+    def _rows(self) -> tuple[list[ov.FileSummary], list[ov.FileEdge]]:
+        """Files and file-to-file edge counts, read once per build of the index."""
+        db = self.lookup.reader.require_index()
+        with self._lock:
+            stamp = (db.identity, db.get_meta("last_build"), db.get_meta("index_generation"))
+            if self._map_rows is None or self._map_rows[0] != stamp:
+                with db.snapshot():
+                    self._map_rows = (stamp, ov.file_summaries(db), ov.file_edges(db, certain_at=CERTAIN))
+            return self._map_rows[1], self._map_rows[2]
+
+    def map(self, focus: str = "", max_units: int = MAX_UNITS) -> dict[str, Any]:
+        """The map of a folder ('' = the whole repository) as a graph document."""
+        if not 10 <= max_units <= 1000:
+            raise InvalidInput("max_units must be between 10 and 1000")
+        files, edges = self._rows()
+        focus = normalize_focus(focus)
+        if focus and not any(f.path.startswith(focus + "/") for f in files):
+            raise InvalidInput(f"no indexed folder '{focus}'; open the map of the whole repository")
+        return map_doc(fold_map(files, edges, focus=focus, max_units=max_units))
+
+    def status(self) -> dict[str, Any]:
+        """``igraph_status``: counts, languages, embedder, dense coverage, stale files."""
+        status = self.service.status().model_dump(mode="json")
+        status["staleFiles"] = status["staleFiles"][:MAX_STALE_LISTED]
+        return status
+
+    # -- resources -------------------------------------------------------------------------------------------
+    def resources(self, offset: int = 0) -> dict[str, Any]:
+        """Mounted sources, then one page of their chunks with the code each is linked to (best links first)."""
+        if offset < 0:
+            raise InvalidInput("offset must be 0 or more")
+        sources = self.service.list_resources().model_dump(mode="json")
+        db = self.lookup.reader.require_index()
+        with db.snapshot():
+            total = ov.resource_chunk_count(db)
+            chunks = ov.resource_chunks(db, limit=RESOURCE_PAGE, offset=offset)
+            links = ov.resource_links(db, [c.id for c in chunks], per_resource=LINKS_PER_RESOURCE)
+        by_chunk: dict[int, list[dict[str, Any]]] = {}
+        for link in links:
+            by_chunk.setdefault(link.resource_id, []).append(
+                {
+                    "nodeId": link.node_id,
+                    "name": link.name,
+                    "qualifiedName": link.qualified_name,
+                    "kind": link.kind,
+                    "filePath": link.path,
+                    "line": link.start_line,
+                    "score": round(link.score, 3),
+                    "method": link.method,
+                }
+            )
+        items = [
+            {
+                "resourceId": c.id,
+                "sourceName": c.source_name,
+                "sourcePath": c.source_path,
+                "sourceType": c.source_type,
+                "kind": c.kind,
+                "title": c.title,
+                "headingPath": _heading(c.heading_path),
+                "startLine": c.start_line,
+                "endLine": c.end_line,
+                "linkCount": c.links,
+                "columns": _columns(c.columns),
+                "links": by_chunk.get(c.id, []),
+            }
+            for c in chunks
+        ]
+        return {"sources": sources, "total": total, "offset": offset, "chunks": items, "graph": _resource_graph(items)}
+
+
+def _heading(stored: str) -> str:
+    """A chunk's heading path as one line ('Guide › Install'); it is stored as a JSON list."""
+    try:
+        parts = json.loads(stored)
+    except ValueError:
+        return stored
+    return " › ".join(str(p) for p in parts) if isinstance(parts, list) else stored
+
+
+def _columns(stored: str) -> list[dict[str, str]]:
+    """A schema table's columns (name and type), from their stored JSON; [] for prose or unreadable text."""
+    try:
+        cols = json.loads(stored or "[]")
+    except ValueError:
+        return []
+    if not isinstance(cols, list):
+        return []
+    return [{"name": str(c.get("name", "")), "type": str(c.get("type", ""))} for c in cols if isinstance(c, dict)]
+
+
+def _resource_graph(items: list[dict[str, Any]]) -> dict[str, Any]:
+    """Chunks and the code they link to, as a graph document."""
+    nodes: dict[str, dict[str, Any]] = {}
+    edges: list[dict[str, Any]] = []
+    for item in items:
+        rid = f"r{item['resourceId']}"
+        nodes[rid] = {
+            "id": rid,
+            "label": item["headingPath"].rsplit(" › ", 1)[-1] or item["title"],
+            "type": "resource",
+            "kind": item["kind"],
+            "path": item["sourcePath"],
+            "line": item["startLine"],
+            "size": 1 + item["linkCount"],
+            "group": item["sourceName"],
+            "nodeId": None,
+            "title": f"[{item['kind']}] {item['title']} ({item['sourceName']}, {item['linkCount']} links)",
+        }
+        for link in item["links"]:
+            nid = f"n{link['nodeId']}"
+            nodes.setdefault(
+                nid,
+                {
+                    "id": nid,
+                    "label": link["qualifiedName"] or link["name"],
+                    "type": "symbol",
+                    "kind": link["kind"],
+                    "path": link["filePath"],
+                    "line": link["line"],
+                    "size": 1,
+                    "group": "code",
+                    "nodeId": link["nodeId"],
+                    "title": f"{link['kind']} {link['qualifiedName']} {link['filePath']}:{link['line']}",
+                },
+            )
+            edges.append({"from": rid, "to": nid, "kind": link["method"], "certain": None, "weight": 1})
+    return {"nodes": list(nodes.values()), "edges": edges, "meta": {"view": "resources"}}
