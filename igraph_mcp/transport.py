@@ -34,6 +34,7 @@ log = logging.getLogger(__name__)
 TOKEN_ENV = "IGRAPH_HTTP_TOKEN"  # noqa: S105 - the variable's name, not a secret
 MIN_REMOTE_TOKEN_CHARS = 16
 _LOOPBACK_NAMES = {"localhost", "127.0.0.1", "::1"}
+_GUARD_ERROR = -32001  # JSON-RPC server-error range: the request was refused before it reached MCP
 # who a request is when no token is configured (loopback only): the user's own machine, full access
 ANONYMOUS = Identity("anonymous")
 # where no repository is given, one that no allow-list names: a token with an allow-list fails closed
@@ -184,7 +185,9 @@ class RequestGuard:
 
 
 async def _reply(send: Send, status: int, message: str, extra: list[tuple[bytes, bytes]] | None = None) -> None:
-    body = json.dumps({"error": message}).encode("utf-8")
+    # A JSON-RPC error body: an MCP client shows its message to the agent instead of a bare status code.
+    error = {"jsonrpc": "2.0", "id": None, "error": {"code": _GUARD_ERROR, "message": message}}
+    body = json.dumps(error).encode("utf-8")
     headers = [
         (b"content-type", b"application/json"),
         (b"content-length", str(len(body)).encode()),
