@@ -372,6 +372,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="command the client should run (default: the absolute path of this igraph-mcp, "
         "or `uvx --from <source> igraph-mcp` when run under uvx)",
     )
+    s.add_argument(
+        "--url", default=None, help="register a running HTTP server (e.g. https://igraph.example.com/mcp) instead"
+    )
+    s.add_argument(
+        "--token-env",
+        default="IGRAPH_HTTP_TOKEN",
+        metavar="VAR",
+        help="with --url: the environment variable the client reads the bearer token from (default %(default)s)",
+    )
     s.set_defaults(func=cmd_register)
     return p
 
