@@ -34,6 +34,7 @@ log = logging.getLogger(__name__)
 TOKEN_ENV = "IGRAPH_HTTP_TOKEN"  # noqa: S105 - the variable's name, not a secret
 MIN_REMOTE_TOKEN_CHARS = 16
 _LOOPBACK_NAMES = {"localhost", "127.0.0.1", "::1"}
+_PROXY_HEADERS = ("forwarded", "x-forwarded-for", "x-real-ip")
 _GUARD_ERROR = -32001  # JSON-RPC server-error range: the request was refused before it reached MCP
 # who a request is when no token is configured (loopback only): the user's own machine, full access
 ANONYMOUS = Identity("anonymous")
@@ -149,6 +150,17 @@ class RequestGuard:
             return
         if origin is not None and not loopback_origin(origin):
             await _reply(send, 403, "cross-origin request refused: only pages served from localhost may call it")
+            return
+        if not self.tokens.required and any(name in headers for name in _PROXY_HEADERS):
+            # Behind a reverse proxy every caller arrives from loopback; without tokens all would be anonymous
+            # writers. A client can add the header itself, but only to refuse itself.
+            self._log_refusal("-", 403, "proxied request to a server without tokens")
+            await _reply(
+                send,
+                403,
+                "this request came through a proxy and the server has no tokens: start it with --tokens FILE "
+                f"or {TOKEN_ENV} (README: 'For teams')",
+            )
             return
         identity = self._identity(headers.get("authorization"))
         if identity is None:

@@ -240,6 +240,23 @@ async def test_the_guard_sets_the_identity_and_a_header_cannot(tmp_path: Path) -
     assert current_access() is None  # and nothing leaked out of the request
 
 
+@pytest.mark.parametrize("header", ["x-forwarded-for", "forwarded", "x-real-ip"])
+async def test_a_proxied_request_to_a_server_without_tokens_is_refused(header: str) -> None:
+    reached: list[RequestAccess | None] = []
+
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        reached.append(current_access())
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"ok"})
+
+    guard = RequestGuard(app, loopback=True, repo=Repository("repo", "/x/repo"))
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=guard), base_url="http://127.0.0.1") as c:
+        proxied = await c.get("/mcp", headers={header: "203.0.113.7"})
+        local = await c.get("/mcp")
+    assert proxied.status_code == 403 and "--tokens FILE" in proxied.json()["error"]["message"]
+    assert local.status_code == 200 and [a.identity.name if a else None for a in reached] == ["anonymous"]
+
+
 # -- the CLI -------------------------------------------------------------------------------------------------
 def test_token_cli_add_list_revoke(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = str(tmp_path / "t" / "tokens.json")
