@@ -138,11 +138,17 @@ def acting_as(access: RequestAccess) -> Iterator[None]:
         _current.reset(reset)
 
 
-def refusal(access: RequestAccess | None, tool: str, *, writes: bool) -> str | None:
-    """Why ``access`` may not call ``tool`` (a writing tool when ``writes``), or None when it may."""
+def refusal(access: RequestAccess | None, tool: str, *, writes: bool, repo: Repository | None = None) -> str | None:
+    """Why ``access`` may not call ``tool`` (a writing tool when ``writes``) on ``repo``, or None when it may.
+
+    ``repo`` defaults to the server's repository; a server of several repositories passes the one a call names,
+    and a repository the token may not see is answered as if it did not exist (nothing about it leaks).
+    """
     if access is None:
         return None  # stdio and in-process: the user's own process, full access
     who = access.identity
+    if repo is not None and repo != access.repo and not who.may_see(repo):
+        return f"no repository '{repo.name}' on this server"
     if not who.may_see(access.repo):
         return f"token '{who.name}' may not use this repository; ask the server's admin to add it to the token"
     if writes and not who.can_write:
@@ -198,6 +204,8 @@ def parse_table(text: str) -> tuple[TokenEntry, ...]:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ConfigError(f"not valid JSON ({exc.msg} at line {exc.lineno})") from None
+    except RecursionError:
+        raise ConfigError("nested too deeply to be a token file") from None
     if not isinstance(data, dict) or not isinstance(data.get("tokens"), list):
         raise ConfigError('expected an object {"version": 1, "tokens": [...]}')
     if data.get("version") != FILE_VERSION:

@@ -139,7 +139,11 @@ class RequestGuard:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Reject a request that fails a check; run everything else as its token's identity."""
-        if scope["type"] != "http":
+        if scope["type"] == "websocket":
+            # no MCP route speaks WebSocket: close before accepting (the client sees 403), never pass it on unchecked
+            await send({"type": "websocket.close", "code": 1008})
+            return
+        if scope["type"] != "http":  # lifespan events
             await self.app(scope, receive, send)
             return
         headers = Headers(scope=scope)

@@ -72,6 +72,7 @@ def test_parse_table_reads_roles_and_allow_lists() -> None:
         (_file([_row(repos="repo")]), "'repos'"),
         (_file([_row(repos=[""])]), "'repos'"),
         (_file([_row(), _row(sha256="b" * 64)]), "appears twice"),
+        ("[" * 100_000, "nested too deeply"),
     ],
 )
 def test_parse_table_names_the_problem(text: str, says: str) -> None:
@@ -138,7 +139,7 @@ def test_revocation_and_reload_take_effect_on_the_next_lookup(tmp_path: Path, ca
     assert table.required  # configuration, not content, decides that a token is needed
 
 
-@pytest.mark.parametrize("presented", [None, "", "igraph_wrong", "a" * 64, GOOD])
+@pytest.mark.parametrize("presented", [None, "", "igraph_wrong", "a" * 64, GOOD, "\0", "ü" * 300, "x" * 100_000])
 def test_unknown_tokens_and_stored_hashes_are_not_accepted(tmp_path: Path, presented: str | None) -> None:
     path = tmp_path / "tokens.json"
     write_table(path, parse_table(_file([_row()])))  # the row's *hash* is GOOD: presenting it is no token
@@ -197,6 +198,11 @@ def test_refusal_messages_say_what_to_do() -> None:
     assert refusal(None, "igraph_index", writes=True) is None  # stdio: the user's own process
     outsider = RequestAccess(Identity("eve", repos=("other",)), repo)
     assert "may not use this repository" in (refusal(outsider, "igraph_explore", writes=False) or "")
+    # a repository a call names (a server of several): one the token may not see reads as one that is not there
+    insider = RequestAccess(Identity("ann", repos=("repo",)), repo)
+    secret = Repository("payroll", "/x/payroll")
+    assert refusal(insider, "igraph_explore", writes=False, repo=secret) == "no repository 'payroll' on this server"
+    assert refusal(insider, "igraph_explore", writes=False, repo=repo) is None
 
 
 # -- the access log ------------------------------------------------------------------------------------------
@@ -255,6 +261,25 @@ async def test_a_proxied_request_to_a_server_without_tokens_is_refused(header: s
         local = await c.get("/mcp")
     assert proxied.status_code == 403 and "--tokens FILE" in proxied.json()["error"]["message"]
     assert local.status_code == 200 and [a.identity.name if a else None for a in reached] == ["anonymous"]
+
+
+async def test_a_websocket_never_reaches_the_app() -> None:
+    reached: list[str] = []
+
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        reached.append(scope["type"])
+
+    sent: list[dict[str, Any]] = []
+
+    async def send(message: Any) -> None:
+        sent.append(message)
+
+    async def receive() -> Any:
+        return {"type": "websocket.connect"}
+
+    guard = RequestGuard(app, loopback=True, token="env-token-0123456789")
+    await guard({"type": "websocket", "path": "/mcp", "headers": []}, receive, send)
+    assert reached == [] and sent == [{"type": "websocket.close", "code": 1008}]
 
 
 # -- the CLI -------------------------------------------------------------------------------------------------
