@@ -18,6 +18,7 @@ import httpx2
 import pytest
 from _factories import subprocess_env
 from mcp import Client
+from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
 
 from igraph_mcp.access import add_token, revoke_token
@@ -401,6 +402,24 @@ async def test_read_only_token_never_writes(team_server: TeamServer) -> None:
     assert len([x for x in lines if "outcome=refused" in x]) == 4
     assert "zebra-quartz-query" not in log  # no query text without --log-queries
     assert not any(secret in log for secret in s.secrets.values())
+
+
+async def test_sse_transport_carries_the_identity_too(indexed_service: IGraphService, tmp_path: Path) -> None:
+    tokens = tmp_path / "tokens.json"
+    reader = add_token(tokens, "bob", role="read", repos=None)[0]
+    log = tmp_path / "server.log"
+    with log.open("wb") as stderr:
+        proc, url = _start(indexed_service.root, "sse", None, args=["--tokens", str(tokens)], stderr=stderr)
+    try:
+        async with httpx.AsyncClient(base_url=url, timeout=10) as c:
+            assert (await c.get("/sse")).status_code == 401
+        async with Client(sse_client(f"{url}/sse", headers={"authorization": f"Bearer {reader}"})) as client:
+            assert not (await client.call_tool("igraph_node", {"name": "login"})).is_error
+            refused = await client.call_tool("igraph_index", {})
+        assert refused.is_error and "'bob' is read-only" in _text(refused)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
 
 
 def test_serve_passes_the_token_file_repo_and_log_queries(
