@@ -5,6 +5,9 @@ returns the service's pydantic model as structured content plus a compact text r
 (IGraphError) become isError results whose message says what to do next; anything else is logged with its
 traceback on stderr and reported generically, and the server keeps serving. The state the tools share and
 the background indexing live in server_state; the instructions text is built in instructions.
+Over HTTP each call runs as the holder of the request's token (access.current_access, set by the transport's
+guard): a read-only token calling a tool whose annotations say it writes is refused before the tool runs, and
+every call leaves one access-log line.
 """
 
 from __future__ import annotations
