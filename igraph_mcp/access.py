@@ -46,6 +46,7 @@ TOKEN_PREFIX = "igraph_"  # noqa: S105 - a public prefix; lets secret scanners r
 MAX_FILE_BYTES = 1_000_000
 FILE_VERSION = 1
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$")  # safe to print in a log line as it is
+_PLAIN_FIELD = re.compile(r"^[A-Za-z0-9._@:/+-]+$")  # printed as is; anything else is quoted (no forged lines)
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
 Role = Literal["read", "write"]
 
@@ -168,12 +169,29 @@ def log_call(
         return
     line = (
         f"access user={access.identity.name} role={access.identity.role} tool={tool} "
-        f"repo={access.repo.name} ms={seconds * 1000:.1f} outcome={outcome}"
+        f"repo={log_field(access.repo.name)} ms={seconds * 1000:.1f} outcome={outcome}"
     )
     if access.log_queries:
         # json.dumps escapes newlines and control characters: one argument cannot forge a second log line
         line += " args=" + json.dumps(dict(arguments), ensure_ascii=True, default=str)[:2000]
     access_log.info("%s", line)
+
+
+def log_refusal(who: str, repo: Repository, status: int, reason: str, client: str) -> None:
+    """The access-log line of a request the HTTP guard refused (no tool ran)."""
+    access_log.info(
+        "access user=%s repo=%s status=%d outcome=refused reason=%s client=%s",
+        log_field(who),
+        log_field(repo.name),
+        status,
+        reason,
+        log_field(client),
+    )
+
+
+def log_field(value: str) -> str:
+    """``value`` as one space-free log field: quoted and escaped (JSON) unless it is plain."""
+    return value if _PLAIN_FIELD.match(value) else json.dumps(value, ensure_ascii=True)
 
 
 # -- tokens and hashes ---------------------------------------------------------------------------------------

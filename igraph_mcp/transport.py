@@ -24,7 +24,7 @@ from urllib.parse import urlsplit
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from igraph_mcp.access import TOKENS_FILE_ENV, Identity, Repository, RequestAccess, TokenTable, access_log, acting_as
+from igraph_mcp.access import TOKENS_FILE_ENV, Identity, Repository, RequestAccess, TokenTable, acting_as, log_refusal
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
@@ -158,7 +158,7 @@ class RequestGuard:
         if not self.tokens.required and any(name in headers for name in _PROXY_HEADERS):
             # Behind a reverse proxy every caller arrives from loopback; without tokens all would be anonymous
             # writers. A client can add the header itself, but only to refuse itself.
-            self._log_refusal("-", 403, "proxied request to a server without tokens")
+            self._log_refusal(scope, "-", 403, "proxied request to a server without tokens")
             await _reply(
                 send,
                 403,
@@ -168,7 +168,7 @@ class RequestGuard:
             return
         identity = self._identity(headers.get("authorization"))
         if identity is None:
-            self._log_refusal("-", 401, "missing, wrong or revoked token")
+            self._log_refusal(scope, "-", 401, "missing, wrong or revoked token")
             await _reply(
                 send,
                 401,
@@ -178,7 +178,7 @@ class RequestGuard:
             )
             return
         if not identity.may_see(self.repo):
-            self._log_refusal(identity.name, 403, "repository not in the token's allow-list")
+            self._log_refusal(scope, identity.name, 403, "repository not in the token's allow-list")
             await _reply(
                 send,
                 403,
@@ -194,10 +194,9 @@ class RequestGuard:
             return ANONYMOUS  # loopback without tokens (bind_refusal allows nothing else)
         return self.tokens.authenticate(bearer(authorization))
 
-    def _log_refusal(self, who: str, status: int, reason: str) -> None:
-        access_log.info(
-            "access user=%s repo=%s status=%d outcome=refused reason=%s", who, self.repo.name, status, reason
-        )
+    def _log_refusal(self, scope: Scope, who: str, status: int, reason: str) -> None:
+        client = scope.get("client")
+        log_refusal(who, self.repo, status, reason, str(client[0]) if client else "-")
 
 
 async def _reply(send: Send, status: int, message: str, extra: list[tuple[bytes, bytes]] | None = None) -> None:

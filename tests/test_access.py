@@ -23,6 +23,7 @@ from igraph_mcp.access import (
     add_token,
     current_access,
     log_call,
+    log_refusal,
     parse_table,
     read_table,
     refusal,
@@ -213,10 +214,15 @@ def test_log_line_fields_and_no_arguments_unless_asked(caplog: pytest.LogCapture
         log_call(RequestAccess(Identity("bob", "read"), repo), "igraph_explore", 0.0123, "ok", args)
         log_call(RequestAccess(Identity("bob", "read"), repo, log_queries=True), "igraph_explore", 0.0, "ok", args)
         log_call(None, "igraph_explore", 0.0, "ok", args)
-    first, second = caplog.messages
+        odd = Repository("my repo\nINFO forged", "/x/odd")
+        log_call(RequestAccess(Identity("bob", "read"), odd), "igraph_node", 0.0, "error", {})
+        log_refusal("-", odd, 401, "missing, wrong or revoked token", "203.0.113.7")
+    first, second, third, fourth = caplog.messages
     assert first == "access user=bob role=read tool=igraph_explore repo=repo ms=12.3 outcome=ok"
     assert "secret" not in first
     assert second.endswith('args={"query": "secret plans\\n access user=root"}') and "\n" not in second
+    assert 'repo="my repo\\nINFO forged" ms=0.0 outcome=error' in third and "\n" not in third
+    assert fourth.endswith("status=401 outcome=refused reason=missing, wrong or revoked token client=203.0.113.7")
 
 
 # -- the guard hands the identity to the app; a header cannot ------------------------------------------------

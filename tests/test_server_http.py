@@ -350,7 +350,8 @@ async def test_revoked_token_is_refused_while_the_server_runs(team_server: TeamS
             assert (await c.post("/mcp", json=INIT, headers={**MCP_HEADERS, **bad})).status_code == 401
     log = s.log_text(waiting_for="status=401")
     assert "access user=- repo=repo status=401 outcome=refused" in log
-    assert "access user=eve repo=repo status=403 outcome=refused" in log
+    assert "access user=eve repo=repo status=403 outcome=refused reason=repository not in the token's allow-list" in log
+    assert "client=127.0.0.1" in log
     assert not any(secret in log for secret in s.secrets.values())
 
 
