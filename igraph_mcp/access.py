@@ -289,6 +289,11 @@ def write_table(path: Path, entries: tuple[TokenEntry, ...]) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
+        if path.exists():  # keep who may read it (the server may run as another user), never who may write
+            old = path.stat()
+            os.chmod(tmp, stat.S_IMODE(old.st_mode) & ~(stat.S_IWGRP | stat.S_IWOTH))
+            if hasattr(os, "chown") and os.geteuid() == 0:
+                os.chown(tmp, old.st_uid, old.st_gid)
         os.replace(tmp, path)  # a server reading at this moment sees the old file or the new one, never half
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -298,24 +303,40 @@ def write_table(path: Path, entries: tuple[TokenEntry, ...]) -> None:
 def add_token(path: Path, name: str, *, role: Role, repos: tuple[str, ...] | None) -> tuple[str, TokenEntry]:
     """Create a token named ``name``; returns the token (shown once, never stored) and its row."""
     check_name(name)
-    entries = read_table(path) if path.exists() else ()
-    if any(e.name == name for e in entries):
-        raise InvalidInput(f"a token named '{name}' exists; revoke it first (igraph-mcp token revoke {name})")
-    token = new_token()
-    created = datetime.now(UTC).replace(microsecond=0).isoformat()
-    entry = TokenEntry(name, token_hash(token), role, repos, created)
-    write_table(path, (*entries, entry))
+    with _editing(path):
+        entries = read_table(path) if path.exists() else ()
+        if any(e.name == name for e in entries):
+            raise InvalidInput(f"a token named '{name}' exists; revoke it first (igraph-mcp token revoke {name})")
+        token = new_token()
+        created = datetime.now(UTC).replace(microsecond=0).isoformat()
+        entry = TokenEntry(name, token_hash(token), role, repos, created)
+        write_table(path, (*entries, entry))
     return token, entry
 
 
 def revoke_token(path: Path, name: str) -> TokenEntry:
     """Remove the token named ``name``; InvalidInput when there is none."""
-    entries = read_table(path)
-    kept = tuple(e for e in entries if e.name != name)
-    if len(kept) == len(entries):
-        raise InvalidInput(f"no token named '{name}' in {path}; igraph-mcp token list shows the names")
-    write_table(path, kept)
+    with _editing(path):
+        entries = read_table(path)
+        kept = tuple(e for e in entries if e.name != name)
+        if len(kept) == len(entries):
+            raise InvalidInput(f"no token named '{name}' in {path}; igraph-mcp token list shows the names")
+        write_table(path, kept)
     return next(e for e in entries if e.name == name)
+
+
+@contextmanager
+def _editing(path: Path) -> Iterator[None]:
+    """One editor of a token file at a time: two `token add` at once would otherwise lose one of the tokens."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        import fcntl
+    except ImportError:  # no advisory locks (Windows): edits stay atomic, only a simultaneous one can be lost
+        yield
+        return
+    with open(path.with_name(f".{path.name}.lock"), "a", encoding="utf-8") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        yield
 
 
 # -- the server's table --------------------------------------------------------------------------------------

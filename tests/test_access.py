@@ -99,6 +99,27 @@ def test_add_stores_only_the_hash_with_owner_only_permissions(tmp_path: Path) ->
         revoke_token(path, "alice")
 
 
+def test_edits_keep_the_readers_and_serialise(tmp_path: Path) -> None:
+    import threading
+
+    path = tmp_path / "tokens.json"
+    add_token(path, "alice", role="write", repos=None)
+    os.chmod(path, 0o640)  # a server running as the file's group reads it
+    start = threading.Barrier(6)
+
+    def add(i: int) -> None:
+        start.wait()
+        add_token(path, f"u{i}", role="read", repos=None)
+
+    threads = [threading.Thread(target=add, args=(i,)) for i in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=30)
+    assert sorted(e.name for e in read_table(path)) == ["alice", *(f"u{i}" for i in range(6))]
+    assert stat.S_IMODE(path.stat().st_mode) == 0o640
+
+
 def test_a_file_others_can_write_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "tokens.json"
     add_token(path, "alice", role="write", repos=None)
