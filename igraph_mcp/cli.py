@@ -190,7 +190,7 @@ def _tokens_path(args: argparse.Namespace) -> Path:
 
 
 def cmd_token_add(args: argparse.Namespace) -> int:
-    from igraph_mcp.access import add_token
+    from igraph_mcp.tokens import add_token
 
     path = _tokens_path(args)
     token, entry = add_token(
@@ -206,7 +206,7 @@ def cmd_token_add(args: argparse.Namespace) -> int:
 
 
 def cmd_token_list(args: argparse.Namespace) -> int:
-    from igraph_mcp.access import read_table
+    from igraph_mcp.tokens import read_table
 
     entries = read_table(_tokens_path(args))
     if args.json:
@@ -222,7 +222,7 @@ def cmd_token_list(args: argparse.Namespace) -> int:
 
 
 def cmd_token_revoke(args: argparse.Namespace) -> int:
-    from igraph_mcp.access import revoke_token
+    from igraph_mcp.tokens import revoke_token
 
     path = _tokens_path(args)
     entry = revoke_token(path, args.name)

@@ -427,8 +427,9 @@ def auto_index_allowed(root: Path) -> bool:
 
 def serve(args: argparse.Namespace) -> int:
     """`igraph-mcp serve`: stdio by default, or streamable HTTP / legacy SSE with bind and token checks."""
-    from igraph_mcp.access import Repository, TokenTable, access_log
+    from igraph_mcp.access import Repository, access_log
     from igraph_mcp.errors import ConfigError
+    from igraph_mcp.tokens import TokenTable
     from igraph_mcp.transport import bind_refusal, http_token, run_http, tokens_file
 
     token = http_token()

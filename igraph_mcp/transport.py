@@ -4,7 +4,7 @@ Loopback binds are the default. A browser page can still reach 127.0.0.1 through
 cross-site request, so every request is checked for a loopback Host (when bound to loopback) and a loopback
 Origin (whenever one is sent). Binding anything else needs --allow-remote and a token. With tokens configured
 (IGRAPH_HTTP_TOKEN, a token file, or both) every request must carry ``Authorization: Bearer <token>``; the
-guard finds whose token it is (access.TokenTable, constant-time), refuses a token not allowed for this
+guard finds whose token it is (tokens.TokenTable, constant-time), refuses a token not allowed for this
 repository with 403, and runs the request as that identity (access.acting_as) so the tools can refuse writes
 to read-only tokens and log each call.
 """
@@ -24,7 +24,8 @@ from urllib.parse import urlsplit
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from igraph_mcp.access import TOKENS_FILE_ENV, Identity, Repository, RequestAccess, TokenTable, acting_as, log_refusal
+from igraph_mcp.access import Identity, Repository, RequestAccess, acting_as, log_refusal
+from igraph_mcp.tokens import TOKENS_FILE_ENV, TokenTable
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
