@@ -21,11 +21,11 @@ from mcp import Client
 from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
 
-from igraph_mcp.access import add_token, revoke_token
 from igraph_mcp.cli import main
 from igraph_mcp.server import create_server
 from igraph_mcp.server_state import ServerState
 from igraph_mcp.service import IGraphService
+from igraph_mcp.tokens import add_token, revoke_token
 from igraph_mcp.transport import bind_refusal, build_app, is_loopback, loopback_origin, token_matches
 
 pytestmark = pytest.mark.anyio
