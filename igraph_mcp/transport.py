@@ -151,9 +151,11 @@ class RequestGuard:
         origin = headers.get("origin")
         if self.loopback and not loopback_host_header(headers.get("host")):
             # DNS rebinding: a foreign name resolving to 127.0.0.1 arrives with that foreign Host.
+            self._log_refusal(scope, "-", 421, "foreign Host header")
             await _reply(send, 421, "invalid Host header: this server answers only to localhost / 127.0.0.1")
             return
         if origin is not None and not loopback_origin(origin):
+            self._log_refusal(scope, "-", 403, "cross-origin request")
             await _reply(send, 403, "cross-origin request refused: only pages served from localhost may call it")
             return
         if not self.tokens.required and any(name in headers for name in _PROXY_HEADERS):

@@ -348,10 +348,12 @@ async def test_revoked_token_is_refused_while_the_server_runs(team_server: TeamS
         assert (await c.post("/mcp", json=INIT, headers=s.auth("env"))).status_code == 200  # IGRAPH_HTTP_TOKEN
         for bad in ({}, {"authorization": "Bearer nope"}, {"x-igraph-user": "alice"}):
             assert (await c.post("/mcp", json=INIT, headers={**MCP_HEADERS, **bad})).status_code == 401
+        rebinding = await c.post("/mcp", json=INIT, headers={**s.auth("env"), "host": "evil.example"})
+        assert rebinding.status_code == 421
     log = s.log_text(waiting_for="status=401")
     assert "access user=- repo=repo status=401 outcome=refused" in log
     assert "access user=eve repo=repo status=403 outcome=refused reason=repository not in the token's allow-list" in log
-    assert "client=127.0.0.1" in log
+    assert "client=127.0.0.1" in log and "status=421 outcome=refused reason=foreign Host header" in log
     assert not any(secret in log for secret in s.secrets.values())
 
 
