@@ -53,10 +53,17 @@ class Identity:
         return self.role == "write"
 
     def may_see(self, repo: Repository) -> bool:
-        """True when the allow-list is absent or names ``repo`` by directory name or by real path."""
+        """True when the allow-list is absent or names ``repo`` by directory name or by (absolute) real path."""
         if self.repos is None:
             return True
-        return any(entry == repo.name or os.path.realpath(entry) == repo.path for entry in self.repos)
+        return any(
+            os.path.realpath(entry) == repo.path if is_path(entry) else entry == repo.name for entry in self.repos
+        )
+
+
+def is_path(entry: str) -> bool:
+    """An allow-list entry naming a directory by path (it has a separator) rather than by name."""
+    return "/" in entry or os.sep in entry
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from igraph_mcp.access import Identity, Role
+from igraph_mcp.access import Identity, Role, is_path
 from igraph_mcp.errors import ConfigError, InvalidInput
 
 log = logging.getLogger(__name__)
@@ -126,6 +126,9 @@ def _parse_row(i: int, row: object) -> TokenEntry:
         raise ConfigError(f"{where} ({name}): 'role' must be 'read' or 'write'")
     if repos is not None and (not isinstance(repos, list) or not all(isinstance(r, str) and r for r in repos)):
         raise ConfigError(f"{where} ({name}): 'repos' must be null (all) or a list of names or paths")
+    if repos is not None and any(is_path(r) and not os.path.isabs(r) for r in repos):
+        # relative to what? the server's working directory is no one's intent
+        raise ConfigError(f"{where} ({name}): a path in 'repos' must be absolute (or give the directory name)")
     created = row.get("created", "")
     return TokenEntry(
         name, digest, role, tuple(repos) if repos is not None else None, created if isinstance(created, str) else ""
@@ -178,6 +181,8 @@ def write_table(path: Path, entries: tuple[TokenEntry, ...]) -> None:
 def add_token(path: Path, name: str, *, role: Role, repos: tuple[str, ...] | None) -> tuple[str, TokenEntry]:
     """Create a token named ``name``; returns the token (shown once, never stored) and its row."""
     check_name(name)
+    if repos is not None:  # a path is stored absolute: the server resolves it, from its own directory
+        repos = tuple(os.path.realpath(r) if is_path(r) else r for r in repos)
     with _editing(path):
         entries = read_table(path) if path.exists() else ()
         if any(e.name == name for e in entries):

@@ -33,6 +33,7 @@ def test_allow_list_by_name_or_real_path(tmp_path: Path) -> None:
     assert Identity("a").may_see(repo)
     assert not Identity("a", repos=("other", str(tmp_path))).may_see(repo)
     assert not Identity("a", repos=("repo_evil",)).may_see(repo)
+    assert not Identity("a", repos=(".",)).may_see(Repository.of("."))  # "." is a name here, never the cwd
     assert not Identity("a", repos=("repo",)).may_see(Repository("", ""))  # no repository known: fail closed
 
 

@@ -52,6 +52,7 @@ def test_parse_table_reads_roles_and_allow_lists() -> None:
         (_file([_row(role="admin")]), "'role'"),
         (_file([_row(repos="repo")]), "'repos'"),
         (_file([_row(repos=[""])]), "'repos'"),
+        (_file([_row(repos=["../repo"])]), "must be absolute"),
         (_file([_row(), _row(sha256="b" * 64)]), "appears twice"),
         ("[" * 100_000, "nested too deeply"),
     ],
@@ -70,6 +71,9 @@ def test_add_stores_only_the_hash_with_owner_only_permissions(tmp_path: Path) ->
     assert token not in text and token_hash(token) in text
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert read_table(path) == (entry,)
+    _, by_path = add_token(path, "carol", role="read", repos=("myrepo", "./some/dir"))
+    assert by_path.repos == ("myrepo", os.path.realpath("./some/dir"))  # a relative path is stored absolute
+    revoke_token(path, "carol")
     with pytest.raises(InvalidInput, match="revoke it first"):
         add_token(path, "alice", role="write", repos=None)
     with pytest.raises(InvalidInput, match="names IGRAPH_HTTP_TOKEN"):
