@@ -144,6 +144,9 @@ def read_table(path: Path) -> tuple[TokenEntry, ...]:
         if os.name == "posix" and info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
             # whoever can write the file can add a token for themselves
             raise ConfigError(f"token file {path} is writable by other users; run chmod 600 {path}")
+        if hasattr(os, "geteuid") and info.st_uid not in (os.geteuid(), 0):
+            # a file swapped in by another user (in a shared directory such as /tmp) is theirs, not the admin's
+            raise ConfigError(f"token file {path} belongs to another user; keep it owned by the server's user or root")
         if info.st_size > MAX_FILE_BYTES:
             raise ConfigError(f"token file {path} is larger than {MAX_FILE_BYTES} bytes")
         text = path.read_text(encoding="utf-8")

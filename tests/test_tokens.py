@@ -112,6 +112,17 @@ def test_a_file_others_can_write_is_refused(tmp_path: Path) -> None:
         read_table(path)
 
 
+def test_a_file_of_another_user_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "tokens.json"
+    add_token(path, "alice", role="write", repos=None)
+    if os.geteuid() == 0:
+        os.chown(path, 12345, 12345)  # root reading a file another user swapped in
+    else:
+        monkeypatch.setattr(tokens.os, "geteuid", lambda: path.stat().st_uid + 1)  # we are someone else
+    with pytest.raises(ConfigError, match="belongs to another user"):
+        read_table(path)
+
+
 def test_a_missing_file_says_how_to_create_it(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="token add NAME"):
         TokenTable(path=tmp_path / "none.json").load()
