@@ -154,6 +154,11 @@ def read_table(path: Path) -> tuple[TokenEntry, ...]:
         raise ConfigError(
             f"token file {path} does not exist; create it with `igraph-mcp token add NAME --tokens {path}`"
         ) from None
+    except PermissionError:
+        raise ConfigError(
+            f"token file {path} cannot be read by this user; chown it to the server's user "
+            "(or chmod 640 and share a group)"
+        ) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"token file {path} cannot be read ({exc.__class__.__name__})") from None
     try:
