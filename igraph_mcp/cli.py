@@ -180,6 +180,57 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return serve(args)
 
 
+def _tokens_path(args: argparse.Namespace) -> Path:
+    from igraph_mcp.errors import InvalidInput
+    from igraph_mcp.transport import tokens_file
+
+    path = tokens_file(args.tokens)
+    if path is None:
+        raise InvalidInput("no token file: pass --tokens FILE or set IGRAPH_HTTP_TOKENS_FILE")
+    return path
+
+
+def cmd_token_add(args: argparse.Namespace) -> int:
+    from igraph_mcp.tokens import add_token
+
+    path = _tokens_path(args)
+    token, entry = add_token(
+        path, args.name, role="read" if args.read_only else "write", repos=tuple(args.repo) if args.repo else None
+    )
+    repos = ", ".join(entry.repos) if entry.repos is not None else "all repositories"
+    sys.stderr.write(
+        f"added {entry.role} token '{entry.name}' ({repos}) to {path}; only its hash is stored, so copy the token "
+        "now: it is shown this once. A running server accepts it from its next request.\n"
+    )
+    sys.stdout.write(token + "\n")  # alone on stdout, so `TOKEN=$(igraph-mcp token add ...)` works
+    return 0
+
+
+def cmd_token_list(args: argparse.Namespace) -> int:
+    from igraph_mcp.tokens import read_table
+
+    entries = read_table(_tokens_path(args))
+    if args.json:
+        rows = [{k: v for k, v in e.to_json().items() if k != "sha256"} for e in entries]
+        sys.stdout.write(json.dumps(rows, indent=2) + "\n")
+        return 0
+    for e in entries:
+        repos = ",".join(e.repos) if e.repos is not None else "*"
+        sys.stdout.write(f"{e.name}\t{e.role}\trepos={repos}\tcreated={e.created or '-'}\n")
+    if not entries:
+        sys.stderr.write("no tokens; add one with `igraph-mcp token add NAME`\n")
+    return 0
+
+
+def cmd_token_revoke(args: argparse.Namespace) -> int:
+    from igraph_mcp.tokens import revoke_token
+
+    path = _tokens_path(args)
+    entry = revoke_token(path, args.name)
+    sys.stdout.write(f"revoked '{entry.name}' in {path}; a running server refuses it from its next request\n")
+    return 0
+
+
 def cmd_register(args: argparse.Namespace) -> int:
     from igraph_mcp.register import register
 
@@ -313,6 +364,13 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--watch", action="store_true", help="keep the index current with a file watcher")
     s.add_argument("--allow-remote", action="store_true", help="allow binding a non-loopback host (needs a token)")
     s.add_argument("--no-auto-index", action="store_true", help="do not index on start when there is no index")
+    s.add_argument(
+        "--tokens",
+        default=None,
+        metavar="FILE",
+        help="named bearer tokens (igraph-mcp token add), re-read when it changes; default $IGRAPH_HTTP_TOKENS_FILE",
+    )
+    s.add_argument("--log-queries", action="store_true", help="put tool arguments (query text) in the access log lines")
     s.set_defaults(func=cmd_serve)
 
     s = sub.add_parser(
@@ -329,6 +387,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--query", action="append", help="with --out FILE.html: a search the file answers (repeatable)")
     s.add_argument("--focus", default="", help="with --out .graphml/.json: the folder whose map to write")
     s.set_defaults(func=cmd_view)
+    _add_token_parser(sub)
 
     s = sub.add_parser("register", help="add igraph-mcp to an MCP client's configuration")
     s.add_argument("--target", choices=("claude-code", "cursor", "claude-desktop"), required=True)
@@ -341,8 +400,36 @@ def build_parser() -> argparse.ArgumentParser:
         help="command the client should run (default: the absolute path of this igraph-mcp, "
         "or `uvx --from <source> igraph-mcp` when run under uvx)",
     )
+    s.add_argument(
+        "--url", default=None, help="register a running HTTP server (e.g. https://igraph.example.com/mcp) instead"
+    )
+    s.add_argument(
+        "--token-env",
+        default="IGRAPH_HTTP_TOKEN",
+        metavar="VAR",
+        help="with --url: the environment variable the client reads the bearer token from (default %(default)s)",
+    )
     s.set_defaults(func=cmd_register)
     return p
+
+
+def _add_token_parser(sub: Any) -> None:
+    """`igraph-mcp token add|list|revoke`: the named tokens of an HTTP server."""
+    files = argparse.ArgumentParser(add_help=False)
+    files.add_argument("--tokens", default=None, metavar="FILE", help="token file (default $IGRAPH_HTTP_TOKENS_FILE)")
+    t = sub.add_parser("token", help="named bearer tokens for `serve --transport http --tokens FILE`")
+    tsub = t.add_subparsers(dest="token_command", required=True)
+    s = tsub.add_parser("add", parents=[files], help="create a token: prints it once, stores only its hash")
+    s.add_argument("name")
+    s.add_argument("--read-only", action="store_true", help="may not index, mount or unmount")
+    s.add_argument("--repo", action="append", help="allow only this repository (directory name or path; repeatable)")
+    s.set_defaults(func=cmd_token_add)
+    s = tsub.add_parser("list", parents=[files], help="names, roles and allow-lists (never tokens or hashes)")
+    s.add_argument("--json", action="store_true", help="machine-readable output")
+    s.set_defaults(func=cmd_token_list)
+    s = tsub.add_parser("revoke", parents=[files], help="remove a token; a running server refuses it at once")
+    s.add_argument("name")
+    s.set_defaults(func=cmd_token_revoke)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,7 +1,8 @@
 """`igraph-mcp register`: add (or update) the igraph server in an MCP client's JSON configuration.
 
 Other servers and unknown keys are kept, the write is atomic and skipped when nothing changes, and no
-secret is ever written: the entry holds only the command and its arguments.
+secret is ever written: a stdio entry holds only the command and its arguments, an HTTP entry (``--url``) the
+URL and an ``Authorization`` header that names an environment variable the client expands when it connects.
 """
 
 from __future__ import annotations
@@ -136,6 +137,29 @@ def server_entry(root: Path, command: str | None = None) -> dict[str, Any]:
     return {"command": words[0], "args": [*words[1:], "serve", "--root", str(root)]}
 
 
+DEFAULT_TOKEN_ENV = "IGRAPH_HTTP_TOKEN"  # noqa: S105 - the variable's name, not a secret
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_STDIO_KEYS = ("command", "args")
+_HTTP_KEYS = ("type", "url", "headers")
+
+
+def http_entry(target: str, url: str, token_env: str = DEFAULT_TOKEN_ENV) -> dict[str, Any]:
+    """An entry for a running HTTP server: its URL and a bearer header read from ``token_env`` by the client."""
+    parts = urlparse(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise InvalidInput("--url must be an http(s) URL such as https://igraph.example.com/mcp")
+    if not _ENV_NAME.match(token_env):
+        raise InvalidInput("--token-env must be an environment variable name such as IGRAPH_HTTP_TOKEN")
+    if target == "claude-code":  # .mcp.json expands ${VAR} in url and headers
+        return {"type": "http", "url": url, "headers": {"Authorization": f"Bearer ${{{token_env}}}"}}
+    if target == "cursor":  # Cursor's mcp.json spells it ${env:VAR}
+        return {"url": url, "headers": {"Authorization": f"Bearer ${{env:{token_env}}}"}}
+    raise InvalidInput(
+        "Claude Desktop's configuration file starts local servers only; add a remote one in its settings "
+        "(Connectors), or register --url with --target claude-code or cursor"
+    )
+
+
 def _load(path: Path) -> dict[str, Any]:
     if not path.exists():
         return {}
@@ -164,12 +188,13 @@ def _write_atomic(path: Path, text: str) -> None:
         raise
 
 
-def update_config(path: Path, name: str, entry: dict[str, Any]) -> bool:
-    """Set ``mcpServers[name]`` to ``entry`` (keeping the entry's other keys); True when the file changed."""
+def update_config(path: Path, name: str, entry: dict[str, Any], *, drop: tuple[str, ...] = ()) -> bool:
+    """Set ``mcpServers[name]`` to ``entry`` (keeping the entry's other keys but ``drop``); True when it changed."""
     data = _load(path)
     servers: dict[str, Any] = data.setdefault("mcpServers", {})
     old = servers.get(name)
-    servers[name] = {**old, **entry} if isinstance(old, dict) else dict(entry)
+    kept = {k: v for k, v in old.items() if k not in drop} if isinstance(old, dict) else {}
+    servers[name] = {**kept, **entry}
     if path.exists() and servers[name] == old:
         return False
     _write_atomic(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
@@ -192,8 +217,11 @@ def register(args: argparse.Namespace) -> int:
         raise InvalidInput(f"--root {args.root} is not a directory")
     path = Path(args.config_path).expanduser() if args.config_path else config_file(args.target, root)
     name = server_name(args.target, root)
+    url = getattr(args, "url", None)
+    if url is not None:
+        return _register_http(args, path, name, url)
     entry = server_entry(root, _launch_command(args))
-    changed = update_config(path, name, entry)
+    changed = update_config(path, name, entry, drop=_HTTP_KEYS)
     verb = "registered" if changed else "already registered (nothing changed)"
     sys.stdout.write(f"{verb}: '{name}' in {path}\n  {shlex.join([entry['command'], *entry['args']])}\n")
     if shutil.which(entry["command"]) is None:
@@ -203,4 +231,20 @@ def register(args: argparse.Namespace) -> int:
         )
     if args.target == "claude-desktop":
         sys.stdout.write("  restart Claude Desktop to load it\n")
+    return 0
+
+
+def _register_http(args: argparse.Namespace, path: Path, name: str, url: str) -> int:
+    token_env = getattr(args, "token_env", None) or DEFAULT_TOKEN_ENV
+    entry = http_entry(args.target, url, token_env)
+    changed = update_config(path, name, entry, drop=_STDIO_KEYS)
+    verb = "registered" if changed else "already registered (nothing changed)"
+    sys.stdout.write(f"{verb}: '{name}' in {path}\n  {url} with 'Authorization: Bearer ${token_env}'\n")
+    sys.stdout.write(f"  set {token_env} to your token where the client starts (the file holds only its name)\n")
+    host = urlparse(url).hostname or ""
+    if urlparse(url).scheme == "http" and host not in ("localhost", "127.0.0.1", "::1"):
+        sys.stderr.write(
+            "igraph-mcp: note: a plain http:// URL to another machine sends the token in clear; put TLS in "
+            "front of the server (README: 'For teams') and use https://\n"
+        )
     return 0

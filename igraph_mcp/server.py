@@ -5,6 +5,9 @@ returns the service's pydantic model as structured content plus a compact text r
 (IGraphError) become isError results whose message says what to do next; anything else is logged with its
 traceback on stderr and reported generically, and the server keeps serving. The state the tools share and
 the background indexing live in server_state; the instructions text is built in instructions.
+Over HTTP each call runs as the holder of the request's token (access.current_access, set by the transport's
+guard): a read-only token calling a tool whose annotations say it writes is refused before the tool runs, and
+every call leaves one access-log line.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import argparse
 import logging
 import os
 import sys
+import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from functools import partial
@@ -27,6 +31,7 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from igraph_mcp import __version__, render
+from igraph_mcp.access import current_access, log_call, refusal
 from igraph_mcp.errors import IGraphError, InvalidInput
 from igraph_mcp.explore_request import (
     DEFAULT_HOPS,
@@ -90,10 +95,25 @@ def _answer(model: BaseModel, text: str) -> CallToolResult:
 
 
 class _StrictTool(Tool):
-    """A tool that rejects unknown argument names and explains invalid arguments field by field."""
+    """A tool that checks the caller's rights, rejects unknown arguments, and explains invalid ones field by field."""
 
     async def run(self, arguments: dict[str, Any], context: Context[Any, Any], convert_result: bool = False) -> Any:
-        """Run the tool; an argument validation failure becomes one ToolError naming each bad field."""
+        """Run the tool as the request's identity (HTTP); one access-log line per call, whatever the outcome."""
+        access = current_access()
+        started, outcome = time.perf_counter(), "error"
+        try:
+            writes = not (self.annotations and self.annotations.read_only_hint)  # the annotation is the one list
+            refused = refusal(access, self.name, writes=writes)
+            if refused is not None:
+                outcome = "refused"
+                raise ToolError(refused)
+            result = await self._run_checked(arguments, context, convert_result)
+            outcome = "error" if isinstance(result, CallToolResult) and result.is_error else "ok"
+            return result
+        finally:
+            log_call(access, self.name, time.perf_counter() - started, outcome, arguments)
+
+    async def _run_checked(self, arguments: dict[str, Any], context: Context[Any, Any], convert_result: bool) -> Any:
         try:
             return await super().run(arguments, context, convert_result=convert_result)
         except ToolError as exc:
@@ -422,14 +442,24 @@ def auto_index_allowed(root: Path) -> bool:
 
 def serve(args: argparse.Namespace) -> int:
     """`igraph-mcp serve`: stdio by default, or streamable HTTP / legacy SSE with bind and token checks."""
-    from igraph_mcp.transport import bind_refusal, http_token, run_http
+    from igraph_mcp.access import Repository, access_log
+    from igraph_mcp.errors import ConfigError
+    from igraph_mcp.tokens import TokenTable
+    from igraph_mcp.transport import bind_refusal, http_token, run_http, tokens_file
 
     token = http_token()
+    table = TokenTable(env_token=token, path=tokens_file(getattr(args, "tokens", None)))
     if args.transport != "stdio":
-        refusal = bind_refusal(args.host, allow_remote=args.allow_remote, token=token)
-        if refusal is not None:
-            sys.stderr.write(f"igraph-mcp: {refusal}\n")
+        refused = bind_refusal(args.host, allow_remote=args.allow_remote, token=token, tokens_file=table.path)
+        if refused is not None:
+            sys.stderr.write(f"igraph-mcp: {refused}\n")
             return 2
+        try:
+            table.load()  # a missing or malformed token file stops the start; later ones keep the last good table
+        except ConfigError as exc:
+            sys.stderr.write(f"igraph-mcp: {exc}\n")
+            return 2
+        access_log.setLevel(logging.INFO)  # one line per call on stderr, whatever -v says
     root = Path(args.root)
     if not root.is_dir():
         raise InvalidInput(f"--root {args.root} is not a directory")
@@ -441,7 +471,15 @@ def serve(args: argparse.Namespace) -> int:
         return 0
     state.attach()  # HTTP: one runtime for all sessions, started before the first connection
     try:
-        run_http(server, transport=args.transport, host=args.host, port=args.port, token=token)
+        run_http(
+            server,
+            transport=args.transport,
+            host=args.host,
+            port=args.port,
+            tokens=table,
+            repo=Repository.of(root),
+            log_queries=getattr(args, "log_queries", False),
+        )
     finally:
         state.detach()
     return 0

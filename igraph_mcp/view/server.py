@@ -137,6 +137,7 @@ def run_view(app: ASGIApp, *, host: str, port: int, token: str, open_browser: bo
     sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, port))  # port 0: the system picks a free one, printed below
+    sock.listen(128)  # before the URL is shown: a browser opened at once must find the port accepting
     url = view_url(host, sock.getsockname()[1], token)
     sys.stderr.write(f"igraph-mcp view: open {url}\n(Ctrl+C stops it)\n")
     sys.stderr.flush()
