@@ -13,8 +13,8 @@ from igraph_mcp.vocab.links import Thresholds
 from igraph_mcp.vocab.source import normalize_source, source_lines
 from igraph_mcp.vocab.testcode import is_test_path, is_test_side
 
-# Paths where the resolver's old rule and the ranker's disagreed (the last two: where both said no): is it test code
-# (one answer for both), and may library code guess into it (no for tests and for the inputs of tests).
+# Paths where the resolver's old rule and the ranker's disagreed, then some where they always agreed: is it test
+# code (one answer for both), and may library code guess into it (no for tests and for the inputs of tests).
 TEST_PATHS = [
     ("src/test/java/FooTest.java", True, True),
     ("pkg/foo_tests.py", True, True),
@@ -26,6 +26,13 @@ TEST_PATHS = [
     ("web/foo.test.d.ts", False, False),
     ("pkg/latest.py", False, False),
     ("pkg/Contest.java", False, False),
+    # where both rules always agreed
+    ("tests/test_models.py", True, True),
+    ("pkg/tests/helpers.py", True, True),
+    ("src/server_test.go", True, True),
+    ("conftest.py", True, True),
+    ("pkg/attest.py", False, False),
+    ("src/app.py", False, False),
 ]
 
 
