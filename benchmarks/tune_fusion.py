@@ -64,7 +64,9 @@ def collect(task: TreeTask) -> list[Cached]:
         query = stages.analyze(db, case.text, params)
         lists = stages.search_channels(db, query, dense, params, ("fts",)).ranked
         for label, weights in FTS_WEIGHT_VARIANTS.items():
-            lists[label] = [n for n, _ in stages.fts(db, query.analysis, params, weights)]
+            lists[label] = [
+                n for n, _ in stages.fts(db, query.analysis, params.with_value("fts_column_weights", weights))
+            ]
         texts = stages.query_texts(query.analysis.text, params, params.dense_parts)
         vectors, _note = stages.embed_query_parts(db, dense, texts)
         if vectors:

@@ -18,6 +18,7 @@ from igraph_mcp.retrieve import analyze, channels, expand, query_parts
 from igraph_mcp.retrieve.boosts import BoostFactors
 from igraph_mcp.retrieve.budget import SNIPPET_CHARS, SNIPPET_LINES
 from igraph_mcp.retrieve.rerank import RERANK_DEPTH, WEIGHTS
+from igraph_mcp.store.fts import NODE_BM25_WEIGHTS
 
 _SHIPPED = RetrievalConfig()  # the configuration's defaults are the parameters' defaults
 
@@ -45,6 +46,7 @@ class RetrievalParams:
 
     # -- channels -----------------------------------------------------------------------------------------------
     channel_depth: int = 100  # candidates taken from each channel before fusion
+    fts_column_weights: tuple[float, ...] = NODE_BM25_WEIGHTS  # BM25 weight of each FTS column (name first)
     fts_max_tokens: int = analyze.FTS_MAX_TOKENS  # FTS tokens searched per query, identifiers first ...
     fts_common_from: int = analyze.FTS_COMMON_FROM  # ... and past this many, only words in at most ...
     fts_common_share: float = analyze.FTS_COMMON_SHARE  # ... this share of the symbols (1.0: no such cut)

@@ -31,7 +31,6 @@ from igraph_mcp.retrieve.vector_search import SqliteVecSearch, VectorSearch
 from igraph_mcp.store import graph
 from igraph_mcp.store import vectors as vec_store
 from igraph_mcp.store.db import Database
-from igraph_mcp.store.fts import NODE_BM25_WEIGHTS
 from igraph_mcp.store.records import NodeRow
 from igraph_mcp.store.status import node_count
 
@@ -194,16 +193,14 @@ def search_channels(
     return ChannelLists(ranked, vectors[0] if vectors else None)
 
 
-def fts(
-    db: Database, qa: QueryAnalysis, params: RetrievalParams, weights: tuple[float, ...] = NODE_BM25_WEIGHTS
-) -> list[tuple[int, float]]:
-    """The FTS channel's (node id, BM25 score) under ``params`` (``weights``: the BM25 column weights)."""
+def fts(db: Database, qa: QueryAnalysis, params: RetrievalParams) -> list[tuple[int, float]]:
+    """The FTS channel's (node id, BM25 score) under ``params``."""
     return fts_channel(
         db,
         qa,
         params.channel_depth,
         node_count(db),
-        weights,
+        params.fts_column_weights,
         max_tokens=params.fts_max_tokens,
         common_from=params.fts_common_from,
         common_share=params.fts_common_share,
