@@ -36,7 +36,7 @@ def dump_case(svc: Any, case: Any, golds: list[str], class_keys: frozenset[str])
     from igraph_mcp.store import graph
 
     db, params = svc.db, svc.retrieval_params
-    query = stages.analyze(db, case.text)
+    query = stages.analyze(db, case.text, params)
     lists = stages.search_channels(db, query, svc.dense_state(), params, ("fts", "dense")).ranked
     ids = list(dict.fromkeys(n for ranked in lists.values() for n in ranked))
     rows = graph.nodes_by_ids(db, ids)

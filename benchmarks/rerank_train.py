@@ -104,7 +104,7 @@ def load(paths: Iterable[Path]) -> list[Query]:
 # --------------------------------------------------------------------------- the service's ranking, replayed
 def ranking(q: Query, params: RetrievalParams) -> tuple[list[Any], stages.RankedFiles]:
     """(hits best first, files) of one dumped query under ``params``, through the service's stages."""
-    query = stages.analyze(None, q.text, definition_counts=q.definition_counts)
+    query = stages.analyze(None, q.text, params, definition_counts=q.definition_counts)
     fused = stages.fuse(q.lists, query, params)
     hits = stages.boost(fused, q.rows, query, params)
     files = stages.rank_files(hits, query, params)

@@ -24,9 +24,7 @@ from service_runs import TreeTask, devset_tasks, docstring_tasks
 
 from igraph_mcp.retrieve import stages
 from igraph_mcp.retrieve.analyze import QueryAnalysis
-from igraph_mcp.retrieve.channels import fts_channel
 from igraph_mcp.retrieve.params import RetrievalParams
-from igraph_mcp.retrieve.query_parts import dense_texts
 from igraph_mcp.retrieve.vector_search import SqliteVecSearch
 from igraph_mcp.service import IGraphService
 from igraph_mcp.store import graph
@@ -58,17 +56,18 @@ def collect(task: TreeTask) -> list[Cached]:
     bm25 = Bm25Index(task.root)
     svc = IGraphService(task.root)
     db, params, dense = svc.db, svc.retrieval_params, svc.dense_state()
-    total = int(db.scalar("SELECT count(*) FROM nodes", default=0))
     out: list[Cached] = []
     for case in task.cases:
         golds = m.reachable_golds(case.gold_functions, bm25.symbol_keys, bm25.class_keys)
         if task.set_name == "docstrings" and not golds:
             continue
-        query = stages.analyze(db, case.text)
+        query = stages.analyze(db, case.text, params)
         lists = stages.search_channels(db, query, dense, params, ("fts",)).ranked
         for label, weights in FTS_WEIGHT_VARIANTS.items():
-            lists[label] = [n for n, _ in fts_channel(db, query.analysis, params.channel_depth, total, weights)]
-        texts = dense_texts(query.analysis.text, max_parts=params.dense_parts)
+            lists[label] = [
+                n for n, _ in stages.fts(db, query.analysis, params.with_value("fts_column_weights", weights))
+            ]
+        texts = stages.query_texts(query.analysis.text, params, params.dense_parts)
         vectors, _note = stages.embed_query_parts(db, dense, texts)
         if vectors:
             lists["dense"] = stages.dense_ranking(dense.search or SqliteVecSearch(db), vectors, params)[0]

@@ -21,6 +21,7 @@ from pydantic import BaseModel
 from igraph_mcp import __version__
 from igraph_mcp.errors import IGraphError, IndexBusy
 from igraph_mcp.explore_request import DEFAULT_HOPS, DEFAULT_TOP_K, HOPS_MAX, SNIPPET_HITS, TOP_K_MAX
+from igraph_mcp.index.phases import Progress
 
 log = logging.getLogger("igraph_mcp")
 
@@ -84,7 +85,7 @@ def _emit(result: BaseModel | dict[str, Any], as_json: bool, render: Callable[[A
 
 
 @contextmanager
-def _progress(enabled: bool) -> Iterator[Callable[[str, int, int], None] | None]:
+def _progress(enabled: bool) -> Iterator[Progress | None]:
     """A progress bar on a terminal; nothing when piped (scripts read only the summary)."""
     if not enabled or not sys.stderr.isatty():
         yield None

@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable
 from typing import Any
 
 from igraph_mcp.errors import IGraphError, IndexBusy
-from igraph_mcp.index.phases import PhaseClock
+from igraph_mcp.index.phases import PhaseClock, Progress
 from igraph_mcp.models import IndexResult, PhaseTiming
 from igraph_mcp.service import IGraphService
 
@@ -27,7 +26,7 @@ class BuildProgress:
         self._phases: dict[str, tuple[int, int]] = {}
         self._current = ""
         self.clock = PhaseClock()
-        self.on_update: list[Callable[[str, int, int], None]] = []
+        self.on_update: list[Progress] = []
 
     def update(self, phase: str, done: int, total: int) -> None:
         """Record ``done`` of ``total`` for ``phase`` (the indexer's progress callback)."""

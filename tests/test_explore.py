@@ -378,7 +378,7 @@ def test_a_prose_question_weighs_fts_down_but_names_and_issues_do_not(svc) -> No
     assert params.prose_fts_scale < 1.0
 
     def fts_weight(text: str) -> float:
-        return stages.fusion_weights(stages.analyze(svc.db, text), params)["fts5"]
+        return stages.fusion_weights(stages.analyze(svc.db, text, params), params)["fts5"]
 
     assert fts_weight("check that a token is still valid") == pytest.approx(params.fts_weight * params.prose_fts_scale)
     assert fts_weight("verify_token") == pytest.approx(params.fts_weight)

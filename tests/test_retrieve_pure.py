@@ -422,26 +422,6 @@ def test_names_at_the_end_of_a_long_issue_are_used(svc) -> None:  # type: ignore
     assert result.hits and result.hits[0].name == "parse_file"
 
 
-@pytest.mark.parametrize(
-    ("path", "expected"),
-    [
-        ("tests/test_models.py", True),
-        ("pkg/tests/helpers.py", True),
-        ("src/server_test.go", True),
-        ("web/app.spec.ts", True),
-        ("src/test/java/FooTest.java", True),
-        ("conftest.py", True),
-        ("pkg/latest.py", False),
-        ("pkg/attest.py", False),
-        ("src/app.py", False),
-    ],
-)
-def test_is_test_path(path: str, expected: bool) -> None:
-    from igraph_mcp.vocab.testcode import is_test_path
-
-    assert is_test_path(path) is expected
-
-
 def test_test_code_is_demoted_unless_the_query_mentions_tests() -> None:
     cand = Candidate("helper", "helper", "function", "tests/test_x.py")
     factor, why = boost(cand, analyze_query("how is the cache invalidated"))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from _factories import make_repo, make_service
@@ -12,7 +13,7 @@ from igraph_mcp.config import RetrievalConfig
 from igraph_mcp.errors import InvalidInput
 from igraph_mcp.explore_request import MAX_TOKENS_MAX, TOP_K_MAX, ExploreRequest
 from igraph_mcp.retrieve import stages
-from igraph_mcp.retrieve.boosts import EXACT_NAME
+from igraph_mcp.retrieve.boosts import EXACT_NAME, BoostFactors
 from igraph_mcp.retrieve.params import DEFAULT_PARAMS, RetrievalParams
 from igraph_mcp.service import IGraphService
 
@@ -86,7 +87,7 @@ def test_request_defaults_and_bounds() -> None:
 
 # -- the stages one by one ---------------------------------------------------------------------------------------
 def _by_hand(svc: IGraphService, text: str, params: RetrievalParams, top_k: int = 10) -> list[int]:
-    query = stages.analyze(svc.db, text)
+    query = stages.analyze(svc.db, text, params)
     lists = stages.search_channels(svc.db, query, svc.dense_state(), params, ("fts", "dense"))
     fused = stages.fuse(lists.ranked, query, params)
     hits = stages.boost(fused, stages.fetch_rows(svc.db, fused), query, params)
@@ -106,10 +107,10 @@ def test_the_stages_called_one_by_one_give_the_services_answer(
 
 def test_the_graph_channel_and_the_learned_step_run_for_issues_only(svc: IGraphService) -> None:
     params = svc.retrieval_params
-    issue = stages.analyze(svc.db, ISSUE)
+    issue = stages.analyze(svc.db, ISSUE, params)
     lists = stages.search_channels(svc.db, issue, svc.dense_state(), params, ("fts",))
     assert issue.issue and {"fts5", "named", "graph"} <= set(lists.ranked) and stages.learned(issue, params)
-    line = stages.analyze(svc.db, "compute_total looks suspicious")
+    line = stages.analyze(svc.db, "compute_total looks suspicious", params)
     assert set(stages.search_channels(svc.db, line, svc.dense_state(), params, ("fts",)).ranked) == {"fts5"}
     assert not stages.learned(line, params)
     hand = params.with_assignments(["graph_weight=0.0", "rerank_weights=()"])
@@ -118,13 +119,13 @@ def test_the_graph_channel_and_the_learned_step_run_for_issues_only(svc: IGraphS
 
 def test_fusion_weights_follow_the_query_shape(svc: IGraphService) -> None:
     params = DEFAULT_PARAMS.with_assignments(["fts_weight=2.0", "graph_weight=0.25"])
-    prose = stages.fusion_weights(stages.analyze(svc.db, "apply the discount to a total"), params)
+    prose = stages.fusion_weights(stages.analyze(svc.db, "apply the discount to a total", params), params)
     assert prose == {"fts5": 2.0 * params.prose_fts_scale, "dense": 1.0, "named": 0.0, "graph": 0.25}
-    assert stages.fusion_weights(stages.analyze(svc.db, "apply_discount"), params)["fts5"] == 2.0
+    assert stages.fusion_weights(stages.analyze(svc.db, "apply_discount", params), params)["fts5"] == 2.0
 
 
 def test_an_issue_demotes_the_test_file_in_the_file_stage(svc: IGraphService) -> None:
-    query = stages.analyze(svc.db, ISSUE)
+    query = stages.analyze(svc.db, ISSUE, DEFAULT_PARAMS)
     lists = stages.search_channels(svc.db, query, svc.dense_state(), DEFAULT_PARAMS, ("fts",))
     fused = stages.fuse(lists.ranked, query, DEFAULT_PARAMS)
     hits = stages.boost(fused, stages.fetch_rows(svc.db, fused), query, DEFAULT_PARAMS)
@@ -145,3 +146,28 @@ def test_expand_and_answer_stages(svc: IGraphService) -> None:
     assert [bool(h.snippet) for h in answer.hits[:2]] == [True, False]
     assert len(answer.neighbours) == 1
     assert answer.diagnostics.timingsMs.keys() >= {"fts", "fuse", "expand", "total"}
+
+
+def test_the_analyze_channel_and_answer_bounds_are_parameters(svc: IGraphService) -> None:
+    assert stages.analyze(svc.db, ISSUE, DEFAULT_PARAMS).issue
+    assert not stages.analyze(svc.db, ISSUE, DEFAULT_PARAMS.with_value("issue_min_lines", 3)).issue
+    query = stages.analyze(svc.db, ISSUE, DEFAULT_PARAMS)
+    found = {nid for nid, _ in stages.fts(svc.db, query.analysis, DEFAULT_PARAMS)}
+    fewer = {nid for nid, _ in stages.fts(svc.db, query.analysis, DEFAULT_PARAMS.with_value("fts_max_tokens", 1))}
+    assert fewer < found
+    named = stages.search_channels(svc.db, query, svc.dense_state(), DEFAULT_PARAMS, ("fts",)).ranked["named"]
+    unnamed = DEFAULT_PARAMS.with_value("max_named", 0)
+    assert named and stages.search_channels(svc.db, query, svc.dense_state(), unnamed, ("fts",)).ranked["named"] == []
+    shipped = svc.explore("compute_total", hops=0, params=DEFAULT_PARAMS)
+    short = svc.explore("compute_total", hops=0, params=DEFAULT_PARAMS.with_value("snippet_lines", 1))
+    assert (
+        shipped.hits[0].snippet.count("\n") >= 1
+        and short.hits[0].snippet == shipped.hits[0].snippet.split("\n")[0] + "\n…"
+    )
+
+
+def test_the_ranking_doc_lists_every_parameter() -> None:
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "ranking.md").read_text(encoding="utf-8")
+    fields = [f.name for f in dataclasses.fields(RetrievalParams)]
+    fields += [f.name for f in dataclasses.fields(BoostFactors)]
+    assert [name for name in fields if f"`{name}`" not in doc] == []

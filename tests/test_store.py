@@ -380,8 +380,9 @@ def test_vectors_knn_prefilter_and_reuse(db: Database) -> None:
     best = vec_store.knn_nodes(db, q, 3)
     assert [b[0] for b in best] == [ids_a[1], ids_b[1], ids_a[2]]
     assert best[0][2] == pytest.approx(1.0, abs=1e-5) and best[2][2] == pytest.approx(0.0, abs=1e-5)
-    assert [b[0] for b in vec_store.knn_nodes(db, q, 3, [fb])] == [ids_b[1]]
-    assert vec_store.knn_nodes(db, q, 3, []) == []
+    assert [b[0] for b in vec_store.similarities_in_files(db, q, [fb], 3)] == [ids_b[1]]
+    assert [b[0] for b in vec_store.similarities_in_files(db, q, [fa], 1)] == [ids_a[1]]
+    assert vec_store.similarities_in_files(db, q, [], 3) == []
     assert set(vec_store.vectors_for_files(db, [fa])) == {"h1", "h2"}
     assert np.allclose(vec_store.from_blob(vec_store.node_vectors_by_id(db, [ids_a[2]])[ids_a[2]]), _unit(0, 1, 0, 0))
     with db.atomic() as con:  # rewriting a vector replaces it, never duplicates it

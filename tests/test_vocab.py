@@ -11,33 +11,39 @@ from igraph_mcp.retrieve.analyze import analyze_query
 from igraph_mcp.retrieve.boosts import TEST_CODE, Candidate, boost
 from igraph_mcp.vocab.links import Thresholds
 from igraph_mcp.vocab.source import normalize_source, source_lines
-from igraph_mcp.vocab.testcode import is_test_path
+from igraph_mcp.vocab.testcode import is_test_path, is_test_side
 
-# Paths where the resolver's old rule and the ranker's disagreed (the last two: where both said no), with the one
-# answer both give now.
+# Paths where the resolver's old rule and the ranker's disagreed, then some where they always agreed: is it test
+# code (one answer for both), and may library code guess into it (no for tests and for the inputs of tests).
 TEST_PATHS = [
-    ("src/test/java/FooTest.java", True),
-    ("pkg/foo_tests.py", True),
-    ("web/WidgetSpec.ts", True),
-    ("conftest.pyi", True),
-    ("web/app.spec.ts", True),
-    ("pkg/testdata/input.go", False),  # inputs of tests, not tests
-    ("web/fixtures/user.js", False),
-    ("web/foo.test.d.ts", False),
-    ("pkg/latest.py", False),
-    ("pkg/Contest.java", False),
+    ("src/test/java/FooTest.java", True, True),
+    ("pkg/foo_tests.py", True, True),
+    ("web/WidgetSpec.ts", True, True),
+    ("conftest.pyi", True, True),
+    ("web/app.spec.ts", True, True),
+    ("pkg/testdata/input.go", False, True),  # inputs of tests: not demoted, never called from library code
+    ("web/fixtures/user.js", False, True),
+    ("web/foo.test.d.ts", False, False),
+    ("pkg/latest.py", False, False),
+    ("pkg/Contest.java", False, False),
+    # where both rules always agreed
+    ("tests/test_models.py", True, True),
+    ("pkg/tests/helpers.py", True, True),
+    ("src/server_test.go", True, True),
+    ("conftest.py", True, True),
+    ("pkg/attest.py", False, False),
+    ("src/app.py", False, False),
 ]
 
 
-@pytest.mark.parametrize(("path", "expected"), TEST_PATHS)
-def test_ranker_demotes_exactly_the_test_paths(path: str, expected: bool) -> None:
+@pytest.mark.parametrize(("path", "expected", "_test_side"), TEST_PATHS)
+def test_ranker_demotes_exactly_the_test_paths(path: str, expected: bool, _test_side: bool) -> None:
     assert is_test_path(path) is expected
     _factor, why = boost(Candidate("helper", "helper", "function", path), analyze_query("where is the cache reset"))
     assert ("testCode" in why) is (expected and TEST_CODE != 1.0)
 
 
-@pytest.mark.parametrize(("path", "expected"), TEST_PATHS)
-def test_resolver_never_guesses_into_the_same_test_paths(path: str, expected: bool) -> None:
+def _guess_from_library(path: str) -> tuple[int | None, str]:
     # JavaScript: a language whose calls may still bind by a unique global name.
     files = {1: "lib/app.js", 2: path}
     syms = [
@@ -49,7 +55,13 @@ def test_resolver_never_guesses_into_the_same_test_paths(path: str, expected: bo
     b = Resolver(SymbolTable(syms, files, {}, languages={1: "javascript", 2: "javascript"})).resolve(
         11, 1, "calls", "helper", ""
     )
-    assert (b.target, b.how) == ((None, "unresolved") if expected else (21, "unique_global"))
+    return b.target, b.how
+
+
+@pytest.mark.parametrize(("path", "_expected", "test_side"), TEST_PATHS)
+def test_resolver_never_guesses_into_tests_or_their_inputs(path: str, _expected: bool, test_side: bool) -> None:
+    assert is_test_side(path) is test_side
+    assert _guess_from_library(path) == ((None, "unresolved") if test_side else (21, "unique_global"))
 
 
 @pytest.mark.parametrize(

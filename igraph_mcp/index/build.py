@@ -44,16 +44,18 @@ def build_index(
     result = idx.run(full=full, dry_run=dry_run, progress=progress)
     if not dry_run:
         lap = time.perf_counter()
+        embedded = reused = 0
+        note: str | None = None  # why the index has no (or not all) vectors
         if embedder is None:
-            result.embedNote = embedder_note
+            note = embedder_note
         elif not db.vec_available:
-            result.embedNote = db.vec_error
+            note = db.vec_error
         else:
             try:
                 # Vectors kept from re-parsed symbols are another model's after an embedder switch: never reused.
                 reuse = idx.reusable_vectors if vec_store.made_by(db, embedder) else {}
                 vec_store.prepare_vector_tables(db, embedder)
-                result.embedded, result.embedReused = embed_nodes(
+                embedded, reused = embed_nodes(
                     db,
                     embedder,
                     reuse=reuse,
@@ -61,11 +63,12 @@ def build_index(
                     progress=progress,
                 )
             except EmbedderError as exc:
-                result.embedNote = f"embedding stopped: {exc}; structure and FTS are up to date"
+                note = f"embedding stopped: {exc}; structure and FTS are up to date"
             result.phases["embed"] = round(time.perf_counter() - lap, 3)
+        result.embedded, result.embedReused, result.embedNote = embedded, reused, note  # the wire names
         lap = time.perf_counter()
         for hook in after_index:
-            hook(db, embedder if result.embedNote is None else None)
+            hook(db, embedder if note is None else None)
         if after_index:
             result.phases["link"] = round(time.perf_counter() - lap, 3)
     result.seconds = round(time.perf_counter() - started, 3)  # the whole run, not only the structure phase

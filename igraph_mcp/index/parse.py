@@ -49,7 +49,7 @@ from igraph_mcp.index.recover import (
     new_symbols,
     sort_symbols,
 )
-from igraph_mcp.vocab.languages import LanguageSpec, get_spec
+from igraph_mcp.vocab.languages import FUNCTION_LIKE, LanguageSpec, get_spec
 from igraph_mcp.vocab.source import normalize_source
 
 log = logging.getLogger(__name__)
@@ -68,7 +68,6 @@ _REF_KINDS = {
     "type": "references",
     "references": "references",
 }
-_FUNCTION_KINDS = frozenset({"function", "method"})
 _PLAIN_ROLES = frozenset({"scope", "import", "fact", "fact.attr", "fact.return"})
 _TOP_KINDS = frozenset({"module", "namespace"})
 # Innermost template/generic argument lists, removed until none is left (`A<B<T>>::C` -> `A::C`).
@@ -457,7 +456,7 @@ def _has_export_ancestor(node: Node, ranges: set[tuple[int, int]]) -> bool:
 
 
 def _is_exported(source: bytes, spec: LanguageSpec, d: _Def, parent: Symbol, m: _Matches) -> bool:
-    if parent.kind in _FUNCTION_KINDS or not parent.exported:
+    if parent.kind in FUNCTION_LIKE or not parent.exported:
         return False  # locals and members of hidden types are not visible outside the file
     name = d.name_node.text.decode("utf-8", "replace") if d.name_node.text else ""
     rule = spec.export_rule

@@ -22,7 +22,7 @@ from igraph_mcp.index.resolve_rules import ResolveRules, rules_for
 from igraph_mcp.index.symbols import Sym, SymbolTable, submodule
 from igraph_mcp.vocab.edges import CONFIDENCE
 from igraph_mcp.vocab.languages import TYPE_KINDS, language_for_path
-from igraph_mcp.vocab.testcode import is_test_path
+from igraph_mcp.vocab.testcode import is_test_side
 
 # Kinds a reference of each kind may point at.
 _CALLABLE = frozenset({"function", "method", "class", "struct", "constant", "type", "enum", "interface", "trait"})
@@ -184,9 +184,9 @@ class Resolver:
             return Binding(None, "external")  # the language's own function, not shadowed in this file
 
         candidates = [s for s in t.by_name.get(name, []) if s.kind in allowed and s.id != source_id]
-        if not is_test_path(t.file_paths.get(file_id, "")):
-            # Library code never calls into tests: test helpers are no candidates for a name-only guess.
-            candidates = [s for s in candidates if not is_test_path(t.file_paths.get(s.file_id, ""))]
+        if not is_test_side(t.file_paths.get(file_id, "")):
+            # Library code never calls into tests or their inputs: no candidates for a name-only guess.
+            candidates = [s for s in candidates if not is_test_side(t.file_paths.get(s.file_id, ""))]
         if qualifier and head not in own:
             # `Foo.bar()` or `Foo::bar`: prefer members of a type whose name is the qualifier's last part.
             owner_name = qualifier.split(".")[-1].split("::")[-1]

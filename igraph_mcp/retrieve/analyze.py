@@ -21,7 +21,7 @@ MAX_PATHS = 100
 MAX_FRAMES = 200
 # FTS tokens per query. A long query also leaves out words found in more than FTS_COMMON_SHARE of the symbols:
 # BM25 gives them little weight, yet their posting lists are most of the FTS channel's time on an issue (the
-# measurement is in docs/ranking.md).
+# measurement is in docs/ranking.md). Defaults of RetrievalParams.fts_max_tokens, fts_common_from, fts_common_share.
 FTS_MAX_TOKENS = 48
 FTS_COMMON_FROM = 16  # a query with more tokens than this in the index counts as long
 FTS_COMMON_SHARE = 0.1
@@ -145,15 +145,22 @@ def analyze_query(text: str) -> QueryAnalysis:
 
 
 def select_fts_tokens(
-    qa: QueryAnalysis, doc_freqs: dict[str, int], total_docs: int, limit: int | None = None
+    qa: QueryAnalysis,
+    doc_freqs: dict[str, int],
+    total_docs: int,
+    limit: int | None = None,
+    *,
+    common_from: int = FTS_COMMON_FROM,
+    common_share: float = FTS_COMMON_SHARE,
 ) -> list[str]:
-    """Pick at most ``limit`` tokens that exist in the index: identifiers first, then the rarest words."""
+    """Pick at most ``limit`` tokens that exist in the index: identifiers first, then the rarest words (past
+    ``common_from`` tokens, only words in at most ``common_share`` of the symbols)."""
     limit = FTS_MAX_TOKENS if limit is None else limit
     present = [t for t in qa.tokens if doc_freqs.get(t, 0) > 0]
-    if len(present) > FTS_COMMON_FROM and FTS_COMMON_SHARE < 1.0:
-        # The rarest FTS_COMMON_FROM tokens stay whatever their counts; past those, only the uncommon ones.
-        ceiling = FTS_COMMON_SHARE * total_docs
-        keep = set(sorted(present, key=lambda t: doc_freqs[t])[:FTS_COMMON_FROM])
+    if len(present) > common_from and common_share < 1.0:
+        # The rarest common_from tokens stay whatever their counts; past those, only the uncommon ones.
+        ceiling = common_share * total_docs
+        keep = set(sorted(present, key=lambda t: doc_freqs[t])[:common_from])
         present = [t for t in present if t in keep or doc_freqs[t] <= ceiling]
     if len(present) <= limit:
         return present

@@ -8,6 +8,9 @@ CHARS_PER_TOKEN = 4  # a rough, conservative estimate for JSON with code
 SNIPPET_LINES = 12
 SNIPPET_CHARS = 900
 _NOTE_RESERVE_CHARS = 300  # longer than the longest budget note fit_to_budget writes
+# Each timing is measured as if it were this wide (the widest value of a call under 100 s), so how long a call took
+# never decides what a budget cuts: the same ranking under the same budget gives the same answer.
+_TIMING_PLACEHOLDER = 99_999.99
 
 
 def estimate_tokens(text: str) -> int:
@@ -27,7 +30,14 @@ def snippet_of(body: str, max_lines: int = SNIPPET_LINES, max_chars: int = SNIPP
 
 
 def _size(result: ExploreResult) -> int:
-    return estimate_tokens(result.model_dump_json())
+    """The answer's estimated tokens, with every timing sized at a fixed width."""
+    diagnostics = result.diagnostics
+    timings = diagnostics.timingsMs
+    diagnostics.timingsMs = dict.fromkeys(timings, _TIMING_PLACEHOLDER)
+    try:
+        return estimate_tokens(result.model_dump_json())
+    finally:
+        diagnostics.timingsMs = timings
 
 
 def fit_to_budget(result: ExploreResult, max_tokens: int) -> ExploreResult:

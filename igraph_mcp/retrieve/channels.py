@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from igraph_mcp.retrieve.analyze import QueryAnalysis, select_fts_tokens
+from igraph_mcp.retrieve.analyze import (
+    FTS_COMMON_FROM,
+    FTS_COMMON_SHARE,
+    FTS_MAX_TOKENS,
+    QueryAnalysis,
+    select_fts_tokens,
+)
 from igraph_mcp.retrieve.vector_search import VectorSearch
 from igraph_mcp.store import graph
 from igraph_mcp.store.db import Database
@@ -14,13 +20,21 @@ FILE_POOL_PROBE = 200  # global neighbours looked at to choose the closest files
 
 
 def fts_channel(
-    db: Database, qa: QueryAnalysis, limit: int, total_docs: int, weights: tuple[float, ...] = NODE_BM25_WEIGHTS
+    db: Database,
+    qa: QueryAnalysis,
+    limit: int,
+    total_docs: int,
+    weights: tuple[float, ...] = NODE_BM25_WEIGHTS,
+    *,
+    max_tokens: int = FTS_MAX_TOKENS,
+    common_from: int = FTS_COMMON_FROM,
+    common_share: float = FTS_COMMON_SHARE,
 ) -> list[tuple[int, float]]:
-    """BM25 ranking of symbols for the query's informative tokens."""
+    """BM25 ranking of symbols for the query's informative tokens (``select_fts_tokens`` chooses them)."""
     if not qa.tokens:
         return []
     freqs = graph.token_doc_freqs(db, qa.tokens)
-    tokens = select_fts_tokens(qa, freqs, total_docs)
+    tokens = select_fts_tokens(qa, freqs, total_docs, max_tokens, common_from=common_from, common_share=common_share)
     return graph.fts_search(db, tokens, limit, weights)
 
 
@@ -40,11 +54,17 @@ class DenseResult:
 
 
 def dense_channel(
-    search: VectorSearch, query_vector: bytes, *, limit: int, file_top_k: int, fallback_threshold: float
+    search: VectorSearch,
+    query_vector: bytes,
+    *,
+    limit: int,
+    file_top_k: int,
+    fallback_threshold: float,
+    pool_probe: int = FILE_POOL_PROBE,
 ) -> DenseResult:
-    """IGraph's dense semantics: KNN inside the fileTopK closest files, widened to a global KNN when the best
-    similarity is below fallbackThreshold or the pool is empty."""
-    probe = search.knn(query_vector, max(FILE_POOL_PROBE, limit))
+    """IGraph's dense semantics: KNN inside the fileTopK closest files (chosen among the ``pool_probe`` nearest
+    symbols), widened to a global KNN when the best similarity is below fallbackThreshold or the pool is empty."""
+    probe = search.knn(query_vector, max(pool_probe, limit))
     best_by_file: dict[int, float] = {}
     for _nid, fid, sim in probe:
         best_by_file[fid] = max(sim, best_by_file.get(fid, -1.0))
@@ -61,40 +81,47 @@ MAX_NAMED = 40  # identifiers of a query looked up by name (each is one indexed 
 NAMED_RARE = 10  # a name defined more often than this (`save`, `get`) says little about where to look
 
 
-def named_channel(db: Database, qa: QueryAnalysis, limit: int) -> list[int]:
-    """Symbols the query names, in the order it names them: dotted names first, then rare identifiers."""
+def named_channel(
+    db: Database, qa: QueryAnalysis, limit: int, *, max_named: int = MAX_NAMED, rare: int = NAMED_RARE
+) -> list[int]:
+    """Symbols the query names, in the order it names them: dotted names first, then identifiers defined at most
+    ``rare`` times; at most ``max_named`` names looked up."""
     out: dict[int, None] = {}
     looked = 0
     for dotted in qa.dotted:
-        if looked >= MAX_NAMED or len(out) >= limit:
+        if looked >= max_named or len(out) >= limit:
             break
         parts = dotted.split(".")
         # "QuerySet.bulk_update" or "django.db.models.QuerySet.bulk_update": the last two parts name a member.
         tail = ".".join(parts[-2:]) if len(parts) >= 2 else dotted
         looked += 1
-        for row in graph.nodes_named(db, tail, limit=NAMED_RARE + 1)[:NAMED_RARE]:
+        for row in graph.nodes_named(db, tail, limit=rare + 1)[:rare]:
             if row.qualified_name == tail or row.qualified_name.endswith("." + tail):
                 out.setdefault(row.id, None)
     for name in qa.identifiers:
-        if looked >= MAX_NAMED or len(out) >= limit:
+        if looked >= max_named or len(out) >= limit:
             break
         count = qa.definition_counts.get(name, 0)
-        if not 0 < count <= NAMED_RARE:
+        if not 0 < count <= rare:
             continue
         looked += 1
-        for row in graph.nodes_named(db, name, limit=NAMED_RARE):
+        for row in graph.nodes_named(db, name, limit=rare):
             if row.name == name:
                 out.setdefault(row.id, None)
     return list(out)[:limit]
 
 
-def graph_channel(db: Database, seeds: list[int], limit: int) -> list[int]:
-    """Neighbours of the named symbols along calls and inheritance, best first by edge certainty."""
+GRAPH_SEEDS = 20  # named symbols whose neighbours the graph channel follows
+
+
+def graph_channel(db: Database, seeds: list[int], limit: int, *, max_seeds: int = GRAPH_SEEDS) -> list[int]:
+    """Neighbours of the first ``max_seeds`` named symbols along calls and inheritance, best first by edge
+    certainty."""
     if not seeds:
         return []
     score: dict[int, float] = {}
     seed_set = set(seeds)
-    prior = {seed: 1.0 / (1 + rank) for rank, seed in reversed(list(enumerate(seeds[:20])))}
+    prior = {seed: 1.0 / (1 + rank) for rank, seed in reversed(list(enumerate(seeds[:max_seeds])))}
     kinds = ("calls", "inherits", "implements")
     # Two batched lookups (edges leaving and entering the seeds) rather than two per seed.
     edges = graph.edges_of(db, list(prior), outgoing=True, kinds=kinds)

@@ -39,9 +39,11 @@ def expand(
     directions: tuple[str, ...] = ("callee", "caller"),
     kinds: tuple[str, ...] = EXPAND_KINDS,
     per_node_cap: int = PER_NODE_CAP,
+    decay: float = DECAY,
     cut: set[int] | None = None,
 ) -> list[Reached]:
-    """Breadth-first expansion from ``seeds`` (node id -> score), best first, at most ``limit`` nodes.
+    """Breadth-first expansion from ``seeds`` (node id -> score), best first, at most ``limit`` nodes; a node
+    ``distance`` hops away scores its seed's score times ``decay ** distance`` (times a guessed edge's confidence).
 
     Neighbours left out by ``per_node_cap`` are added to ``cut`` when given, so a caller can say what it omitted.
     """
@@ -80,7 +82,7 @@ def expand(
             certain = certain_so_far and edge.confidence >= CERTAIN
             # A guessed edge passes on only as much of the seed's score as it is likely to be right.
             trust *= 1.0 if edge.confidence >= CERTAIN else edge.confidence
-            score = seeds[seed] * (DECAY**distance) * trust
+            score = seeds[seed] * (decay**distance) * trust
             prev = best.get(dst)
             if prev is not None and prev.score >= score:
                 continue

@@ -14,9 +14,11 @@ from typing import Any
 
 from igraph_mcp.config import RetrievalConfig
 from igraph_mcp.explore_request import SNIPPET_HITS
+from igraph_mcp.retrieve import analyze, channels, expand, query_parts
 from igraph_mcp.retrieve.boosts import BoostFactors
-from igraph_mcp.retrieve.query_parts import MAX_DENSE_PARTS
+from igraph_mcp.retrieve.budget import SNIPPET_CHARS, SNIPPET_LINES
 from igraph_mcp.retrieve.rerank import RERANK_DEPTH, WEIGHTS
+from igraph_mcp.store.fts import NODE_BM25_WEIGHTS
 
 _SHIPPED = RetrievalConfig()  # the configuration's defaults are the parameters' defaults
 
@@ -37,9 +39,24 @@ class RetrievalParams:
     fts_weight: float = _SHIPPED.ftsWeight
     max_tokens: int = _SHIPPED.maxTokens  # answer budget of a call that does not say maxTokens
 
+    # -- analyze ------------------------------------------------------------------------------------------------
+    # Issue-shaped text (at least this many non-empty lines and words) gets the levers tuned on issues.
+    issue_min_lines: int = query_parts.ISSUE_MIN_LINES
+    issue_min_words: int = query_parts.ISSUE_MIN_WORDS
+
     # -- channels -----------------------------------------------------------------------------------------------
     channel_depth: int = 100  # candidates taken from each channel before fusion
-    dense_parts: int = MAX_DENSE_PARTS  # parts of a long query embedded and searched one by one
+    fts_column_weights: tuple[float, ...] = NODE_BM25_WEIGHTS  # BM25 weight of each FTS column (name first)
+    fts_max_tokens: int = analyze.FTS_MAX_TOKENS  # FTS tokens searched per query, identifiers first ...
+    fts_common_from: int = analyze.FTS_COMMON_FROM  # ... and past this many, only words in at most ...
+    fts_common_share: float = analyze.FTS_COMMON_SHARE  # ... this share of the symbols (1.0: no such cut)
+    max_named: int = channels.MAX_NAMED  # names of an issue looked up for the named channel ...
+    named_rare: int = channels.NAMED_RARE  # ... each defined at most this many times
+    graph_seeds: int = channels.GRAPH_SEEDS  # named symbols whose neighbours the graph channel follows
+    file_pool_probe: int = channels.FILE_POOL_PROBE  # dense: nearest symbols that choose the fileTopK files
+    dense_parts: int = query_parts.MAX_DENSE_PARTS  # parts of a long query embedded and searched one by one
+    part_chars: int = query_parts.PART_CHARS  # each part at most this long ...
+    min_part_chars: int = query_parts.MIN_PART_CHARS  # ... and, past the head, at least this long
     head_part_weight: float = 1.0  # RRF weight of the head part (title and opening prose) among the parts ...
     other_part_weight: float = 0.5  # ... and of every later part
     # A one-line prose question is the dense channel's ground: its FTS weight is fts_weight times this.
@@ -60,8 +77,14 @@ class RetrievalParams:
     rerank_weights: tuple[float, ...] = WEIGHTS  # () = off, the fused order stands
     rerank_depth: int = RERANK_DEPTH
 
+    # -- expand -------------------------------------------------------------------------------------------------
+    hop_decay: float = expand.DECAY  # a neighbour's score: its seed's times this per hop
+    per_node_cap: int = expand.PER_NODE_CAP  # neighbours taken from one node per hop, so a hub cannot flood
+
     # -- answer -------------------------------------------------------------------------------------------------
     snippet_hits: int = SNIPPET_HITS
+    snippet_lines: int = SNIPPET_LINES  # a hit's snippet: at most this many lines ...
+    snippet_chars: int = SNIPPET_CHARS  # ... and characters of its source
     neighbour_limit: int = 10  # graph neighbours listed under the hits
 
     @classmethod

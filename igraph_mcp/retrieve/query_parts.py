@@ -34,15 +34,15 @@ class QueryPart:
     text: str
 
 
-def is_issue_shaped(text: str) -> bool:
-    """True for issue-like text: at least ISSUE_MIN_LINES non-empty lines and ISSUE_MIN_WORDS words."""
+def is_issue_shaped(text: str, min_lines: int = ISSUE_MIN_LINES, min_words: int = ISSUE_MIN_WORDS) -> bool:
+    """True for issue-like text: at least ``min_lines`` non-empty lines and ``min_words`` words."""
     lines = 0
     for line in text.splitlines():
         if line.strip():
             lines += 1
-            if lines >= ISSUE_MIN_LINES:
+            if lines >= min_lines:
                 break
-    return lines >= ISSUE_MIN_LINES and len(text.split(None, ISSUE_MIN_WORDS)) >= ISSUE_MIN_WORDS
+    return lines >= min_lines and len(text.split(None, min_words)) >= min_words
 
 
 def split_query(text: str) -> list[QueryPart]:
@@ -119,9 +119,12 @@ def traceback_gist(text: str) -> str:
     return "\n".join([last, *frames[-4:]]).strip()
 
 
-def dense_texts(text: str, max_parts: int | None = None, part_chars: int = PART_CHARS) -> list[str]:
+def dense_texts(
+    text: str, max_parts: int | None = None, part_chars: int = PART_CHARS, min_part_chars: int = MIN_PART_CHARS
+) -> list[str]:
     """The texts to embed for a query, most telling first: the head (title and opening prose), then
-    traceback gists, further prose and code, each at most ``part_chars`` long. A short query is itself."""
+    traceback gists, further prose and code, each at most ``part_chars`` long (and, past the head, at least
+    ``min_part_chars``). A short query is itself."""
     max_parts = MAX_DENSE_PARTS if max_parts is None else max_parts
     stripped = text.strip()
     if len(stripped) <= part_chars:
@@ -151,7 +154,7 @@ def dense_texts(text: str, max_parts: int | None = None, part_chars: int = PART_
         if len(texts) >= max_parts:
             break
         t = t.strip()
-        if len(t) >= MIN_PART_CHARS and t not in texts:
+        if len(t) >= min_part_chars and t not in texts:
             texts.append(t[:part_chars])
     return texts[:max_parts]
 

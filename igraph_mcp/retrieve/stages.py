@@ -52,7 +52,7 @@ def run(
     assert request.top_k is not None and request.hops is not None  # resolved() sets both
     trace = Trace()
     t0 = time.perf_counter()
-    query = analyze(db, request.query, trace)
+    query = analyze(db, request.query, params, trace)
     lists = search_channels(db, query, dense, params, request.channels, resource_finder is not None, trace)
     t = time.perf_counter()
     fused = fuse(lists.ranked, query, params)
@@ -115,7 +115,11 @@ class AnalyzedQuery:
 
 
 def analyze(
-    db: Database | None, text: str, trace: Trace | None = None, definition_counts: Mapping[str, int] | None = None
+    db: Database | None,
+    text: str,
+    params: RetrievalParams,
+    trace: Trace | None = None,
+    definition_counts: Mapping[str, int] | None = None,
 ) -> AnalyzedQuery:
     """Cut, analyse and count how many symbols define each identifier the query mentions (in ``db``, or given
     as ``definition_counts`` when replaying stored candidates without an index)."""
@@ -127,7 +131,7 @@ def analyze(
         count_definitions(db, qa)
     if cut_note and trace is not None:
         trace.notes.append(cut_note)
-    return AnalyzedQuery(qa, is_issue_shaped(qa.text))
+    return AnalyzedQuery(qa, is_issue_shaped(qa.text, params.issue_min_lines, params.issue_min_words))
 
 
 # -- channels -------------------------------------------------------------------------------------------------------
@@ -155,17 +159,19 @@ def search_channels(
     ranked: dict[str, list[int]] = {}
     if "fts" in channels:
         t = time.perf_counter()
-        ranked["fts5"] = [nid for nid, _ in fts_channel(db, qa, params.channel_depth, node_count(db))]
+        ranked["fts5"] = [nid for nid, _ in fts(db, qa, params)]
         trace.timings_ms["fts"] = _ms(t)
         trace.channels.append("fts5")
     if "fts" in channels and query.issue and (params.graph_weight > 0 or learned(query, params)):
         t = time.perf_counter()
-        ranked["named"] = named_channel(db, qa, params.channel_depth)
-        ranked["graph"] = graph_channel(db, ranked["named"], params.channel_depth)
+        ranked["named"] = named_channel(
+            db, qa, params.channel_depth, max_named=params.max_named, rare=params.named_rare
+        )
+        ranked["graph"] = graph_channel(db, ranked["named"], params.channel_depth, max_seeds=params.graph_seeds)
         trace.timings_ms["named"] = _ms(t)
     vectors: list[bytes] = []
     if "dense" in channels or want_vector:
-        texts = dense_texts(qa.text, max_parts=params.dense_parts if "dense" in channels else 1)
+        texts = query_texts(qa.text, params, params.dense_parts if "dense" in channels else 1)
         t = time.perf_counter()
         vectors, note = embed_query_parts(db, dense, texts)
         if not note:
@@ -185,6 +191,25 @@ def search_channels(
     trace.dense_coverage = dense.coverage
     trace.candidates = {k: len(v) for k, v in ranked.items()}
     return ChannelLists(ranked, vectors[0] if vectors else None)
+
+
+def fts(db: Database, qa: QueryAnalysis, params: RetrievalParams) -> list[tuple[int, float]]:
+    """The FTS channel's (node id, BM25 score) under ``params``."""
+    return fts_channel(
+        db,
+        qa,
+        params.channel_depth,
+        node_count(db),
+        params.fts_column_weights,
+        max_tokens=params.fts_max_tokens,
+        common_from=params.fts_common_from,
+        common_share=params.fts_common_share,
+    )
+
+
+def query_texts(text: str, params: RetrievalParams, max_parts: int) -> list[str]:
+    """The query's parts to embed, at most ``max_parts`` of them."""
+    return dense_texts(text, max_parts, params.part_chars, params.min_part_chars)
 
 
 def embed_query_parts(db: Database, dense: DenseState, texts: list[str]) -> tuple[list[bytes], str | None]:
@@ -217,6 +242,7 @@ def dense_ranking(search: VectorSearch, vectors: Sequence[bytes], params: Retrie
             limit=params.channel_depth,
             file_top_k=params.file_top_k,
             fallback_threshold=params.fallback_threshold,
+            pool_probe=params.file_pool_probe,
         )
         per_part[f"part{n}"] = [nid for nid, _ in found.ranked]
         fallback = fallback or found.fallback_triggered
@@ -309,7 +335,14 @@ def expand_hits(db: Database, hits: list[Hit], hops: int, params: RetrievalParam
     """Callers and callees of the hits up to ``hops`` away, scored by seed and distance."""
     if hops <= 0 or not hits:
         return []
-    reached = expand(db, {h.nodeId: h.score for h in hits}, hops, limit=params.neighbour_limit)
+    reached = expand(
+        db,
+        {h.nodeId: h.score for h in hits},
+        hops,
+        limit=params.neighbour_limit,
+        per_node_cap=params.per_node_cap,
+        decay=params.hop_decay,
+    )
     return neighbours(db, reached, {h.nodeId: h.qualifiedName or h.name for h in hits})
 
 
@@ -325,7 +358,7 @@ def answer(
     """The answer before resources and budget: hits (the first ones with a source snippet), files, neighbours."""
     bodies = graph.node_bodies(db, [h.nodeId for h in hits[: params.snippet_hits]])
     for h in hits[: params.snippet_hits]:
-        h.snippet = snippet_of(bodies.get(h.nodeId, ""))
+        h.snippet = snippet_of(bodies.get(h.nodeId, ""), params.snippet_lines, params.snippet_chars)
     # Echo the cleaned text: a lone surrogate (undecodable CLI bytes) cannot be serialised to JSON.
     echo = query.analysis.text
     return ExploreResult(

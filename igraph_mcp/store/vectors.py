@@ -145,24 +145,13 @@ def node_vector_count(db: Database) -> int:
     return int(db.scalar("SELECT count(*) FROM node_vectors", default=0))
 
 
-def knn_nodes(
-    db: Database, query: bytes, k: int, file_ids: Sequence[int] | None = None
-) -> list[tuple[int, int, float]]:
-    """Nearest nodes: (node id, file id, cosine similarity) best first, optionally only within ``file_ids``."""
-    if file_ids is not None:
-        if not file_ids:
-            return []
-        ph = placeholders(len(file_ids))
-        rows = db.rows(
-            "SELECT node_id, file_id, distance FROM node_vectors "  # noqa: S608
-            f"WHERE embedding MATCH ? AND k = ? AND file_id IN ({ph})",
-            (query, k, *file_ids),
-        )
-    else:
-        rows = db.rows(
-            "SELECT node_id, file_id, distance FROM node_vectors WHERE embedding MATCH ? AND k = ?",
-            (query, k),
-        )
+def knn_nodes(db: Database, query: bytes, k: int) -> list[tuple[int, int, float]]:
+    """Nearest nodes overall: (node id, file id, cosine similarity) best first (within some files:
+    ``similarities_in_files``)."""
+    rows = db.rows(
+        "SELECT node_id, file_id, distance FROM node_vectors WHERE embedding MATCH ? AND k = ?",
+        (query, k),
+    )
     return [(int(r[0]), int(r[1]), 1.0 - float(r[2])) for r in rows]
 
 

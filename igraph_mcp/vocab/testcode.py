@@ -1,10 +1,13 @@
 """What a test path is: one answer for the resolver (no name-only guess from library code into tests) and the
-ranker (test code is demoted unless the query mentions tests)."""
+ranker (test code is demoted unless the query mentions tests); and where tests keep their inputs."""
 
 from __future__ import annotations
 
 # Directory names that hold tests, compared in lower case.
 TEST_DIRS = frozenset({"test", "tests", "testing", "__tests__", "spec", "specs"})
+# Directory names that hold the inputs of tests (Go's testdata, JavaScript's fixtures): not tests, so the ranker
+# does not demote them, but no library code calls into them either.
+TEST_INPUT_DIRS = frozenset({"testdata", "fixtures"})
 
 
 def is_test_path(path: str) -> bool:
@@ -19,3 +22,8 @@ def is_test_path(path: str) -> bool:
         or low.endswith(("_test", "_tests", ".test", ".spec", "_spec"))
         or stem.endswith(("Test", "Tests", "Spec"))  # Java, Kotlin, C#: FooTest.java
     )
+
+
+def is_test_side(path: str) -> bool:
+    """Test code or the inputs of tests: what library code never calls (the resolver's name-only guesses)."""
+    return is_test_path(path) or any(p.lower() in TEST_INPUT_DIRS for p in path.split("/")[:-1])
