@@ -85,7 +85,7 @@ def test_roots_are_named_by_directory_or_explicitly(roots: dict[str, Path]) -> N
 
 def test_duplicate_names_and_roots_are_refused(tmp_path: Path, roots: dict[str, Path]) -> None:
     other = make_repo(tmp_path / "elsewhere", {"a.py": "x = 1\n"}, name="api")
-    with pytest.raises(InvalidInput, match="two repositories are named 'api'.*NAME=PATH"):
+    with pytest.raises(InvalidInput, match=r"two repositories are named 'api'.*NAME=PATH"):
         name_roots([(None, str(roots["api"])), (None, str(other))])
     with pytest.raises(InvalidInput, match="given twice"):
         name_roots([("a", str(roots["api"])), ("b", str(roots["api"]))])
@@ -141,7 +141,7 @@ def test_the_budget_applies_once_to_the_fused_answer(workspace: Workspace) -> No
 def test_repo_filter_and_unknown_repo(workspace: Workspace) -> None:
     only = workspace.explore(QUERY, repos=workspace.select("web"))
     assert only.hits and {h.repo for h in only.hits} == {"web"}
-    with pytest.raises(UnknownRepository, match="no repository 'nope' on this server; repositories: api, web"):
+    with pytest.raises(UnknownRepository, match=r"no repository 'nope' on this server; repositories: api, web"):
         workspace.select("nope")
 
 
@@ -297,3 +297,40 @@ def test_service_kwargs_reach_every_repository(roots: dict[str, Path]) -> None:
         assert all(isinstance(svc, IGraphService) and svc.embedder() is None for _, svc in ws.items())
     finally:
         ws.close()
+
+
+# -- the CLI ---------------------------------------------------------------------------------------------------
+def test_cli_over_a_workspace(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from igraph_mcp.cli import EXIT_AMBIGUOUS, EXIT_ERROR, main
+
+    monkeypatch.setenv("IGRAPH_EMBEDDER", "hash")
+    api, web = make_repo(tmp_path, API, name="api"), make_repo(tmp_path, WEB, name="web")
+    both = ["--root", str(api), "--root", str(web)]
+    assert main(["index", *both]) == 0  # every repository in turn
+    out = capsys.readouterr().out
+    assert out.count("files,") == 2 and out.startswith("api: ") and "\nweb: " in out
+    assert main(["search", QUERY, *both, "--top-k", "4", "--json"]) == 0
+    assert {h["repo"] for h in json.loads(capsys.readouterr().out)["hits"]} == {"api", "web"}
+    assert main(["search", QUERY, *both, "--repo", "web"]) == 0
+    text = capsys.readouterr().out
+    assert "web:ui/invoice_page.py" in text and "api:" not in text
+    assert main(["node", "shared_helper", *both]) == EXIT_AMBIGUOUS
+    assert "several repositories (api, web)" in capsys.readouterr().out
+    assert main(["node", "shared_helper", *both, "--repo", "api"]) == 0
+    assert main(["status", *both, "--repo", "nope"]) == EXIT_ERROR
+    assert "repositories: api, web" in capsys.readouterr().err
+
+
+def test_cli_single_root_json_has_no_repo_field(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from igraph_mcp.cli import main
+
+    monkeypatch.setenv("IGRAPH_EMBEDDER", "hash")
+    api = make_repo(tmp_path, API, name="api")
+    assert main(["index", str(api)]) == 0
+    assert not capsys.readouterr().out.startswith("api: ")
+    assert main(["search", QUERY, "--root", str(api), "--json"]) == 0
+    assert '"repo"' not in capsys.readouterr().out
