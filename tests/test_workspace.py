@@ -334,3 +334,13 @@ def test_cli_single_root_json_has_no_repo_field(
     assert not capsys.readouterr().out.startswith("api: ")
     assert main(["search", QUERY, "--root", str(api), "--json"]) == 0
     assert '"repo"' not in capsys.readouterr().out
+
+
+def test_the_access_log_names_the_repository_a_call_names(caplog: pytest.LogCaptureFixture) -> None:
+    from igraph_mcp.access import access_log, log_call
+
+    access = RequestAccess(Identity("ann"), Repository("api", "/x/api"))
+    with caplog.at_level("INFO", logger=access_log.name):
+        log_call(access, "igraph_explore", 0.001, "ok", {"query": "q", "repo": "web"})
+        log_call(access, "igraph_explore", 0.001, "ok", {"query": "q"})
+    assert [r.getMessage().split()[4] for r in caplog.records] == ["repo=web", "repo=api"]
