@@ -292,8 +292,8 @@ async def igraph_node(
     """One symbol in full: source, signature, docstring, callers, callees and base classes. Not found and
     ambiguous names are normal answers (found: false, with candidates)."""
     state = _state(ctx)
-    names, _ = _ready(state, _targets(state, "igraph_node", repo))
-    lookup = partial(state.workspace.lookup, names, lambda svc: svc.node(name, file), "the name")
+    names, waiting = _ready(state, _targets(state, "igraph_node", repo))
+    lookup = partial(state.workspace.lookup, names, lambda svc: svc.node(name, file), "the name", waiting)
     result = await _call("igraph_node", lookup)
     return _answer(result, render.render_node(result))
 
@@ -311,8 +311,9 @@ async def igraph_file(
 ) -> Annotated[CallToolResult, FileDetail]:
     """Outline of one file: its symbols with line ranges, and its imports."""
     state = _state(ctx)
-    names, _ = _ready(state, _targets(state, "igraph_file", repo))
-    result = await _call("igraph_file", partial(state.workspace.lookup, names, lambda svc: svc.file(path), "the path"))
+    names, waiting = _ready(state, _targets(state, "igraph_file", repo))
+    lookup = partial(state.workspace.lookup, names, lambda svc: svc.file(path), "the path", waiting)
+    result = await _call("igraph_file", lookup)
     return _answer(result, render.render_file(result))
 
 
@@ -332,8 +333,10 @@ async def igraph_related(
 ) -> Annotated[CallToolResult, RelatedResult]:
     """Callers and/or callees of a symbol up to several hops away: the impact of changing it."""
     state = _state(ctx)
-    names, _ = _ready(state, _targets(state, "igraph_related", repo))
-    lookup = partial(state.workspace.lookup, names, lambda svc: svc.related(name, direction, hops, limit), "the name")
+    names, waiting = _ready(state, _targets(state, "igraph_related", repo))
+    lookup = partial(
+        state.workspace.lookup, names, lambda svc: svc.related(name, direction, hops, limit), "the name", waiting
+    )
     result = await _call("igraph_related", lookup)
     return _answer(result, render.render_related(result))
 

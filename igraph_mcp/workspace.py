@@ -230,14 +230,24 @@ class Workspace:
         fused.diagnostics.timingsMs["total"] = round((time.perf_counter() - t0) * 1000, 2)
         return fused
 
-    def lookup(self, repos: Sequence[str], call: Callable[[IGraphService], _R], what: str) -> _R:
+    def lookup(
+        self,
+        repos: Sequence[str],
+        call: Callable[[IGraphService], _R],
+        what: str,
+        unavailable: Mapping[str, str] | None = None,
+    ) -> _R:
         """``node``, ``file`` or ``related`` over ``repos``: the one repository that has it, else candidates
-        labelled by repository ('ambiguous: name a repo'); repositories that cannot answer are noted."""
-        if not self.multi:
+        labelled by repository ('ambiguous: name a repo'); repositories that cannot answer (or are listed in
+        ``unavailable``, with why) are noted."""
+        unavailable = dict(unavailable or {})
+        if not self.multi and not unavailable:
             return call(self.service(repos[0]))
         answers: list[tuple[str, _R]] = []
         errors: dict[str, IGraphError] = {}
         for name in repos:
+            if name in unavailable:
+                continue
             try:
                 answers.append((name, call(self.service(name))))
             except InvalidInput:
@@ -245,8 +255,8 @@ class Workspace:
             except IGraphError as exc:
                 errors[name] = exc
         if not answers:
-            raise _none_answered(errors, {})
-        return merge_lookups(answers, what, {name: str(exc) for name, exc in errors.items()})
+            raise _none_answered(errors, unavailable)
+        return merge_lookups(answers, what, {**unavailable, **{name: str(exc) for name, exc in errors.items()}})
 
     def list_resources(self, repos: Sequence[str]) -> ResourceList:
         """Mounted sources of ``repos``, labelled by repository when there are several."""

@@ -205,6 +205,7 @@ async def test_workspace_server_labels_filters_and_lists(roots: dict[str, Path])
     finally:
         state.workspace.close()
     assert all("repo" in t.input_schema["properties"] for t in tools.values())
+    assert server.instructions and "2 repositories: api, web" in server.instructions
     hits = (explore.structured_content or {})["hits"]
     assert {h["repo"] for h in hits} == {"api", "web"} and "api:billing/invoice.py" in text_of(explore)
     assert {h["repo"] for h in (web.structured_content or {})["hits"]} == {"web"}
@@ -224,6 +225,7 @@ async def test_a_repository_being_built_does_not_stop_the_others(roots: dict[str
         async with Client(server) as client:
             explore = await client.call_tool("igraph_explore", {"query": QUERY})
             alone = await client.call_tool("igraph_explore", {"query": QUERY, "repo": "web"})
+            node = await client.call_tool("igraph_node", {"name": "compute_invoice_total"})
     finally:
         web._building = None
         state.workspace.close()
@@ -231,6 +233,8 @@ async def test_a_repository_being_built_does_not_stop_the_others(roots: dict[str
     assert not explore.is_error and {h["repo"] for h in data["hits"]} == {"api"}
     assert data["degraded"] and "repository 'web' left out" in data["note"]
     assert alone.is_error and "being built" in text_of(alone)
+    found = node.structured_content or {}
+    assert found["found"] and found["repo"] == "api" and "repository 'web' did not answer" in found["message"]
 
 
 async def test_an_allow_list_hides_the_other_repositories(roots: dict[str, Path]) -> None:
