@@ -396,7 +396,7 @@ async def igraph_index(
                 "igraph_index", partial(state.build, full=full, origin="igraph_index", progress=progress)
             )
         except ToolError as exc:  # kept until the progress pump stops, so it is not wrapped in an ExceptionGroup
-            outcome = exc
+            outcome = ToolError(f"repository '{name}': {exc}") if ws_state.workspace.multi else exc
         finally:
             finished.set()
     if isinstance(outcome, ToolError):

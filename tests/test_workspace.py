@@ -348,3 +348,34 @@ def test_the_access_log_names_the_repository_a_call_names(caplog: pytest.LogCapt
         log_call(access, "igraph_explore", 0.001, "ok", {"query": "q", "repo": "web"})
         log_call(access, "igraph_explore", 0.001, "ok", {"query": "q"})
     assert [r.getMessage().split()[4] for r in caplog.records] == ["repo=web", "repo=api"]
+
+
+async def test_index_mount_and_a_locked_repository(roots: dict[str, Path]) -> None:
+    (roots["web"] / "docs").mkdir()
+    (roots["web"] / "docs" / "PRD.md").write_text("# Invoice page\n\nThe invoice page shows the total of the lines.\n")
+    state, server = _server(roots)
+    other_writer = make_service(roots["api"])  # a second process's writer, as `igraph-mcp index` would be
+    progress: list[tuple[float, float | None, str | None]] = []
+
+    async def on_progress(done: float, total: float | None, message: str | None) -> None:
+        progress.append((done, total, message))
+
+    try:
+        async with Client(server) as client:
+            built = await client.call_tool("igraph_index", {"repo": "web"}, progress_callback=on_progress)
+            mounted = await client.call_tool("igraph_mount_resource", {"path": "docs/PRD.md", "repo": "web"})
+            listed = await client.call_tool("igraph_list_resources", {})
+            with other_writer._writer():
+                busy = await client.call_tool("igraph_index", {"repo": "api"})
+                explore = await client.call_tool("igraph_explore", {"query": QUERY, "topK": 4})
+    finally:
+        other_writer.close()
+        state.workspace.close()
+    assert not built.is_error and (built.structured_content or {})["repo"] == "web" and progress
+    assert text_of(built).startswith("web: ")
+    assert (mounted.structured_content or {})["repo"] == "web"
+    assert [s["repo"] for s in (listed.structured_content or {})["sources"]] == ["web"]
+    assert busy.is_error and "repository 'api': another igraph-mcp process is indexing" in text_of(busy)
+    data = explore.structured_content or {}
+    assert not explore.is_error and {h["repo"] for h in data["hits"]} == {"api", "web"}  # readers keep answering
+    assert any(r["repo"] == "web" for r in data["resources"])
