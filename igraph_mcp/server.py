@@ -349,7 +349,7 @@ async def igraph_status(ctx: Context, repo: RepoFirst = None) -> Annotated[CallT
     name, state = names[0], ws_state.repos[names[0]]
     if not state.has_index and state.building is not None:
         result = StatusResult(root=str(state.service.root), indexed=False)  # don't touch a DB being created
-        result = _labelled(ws_state, result, name)
+        result = ws_state.workspace.label_status(result, name)
     else:
         status = partial(ws_state.workspace.status, name, summary=names if repo is None else ())
         result = await _call("igraph_status", status)

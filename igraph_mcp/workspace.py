@@ -274,8 +274,11 @@ class Workspace:
         return out
 
     def status(self, name: str, *, summary: Sequence[str] = ()) -> StatusResult:
-        """``name``'s status, labelled when there are several, with one line per repository of ``summary``."""
-        result = self.service(name).status()
+        """``name``'s status, labelled when there are several, with one row per repository of ``summary``."""
+        return self.label_status(self.service(name).status(), name, summary)
+
+    def label_status(self, result: StatusResult, name: str, summary: Sequence[str] = ()) -> StatusResult:
+        """``result`` labelled with ``name`` and the rows of ``summary`` (unchanged in a one-repository server)."""
         if not self.multi:
             return result
         rows = [self._summary(n) for n in summary]

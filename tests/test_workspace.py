@@ -287,12 +287,32 @@ async def test_stdio_server_with_two_roots(roots: dict[str, Path]) -> None:
     assert (node.structured_content or {})["repo"] == "front"
 
 
-def test_the_guard_runs_a_request_as_the_first_repository_its_token_sees(roots: dict[str, Path]) -> None:
+async def test_the_guard_runs_a_request_as_the_first_repository_its_token_sees(tmp_path: Path) -> None:
+    import httpx
+
+    from igraph_mcp.access import current_access
+    from igraph_mcp.tokens import TokenTable, add_token
     from igraph_mcp.transport import RequestGuard
 
-    repos = [Repository("api", str(roots["api"])), Repository("web", str(roots["web"]))]
-    guard = RequestGuard(lambda *a: None, loopback=True, repos=repos)  # type: ignore[arg-type, return-value]
-    assert guard.repo == repos[0] and guard.repos == tuple(repos)
+    path = tmp_path / "tokens.json"
+    web_only = add_token(path, "wendy", role="read", repos=("web",))[0]
+    outsider = add_token(path, "otto", role="read", repos=("other",))[0]
+    table = TokenTable(path=path)
+    table.load()
+    seen: list[RequestAccess | None] = []
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        seen.append(current_access())
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"ok"})
+
+    repos = [Repository("api", "/x/api"), Repository("web", "/x/web")]
+    guard = RequestGuard(app, loopback=True, tokens=table, repos=repos)
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=guard), base_url="http://127.0.0.1") as c:
+        wendy = await c.get("/mcp", headers={"authorization": f"Bearer {web_only}"})
+        otto = await c.get("/mcp", headers={"authorization": f"Bearer {outsider}"})
+    assert wendy.status_code == 200 and [a.repo.name if a else None for a in seen] == ["web"]
+    assert otto.status_code == 403  # sees none of the workspace's repositories
 
 
 def test_service_kwargs_reach_every_repository(roots: dict[str, Path]) -> None:
