@@ -98,7 +98,7 @@ def main() -> None:
 def _joint_index(work: Path, names: list[str]) -> IGraphService:
     """One index over all the stripped trees side by side (``<name>/...``): the ranking of one repository holding
     everything, which fusion should come close to."""
-    root = work / "joint"
+    root = work / ("joint-" + "+".join(names))
     for name in names:
         if not (root / name).is_dir():
             shutil.copytree(work / name, root / name, ignore=shutil.ignore_patterns(".igraph"))
