@@ -119,12 +119,15 @@ def refusal(access: RequestAccess | None, tool: str, *, writes: bool, repo: Repo
 def log_call(
     access: RequestAccess | None, tool: str, seconds: float, outcome: str, arguments: Mapping[str, Any]
 ) -> None:
-    """One access-log line per tool call: who, tool, repository, duration, outcome (arguments only if asked)."""
+    """One access-log line per tool call: who, tool, repository (the one a workspace call names), duration,
+    outcome (arguments only if asked)."""
     if access is None:
         return
+    named = arguments.get("repo")
+    repo = named[:100] if isinstance(named, str) else access.repo.name
     line = (
         f"access user={access.identity.name} role={access.identity.role} tool={tool} "
-        f"repo={log_field(access.repo.name)} ms={seconds * 1000:.1f} outcome={outcome}"
+        f"repo={log_field(repo)} ms={seconds * 1000:.1f} outcome={outcome}"
     )
     if access.log_queries:
         # json.dumps escapes newlines and control characters: one argument cannot forge a second log line

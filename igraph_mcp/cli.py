@@ -99,32 +99,63 @@ def _progress(enabled: bool) -> Iterator[Progress | None]:
         bar.close()
 
 
+def _root(args: argparse.Namespace) -> str:
+    """The (first) --root, for commands that act on one repository (init, view)."""
+    from igraph_mcp.workspace import parse_root
+
+    roots = args.root if isinstance(args.root, list) else [args.root]
+    return parse_root(roots[0])[1] if roots and roots[0] else "."
+
+
 def _service(args: argparse.Namespace, **kwargs: Any) -> Any:
     from igraph_mcp.service import IGraphService
 
-    return IGraphService(Path(args.root), **kwargs)
+    return IGraphService(Path(_root(args)), **kwargs)
+
+
+def _workspace(args: argparse.Namespace, **kwargs: Any) -> Any:
+    """The repositories of the command: one --root as always, or several (--root repeated, --workspace FILE)."""
+    from igraph_mcp.service import IGraphService
+    from igraph_mcp.workspace import Workspace, workspace_roots
+
+    roots = workspace_roots(args.root, getattr(args, "workspace", None))
+    if len(roots) == 1:
+        return Workspace.single(IGraphService(roots[0].root, **kwargs))
+    return Workspace.open(roots, **kwargs)
 
 
 # -- commands -------------------------------------------------------------------------------------------------
 def cmd_index(args: argparse.Namespace) -> int:
     from igraph_mcp.render import render_index
 
-    root = Path(args.path or args.root)
-    args.root = str(root)
-    svc = _service(args)
-    with _progress(not args.json) as progress:
-        result = svc.index(full=args.full, dry_run=args.dry_run, embed=not args.no_embed, progress=progress)
-    _emit(result, args.json, render_index)
-    return 0
+    if args.path:
+        args.root = [args.path]
+    ws = _workspace(args)
+    names = ws.select(args.repo)
+    code = EXIT_OK
+    for name in names:  # a workspace without --repo: every repository in turn; one that fails does not stop the rest
+        try:
+            with _progress(not args.json) as progress:
+                kwargs = {"full": args.full, "dry_run": args.dry_run, "embed": not args.no_embed}
+                result = ws.service(name).index(**kwargs, progress=progress)
+        except IGraphError as exc:
+            if len(names) == 1:
+                raise
+            sys.stderr.write(f"igraph-mcp: {name}: {cli_terms(str(exc))}\n")
+            code = code or (EXIT_BUSY if isinstance(exc, IndexBusy) else EXIT_ERROR)
+            continue
+        _emit(result.model_copy(update={"repo": name}) if ws.multi else result, args.json, render_index)
+    return code
 
 
 def cmd_search(args: argparse.Namespace) -> int:
     from igraph_mcp.render import render_explore
 
-    svc = _service(args)
+    ws = _workspace(args)
     channels = {"hybrid": ("fts", "dense"), "fts": ("fts",), "dense": ("dense",)}[args.channels]
-    result = svc.explore(
+    result = ws.explore(
         args.query,
+        repos=ws.select(args.repo),
         top_k=args.top_k,
         hops=args.hops,
         kinds=args.kind or None,
@@ -139,7 +170,8 @@ def cmd_search(args: argparse.Namespace) -> int:
 def cmd_node(args: argparse.Namespace) -> int:
     from igraph_mcp.render import render_node
 
-    result = _service(args).node(args.name, args.file)
+    ws = _workspace(args)
+    result = ws.lookup(ws.select(args.repo), lambda svc: svc.node(args.name, args.file), "the name")
     _emit(result, args.json, render_node)
     return _lookup_code(result)
 
@@ -147,7 +179,8 @@ def cmd_node(args: argparse.Namespace) -> int:
 def cmd_file(args: argparse.Namespace) -> int:
     from igraph_mcp.render import render_file
 
-    result = _service(args).file(args.path)
+    ws = _workspace(args)
+    result = ws.lookup(ws.select(args.repo), lambda svc: svc.file(args.path), "the path")
     _emit(result, args.json, render_file)
     return _lookup_code(result)
 
@@ -155,7 +188,9 @@ def cmd_file(args: argparse.Namespace) -> int:
 def cmd_related(args: argparse.Namespace) -> int:
     from igraph_mcp.render import render_related
 
-    result = _service(args).related(args.name, args.direction, args.hops, args.limit)
+    ws = _workspace(args)
+    related = (args.name, args.direction, args.hops, args.limit)
+    result = ws.lookup(ws.select(args.repo), lambda svc: svc.related(*related), "the name")
     _emit(result, args.json, render_related)
     return _lookup_code(result)
 
@@ -163,14 +198,16 @@ def cmd_related(args: argparse.Namespace) -> int:
 def cmd_status(args: argparse.Namespace) -> int:
     from igraph_mcp.render import render_status
 
-    _emit(_service(args, embed=False).status(), args.json, render_status)
+    ws = _workspace(args, embed=False)
+    name = ws.one(args.repo)
+    _emit(ws.status(name, summary=ws.names if args.repo is None else ()), args.json, render_status)
     return 0
 
 
 def cmd_init(args: argparse.Namespace) -> int:
     from igraph_mcp.config import write_default_config
 
-    path = write_default_config(Path(args.root), overwrite=args.force)
+    path = write_default_config(Path(_root(args)), overwrite=args.force)
     sys.stdout.write(f"wrote {path}\n")
     return 0
 
@@ -241,14 +278,20 @@ def cmd_register(args: argparse.Namespace) -> int:
 def cmd_mount(args: argparse.Namespace) -> int:
     from igraph_mcp.render import render_mount
 
-    _emit(_service(args).mount(args.path, source_type=args.type, name=args.name), args.json, render_mount)
+    ws = _workspace(args)
+    name = ws.one(args.repo)
+    result = ws.service(name).mount(args.path, source_type=args.type, name=args.name)
+    _emit(result.model_copy(update={"repo": name}) if ws.multi else result, args.json, render_mount)
     return 0
 
 
 def cmd_unmount(args: argparse.Namespace) -> int:
     from igraph_mcp.render import render_unmount
 
-    result = _service(args).unmount(args.target)
+    ws = _workspace(args)
+    name = ws.one(args.repo)
+    result = ws.service(name).unmount(args.target)
+    result = result.model_copy(update={"repo": name}) if ws.multi else result
     _emit(result, args.json, render_unmount)
     return _lookup_code(result)
 
@@ -256,7 +299,8 @@ def cmd_unmount(args: argparse.Namespace) -> int:
 def cmd_resources(args: argparse.Namespace) -> int:
     from igraph_mcp.render import render_resources
 
-    _emit(_service(args, embed=False).list_resources(), args.json, render_resources)
+    ws = _workspace(args, embed=False)
+    _emit(ws.list_resources(ws.select(args.repo)), args.json, render_resources)
     return 0
 
 
@@ -284,7 +328,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"igraph-mcp {__version__}")
     p.add_argument("-v", "--verbose", action="store_true", help="debug logging on stderr")
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--root", default=".", help="repository root (default: current directory)")
+    common.add_argument(
+        "--root",
+        action="append",
+        default=None,
+        metavar="[NAME=]PATH",
+        help="repository root (default: current directory); repeat for a workspace of several repositories",
+    )
+    common.add_argument("--workspace", default=None, metavar="FILE", help="a workspace file (see `serve --help`)")
+    common.add_argument("--repo", default=None, metavar="NAME", help="in a workspace: only this repository")
     common.add_argument("--json", action="store_true", help="machine-readable output")
     sub = p.add_subparsers(dest="command")
 
@@ -358,7 +410,20 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_resources)
 
     s = sub.add_parser("serve", help="run the MCP server")
-    s.add_argument("--root", default=".")
+    s.add_argument(
+        "--root",
+        action="append",
+        default=[],
+        metavar="[NAME=]PATH",
+        help="repository root (default: current directory); repeat for a workspace of several, each named by "
+        "its directory or NAME=",
+    )
+    s.add_argument(
+        "--workspace",
+        default=None,
+        metavar="FILE",
+        help='a workspace file: {"repos": [{"name": "api", "root": "../api"}, ...]} (roots relative to the file)',
+    )
     s.add_argument("--transport", choices=("stdio", "http", "sse"), default="stdio")
     s.add_argument("--host", default="127.0.0.1")
     s.add_argument("--port", type=int, default=8765)

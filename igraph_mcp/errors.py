@@ -15,6 +15,10 @@ class PathOutsideRoot(InvalidInput):
     """A path argument that resolves outside the repository root."""
 
 
+class UnknownRepository(InvalidInput):
+    """A ``repo`` argument that names no repository of this server (or one the caller may not see)."""
+
+
 class NotIndexed(IGraphError):
     """The repository has no index yet."""
 

@@ -5,14 +5,27 @@ Field names are camelCase because they are the wire format (IGraph-compatible) a
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, Field
+
+
+def _unlabelled(value: str | None) -> bool:
+    return value is None
+
+
+# The repository a result belongs to, in a server over several repositories (a workspace). Left out of the wire
+# form when unset, so the answers of a one-repository server stay exactly what they were.
+RepoLabel = Annotated[
+    str | None,
+    Field(exclude_if=_unlabelled, description="The repository (its workspace name) this comes from"),
+]
 
 
 class Hit(BaseModel):
     """A ranked symbol."""
 
+    repo: RepoLabel = None
     nodeId: int
     name: str
     qualifiedName: str
@@ -36,6 +49,7 @@ class Hit(BaseModel):
 class FileHit(BaseModel):
     """A ranked file (aggregated from its symbols)."""
 
+    repo: RepoLabel = None
     filePath: str
     score: float
 
@@ -43,6 +57,7 @@ class FileHit(BaseModel):
 class Neighbour(BaseModel):
     """A symbol reached from a hit along the graph."""
 
+    repo: RepoLabel = None
     nodeId: int
     name: str
     qualifiedName: str
@@ -64,6 +79,7 @@ class Neighbour(BaseModel):
 class ResourceHit(BaseModel):
     """A mounted PRD section or DB table attached to the answer."""
 
+    repo: RepoLabel = None
     resourceId: int
     kind: str
     title: str
@@ -128,6 +144,7 @@ class EdgeRef(BaseModel):
 class NodeSummary(BaseModel):
     """Location of a symbol, used for candidates and file outlines."""
 
+    repo: RepoLabel = None
     nodeId: int
     name: str
     qualifiedName: str
@@ -141,6 +158,7 @@ class NodeSummary(BaseModel):
 class NodeDetail(BaseModel):
     """Everything about one symbol (igraph_node)."""
 
+    repo: RepoLabel = None
     found: bool
     message: str | None = None
     node: NodeSummary | None = None
@@ -157,6 +175,7 @@ class NodeDetail(BaseModel):
 class FileDetail(BaseModel):
     """A file's outline (igraph_file)."""
 
+    repo: RepoLabel = None
     found: bool
     message: str | None = None
     filePath: str | None = None
@@ -172,6 +191,7 @@ class FileDetail(BaseModel):
 class RelatedResult(BaseModel):
     """Callers and/or callees of a symbol, several hops out (igraph_related)."""
 
+    repo: RepoLabel = None
     found: bool
     message: str | None = None
     node: NodeSummary | None = None
@@ -193,6 +213,7 @@ class PhaseTiming(BaseModel):
 class IndexResult(BaseModel):
     """Summary of an index run (the indexer fills it in as it goes)."""
 
+    repo: RepoLabel = None
     files: int = 0
     symbols: int = 0
     edges: int = 0
@@ -220,6 +241,7 @@ class IndexResult(BaseModel):
 class StatusResult(BaseModel):
     """State of the index (igraph_status)."""
 
+    repo: RepoLabel = None
     root: str
     indexed: bool
     files: int = 0

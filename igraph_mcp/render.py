@@ -16,6 +16,11 @@ from igraph_mcp.models import (
 )
 
 
+def at(repo: str | None, path: str) -> str:
+    """A path as shown: ``repo:path`` in a workspace of several repositories, else the path alone."""
+    return f"{repo}:{path}" if repo else path
+
+
 def duration(seconds: float) -> str:
     """A wall time as people read it: ``0.42s``, ``12.3s``, ``4m05s``, ``1h02m``."""
     if seconds < 10:
@@ -31,8 +36,9 @@ def duration(seconds: float) -> str:
 
 def render_index(r: IndexResult) -> str:
     """One summary block for an index run."""
+    label = f"{r.repo}: " if r.repo else ""
     lines = [
-        f"{'dry run: ' if r.dryRun else ''}{r.files} files, {r.symbols} symbols, {r.edges} edges "
+        f"{label}{'dry run: ' if r.dryRun else ''}{r.files} files, {r.symbols} symbols, {r.edges} edges "
         f"in {duration(r.seconds)}"
         + (" (" + ", ".join(f"{k} {duration(v)}" for k, v in r.phases.items()) + ")" if r.phases else ""),
         f"changes: {r.added} added, {r.modified} modified, {r.deleted} deleted, {r.renamed} renamed, "
@@ -56,7 +62,7 @@ def render_explore(r: ExploreResult) -> str:
         out.append(f"note: {r.note}")
     for i, h in enumerate(r.hits, 1):
         out.append(
-            f"{i}. {h.kind} {h.qualifiedName or h.name}  {h.filePath}:{h.startLine}-{h.endLine}"
+            f"{i}. {h.kind} {h.qualifiedName or h.name}  {at(h.repo, h.filePath)}:{h.startLine}-{h.endLine}"
             f"  [{h.matchChannel} {h.score:.4f}]{' (stale)' if h.stale else ''}"
         )
         if h.signature and not h.snippet:  # the snippet starts with the signature: say it once
@@ -68,20 +74,21 @@ def render_explore(r: ExploreResult) -> str:
         for n in r.neighbours:
             arrow = "->" if n.direction == "callee" else "<-"
             mark = "" if n.certain else f" [? {n.resolution}]"
-            out.append(f"  {n.viaName} {arrow}[{n.edgeKind}] {n.qualifiedName}  {n.filePath}:{n.startLine}{mark}")
+            where = at(n.repo, n.filePath)
+            out.append(f"  {n.viaName} {arrow}[{n.edgeKind}] {n.qualifiedName}  {where}:{n.startLine}{mark}")
         if any(not n.certain for n in r.neighbours):
             out.append("  note: '?' marks a name-only guess on the way (no scope, import or type says so)")
     if r.resources:
         out.append("resources:")
         for res in r.resources:
             why = "direct match" if res.reason == "direct" else "linked via " + ", ".join(res.linkedVia[:3])
-            out.append(f"  [{res.kind}] {' › '.join(res.headingPath)}  ({res.sourceName}; {why})")
+            out.append(f"  [{res.kind}] {' › '.join(res.headingPath)}  ({at(res.repo, res.sourceName)}; {why})")
             if res.columns:
                 out.append(
                     "    columns: " + ", ".join(f"{c.get('name')} {c.get('type', '')}".strip() for c in res.columns)
                 )
     if r.files:
-        out.append("files: " + ", ".join(f.filePath for f in r.files[:10]))
+        out.append("files: " + ", ".join(at(f.repo, f.filePath) for f in r.files[:10]))
     if r.budgetNote:
         out.append(f"note: {r.budgetNote}")
     if not r.hits:
@@ -93,10 +100,11 @@ def render_node(r: NodeDetail) -> str:
     """Symbol detail with source and call edges."""
     if not r.found or r.node is None:
         lines = [r.message or "not found"]
-        lines += [f"  {c.kind} {c.qualifiedName}  {c.filePath}:{c.startLine}" for c in r.candidates]
+        lines += [f"  {c.kind} {c.qualifiedName}  {at(c.repo, c.filePath)}:{c.startLine}" for c in r.candidates]
         return "\n".join(lines)
     n = r.node
-    lines = [f"{n.kind} {n.qualifiedName}  {n.filePath}:{n.startLine}-{n.endLine}{' (stale)' if r.stale else ''}"]
+    where = at(n.repo, n.filePath)
+    lines = [f"{n.kind} {n.qualifiedName}  {where}:{n.startLine}-{n.endLine}{' (stale)' if r.stale else ''}"]
     if r.source:
         lines += ["", r.source, ""]
     guesses = False
@@ -125,7 +133,8 @@ def render_file(r: FileDetail) -> str:
     """File outline."""
     if not r.found:
         return "\n".join([r.message or "not found", *("  " + c for c in r.candidates)])
-    lines = [f"{r.filePath} ({r.language}, {r.lines} lines{', has syntax errors' if r.parseStatus != 'ok' else ''})"]
+    where = at(r.repo, r.filePath or "")
+    lines = [f"{where} ({r.language}, {r.lines} lines{', has syntax errors' if r.parseStatus != 'ok' else ''})"]
     lines += [f"  {s.startLine:>5}  {s.kind} {s.qualifiedName}" for s in r.symbols]
     if r.imports:
         lines.append("imports: " + ", ".join(r.imports))
@@ -135,12 +144,14 @@ def render_file(r: FileDetail) -> str:
 def render_related(r: RelatedResult) -> str:
     """Callers and callees list."""
     if not r.found or r.node is None:
-        return "\n".join([r.message or "not found", *(f"  {c.qualifiedName}  {c.filePath}" for c in r.candidates)])
-    lines = [f"{r.node.kind} {r.node.qualifiedName}  {r.node.filePath}:{r.node.startLine}"]
+        return "\n".join(
+            [r.message or "not found", *(f"  {c.qualifiedName}  {at(c.repo, c.filePath)}" for c in r.candidates)]
+        )
+    lines = [f"{r.node.kind} {r.node.qualifiedName}  {at(r.node.repo, r.node.filePath)}:{r.node.startLine}"]
     for n in r.related:
         lines.append(
             f"  {'caller' if n.direction == 'caller' else 'callee'} d={n.distance} [{n.edgeKind}] "
-            f"{n.qualifiedName}  {n.filePath}:{n.startLine}{'' if n.certain else f' [? {n.resolution}]'}"
+            f"{n.qualifiedName}  {at(n.repo, n.filePath)}:{n.startLine}{'' if n.certain else f' [? {n.resolution}]'}"
         )
     if any(not n.certain for n in r.related):
         lines.append("  note: '?' marks a name-only guess on the way (no scope, import or type says so)")
@@ -151,11 +162,13 @@ def render_related(r: RelatedResult) -> str:
 
 def render_status(r: StatusResult) -> str:
     """Index statistics."""
+    head = f"{r.repo}: {r.root}" if r.repo else r.root
+    others = _repositories_line(r.extra.get("repos") or [])
     if not r.indexed:
         phases = ["build phases: " + describe_phases(r.phases)] if r.phases else []
-        return "\n".join([f"{r.root}: not indexed", *phases, *r.notes])
+        return "\n".join([f"{head}: not indexed", *phases, *r.notes, *others])
     lines = [
-        f"{r.root}",
+        head,
         f"{r.files} files, {r.symbols} symbols, {r.edges} edges ({r.unresolvedRefs} unresolved references)",
         "languages: " + ", ".join(f"{k} {v}" for k, v in sorted(r.languages.items(), key=lambda kv: -kv[1])),
         f"embedder: {r.embedder or 'none'}; dense coverage {r.denseCoverage:.0%} ({r.vectors} vectors)",
@@ -165,14 +178,24 @@ def render_status(r: StatusResult) -> str:
     if r.phases:
         lines.append("build phases: " + describe_phases(r.phases))
     lines += [f"note: {n}" for n in r.notes]
-    return "\n".join(lines)
+    return "\n".join(lines + others)
+
+
+def _repositories_line(rows: list[dict[str, Any]]) -> list[str]:
+    """A workspace's repositories and their state, one line (empty for one repository)."""
+
+    def state(row: dict[str, Any]) -> str:
+        return "building" if row.get("building") else "indexed" if row.get("indexed") else "no index"
+
+    return ["repositories: " + ", ".join(f"{row['repo']} ({state(row)})" for row in rows)] if rows else []
 
 
 def render_mount(r: Any) -> str:
     """Mount result."""
     data = r.model_dump() if hasattr(r, "model_dump") else dict(r)
+    label = f"{data['repo']}: " if data.get("repo") else ""
     lines = [
-        f"mounted {data.get('name')} ({data.get('sourceType')}, id {data.get('id')}): "
+        f"{label}mounted {data.get('name')} ({data.get('sourceType')}, id {data.get('id')}): "
         f"{data.get('chunks')} chunks, {data.get('links', 0)} links"
     ]
     lines += [f"  line {p['line']}: {p['message']}" for p in data.get("problems", [])]
@@ -192,7 +215,7 @@ def render_resources(r: Any) -> str:
     if not items:
         return "no resources mounted"
     return "\n".join(
-        f"{s['id']:>4}  {s['sourceType']:<4} {s['name']}  {s['path']}  {s['chunks']} chunks"
+        f"{s['id']:>4}  {s['sourceType']:<4} {s['name']}  {at(s.get('repo'), s['path'])}  {s['chunks']} chunks"
         + ("  (MISSING on disk)" if s.get("missing") else "")
         for s in items
     )

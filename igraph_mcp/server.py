@@ -5,6 +5,8 @@ returns the service's pydantic model as structured content plus a compact text r
 (IGraphError) become isError results whose message says what to do next; anything else is logged with its
 traceback on stderr and reported generically, and the server keeps serving. The state the tools share and
 the background indexing live in server_state; the instructions text is built in instructions.
+A server over a workspace (several roots) gives every tool a ``repo`` argument naming one of its repositories
+(never a path; see workspace); a one-root server has no such argument and answers exactly as before.
 Over HTTP each call runs as the holder of the request's token (access.current_access, set by the transport's
 guard): a read-only token calling a tool whose annotations say it writes is refused before the tool runs, and
 every call leaves one access-log line.
@@ -27,12 +29,13 @@ import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.server.mcpserver.tools import Tool
+from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from igraph_mcp import __version__, render
-from igraph_mcp.access import current_access, log_call, refusal
-from igraph_mcp.errors import IGraphError, InvalidInput
+from igraph_mcp.access import Repository, current_access, log_call, refusal
+from igraph_mcp.errors import IGraphError, UnknownRepository
 from igraph_mcp.explore_request import (
     DEFAULT_HOPS,
     DEFAULT_MAX_TOKENS,
@@ -46,14 +49,16 @@ from igraph_mcp.explore_request import (
 from igraph_mcp.instructions import build_instructions
 from igraph_mcp.models import ExploreResult, FileDetail, IndexResult, NodeDetail, RelatedResult, StatusResult
 from igraph_mcp.resources.results import MountResult, ResourceList, UnmountResult
-from igraph_mcp.server_state import BuildProgress, ServerState
+from igraph_mcp.server_state import BuildProgress, ServerState, WorkspaceState
 from igraph_mcp.service import IGraphService
+from igraph_mcp.workspace import Workspace, workspace_roots
 
 log = logging.getLogger(__name__)
 
 SERVER_NAME = "igraph"
 PROGRESS_INTERVAL_S = 0.25
 _T = TypeVar("_T")
+_M = TypeVar("_M", bound=BaseModel)
 
 
 # -- helpers -------------------------------------------------------------------------------------------------
@@ -63,19 +68,54 @@ def _redact(text: str) -> str:
     return text.replace(key, "***") if key and len(key) >= 4 else text
 
 
-def _state(ctx: Context) -> ServerState:
+def _state(ctx: Context) -> WorkspaceState:
     state = ctx.request_context.lifespan_context
-    if not isinstance(state, ServerState):
+    if not isinstance(state, WorkspaceState):
         raise RuntimeError("igraph tools need the server created by create_server()")
     return state
 
 
-async def _call(state: ServerState, tool: str, fn: Callable[[], _T], *, needs_index: bool = True) -> _T:
-    """Run one service call in a worker thread (the event loop stays free) and map its failures."""
-    if needs_index and not state.has_index and state.building is not None:
-        raise ToolError(
-            f"the index is being built (first start); try again in a few seconds. {state.progress_note() or ''}".strip()
-        )
+def _targets(state: WorkspaceState, tool: str, repo: str | None) -> list[str]:
+    """The repositories a call reaches: ``repo`` or every one the request's token may see (a repository it may
+    not see is answered as if it did not exist)."""
+    access = current_access()
+    ws = state.workspace
+
+    def visible(name: str) -> bool:
+        return refusal(access, tool, writes=False, repo=ws.repository(name)) is None
+
+    try:
+        names = ws.select(repo, visible)
+    except UnknownRepository as exc:
+        raise ToolError(str(exc)) from None
+    if not names:
+        raise ToolError("this server has no repository your token may use; ask the server's admin")
+    return names
+
+
+def _one(state: WorkspaceState, tool: str, repo: str | None) -> tuple[str, ServerState]:
+    """The one repository a call acts on: ``repo``, else the first the token may see."""
+    name = _targets(state, tool, repo)[0]
+    return name, state.repos[name]
+
+
+def _ready(state: WorkspaceState, names: list[str]) -> tuple[list[str], dict[str, str]]:
+    """Those of ``names`` that can answer, and why the others cannot yet (their first index is being built);
+    the first start's message when none can."""
+    waiting = {name: why for name in names if (why := state.first_build(name))}
+    if len(waiting) == len(names):
+        raise ToolError(next(iter(waiting.values())).strip())
+    return [n for n in names if n not in waiting], waiting
+
+
+def _labelled(state: WorkspaceState, model: _M, name: str) -> _M:
+    """``model`` marked with its repository in a workspace of several; unchanged in a one-root server."""
+    return model.model_copy(update={"repo": name}) if state.workspace.multi else model
+
+
+async def _call(tool: str, fn: Callable[[], _T]) -> _T:
+    """Run one service call in a worker thread (the event loop stays free) and map its failures; a tool that
+    needs an index checks first that its repositories are past their first build (``_ready``)."""
     try:
         return await anyio.to_thread.run_sync(fn)
     except IGraphError as exc:
@@ -92,6 +132,10 @@ def _answer(model: BaseModel, text: str) -> CallToolResult:
     return CallToolResult(
         content=[TextContent(type="text", text=text)], structured_content=model.model_dump(mode="json")
     )
+
+
+class _ForbidExtra(ArgModelBase):
+    model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
 
 
 class _StrictTool(Tool):
@@ -122,12 +166,15 @@ class _StrictTool(Tool):
             raise
 
     @classmethod
-    def strict(cls, fn: Callable[..., Any], title: str, annotations: ToolAnnotations) -> _StrictTool:
-        """Register ``fn`` with ``extra='forbid'`` arguments (the schema says additionalProperties: false)."""
+    def strict(
+        cls, fn: Callable[..., Any], title: str, annotations: ToolAnnotations, drop: tuple[str, ...] = ()
+    ) -> _StrictTool:
+        """Register ``fn`` with ``extra='forbid'`` arguments (the schema says additionalProperties: false),
+        without the arguments named in ``drop`` (the function's defaults apply)."""
         tool = cls.from_function(fn, title=title, annotations=annotations)
         base = tool.fn_metadata.arg_model
-        config = ConfigDict(**{**base.model_config, "extra": "forbid"})
-        model = cast(type[BaseModel], type(base.__name__, (base,), {"model_config": config, "__module__": __name__}))
+        fields: dict[str, Any] = {n: (f.annotation, f) for n, f in base.model_fields.items() if n not in drop}
+        model = cast(type[BaseModel], create_model(base.__name__, __base__=_ForbidExtra, __module__=__name__, **fields))
         meta = tool.fn_metadata.model_copy(update={"arg_model": model})
         strict = tool.model_copy(update={"fn_metadata": meta, "parameters": model.model_json_schema(by_alias=True)})
         assert isinstance(strict, cls)
@@ -153,6 +200,18 @@ Name = Annotated[
         max_length=500,
     ),
 ]
+
+
+_REPO_DOC = "Repository name, as igraph_status lists them; default: "
+RepoAll = Annotated[str | None, Field(max_length=100, description=_REPO_DOC + "every repository, rankings fused")]
+RepoLookup = Annotated[
+    str | None,
+    Field(
+        max_length=100,
+        description=_REPO_DOC + "every repository; a name found in several lists them as candidates (found: false)",
+    ),
+]
+RepoFirst = Annotated[str | None, Field(max_length=100, description=_REPO_DOC + "the server's first repository")]
 
 
 async def igraph_explore(
@@ -195,16 +254,19 @@ async def igraph_explore(
             description=f"Token budget of the answer (default from the config, {DEFAULT_MAX_TOKENS})",
         ),
     ] = None,
+    repo: RepoAll = None,
 ) -> Annotated[CallToolResult, ExploreResult]:
     """Find the code that matters for a question, in one call: ranked symbols with snippets (hybrid keyword +
     semantic search), their callers and callees, and linked requirement documents / DB tables. Start here."""
     state = _state(ctx)
+    names, waiting = _ready(state, _targets(state, "igraph_explore", repo))
     result = await _call(
-        state,
         "igraph_explore",
         partial(
-            state.service.explore,
+            state.workspace.explore,
             query,
+            repos=names,
+            unavailable=waiting,
             top_k=topK,
             hops=hops,
             kinds=kinds or None,
@@ -225,11 +287,14 @@ async def igraph_node(
             description="Repository-relative file (or a path suffix) to pick one symbol when the name is ambiguous",
         ),
     ] = None,
+    repo: RepoLookup = None,
 ) -> Annotated[CallToolResult, NodeDetail]:
     """One symbol in full: source, signature, docstring, callers, callees and base classes. Not found and
     ambiguous names are normal answers (found: false, with candidates)."""
     state = _state(ctx)
-    result = await _call(state, "igraph_node", partial(state.service.node, name, file))
+    names, waiting = _ready(state, _targets(state, "igraph_node", repo))
+    lookup = partial(state.workspace.lookup, names, lambda svc: svc.node(name, file), "the name", waiting)
+    result = await _call("igraph_node", lookup)
     return _answer(result, render.render_node(result))
 
 
@@ -242,10 +307,13 @@ async def igraph_file(
             description="Repository-relative path, or an unambiguous suffix such as `auth/session.py`",
         ),
     ],
+    repo: RepoLookup = None,
 ) -> Annotated[CallToolResult, FileDetail]:
     """Outline of one file: its symbols with line ranges, and its imports."""
     state = _state(ctx)
-    result = await _call(state, "igraph_file", partial(state.service.file, path))
+    names, waiting = _ready(state, _targets(state, "igraph_file", repo))
+    lookup = partial(state.workspace.lookup, names, lambda svc: svc.file(path), "the path", waiting)
+    result = await _call("igraph_file", lookup)
     return _answer(result, render.render_file(result))
 
 
@@ -261,21 +329,33 @@ async def igraph_related(
         int | None,
         Field(ge=1, le=1000, description="Symbols to list, best first (default 100); 'omitted' counts the rest"),
     ] = None,
+    repo: RepoLookup = None,
 ) -> Annotated[CallToolResult, RelatedResult]:
     """Callers and/or callees of a symbol up to several hops away: the impact of changing it."""
     state = _state(ctx)
-    result = await _call(state, "igraph_related", partial(state.service.related, name, direction, hops, limit))
+    names, waiting = _ready(state, _targets(state, "igraph_related", repo))
+    lookup = partial(
+        state.workspace.lookup, names, lambda svc: svc.related(name, direction, hops, limit), "the name", waiting
+    )
+    result = await _call("igraph_related", lookup)
     return _answer(result, render.render_related(result))
 
 
-async def igraph_status(ctx: Context) -> Annotated[CallToolResult, StatusResult]:
+async def igraph_status(ctx: Context, repo: RepoFirst = None) -> Annotated[CallToolResult, StatusResult]:
     """Index health: files, symbols, edges, languages, embedder and dense coverage, mounted resources, last
     build, stale files, and any build in progress."""
-    state = _state(ctx)
+    ws_state = _state(ctx)
+    names = _targets(ws_state, "igraph_status", repo)
+    name, state = names[0], ws_state.repos[names[0]]
     if not state.has_index and state.building is not None:
         result = StatusResult(root=str(state.service.root), indexed=False)  # don't touch a DB being created
+        result = ws_state.workspace.label_status(result, name)
     else:
-        result = await _call(state, "igraph_status", state.service.status, needs_index=False)
+        status = partial(ws_state.workspace.status, name, summary=names if repo is None else ())
+        result = await _call("igraph_status", status)
+    if "repos" in result.extra:
+        rows = [{**row, "building": ws_state.repos[row["repo"]].building} for row in result.extra["repos"]]
+        result = result.model_copy(update={"extra": {**result.extra, "repos": rows}})
     notes = [n for n in (state.progress_note(), state.last_error) if n]
     if notes:
         result = result.model_copy(
@@ -289,10 +369,12 @@ async def igraph_status(ctx: Context) -> Annotated[CallToolResult, StatusResult]
 async def igraph_index(
     ctx: Context,
     full: Annotated[bool, Field(description="Rebuild from scratch instead of updating changed files")] = False,
+    repo: RepoFirst = None,
 ) -> Annotated[CallToolResult, IndexResult]:
     """Build or update the index (incremental: only changed files are re-parsed and re-embedded). Sends
     progress notifications; other tools keep answering from the last committed index while it runs."""
-    state = _state(ctx)
+    ws_state = _state(ctx)
+    name, state = _one(ws_state, "igraph_index", repo)
     progress = BuildProgress()
     finished = anyio.Event()
 
@@ -311,18 +393,16 @@ async def igraph_index(
         tg.start_soon(pump)
         try:
             outcome = await _call(
-                state,
-                "igraph_index",
-                partial(state.build, full=full, origin="igraph_index", progress=progress),
-                needs_index=False,
+                "igraph_index", partial(state.build, full=full, origin="igraph_index", progress=progress)
             )
         except ToolError as exc:  # kept until the progress pump stops, so it is not wrapped in an ExceptionGroup
-            outcome = exc
+            outcome = ToolError(f"repository '{name}': {exc}") if ws_state.workspace.multi else exc
         finally:
             finished.set()
     if isinstance(outcome, ToolError):
         raise outcome
     assert outcome is not None
+    outcome = _labelled(ws_state, outcome, name)
     return _answer(outcome, render.render_index(outcome))
 
 
@@ -339,13 +419,15 @@ async def igraph_mount_resource(
         Literal["auto", "prd", "db"], Field(description="'prd', 'db', or 'auto' to decide from the file")
     ] = "auto",
     name: Annotated[str | None, Field(max_length=200, description="Display name (default: the file name)")] = None,
+    repo: RepoFirst = None,
 ) -> Annotated[CallToolResult, MountResult]:
     """Attach a requirements document or DB schema so explore answers include the relevant sections/tables.
     Mounting the same file again updates it."""
-    state = _state(ctx)
-    result = await _call(
-        state, "igraph_mount_resource", partial(state.service.mount, path, source_type=type, name=name)
-    )
+    ws_state = _state(ctx)
+    repo_name, state = _one(ws_state, "igraph_mount_resource", repo)
+    _ready(ws_state, [repo_name])
+    mount = partial(state.service.mount, path, source_type=type, name=name)
+    result = _labelled(ws_state, await _call("igraph_mount_resource", mount), repo_name)
     return _answer(result, render.render_mount(result))
 
 
@@ -355,20 +437,25 @@ async def igraph_unmount_resource(
     path: Annotated[
         str | None, Field(max_length=4096, description="Repository-relative path of the mounted file")
     ] = None,
+    repo: RepoFirst = None,
 ) -> Annotated[CallToolResult, UnmountResult]:
     """Detach a mounted document or schema, by id or by path (give exactly one)."""
-    state = _state(ctx)
+    ws_state = _state(ctx)
     if (id is None) == (path is None):
         raise ToolError("give exactly one of 'id' or 'path'; igraph_list_resources shows both")
+    name, state = _one(ws_state, "igraph_unmount_resource", repo)
+    _ready(ws_state, [name])
     target = str(id) if id is not None else str(path)
-    result = await _call(state, "igraph_unmount_resource", partial(state.service.unmount, target))
+    result = await _call("igraph_unmount_resource", partial(state.service.unmount, target))
+    result = _labelled(ws_state, result, name)
     return _answer(result, render.render_unmount(result))
 
 
-async def igraph_list_resources(ctx: Context) -> Annotated[CallToolResult, ResourceList]:
+async def igraph_list_resources(ctx: Context, repo: RepoAll = None) -> Annotated[CallToolResult, ResourceList]:
     """List mounted documents and schemas: ids, types, chunk counts, and whether the file is missing."""
     state = _state(ctx)
-    result = await _call(state, "igraph_list_resources", state.service.list_resources)
+    names, _ = _ready(state, _targets(state, "igraph_list_resources", repo))
+    result = await _call("igraph_list_resources", partial(state.workspace.list_resources, names))
     return _answer(result, render.render_resources(result))
 
 
@@ -399,32 +486,44 @@ _TOOLS: list[tuple[Callable[..., Any], str, ToolAnnotations]] = [
 
 
 # -- server --------------------------------------------------------------------------------------------------
-def _startup_instructions(state: ServerState) -> str:
+def _startup_instructions(workspace: WorkspaceState) -> str:
+    state = workspace.primary
     try:
         status = state.service.status() if state.has_index else None
     except IGraphError as exc:
         log.warning("index not readable at start: %s", exc)
-        return build_instructions(None, auto_indexing=False, watching=state.watch, problem=str(exc))
-    return build_instructions(status, auto_indexing=state.auto_index, watching=state.watch)
+        text = build_instructions(None, auto_indexing=False, watching=state.watch, problem=str(exc))
+    else:
+        text = build_instructions(status, auto_indexing=state.auto_index, watching=state.watch)
+    if workspace.workspace.multi:
+        text += (
+            f"\n\nThis server answers over {len(workspace.workspace)} repositories: "
+            f"{', '.join(workspace.workspace.names)} (the first is described above). igraph_explore searches all "
+            "of them and labels every hit with its `repo`; every tool takes `repo` to name one."
+        )
+    return text
 
 
-def create_server(state: ServerState) -> MCPServer[ServerState]:
-    """The MCP server for one repository; the root is fixed by ``state.service`` and no tool can change it."""
+def create_server(state: ServerState | WorkspaceState) -> MCPServer[WorkspaceState]:
+    """The MCP server for one repository or a workspace; the roots are fixed by the state's services and no tool
+    can change them (a workspace's ``repo`` argument only picks one of its own repositories)."""
+    workspace = state if isinstance(state, WorkspaceState) else WorkspaceState.of(state)
 
     @asynccontextmanager
-    async def lifespan(_: MCPServer[ServerState]) -> AsyncIterator[ServerState]:
-        state.attach()
+    async def lifespan(_: MCPServer[WorkspaceState]) -> AsyncIterator[WorkspaceState]:
+        workspace.attach()
         try:
-            yield state
+            yield workspace
         finally:
-            state.detach()
+            workspace.detach()
 
-    tools: list[Tool] = [_StrictTool.strict(fn, title, ann) for fn, title, ann in _TOOLS]
+    drop = () if workspace.workspace.multi else ("repo",)  # one repository: nothing to choose (S6)
+    tools: list[Tool] = [_StrictTool.strict(fn, title, ann, drop) for fn, title, ann in _TOOLS]
     return MCPServer(
         SERVER_NAME,
         title="igraph code graph",
         version=__version__,
-        instructions=_startup_instructions(state),
+        instructions=_startup_instructions(workspace),
         tools=tools,
         lifespan=lifespan,
         log_level="WARNING",
@@ -442,7 +541,7 @@ def auto_index_allowed(root: Path) -> bool:
 
 def serve(args: argparse.Namespace) -> int:
     """`igraph-mcp serve`: stdio by default, or streamable HTTP / legacy SSE with bind and token checks."""
-    from igraph_mcp.access import Repository, access_log
+    from igraph_mcp.access import access_log
     from igraph_mcp.errors import ConfigError
     from igraph_mcp.tokens import TokenTable
     from igraph_mcp.transport import bind_refusal, http_token, run_http, tokens_file
@@ -460,12 +559,16 @@ def serve(args: argparse.Namespace) -> int:
             sys.stderr.write(f"igraph-mcp: {exc}\n")
             return 2
         access_log.setLevel(logging.INFO)  # one line per call on stderr, whatever -v says
-    root = Path(args.root)
-    if not root.is_dir():
-        raise InvalidInput(f"--root {args.root} is not a directory")
-    auto_index = not args.no_auto_index and auto_index_allowed(root)
-    state = ServerState(IGraphService(root), auto_index=auto_index, watch=args.watch)
+    roots = workspace_roots(args.root, getattr(args, "workspace", None))
+    auto_index = not args.no_auto_index and all(auto_index_allowed(r.root) for r in roots)
+    if len(roots) == 1:
+        state: ServerState | WorkspaceState = ServerState(
+            IGraphService(roots[0].root), auto_index=auto_index, watch=args.watch
+        )
+    else:
+        state = WorkspaceState.open(Workspace.open(roots), auto_index=auto_index, watch=args.watch)
     server = create_server(state)
+    repos = [Repository(name=r.name, path=str(r.root)) for r in roots]
     if args.transport == "stdio":
         server.run()
         return 0
@@ -477,7 +580,8 @@ def serve(args: argparse.Namespace) -> int:
             host=args.host,
             port=args.port,
             tokens=table,
-            repo=Repository.of(root),
+            repo=repos[0],
+            repos=repos,
             log_queries=getattr(args, "log_queries", False),
         )
     finally:

@@ -1,19 +1,22 @@
 """What the MCP tools share: the service, index-build bookkeeping, and the background work (auto-index, watcher).
 
 BuildProgress carries a running build's progress from the worker thread to the event loop; ServerState runs
-builds one at a time, starts the initial index in a daemon thread and owns the file watcher.
+builds one at a time, starts the initial index in a daemon thread and owns the file watcher; WorkspaceState holds
+one ServerState per repository of a workspace, so each builds, watches and reports on its own.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Mapping
 from typing import Any
 
 from igraph_mcp.errors import IGraphError, IndexBusy
 from igraph_mcp.index.phases import PhaseClock, Progress
 from igraph_mcp.models import IndexResult, PhaseTiming
 from igraph_mcp.service import IGraphService
+from igraph_mcp.workspace import Workspace
 
 log = logging.getLogger(__name__)
 
@@ -144,3 +147,45 @@ class ServerState:
             watcher, self._watcher = self._watcher, None
         if watcher is not None:
             watcher.stop()
+
+
+class WorkspaceState:
+    """What the tools share in a server over a workspace: one ServerState (builds, watcher) per repository."""
+
+    def __init__(self, workspace: Workspace, states: Mapping[str, ServerState]) -> None:
+        self.workspace = workspace
+        self.repos = dict(states)
+
+    @classmethod
+    def open(cls, workspace: Workspace, *, auto_index: bool = False, watch: bool = False) -> WorkspaceState:
+        """A ServerState for every repository of ``workspace``, each building and watching its own root."""
+        states = {name: ServerState(svc, auto_index=auto_index, watch=watch) for name, svc in workspace.items()}
+        return cls(workspace, states)
+
+    @classmethod
+    def of(cls, state: ServerState) -> WorkspaceState:
+        """The workspace of one repository served by ``state`` (the single-root server)."""
+        workspace = Workspace.single(state.service)
+        return cls(workspace, {workspace.names[0]: state})
+
+    @property
+    def primary(self) -> ServerState:
+        """The first repository's state (its instructions open the server's)."""
+        return self.repos[self.workspace.names[0]]
+
+    def first_build(self, name: str) -> str | None:
+        """Why ``name`` cannot answer yet (its first index is being built), or None when it can."""
+        state = self.repos[name]
+        if state.has_index or state.building is None:
+            return None
+        return f"the index is being built (first start); try again in a few seconds. {state.progress_note() or ''}"
+
+    def attach(self) -> None:
+        """Start every repository's background work."""
+        for state in self.repos.values():
+            state.attach()
+
+    def detach(self) -> None:
+        """Stop every repository's background work."""
+        for state in self.repos.values():
+            state.detach()

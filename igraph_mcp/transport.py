@@ -17,6 +17,7 @@ import json
 import logging
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -130,12 +131,15 @@ class RequestGuard:
         token: str | None = None,
         tokens: TokenTable | None = None,
         repo: Repository | None = None,
+        repos: Sequence[Repository] = (),
         log_queries: bool = False,
     ) -> None:
         self.app = app
         self.loopback = loopback
         self.tokens = tokens if tokens is not None else TokenTable(env_token=token)
-        self.repo = repo or _NO_REPO
+        # A workspace serves several repositories: a token must see at least one, and runs as the first it sees.
+        self.repos = tuple(repos) or (repo or _NO_REPO,)
+        self.repo = self.repos[0]
         self.log_queries = log_queries
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -180,7 +184,8 @@ class RequestGuard:
                 [(b"www-authenticate", b'Bearer realm="igraph-mcp"')],
             )
             return
-        if not identity.may_see(self.repo):
+        visible = [r for r in self.repos if identity.may_see(r)]
+        if not visible:
             self._log_refusal(scope, identity.name, 403, "repository not in the token's allow-list")
             await _reply(
                 send,
@@ -189,7 +194,7 @@ class RequestGuard:
                 "token's allow-list (igraph-mcp token add NAME --repo ...)",
             )
             return
-        with acting_as(RequestAccess(identity, self.repo, self.log_queries)):
+        with acting_as(RequestAccess(identity, visible[0], self.log_queries)):
             await self.app(scope, receive, send)
 
     def _identity(self, authorization: str | None) -> Identity | None:
@@ -223,13 +228,20 @@ def build_app(
     token: str | None = None,
     tokens: TokenTable | None = None,
     repo: Repository | None = None,
+    repos: Sequence[Repository] = (),
     log_queries: bool = False,
 ) -> ASGIApp:
     """The guarded ASGI app for 'http' (streamable HTTP at /mcp) or 'sse' (legacy: /sse and /messages/)."""
     # The SDK adds its own Host/Origin checks for loopback hosts too; the guard covers every route either way.
     inner = server.streamable_http_app(host=host) if transport == "http" else server.sse_app(host=host)
     return RequestGuard(
-        inner, loopback=is_loopback(host), token=token, tokens=tokens, repo=repo, log_queries=log_queries
+        inner,
+        loopback=is_loopback(host),
+        token=token,
+        tokens=tokens,
+        repo=repo,
+        repos=repos,
+        log_queries=log_queries,
     )
 
 
@@ -242,13 +254,16 @@ def run_http(
     token: str | None = None,
     tokens: TokenTable | None = None,
     repo: Repository | None = None,
+    repos: Sequence[Repository] = (),
     log_queries: bool = False,
 ) -> None:
     """Serve until interrupted; logs and the access log (one line per call) go to stderr."""
     import uvicorn
 
     table = tokens if tokens is not None else TokenTable(env_token=token)
-    app = build_app(server, transport=transport, host=host, tokens=table, repo=repo, log_queries=log_queries)
+    app = build_app(
+        server, transport=transport, host=host, tokens=table, repo=repo, repos=repos, log_queries=log_queries
+    )
     path = "/mcp" if transport == "http" else "/sse"
     shown = f"[{host}]" if ":" in host else host
     required = f" (bearer token required: {len(table.names())} accepted now)" if table.required else ""

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from igraph_mcp.models import RepoLabel
+
 
 class Problem(BaseModel):
     """A part of a source that could not be read; the rest is mounted."""
@@ -15,6 +17,7 @@ class Problem(BaseModel):
 class MountResult(BaseModel):
     """One source mounted (or re-mounted)."""
 
+    repo: RepoLabel = None
     id: int
     name: str
     path: str = Field(description="Path relative to the repository root (absolute for an allowed directory)")
@@ -32,6 +35,7 @@ class MountResult(BaseModel):
 class UnmountResult(BaseModel):
     """What unmount removed; ``found`` is false when nothing matched."""
 
+    repo: RepoLabel = None
     found: bool
     id: int | None = None
     name: str | None = None
@@ -44,6 +48,7 @@ class UnmountResult(BaseModel):
 class SourceInfo(BaseModel):
     """One mounted source as listed."""
 
+    repo: RepoLabel = None
     id: int = Field(description="Source id (0 when the source is listed in mounts.json but not in the index)")
     name: str
     path: str
