@@ -95,7 +95,8 @@ class _Repo:
     def git(self, *args: str, author: str = "") -> str:
         env = dict(self.env)
         self.tick += 1
-        env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = f"2024-01-01T00:{self.tick // 60:02d}:{self.tick % 60:02d}Z"
+        stamp = f"2024-01-01T00:{self.tick // 60:02d}:{self.tick % 60:02d}Z"
+        env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = stamp
         if author:
             env["GIT_AUTHOR_NAME"] = author
         return subprocess.run(
@@ -200,7 +201,9 @@ def test_exactly_the_two_requests_become_pairs(history: tuple[Path, dict[str, st
 
     fix = by_commit[ids["fix"]]
     assert fix["parent"] == ids["root"]
-    assert fix["query"] == "Fix alpha overflow and runaway Gamma.run loops. The loop in run never stopped on large inputs."
+    assert fix["query"] == (
+        "Fix alpha overflow and runaway Gamma.run loops. The loop in run never stopped on large inputs."
+    )
     assert fix["files"] == [{"path": "pkg/core.py", "parent_path": "pkg/core.py", "status": "M"}]
     # Spans are the parent's: Gamma.run at 19-22 of CORE_V1, not where the fix moved it; delta was new, so absent.
     assert _spans(fix) == [("pkg/core.py", "alpha", "function", 4, 8), ("pkg/core.py", "Gamma.run", "method", 19, 22)]
@@ -330,7 +333,7 @@ def test_clean_message(message: str, subject: str, body: str) -> None:
         ("v2.3.1", "Dev", "release"),
         ("chore(deps): update all dependencies now please", "Dev", "not_request"),
         ("Merge pull request #5 from a/b", "Dev", "not_request"),
-        ("Revert \"Add caching of the parsed files\"", "Dev", "not_request"),
+        ('Revert "Add caching of the parsed files"', "Dev", "not_request"),
         ("Fix typo", "Dev", "not_request"),
         ("Fix crash", "Dev", "short_message"),
         ("Fix the crash when the config file is empty", "Dev", None),
