@@ -319,6 +319,7 @@ def test_the_committed_list_is_allowed_and_unique() -> None:
             "* Support X * tweak",
         ),
         ("Add Y\n\nWhy it matters.\n\n## Checklist\n- [x] tests", "Add Y", "Why it matters."),
+        ("[ie/foo] Fix login\n\nAuthored by: someone", "[ie/foo] Fix login", ""),
     ],
 )
 def test_clean_message(message: str, subject: str, body: str) -> None:

@@ -51,7 +51,7 @@ MAX_CHANGED_LINES = 1500
 MAX_PARENT_BYTES = 1_000_000  # larger files are generated or data; not parsed
 MAX_CODE_CHARS = 12_000  # code of one function kept in a pair
 HELDOUT_PERCENT = 10  # of repositories, by hash of the name
-MINER_VERSION = 2  # bump when a filter or the output changes: stats of another version are mined again
+MINER_VERSION = 3  # bump when a filter or the output changes: stats of another version are mined again
 SETTINGS = f"v{MINER_VERSION}:{MIN_QUERY_WORDS}:{MAX_SOURCE_FILES}:{MAX_FUNCTIONS}:{MAX_CHANGED_LINES}"
 
 # Never mined, by repository or owner name (normalised: lower case, runs of -_. as one "-"): SWE-bench's twelve,
@@ -94,7 +94,8 @@ _NOT_REQUEST = re.compile(
 _VERSION_LINE = re.compile(r"""^\s*["']?(__version__|version|VERSION|Version)["']?\s*[:=]\s*\S+""")
 
 _TRAILER = re.compile(
-    r"^\s*(signed-off-by|co-authored-by|reviewed-by|acked-by|tested-by|reported-by|suggested-by|helped-by|"
+    r"^\s*(signed-off-by|co-authored-by|authored[- ]by|reviewed-by|acked-by|tested-by|reported-by|suggested-by|"
+    r"helped-by|"
     r"change-id|cc|reviewed-on|approved-by|merged-by|pr-url|pr|pull-request|differential revision|"
     r"fixes|fixed|closes|closed|resolves|resolved|refs?|see|related|part of|issue|bug|ghstack-source-id)\s*:.*$",
     re.I,
