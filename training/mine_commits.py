@@ -611,7 +611,8 @@ def main(argv: list[str] | None = None) -> int:
             ap.error("--mirror and --repo go together")
         todo.append((args.repo, args.mirror))
     if args.all:
-        for repo in listed_repos(args.repos):
+        # In hash order, so an interrupted run has sampled every language of the list, not only its first section.
+        for repo in sorted(listed_repos(args.repos), key=lambda r: hashlib.sha256(r.encode()).hexdigest()):
             git_dir = mirror_dir(repo, args.mirrors)
             if git_dir is not None:
                 todo.append((repo, git_dir))
