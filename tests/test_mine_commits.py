@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -349,3 +350,21 @@ def test_split_is_by_repository_and_stable() -> None:
     splits = {repo: mc.split_of(repo) for repo in mc.listed_repos()}
     assert set(splits.values()) == {"train", "heldout"}
     assert mc.split_of("example/demo") == mc.split_of("Example/Demo")
+
+
+def test_a_commit_whose_blob_the_mirror_lacks_is_counted_and_the_rest_still_mined(
+    history: tuple[Path, dict[str, str]], tmp_path: Path
+) -> None:
+    root, ids = history
+    copy = tmp_path / "lacking"
+    shutil.copytree(root, copy)
+    blob = subprocess.run(
+        ["git", "-C", str(copy), "rev-parse", f"{ids['vendored']}:vendor/lib.py"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    (copy / ".git" / "objects" / blob[:2] / blob[2:]).unlink()  # fetch leaves out blobs of 4 MiB and more
+    stats, rows = _mine(copy, tmp_path / "out")
+    assert stats["filtered"] == {**{k: v for k, v in EXPECTED_FILTERED.items() if k != "vendored"}, "missing_blob": 1}
+    assert sorted(row["commit"] for row in rows) == sorted([ids["fix"], ids["branch"]])

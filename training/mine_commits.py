@@ -233,6 +233,7 @@ class Commit:
     date: str
     message: str
     patch: bytes = b""
+    missing: bool = False  # its diff needs a blob the mirror lacks
 
     @property
     def files(self) -> list[FileDiff]:
@@ -274,18 +275,45 @@ def _strip_prefix(path: str, prefix: str) -> str:
     return path[len(prefix) :] if path.startswith(prefix) else path
 
 
+LOG_BATCH = 2000  # commits per `git log --stdin` stream
+
+
 def iter_log(git_dir: Path, max_commits: int) -> Iterator[Commit]:
     """Every commit reachable from HEAD (newest first, at most max_commits) with its -U0 diff to its first parent.
 
-    One streamed ``git log -p`` for the whole history: a process per commit would cost more than the parsing.
+    Streamed ``git log -p`` over batches of ``git rev-list``: a process per commit would cost more than the parsing.
+    A mirror can lack large blobs (fetch leaves out files of 4 MiB and more), and git stops at the first commit
+    whose diff needs one: that commit comes back with ``missing=True`` and the stream restarts after it.
     """
+    cmd = ["git", "-C", str(git_dir), "rev-list", *([f"-n{max_commits}"] if max_commits > 0 else []), "HEAD"]
+    shas = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout.split()
+    i = 0
+    while i < len(shas):
+        batch = shas[i : i + LOG_BATCH]
+        done = 0
+        ok = True
+        for c in _stream(git_dir, batch):
+            if c is None:
+                ok = False
+                break
+            done += 1
+            yield c
+        if ok or done >= len(batch):
+            i += len(batch)
+        else:
+            yield Commit(batch[done], [], "", "", "", missing=True)
+            i += done + 1
+
+
+def _stream(git_dir: Path, shas: list[str]) -> Iterator[Commit | None]:
+    """The commits of one ``git log --no-walk --stdin`` run, in the given order; None last if git failed."""
     cmd = ["git", "-C", str(git_dir), "-c", "core.quotepath=off", "log", "-p", "-U0", "--full-index", "-M"]
     cmd += ["--no-color", "--no-ext-diff", "--no-textconv", "--diff-merges=off", f"--format={_FORMAT}"]
-    if max_commits > 0:
-        cmd.append(f"-n{max_commits}")
-    cmd.append("HEAD")
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE)
-    assert proc.stdout is not None
+    cmd += ["--no-walk=unsorted", "--stdin"]
+    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write("".join(sha + "\n" for sha in shas).encode())
+    proc.stdin.close()
     pieces: list[bytes] = []
     try:
         while data := proc.stdout.read(1 << 20):
@@ -298,11 +326,13 @@ def iter_log(git_dir: Path, max_commits: int) -> Iterator[Commit]:
             pieces = [rest]
             yield from (_commit(ch) for ch in chunks if ch)
         rest = b"".join(pieces)
-        if rest:
-            yield _commit(rest)
     finally:
         proc.stdout.close()
-        proc.wait()
+        rc = proc.wait()
+    if rc != 0:
+        yield None  # the last record is the commit git could not finish: not yielded
+    elif rest:
+        yield _commit(rest)
 
 
 def _commit(chunk: bytes) -> Commit:
@@ -450,6 +480,8 @@ def classify(c: Commit) -> tuple[str | None, list[FileDiff], list[str]]:
 
 def mine_commit(c: Commit, blobs: BlobReader) -> tuple[str | None, dict[str, object] | None]:
     """(filter reason, None) or (None, the pair) for one commit."""
+    if c.missing:
+        return "missing_blob", None
     if len(c.parents) != 1:
         return ("merge" if len(c.parents) > 1 else "root"), None
     raw_subject = c.message.strip().split("\n", 1)[0]
@@ -566,7 +598,7 @@ def mirror_dir(repo: str, mirrors: Path = MIRRORS) -> Path | None:
 
 REASONS = (
     "merge", "root", "bot", "release", "not_request", "short_message", "no_source", "rename_only", "vendored",
-    "generated", "test_only", "formatting_only", "version_bump", "too_large", "duplicate",
+    "generated", "test_only", "formatting_only", "version_bump", "too_large", "duplicate", "missing_blob",
 )  # fmt: skip
 
 
