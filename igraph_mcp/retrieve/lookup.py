@@ -96,8 +96,10 @@ class Lookup:
                 "with a qualified name or the file argument",
                 candidates=[node_summary(r) for r in rows],
             )
-        row = rows[0]
-        db = self.reader.db
+        return self.detail(self.reader.db, rows[0])
+
+    def detail(self, db: Database, row: NodeRow) -> NodeDetail:
+        """What ``igraph_node`` says of one stored row (also reached by id, as the view does)."""
         source, truncated = self.source(db, row)
         return NodeDetail(
             found=True,

@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any
 from igraph_mcp.errors import InvalidInput
 from igraph_mcp.models import NodeDetail
 from igraph_mcp.render import render_explore
-from igraph_mcp.retrieve.shapes import node_summary
 from igraph_mcp.store import graph
 from igraph_mcp.store import overview as ov
 from igraph_mcp.store.db import Database
@@ -81,18 +80,7 @@ class ViewData:
 
     def _detail(self, db: Database, row: NodeRow) -> NodeDetail:
         """What ``igraph_node`` says of one stored row, reached by id (a name may stand for several symbols)."""
-        source, truncated = self.lookup.source(db, row)
-        return NodeDetail(
-            found=True,
-            node=node_summary(row),
-            docstring=row.docstring,
-            source=source,
-            sourceTruncated=truncated,
-            callers=self.lookup.edge_refs(db, row.id, outgoing=False, kinds=("calls",)),
-            callees=self.lookup.edge_refs(db, row.id, outgoing=True, kinds=("calls",)),
-            bases=self.lookup.edge_refs(db, row.id, outgoing=True, kinds=("inherits", "implements")),
-            stale=bool(self.service.stale_files([row.path])),
-        )
+        return self.lookup.detail(db, row)
 
     def file(self, path: str) -> dict[str, Any]:
         """A file's outline (``igraph_file``)."""
