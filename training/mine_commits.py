@@ -265,9 +265,13 @@ _FORMAT = "%x00%x1e%x1e%x00%H%x00%P%x00%an <%ae>%x00%cI%x00%B%x00"
 
 
 def _unquote(path: bytes) -> str:
-    text = path.decode("utf-8", "surrogateescape")
+    text = path.decode("utf-8", "replace")  # a non-UTF-8 name cannot go into the JSON lines
     if text.startswith('"') and text.endswith('"'):  # git quotes odd names: C escapes, octal UTF-8 bytes
-        text = text[1:-1].encode("latin-1", "backslashreplace").decode("unicode_escape").encode("latin-1").decode()
+        try:
+            raw = text[1:-1].encode("latin-1", "backslashreplace").decode("unicode_escape").encode("latin-1")
+        except UnicodeError:
+            return text[1:-1]
+        text = raw.decode("utf-8", "replace")
     return text
 
 
