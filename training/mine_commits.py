@@ -1,6 +1,6 @@
 """Mine issue-shaped pairs from git histories: a commit's message -> the files and functions it edited.
 
-    python training/mine_commits.py --all                   # every repos.txt entry found under /work/.mirror
+    python training/mine_commits.py --all                   # every repos.txt entry found under --mirrors
     python training/mine_commits.py --mirror DIR --repo owner/name
     python training/mine_commits.py --table                 # rewrite training/mined_commits.tsv from the stats
 
@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import re
 import subprocess
 import sys
@@ -38,7 +39,8 @@ from igraph_mcp.vocab.languages import language_for_path  # noqa: E402
 from igraph_mcp.vocab.testcode import is_test_path  # noqa: E402
 
 CACHE = Path.home() / ".cache" / "igraph-mcp-train" / "commits"
-MIRRORS = Path("/work/.mirror")
+# Where the bare mirrors are: $IGRAPH_MIRRORS, else .mirror/ beside the checkout (where fetch puts them here).
+MIRRORS = Path(os.environ.get("IGRAPH_MIRRORS") or Path(__file__).resolve().parents[2] / ".mirror")
 REPOS_FILE = Path(__file__).with_name("repos.txt")
 PACKAGES_FILE = Path(__file__).with_name("packages.txt")
 TABLE_FILE = Path(__file__).with_name("mined_commits.tsv")
