@@ -7,8 +7,9 @@ import sys
 import textwrap
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 
@@ -161,9 +162,44 @@ def make_plain_repo(tmp_path: Path, files: Mapping[str, str | bytes], *, name: s
     return make_repo(tmp_path, files, filler=False, name=name, dedent=False)
 
 
+StoreKind = Literal["sqlite", "postgresql"]
+
+
+@dataclass(frozen=True)
+class StoreChoice:
+    """The store the current test's services use: the SQLite file under the root, or one PostgreSQL database."""
+
+    kind: StoreKind = "sqlite"
+    url: str | None = None
+
+
+_current_store = StoreChoice()
+
+
+def current_store() -> StoreChoice:
+    """The store chosen for the running test (conftest's ``store_kind`` fixture sets it; SQLite by default)."""
+    return _current_store
+
+
+def use_store(choice: StoreChoice) -> StoreChoice:
+    """Make ``choice`` the store of every service the factories make from now on; returns the previous one."""
+    global _current_store
+    previous, _current_store = _current_store, choice
+    return previous
+
+
+def store_kwargs() -> dict[str, Any]:
+    """The IGraphService keyword arguments that select the current store (none for the SQLite default)."""
+    choice = current_store()
+    return {} if choice.url is None else {"store": choice.url}
+
+
 def make_service(root: Path, *, dim: int = 64, **kwargs: Any) -> IGraphService:
-    """A service on ``root`` with the deterministic hashing embedder; the caller closes it (or uses open_service)."""
+    """A service on ``root`` with the deterministic hashing embedder, on the current test's store; the caller
+    closes it (or uses open_service)."""
     kwargs.setdefault("embedder", HashingEmbedder(dim))
+    for key, value in store_kwargs().items():
+        kwargs.setdefault(key, value)
     return IGraphService(root, **kwargs)
 
 
@@ -193,10 +229,13 @@ def subprocess_env(*, inherit: bool = True, tests: bool = False, **extra: str) -
     this directory's modules), never reaches the Hugging Face hub, and gets ``extra`` on top.
 
     The caller's IGRAPH_* settings never reach the child (a developer's configured embedder would change what a
-    test measures); ``inherit`` False also drops the rest of the environment but for PATH and HOME.
+    test measures), except the current test's store: on PostgreSQL the child gets IGRAPH_DATABASE_URL. ``inherit``
+    False also drops the rest of the environment but for PATH and HOME.
     """
     keep = os.environ if inherit else {k: v for k, v in os.environ.items() if k in ("PATH", "HOME")}
     base = {k: v for k, v in keep.items() if not k.startswith("IGRAPH_")}
+    if current_store().url is not None:
+        base["IGRAPH_DATABASE_URL"] = str(current_store().url)
     paths = [PACKAGE_PARENT, *([TESTS_DIR] if tests else []), os.environ.get("PYTHONPATH", "")]
     base.update(HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", PYTHONPATH=os.pathsep.join(p for p in paths if p))
     base.update(extra)
