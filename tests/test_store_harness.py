@@ -35,7 +35,9 @@ def test_each_postgresql_run_gets_a_fresh_database(store_kind: str, round_: int)
     url = current_store().url
     assert store_kind == "postgresql" and url is not None
     with psycopg.connect(url) as con:
-        tables = con.execute("SELECT count(*) FROM pg_tables WHERE schemaname NOT IN ('pg_catalog', 'information_schema')")
+        tables = con.execute(
+            "SELECT count(*) FROM pg_tables WHERE schemaname NOT IN ('pg_catalog', 'information_schema')"
+        )
         assert tables.fetchone() == (0,)  # the other round's table is not here
         assert con.execute("SELECT extname FROM pg_extension WHERE extname = 'vector'").fetchone() == ("vector",)
         con.execute("CREATE TABLE left_behind (x int)")
@@ -51,7 +53,11 @@ def test_unmarked_tests_stay_on_sqlite(store_kind: str) -> None:
     ("url", "name", "expected"),
     [
         ("postgresql://igraph@127.0.0.1:5432/igraph_test", "t1", "postgresql://igraph@127.0.0.1:5432/t1"),
-        ("postgresql://u:p%40ss@db.example/main?sslmode=require", "t2", "postgresql://u:p%40ss@db.example/t2?sslmode=require"),
+        (
+            "postgresql://u:p%40ss@db.example/main?sslmode=require",
+            "t2",
+            "postgresql://u:p%40ss@db.example/t2?sslmode=require",
+        ),
         ("postgresql://igraph@/x?host=/tmp/pg&port=55432", "t3", "postgresql://igraph@/t3?host=/tmp/pg&port=55432"),
     ],
 )
@@ -65,5 +71,7 @@ def test_sqlite_only_use_never_imports_the_postgresql_client() -> None:
         "loaded = sorted(m for m in sys.modules if m.split('.')[0] in ('psycopg', 'psycopg_binary', 'pgvector'))\n"
         "sys.exit(f'imported {loaded}' if loaded else 0)\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], env=subprocess_env(), capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=subprocess_env(), capture_output=True, text=True, timeout=60
+    )
     assert done.returncode == 0, done.stderr
