@@ -8,7 +8,7 @@ from typing import Any
 
 from igraph_mcp.store.bind import MAX_BOUND, batches, placeholders
 from igraph_mcp.store.db import Database
-from igraph_mcp.store.dialect import WriteConnection, inserted_id
+from igraph_mcp.store.dialect import WriteConnection, inserted_id, table_exists
 from igraph_mcp.store.fts import RESOURCE_BM25_WEIGHTS, fts_or_query, like_literal
 from igraph_mcp.store.records import CodeCandidate, LinkRow, NewChunk, ResourceRow, SourceRow
 from igraph_mcp.store.vectors import has_node_vectors, has_resource_vectors
@@ -94,7 +94,7 @@ def delete_source(con: WriteConnection, source_id: int) -> None:
 
 
 def _exists(con: WriteConnection, table: str) -> bool:
-    return con.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (table,)).fetchone() is not None
+    return table_exists(con, table)
 
 
 # -- chunks --------------------------------------------------------------------------------------------------

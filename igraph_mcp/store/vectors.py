@@ -27,7 +27,7 @@ class VectorMaker(Protocol):
 
 
 def _table_exists(db: Database, name: str) -> bool:
-    return db.scalar("SELECT 1 FROM sqlite_master WHERE name = ?", (name,)) is not None
+    return db.has_table(name)
 
 
 def has_node_vectors(db: Database) -> bool:
