@@ -12,8 +12,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
+import apsw
+
 from igraph_mcp.errors import IndexBusy, StorageError
-from igraph_mcp.store.db import Database
+from igraph_mcp.store.db import Database, SqliteDatabase
 
 LOCK_FILE = "index.lock"
 RECORD_BYTES = 256  # the holder record: pid, start time, phase and counts as JSON, space-padded
@@ -68,9 +70,15 @@ class WriterLock:
                     ) from exc
                 self._file, self._since = lock_file, time.time()
                 self.report("starting", 0, 0)
-                db = Database.open_for_write(self.db_path)
+                db = SqliteDatabase.open_for_write(self.db_path)
                 try:
                     yield db
+                except (apsw.FullError, apsw.IOError, apsw.ReadOnlyError) as exc:
+                    raise StorageError(
+                        f"the index could not be written ({type(exc).__name__}: {exc}); free disk space or fix "
+                        f"permissions under {self.state_dir} and run the index again - answers keep coming from "
+                        "the last committed state"
+                    ) from exc
                 finally:
                     self._write_record(b"")  # released: no stale record for the next holder's rivals
                     self._file = None
