@@ -188,9 +188,28 @@ def use_store(choice: StoreChoice) -> StoreChoice:
     return previous
 
 
-def store_kwargs() -> dict[str, Any]:
-    """The IGraphService keyword arguments that select the current store (none for the SQLite default)."""
+# Which PostgreSQL store each root was first used with, while that store lives: a module's shared index stays in
+# the module's database when a test's own fresh database becomes the current store.
+_root_stores: dict[str, StoreChoice] = {}
+
+
+def forget_store(url: str) -> None:
+    """Forget the roots that were used with the database ``url`` (it is being dropped)."""
+    for root in [r for r, choice in _root_stores.items() if choice.url == url]:
+        del _root_stores[root]
+
+
+def store_for(root: Path | str) -> StoreChoice:
+    """The store a service on ``root`` uses: the one the root was first used with, else the current one."""
     choice = current_store()
+    if choice.url is None:
+        return choice
+    return _root_stores.setdefault(os.path.realpath(root), choice)
+
+
+def store_kwargs(root: Path | str | None = None) -> dict[str, Any]:
+    """The IGraphService keyword arguments that select the store for ``root`` (none for the SQLite default)."""
+    choice = current_store() if root is None else store_for(root)
     return {} if choice.url is None else {"store": choice.url}
 
 
@@ -198,7 +217,7 @@ def make_service(root: Path, *, dim: int = 64, **kwargs: Any) -> IGraphService:
     """A service on ``root`` with the deterministic hashing embedder, on the current test's store; the caller
     closes it (or uses open_service)."""
     kwargs.setdefault("embedder", HashingEmbedder(dim))
-    for key, value in store_kwargs().items():
+    for key, value in store_kwargs(root).items():
         kwargs.setdefault(key, value)
     return IGraphService(root, **kwargs)
 

@@ -14,11 +14,12 @@ import importlib.util
 import os
 import weakref
 from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
-from _factories import StoreChoice, make_plain_repo, open_service, use_store
+from _factories import StoreChoice, current_store, forget_store, make_plain_repo, open_service, use_store
 from _pg_server import PgServer, PgUnavailable, ci_requires_postgres
 
 from igraph_mcp.service import IGraphService
@@ -47,12 +48,13 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    """Parametrise ``store_kind`` (an autouse fixture, so every test has it) by the test's store markers."""
+    """Parametrise ``store_kind`` (an autouse fixture, so every test has it) by the test's store markers, at module
+    scope: a module's module-scoped fixtures (an index shared by its tests) are built once per store."""
     node = metafunc.definition
     if node.get_closest_marker("postgresql_only") is not None:
-        metafunc.parametrize("store_kind", ["postgresql"], indirect=True)
+        metafunc.parametrize("store_kind", ["postgresql"], indirect=True, scope="module")
     elif node.get_closest_marker("both_stores") is not None and node.get_closest_marker("sqlite_only") is None:
-        metafunc.parametrize("store_kind", STORES, indirect=True)
+        metafunc.parametrize("store_kind", STORES, indirect=True, scope="module")
 
 
 @pytest.fixture(scope="session")
@@ -82,25 +84,52 @@ def pg_url(pg_server: PgServer) -> Iterator[str]:
         pg_server.drop_database(url)
 
 
-@pytest.fixture(autouse=True)
-def store_kind(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    """The store this test's services use: "sqlite" unless the test's markers ask for PostgreSQL (see above)."""
+@contextmanager
+def _on_store(choice: StoreChoice) -> Iterator[None]:
+    """Services made by the factories (and fronts reading the environment) use ``choice`` inside the block."""
+    with pytest.MonkeyPatch.context() as mp:
+        for var in ("IGRAPH_DATABASE_URL", "IGRAPH_DATABASE_URL_FILE"):
+            mp.delenv(var, raising=False)  # a developer's own selection must not move a test onto a server
+        if choice.url is not None:
+            mp.setenv("IGRAPH_DATABASE_URL", choice.url)
+        previous = use_store(choice)
+        try:
+            yield
+        finally:
+            use_store(previous)
+            if choice.url is not None:
+                forget_store(choice.url)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def store_kind(request: pytest.FixtureRequest) -> Iterator[str]:
+    """The store of this module's run: "sqlite" unless the markers ask for PostgreSQL (see above). On PostgreSQL,
+    the module-scoped fixtures built while it is set up (a shared index) get a database of their own."""
     kind = getattr(request, "param", "sqlite")
     if kind == "sqlite":
-        # A developer's own store selection must not move the SQLite half onto a server.
-        monkeypatch.delenv("IGRAPH_DATABASE_URL", raising=False)
-        monkeypatch.delenv("IGRAPH_DATABASE_URL_FILE", raising=False)
-        yield kind
+        with _on_store(StoreChoice()):
+            yield kind
+        return
+    server: PgServer = request.getfixturevalue("pg_server")
+    url = server.new_database()
+    try:
+        with _on_store(StoreChoice("postgresql", url)):
+            yield kind
+    finally:
+        server.drop_database(url)
+
+
+@pytest.fixture(autouse=True)
+def _store_of_the_test(store_kind: str, request: pytest.FixtureRequest) -> Iterator[StoreChoice]:
+    """Each PostgreSQL test gets a fresh database for the repositories it makes; a root that a module fixture
+    indexed keeps the module's database (the factories remember which store each root was first used with)."""
+    if store_kind == "sqlite":
+        yield current_store()
         return
     url = request.getfixturevalue("pg_url")
-    # The environment too, so a front the test drives in-process (CLI, server) selects the same database.
-    monkeypatch.setenv("IGRAPH_DATABASE_URL", url)
-    monkeypatch.delenv("IGRAPH_DATABASE_URL_FILE", raising=False)
-    previous = use_store(StoreChoice("postgresql", url))
-    try:
-        yield kind
-    finally:
-        use_store(previous)
+    choice = StoreChoice("postgresql", url)
+    with _on_store(choice):
+        yield choice
 
 
 RepoFactory = Callable[[Path, Mapping[str, str | bytes]], Path]
@@ -146,11 +175,11 @@ def make_repo() -> RepoFactory:
 
 
 @pytest.fixture(autouse=True)
-def _close_every_service(monkeypatch: pytest.MonkeyPatch, store_kind: str) -> Iterator[None]:
+def _close_every_service(monkeypatch: pytest.MonkeyPatch, _store_of_the_test: StoreChoice) -> Iterator[None]:
     """Close every IGraphService the test opened when it ends, passed or failed, so a failing assertion never
     leaves a connection (and its file handles) open for the next test. Services of wider-scoped fixtures are
-    opened before this starts watching and are closed by their fixtures. It depends on ``store_kind`` so that the
-    services close before a PostgreSQL test's database is dropped."""
+    opened before this starts watching and are closed by their fixtures. It depends on the test's store so that
+    the services close before a PostgreSQL test's database is dropped."""
     opened: weakref.WeakSet[IGraphService] = weakref.WeakSet()
     real_init = IGraphService.__init__
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
-from _factories import current_store, store_kwargs, subprocess_env
+from _factories import current_store, store_for, store_kwargs, subprocess_env
 from _pg_server import with_database
 
 _seen_databases: list[str] = []
@@ -75,3 +76,27 @@ def test_sqlite_only_use_never_imports_the_postgresql_client() -> None:
         [sys.executable, "-c", code], env=subprocess_env(), capture_output=True, text=True, timeout=60
     )
     assert done.returncode == 0, done.stderr
+
+
+@pytest.fixture(scope="module")
+def shared_root(store_kind: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A root first used while the module's store was current, as a module's shared index is."""
+    root = tmp_path_factory.mktemp("shared")
+    store_for(root)
+    return root
+
+
+@pytest.mark.both_stores
+def test_a_module_fixtures_root_keeps_the_module_store(shared_root: Path, store_kind: str) -> None:
+    module_choice = store_for(shared_root)
+    assert module_choice.kind == current_store().kind == store_kind
+    if store_kind == "postgresql":
+        # The test's own repositories go to its fresh database; the shared root stays in the module's.
+        assert module_choice.url != current_store().url
+        assert store_kwargs(shared_root) == {"store": module_choice.url}
+
+
+@pytest.mark.both_stores
+@pytest.mark.sqlite_only
+def test_sqlite_only_wins_over_the_modules_marker(store_kind: str) -> None:
+    assert store_kind == "sqlite"
