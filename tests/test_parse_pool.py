@@ -122,11 +122,11 @@ def test_parallel_and_serial_builds_store_the_same_index(tmp_path: Path, monkeyp
 
 def test_an_index_run_survives_a_worker_that_dies(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from igraph_mcp.index.indexer import Indexer
-    from igraph_mcp.store.db import Database
+    from igraph_mcp.store.db import SqliteDatabase
 
     files = {**FILES, "app/poison.py": f"# {CRASH_MARK.decode()}\ndef poison():\n    pass\n"}
     root = make_repo(tmp_path, files)
-    db = Database(tmp_path / "index.db")
+    db = SqliteDatabase(tmp_path / "index.db")
     indexer = Indexer(root, db, parse_workers=2)
     monkeypatch.setattr(indexer, "parse_task", _crash_on_mark)
     result = indexer.run(full=True)

@@ -12,7 +12,7 @@ from _factories import index_repo, make_repo, make_service
 from igraph_mcp.config import CONFIG_DIR
 from igraph_mcp.errors import NotIndexed
 from igraph_mcp.store import db as db_module
-from igraph_mcp.store.db import Database
+from igraph_mcp.store.db import SqliteDatabase
 
 FILES = {
     "pkg/core.py": "def alpha():\n    return beta()\n\n\ndef beta():\n    return 1\n",
@@ -27,7 +27,7 @@ def _aside(repo: Path) -> list[Path]:
 def test_reader_answers_while_another_connection_holds_the_write_lock(tmp_path: Path) -> None:
     repo = make_repo(tmp_path, FILES)
     index_repo(repo).close()
-    writer = Database.open_for_write(repo / CONFIG_DIR / "igraph.db")
+    writer = SqliteDatabase.open_for_write(repo / CONFIG_DIR / "igraph.db")
     reader = make_service(repo)
     try:
         with writer.atomic() as con:  # an uncommitted write, as a rebuild in another process holds one
@@ -51,7 +51,7 @@ def test_busy_database_is_not_mistaken_for_a_corrupt_one(tmp_path: Path, monkeyp
     holder.execute("INSERT INTO meta VALUES('k', 'v')")
     try:
         with pytest.raises(apsw.BusyError):
-            Database.open_for_write(path)
+            SqliteDatabase.open_for_write(path)
         with pytest.raises(apsw.BusyError):
             db_module._looks_corrupt(path)
         assert not list(tmp_path.glob("i.db.corrupt-*"))

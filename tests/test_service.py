@@ -11,7 +11,7 @@ from _factories import edit_file, index_repo, make_repo, make_service
 
 from igraph_mcp.config import CONFIG_DIR, load_config, write_default_config
 from igraph_mcp.errors import ConfigError, IndexBusy, InvalidInput, NotIndexed, PathOutsideRoot, SchemaTooNew
-from igraph_mcp.store.db import Database
+from igraph_mcp.store.db import SqliteDatabase
 from igraph_mcp.store.schema import SCHEMA_VERSION
 
 FILES = {
@@ -244,7 +244,7 @@ def test_two_writers_second_gets_index_busy(svc, repo: Path) -> None:  # type: i
 
 
 def test_database_open_does_not_corrupt_a_live_index(svc, repo: Path) -> None:  # type: ignore[no-untyped-def]
-    second = Database(repo / CONFIG_DIR / "igraph.db")
+    second = SqliteDatabase(repo / CONFIG_DIR / "igraph.db")
     try:
         assert second.recovered_from is None and second.scalar("SELECT count(*) FROM files") > 0
     finally:

@@ -12,7 +12,7 @@ from igraph_mcp.embed.reuse import embed_reusing
 from igraph_mcp.embed.text import text_hash
 from igraph_mcp.errors import EmbedderError
 from igraph_mcp.store import graph
-from igraph_mcp.store.db import Database
+from igraph_mcp.store.db import SqliteDatabase
 from igraph_mcp.store.fts import like_literal
 from igraph_mcp.store.records import NewFile
 
@@ -32,7 +32,7 @@ def test_like_literal(text: str, escaped: str) -> None:
 
 
 def test_suffix_lookup_treats_wildcards_as_text(tmp_path: Path) -> None:
-    db = Database(tmp_path / "i.db")
+    db = SqliteDatabase(tmp_path / "i.db")
     try:
         with db.atomic() as con:
             for path in ("pkg/a_b.py", "pkg/axb.py", "pkg/100%.py", "pkg/1000.py"):

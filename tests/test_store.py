@@ -12,7 +12,7 @@ from igraph_mcp.errors import IndexBusy, SchemaTooNew
 from igraph_mcp.store import db as db_mod
 from igraph_mcp.store import graph
 from igraph_mcp.store import vectors as vec_store
-from igraph_mcp.store.db import Database
+from igraph_mcp.store.db import Database, SqliteDatabase
 from igraph_mcp.store.fts import fts_or_query, fts_tokens, quote_token
 from igraph_mcp.store.records import NewEdge, NewFile, NewImport, NewNode, NodeText
 from igraph_mcp.store.schema import MIGRATIONS, SCHEMA_VERSION
@@ -20,7 +20,7 @@ from igraph_mcp.store.schema import MIGRATIONS, SCHEMA_VERSION
 
 @pytest.fixture
 def db(tmp_path: Path) -> Database:
-    database = Database(tmp_path / ".igraph" / "igraph.db")
+    database = SqliteDatabase(tmp_path / ".igraph" / "igraph.db")
     yield database
     database.close()
 
@@ -53,8 +53,8 @@ def test_new_database_has_schema_wal_and_foreign_keys(db: Database) -> None:
 
 def test_reopening_does_not_reapply_migrations(tmp_path: Path) -> None:
     path = tmp_path / "i.db"
-    Database(path).close()
-    again = Database(path)
+    SqliteDatabase(path).close()
+    again = SqliteDatabase(path)
     try:
         assert again.rows("SELECT version FROM migrations") == [(v,) for v, _ in MIGRATIONS]
     finally:
@@ -63,12 +63,12 @@ def test_reopening_does_not_reapply_migrations(tmp_path: Path) -> None:
 
 def test_newer_schema_is_refused_with_upgrade_hint(tmp_path: Path) -> None:
     path = tmp_path / "i.db"
-    first = Database(path)
+    first = SqliteDatabase(path)
     with first.atomic() as con:
         con.execute("INSERT INTO migrations(version, applied_at) VALUES(?, 0)", (SCHEMA_VERSION + 5,))
     first.close()
     with pytest.raises(SchemaTooNew, match="upgrade igraph-mcp"):
-        Database(path)
+        SqliteDatabase(path)
     assert path.exists()  # refused, never moved aside or wiped
 
 
@@ -86,7 +86,7 @@ def test_sqlite_vec_loads_here(db: Database) -> None:
 def test_garbage_file_is_moved_aside_and_rebuilt(tmp_path: Path, content: bytes, reason: str) -> None:
     path = tmp_path / "i.db"
     path.write_bytes(content)
-    database = Database(path)
+    database = SqliteDatabase(path)
     try:
         assert database.recovered_from == reason
         assert database.get_meta("schema_version") == str(SCHEMA_VERSION)
@@ -98,14 +98,14 @@ def test_garbage_file_is_moved_aside_and_rebuilt(tmp_path: Path, content: bytes,
 
 def test_truncated_database_is_moved_aside(tmp_path: Path) -> None:
     path = tmp_path / "i.db"
-    database = Database(path)
+    database = SqliteDatabase(path)
     _add_file(database, "a.py", [f"fn_{i}" for i in range(400)])
     database.con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     database.close()
     data = path.read_bytes()
     assert len(data) > 8192
     path.write_bytes(data[: len(data) // 2])
-    again = Database(path)
+    again = SqliteDatabase(path)
     try:
         assert again.recovered_from is not None
         assert again.scalar("SELECT count(*) FROM files") == 0
@@ -116,7 +116,7 @@ def test_truncated_database_is_moved_aside(tmp_path: Path) -> None:
 def test_empty_file_is_treated_as_new_database(tmp_path: Path) -> None:
     path = tmp_path / "i.db"
     path.write_bytes(b"")
-    database = Database(path)
+    database = SqliteDatabase(path)
     try:
         assert database.recovered_from is None
         assert database.get_meta("schema_version") == str(SCHEMA_VERSION)
@@ -126,9 +126,9 @@ def test_empty_file_is_treated_as_new_database(tmp_path: Path) -> None:
 
 def test_readonly_connection_reads(tmp_path: Path) -> None:
     path = tmp_path / "i.db"
-    writer = Database(path)
+    writer = SqliteDatabase(path)
     _add_file(writer, "a.py", ["alpha"])
-    ro = Database(path, readonly=True)
+    ro = SqliteDatabase(path, readonly=True)
     try:
         assert ro.scalar("SELECT count(*) FROM files") == 1
     finally:
@@ -158,10 +158,10 @@ def test_atomic_raises_index_busy_when_another_connection_writes(
 ) -> None:
     monkeypatch.setattr(db_mod, "BUSY_TIMEOUT_MS", 50)
     path = tmp_path / "i.db"
-    first, second = Database(path), Database(path)
+    first, second = SqliteDatabase(path), SqliteDatabase(path)
     try:
         with first.atomic() as con:
-            db_mod.Database.set_meta(first, con, "held", "1")
+            db_mod.SqliteDatabase.set_meta(first, con, "held", "1")
             with pytest.raises(IndexBusy, match="another igraph-mcp process"), second.atomic():
                 pass
         assert second.get_meta("held") == "1"  # readers see the committed write afterwards

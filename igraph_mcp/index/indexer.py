@@ -10,8 +10,6 @@ from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 
-import apsw
-
 from igraph_mcp import crashpoints
 from igraph_mcp.index import parse_pool
 from igraph_mcp.index.model import ParsedFile, Symbol
@@ -23,6 +21,7 @@ from igraph_mcp.models import IndexResult
 from igraph_mcp.store import graph
 from igraph_mcp.store import vectors as vec_store
 from igraph_mcp.store.db import Database
+from igraph_mcp.store.dialect import WriteConnection
 from igraph_mcp.store.records import EdgeBinding, FileState, NewEdge, NewFile, NewImport, NewNode, NodeText
 from igraph_mcp.text.identifiers import identifier_words, split_identifier
 from igraph_mcp.vocab.languages import CONTAINER_KINDS, language_for_path
@@ -284,7 +283,7 @@ class Indexer:
             log.warning("%s", outcome.warning)
         return outcome.parsed
 
-    def _write_file(self, con: apsw.Connection, change: _Change, pf: ParsedFile) -> int:
+    def _write_file(self, con: WriteConnection, change: _Change, pf: ParsedFile) -> int:
         w = change.walked
         source = normalize_source(change.data)
         text_lines = source.count(b"\n") + 1

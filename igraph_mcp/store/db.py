@@ -1,4 +1,5 @@
-"""The SQLite connection: pragmas, sqlite-vec loading, migrations, corruption handling, one write primitive."""
+"""The store interface (``Database``) and its SQLite form: pragmas, sqlite-vec loading, migrations, corruption
+handling, one write primitive. The PostgreSQL form is ``store/pg_db.py``."""
 
 from __future__ import annotations
 
@@ -6,14 +7,16 @@ import logging
 import os
 import threading
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
 
 import apsw
 
 from igraph_mcp.errors import IndexBusy
+from igraph_mcp.store.dialect import SQLITE, Dialect, WriteConnection
 from igraph_mcp.store.schema import MIGRATIONS, SCHEMA_VERSION, schema_too_new
 
 log = logging.getLogger(__name__)
@@ -74,7 +77,73 @@ def _move_aside(path: Path, reason: str) -> Path:
     return target
 
 
-class Database:
+class Database(ABC):
+    """The store interface every module outside ``store/`` uses; ``SqliteDatabase`` and ``PgDatabase`` implement it.
+
+    Store SQL is written once with ``?`` placeholders; where it must differ, a store function branches on
+    ``dialect``. ``con`` is the implementation's own connection, for those store functions only.
+    """
+
+    dialect: Dialect
+    readonly: bool
+    recovered_from: str | None  # why a damaged index was moved aside at open (SQLite only)
+    vec_error: str | None  # why vectors cannot be used, or None
+    identity: tuple[int, int] | None  # what this connection reads; see file_identity
+    con: Any
+    path: Path  # where the index lives, for messages (a PostgreSQL store gives its URL without password)
+
+    @property
+    def vec_available(self) -> bool:
+        """True when vector tables can be used."""
+        return self.vec_error is None
+
+    @abstractmethod
+    def close(self) -> None:
+        """Close the connection."""
+
+    @abstractmethod
+    def rows(self, sql: str, params: Any = ()) -> list[tuple[Any, ...]]:
+        """Run a read query and return all rows."""
+
+    @abstractmethod
+    def one(self, sql: str, params: Any = ()) -> tuple[Any, ...] | None:
+        """Run a read query and return the first row or None."""
+
+    def scalar(self, sql: str, params: Any = (), default: Any = None) -> Any:
+        """Run a read query and return the first column of the first row."""
+        row = self.one(sql, params)
+        return default if row is None else row[0]
+
+    @abstractmethod
+    def atomic(self) -> AbstractContextManager[WriteConnection]:
+        """The one write primitive: a transaction rolled back on any error; nested calls are savepoints."""
+
+    @abstractmethod
+    def snapshot(self) -> AbstractContextManager[None]:
+        """Several reads against one committed state."""
+
+    @abstractmethod
+    def get_meta(self, key: str, default: str | None = None) -> str | None:
+        """Read one value from the meta table."""
+
+    @abstractmethod
+    def set_meta(self, con: WriteConnection, key: str, value: str) -> None:
+        """Write one meta value inside an open transaction."""
+
+    @abstractmethod
+    def schema_version(self) -> int:
+        """The highest migration applied (0 for a schema not created yet)."""
+
+    @abstractmethod
+    def file_identity(self) -> tuple[int, int] | None:
+        """What the store now holds at this connection's address; differs from ``identity`` once replaced."""
+
+    @abstractmethod
+    def size_bytes(self) -> int:
+        """Bytes the index takes in its store."""
+
+
+class SqliteDatabase(Database):
     """One apsw connection to the index with WAL, a busy timeout and a write-transaction helper.
 
     Two ways in, and only two: ``open_for_write`` (the caller holds the repository's index lock; only this path
@@ -82,13 +151,15 @@ class Database:
     waits out a writer through the busy timeout).
     """
 
+    dialect: Dialect = SQLITE
+
     @classmethod
-    def open_for_write(cls, path: Path) -> Database:
+    def open_for_write(cls, path: Path) -> SqliteDatabase:
         """The writer's connection: corruption recovery and migrations happen here, under the caller's lock."""
         return cls(path)
 
     @classmethod
-    def open_for_read(cls, path: Path) -> Database:
+    def open_for_read(cls, path: Path) -> SqliteDatabase:
         """A reader's connection: read-only, no recovery, no migration (the file must exist)."""
         return cls(path, readonly=True)
 
@@ -103,7 +174,7 @@ class Database:
                 _move_aside(path, reason)
                 self.recovered_from = reason
         flags = apsw.SQLITE_OPEN_READONLY if readonly else apsw.SQLITE_OPEN_READWRITE | apsw.SQLITE_OPEN_CREATE
-        self.con = apsw.Connection(str(path), flags=flags)
+        self.con: apsw.Connection = apsw.Connection(str(path), flags=flags)
         self.con.set_busy_timeout(BUSY_TIMEOUT_MS)
         self.vec_error = _load_vec(self.con)
         self._lock = threading.RLock()
@@ -114,11 +185,6 @@ class Database:
             self.con.execute("PRAGMA journal_mode=WAL")
             self.con.execute("PRAGMA synchronous=NORMAL")
             self._migrate()
-
-    @property
-    def vec_available(self) -> bool:
-        """True when sqlite-vec is loaded and vector tables can be used."""
-        return self.vec_error is None
 
     def close(self) -> None:
         """Close the connection."""
@@ -134,11 +200,6 @@ class Database:
         """Run a read query and return the first row or None."""
         with self._lock:
             return self.con.execute(sql, params).fetchone()
-
-    def scalar(self, sql: str, params: Any = (), default: Any = None) -> Any:
-        """Run a read query and return the first column of the first row."""
-        row = self.one(sql, params)
-        return default if row is None else row[0]
 
     @contextmanager
     def atomic(self) -> Iterator[apsw.Connection]:
@@ -212,7 +273,14 @@ class Database:
             return None
         return st.st_dev, st.st_ino
 
-    def set_meta(self, con: apsw.Connection, key: str, value: str) -> None:
+    def size_bytes(self) -> int:
+        """Bytes of the index file (0 before it exists)."""
+        try:
+            return self.path.stat().st_size
+        except OSError:
+            return 0
+
+    def set_meta(self, con: WriteConnection, key: str, value: str) -> None:
         """Write one meta value inside an open transaction."""
         con.execute(
             "INSERT INTO meta(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value=excluded.value",

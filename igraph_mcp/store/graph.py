@@ -10,6 +10,7 @@ import apsw
 
 from igraph_mcp.store.bind import batches, placeholders
 from igraph_mcp.store.db import Database
+from igraph_mcp.store.dialect import SQLITE, WriteConnection, connection_dialect, inserted_id
 from igraph_mcp.store.fts import NODE_BM25_WEIGHTS, fts_or_query, like_literal
 from igraph_mcp.store.records import (
     EdgeBinding,
@@ -54,17 +55,17 @@ def file_stats(db: Database, paths: Sequence[str]) -> dict[str, tuple[int, int]]
     return out
 
 
-def insert_file(con: apsw.Connection, file: NewFile) -> int:
+def insert_file(con: WriteConnection, file: NewFile) -> int:
     """Insert a file row and return its id."""
-    con.execute(
+    return inserted_id(
+        con,
         "INSERT INTO files(path, language, sha256, size, mtime_ns, line_count, parse_status, indexed_at) "
-        "VALUES(?,?,?,?,?,?,?,?)",
+        "VALUES(?,?,?,?,?,?,?,?) RETURNING id",
         file,
     )
-    return int(con.last_insert_rowid())
 
 
-def delete_file(con: apsw.Connection, file_id: int, *, vectors: bool) -> None:
+def delete_file(con: WriteConnection, file_id: int, *, vectors: bool) -> None:
     """Delete a file with its nodes, their FTS rows and vectors; edges into it become unresolved."""
     con.execute("DELETE FROM nodes_fts WHERE rowid IN (SELECT id FROM nodes WHERE file_id = ?)", (file_id,))
     if vectors:
@@ -78,7 +79,7 @@ def delete_file(con: apsw.Connection, file_id: int, *, vectors: bool) -> None:
     con.execute("DELETE FROM files WHERE id = ?", (file_id,))
 
 
-def clear_code_tables(con: apsw.Connection) -> None:
+def clear_code_tables(con: WriteConnection) -> None:
     """Empty files, nodes, edges and the node FTS index (a full rebuild; vectors are the caller's choice)."""
     con.execute("DELETE FROM nodes_fts")
     con.execute("DELETE FROM edges")
@@ -87,7 +88,7 @@ def clear_code_tables(con: apsw.Connection) -> None:
     con.execute("DELETE FROM files")
 
 
-def rename_file(con: apsw.Connection, file_id: int, new_path: str, mtime_ns: int) -> None:
+def rename_file(con: WriteConnection, file_id: int, new_path: str, mtime_ns: int) -> None:
     """Move a file whose content did not change: its nodes and vectors are kept, paths updated."""
     con.execute("UPDATE files SET path = ?, mtime_ns = ? WHERE id = ?", (new_path, mtime_ns, file_id))
     con.execute(
@@ -98,7 +99,7 @@ def rename_file(con: apsw.Connection, file_id: int, new_path: str, mtime_ns: int
     con.execute("UPDATE nodes SET embed_hash = NULL WHERE file_id = ?", (file_id,))
 
 
-def rename_module_node(con: apsw.Connection, file_id: int, name: str, qualified_name: str, words: str) -> None:
+def rename_module_node(con: WriteConnection, file_id: int, name: str, qualified_name: str, words: str) -> None:
     """Give a renamed file's module node the name its new path implies, in the table and in FTS."""
     con.execute(
         "UPDATE nodes SET name = ?, qualified_name = ? WHERE file_id = ? AND kind = 'module'",
@@ -111,7 +112,7 @@ def rename_module_node(con: apsw.Connection, file_id: int, name: str, qualified_
     )
 
 
-def touch_file(con: apsw.Connection, file_id: int, mtime_ns: int) -> None:
+def touch_file(con: WriteConnection, file_id: int, mtime_ns: int) -> None:
     """Record a new mtime for a file whose content hash did not change."""
     con.execute("UPDATE files SET mtime_ns = ? WHERE id = ?", (mtime_ns, file_id))
 
@@ -150,17 +151,17 @@ def file_languages(db: Database) -> dict[str, int]:
 
 
 # -- nodes ---------------------------------------------------------------------------------------------------
-def insert_node(con: apsw.Connection, node: NewNode) -> int:
+def insert_node(con: WriteConnection, node: NewNode) -> int:
     """Insert one node and return its id."""
-    con.execute(
+    return inserted_id(
+        con,
         "INSERT INTO nodes(file_id, parent_id, kind, name, qualified_name, signature, docstring, body, "
-        "start_line, end_line, start_byte, end_byte, exported) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        "start_line, end_line, start_byte, end_byte, exported) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING id",
         node,
     )
-    return int(con.last_insert_rowid())
 
 
-def insert_fts(con: apsw.Connection, rows: Iterable[NodeText]) -> None:
+def insert_fts(con: WriteConnection, rows: Iterable[NodeText]) -> None:
     """Insert the FTS rows of new nodes."""
     con.executemany(
         "INSERT INTO nodes_fts(rowid, name, words, qualified_name, path, signature, docstring, body) "
@@ -253,16 +254,17 @@ def names_in_files(db: Database, file_ids: Sequence[int]) -> set[str]:
 
 
 # -- edges and imports ----------------------------------------------------------------------------------------
-def insert_edges(con: apsw.Connection, rows: Iterable[NewEdge]) -> None:
+def insert_edges(con: WriteConnection, rows: Iterable[NewEdge]) -> None:
     """Insert edges; one bound at insertion (`contains`) is certain, a reference waits for the resolver."""
+    # Confidence is computed here, not in SQL: PostgreSQL cannot type a bare `? IS NULL` parameter.
     con.executemany(
         "INSERT INTO edges(source_id, target_id, kind, target_name, qualifier, resolution, line, confidence) "
-        "VALUES(?1,?2,?3,?4,?5,?6,?7, CASE WHEN ?2 IS NULL THEN 0 ELSE 1 END)",
-        rows,
+        "VALUES(?,?,?,?,?,?,?,?)",
+        ((*row, 0.0 if row.target_id is None else 1.0) for row in rows),
     )
 
 
-def insert_imports(con: apsw.Connection, rows: Iterable[NewImport]) -> None:
+def insert_imports(con: WriteConnection, rows: Iterable[NewImport]) -> None:
     """Insert a file's imports."""
     con.executemany("INSERT INTO imports(file_id, module, name, alias, line) VALUES(?,?,?,?,?)", rows)
 
@@ -313,7 +315,7 @@ def all_reference_edges(db: Database) -> list[RefToResolve]:
 _BINDING_INDEXES = ("edges_target", "edges_target_name")
 
 
-def set_edge_targets(con: apsw.Connection, rows: Iterable[EdgeBinding], *, bulk: bool = False) -> None:
+def set_edge_targets(con: WriteConnection, rows: Iterable[EdgeBinding], *, bulk: bool = False) -> None:
     """Bind edges to their resolved targets (or record why they stay unbound), with confidence and candidates.
 
     ``bulk`` (rebinding all edges) drops the indexes on the binding first and rebuilds them from their own schema
@@ -322,6 +324,8 @@ def set_edge_targets(con: apsw.Connection, rows: Iterable[EdgeBinding], *, bulk:
     # In edge id order, the updates walk the table's b-tree front to back instead of jumping around it.
     rows = sorted(rows, key=lambda b: b.edge_id)
     found = "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND name IN (?, ?)"
+    # PostgreSQL: DROP INDEX would lock readers out of the table until commit; its indexes stay.
+    bulk = bulk and connection_dialect(con) == SQLITE
     indexes = list(con.execute(found, _BINDING_INDEXES)) if bulk else []
     for name, _sql in indexes:
         con.execute(f'DROP INDEX "{name}"')
@@ -330,7 +334,7 @@ def set_edge_targets(con: apsw.Connection, rows: Iterable[EdgeBinding], *, bulk:
         con.execute(sql)
 
 
-def insert_facts(con: apsw.Connection, rows: Iterable[tuple[int, str, str, str]]) -> None:
+def insert_facts(con: WriteConnection, rows: Iterable[tuple[int, str, str, str]]) -> None:
     """Insert facts (node_id, name, kind, text) a scope states about its names."""
     con.executemany("INSERT INTO facts(node_id, name, kind, text) VALUES(?,?,?,?)", rows)
 
@@ -401,7 +405,7 @@ def _vocab_terms(db: Database, tokens: list[str]) -> dict[str, list[str]]:
     tokenize = db.con.fts5_tokenizer("unicode61", ["remove_diacritics", "2", "tokenchars", "_"])
     return {
         t: list(
-            tokenize(  # type: ignore[arg-type]  # apsw types the result for every flag combination
+            tokenize(
                 t.encode("utf-8"),
                 apsw.FTS5_TOKENIZE_QUERY,
                 None,

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import IO
 
 from igraph_mcp.errors import IndexBusy, StorageError
-from igraph_mcp.store.db import Database
+from igraph_mcp.store.db import Database, SqliteDatabase
 
 LOCK_FILE = "index.lock"
 RECORD_BYTES = 256  # the holder record: pid, start time, phase and counts as JSON, space-padded
@@ -68,7 +68,7 @@ class WriterLock:
                     ) from exc
                 self._file, self._since = lock_file, time.time()
                 self.report("starting", 0, 0)
-                db = Database.open_for_write(self.db_path)
+                db = SqliteDatabase.open_for_write(self.db_path)
                 try:
                     yield db
                 finally:

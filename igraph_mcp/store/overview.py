@@ -97,7 +97,7 @@ def file_edges(db: Database, *, certain_at: float, kinds: Sequence[str] = MAP_ED
     """
     marks = ",".join("?" * len(kinds))
     rows = db.rows(
-        "SELECT s.file_id, t.file_id, e.kind, count(*), sum(e.confidence >= ?) "  # noqa: S608 - only placeholders
+        "SELECT s.file_id, t.file_id, e.kind, count(*), count(CASE WHEN e.confidence >= ? THEN 1 END) "  # noqa: S608 - only placeholders
         "FROM edges e JOIN nodes s ON s.id = e.source_id JOIN nodes t ON t.id = e.target_id "
         f"WHERE e.target_id IS NOT NULL AND e.kind IN ({marks}) AND s.file_id != t.file_id "
         "GROUP BY s.file_id, t.file_id, e.kind",

@@ -9,7 +9,7 @@ from pathlib import Path
 import apsw
 
 from igraph_mcp.errors import NotIndexed, StorageError
-from igraph_mcp.store.db import Database
+from igraph_mcp.store.db import Database, SqliteDatabase
 from igraph_mcp.store.schema import SCHEMA_VERSION, schema_too_new
 
 NO_INDEX = "this repository has no index yet; build it with `igraph-mcp index` (or the igraph_index tool)"
@@ -38,7 +38,7 @@ class IndexReader:
                 if not self.db_path.exists():
                     raise NotIndexed(NO_INDEX)
                 try:
-                    self._db = Database.open_for_read(self.db_path)
+                    self._db = SqliteDatabase.open_for_read(self.db_path)
                 except apsw.CantOpenError as exc:
                     raise StorageError(
                         f"the index at {self.db_path} cannot be opened for reading ({exc}); check its permissions"

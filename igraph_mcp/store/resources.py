@@ -6,10 +6,9 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-import apsw
-
 from igraph_mcp.store.bind import MAX_BOUND, batches, placeholders
 from igraph_mcp.store.db import Database
+from igraph_mcp.store.dialect import WriteConnection, inserted_id
 from igraph_mcp.store.fts import RESOURCE_BM25_WEIGHTS, fts_or_query, like_literal
 from igraph_mcp.store.records import CodeCandidate, LinkRow, NewChunk, ResourceRow, SourceRow
 from igraph_mcp.store.vectors import has_node_vectors, has_resource_vectors
@@ -57,7 +56,7 @@ def source_by_id(db: Database, source_id: int) -> SourceRow | None:
 
 
 def insert_source(
-    con: apsw.Connection,
+    con: WriteConnection,
     path: str,
     name: str,
     source_type: str,
@@ -66,14 +65,15 @@ def insert_source(
     problems: list[dict[str, Any]],
 ) -> int:
     """Insert a source row and return its id."""
-    con.execute(
-        "INSERT INTO resource_sources(path, name, source_type, sha256, mounted_at, problems) VALUES(?,?,?,?,?,?)",
+    return inserted_id(
+        con,
+        "INSERT INTO resource_sources(path, name, source_type, sha256, mounted_at, problems) VALUES(?,?,?,?,?,?) "
+        "RETURNING id",
         (path, name, source_type, sha256, now, json.dumps(problems)),
     )
-    return int(con.last_insert_rowid())
 
 
-def delete_source(con: apsw.Connection, source_id: int) -> None:
+def delete_source(con: WriteConnection, source_id: int) -> None:
     """Delete a source with its chunks, their FTS rows, vectors and links."""
     con.execute(
         "DELETE FROM resources_fts WHERE rowid IN (SELECT id FROM resources WHERE source_id = ?)",
@@ -93,18 +93,19 @@ def delete_source(con: apsw.Connection, source_id: int) -> None:
     con.execute("DELETE FROM resource_sources WHERE id = ?", (source_id,))
 
 
-def _exists(con: apsw.Connection, table: str) -> bool:
+def _exists(con: WriteConnection, table: str) -> bool:
     return con.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (table,)).fetchone() is not None
 
 
 # -- chunks --------------------------------------------------------------------------------------------------
-def insert_chunks(con: apsw.Connection, source_id: int, chunks: Sequence[NewChunk]) -> list[int]:
+def insert_chunks(con: WriteConnection, source_id: int, chunks: Sequence[NewChunk]) -> list[int]:
     """Insert chunks and their FTS rows; returns the new resource ids in chunk order."""
     ids: list[int] = []
     for c in chunks:
-        con.execute(
+        rid = inserted_id(
+            con,
             "INSERT INTO resources(source_id, kind, title, heading_path, text, start_line, end_line, "
-            "identifiers, columns) VALUES(?,?,?,?,?,?,?,?,?)",
+            "identifiers, columns) VALUES(?,?,?,?,?,?,?,?,?) RETURNING id",
             (
                 source_id,
                 c.kind,
@@ -117,7 +118,6 @@ def insert_chunks(con: apsw.Connection, source_id: int, chunks: Sequence[NewChun
                 json.dumps(c.columns),
             ),
         )
-        rid = int(con.last_insert_rowid())
         ids.append(rid)
         # Identifiers are indexed whole (total_cents) and as words (total cents) so prose queries match too.
         idents = " ".join(c.identifiers) + " " + identifier_words(*c.identifiers)
@@ -227,7 +227,7 @@ def fts_resources(db: Database, tokens: list[str], limit: int) -> list[tuple[int
 
 
 # -- links ---------------------------------------------------------------------------------------------------
-def insert_links(con: apsw.Connection, links: Iterable[LinkRow]) -> int:
+def insert_links(con: WriteConnection, links: Iterable[LinkRow]) -> int:
     """Insert or refresh links (one per resource, node and method); returns how many were written."""
     n = 0
     for link in links:
@@ -241,7 +241,7 @@ def insert_links(con: apsw.Connection, links: Iterable[LinkRow]) -> int:
     return n
 
 
-def delete_links(con: apsw.Connection, *, method: str) -> None:
+def delete_links(con: WriteConnection, *, method: str) -> None:
     """Delete every link made by one method (e.g. semantic links of an embedder that was replaced)."""
     con.execute("DELETE FROM resource_links WHERE method = ?", (method,))
 

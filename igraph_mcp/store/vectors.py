@@ -6,12 +6,12 @@ import logging
 from collections.abc import Iterable, Sequence
 from typing import Any, Protocol
 
-import apsw
 import numpy as np
 
 from igraph_mcp import crashpoints
 from igraph_mcp.store.bind import placeholders
 from igraph_mcp.store.db import Database
+from igraph_mcp.store.dialect import WriteConnection
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +40,7 @@ def has_resource_vectors(db: Database) -> bool:
     return _table_exists(db, "resource_vectors")
 
 
-def create_vector_tables(con: apsw.Connection, dimension: int) -> None:
+def create_vector_tables(con: WriteConnection, dimension: int) -> None:
     """Create the vec0 tables for ``dimension``; file_id is a metadata column so KNN can be pre-filtered."""
     con.execute(
         "CREATE VIRTUAL TABLE IF NOT EXISTS node_vectors USING vec0("
@@ -52,13 +52,13 @@ def create_vector_tables(con: apsw.Connection, dimension: int) -> None:
     )
 
 
-def drop_node_vectors(con: apsw.Connection) -> None:
+def drop_node_vectors(con: WriteConnection) -> None:
     """Drop the node vectors and forget which texts were embedded."""
     con.execute("DROP TABLE IF EXISTS node_vectors")
     con.execute("UPDATE nodes SET embed_hash = NULL")
 
 
-def drop_all_vectors(con: apsw.Connection) -> None:
+def drop_all_vectors(con: WriteConnection) -> None:
     """Drop node and resource vectors (embedder changed)."""
     drop_node_vectors(con)
     con.execute("DROP TABLE IF EXISTS resource_vectors")
@@ -116,7 +116,7 @@ def all_vectors_by_hash(db: Database) -> dict[str, bytes]:
     }
 
 
-def store_node_vectors(con: apsw.Connection, rows: Iterable[tuple[int, int, bytes, str]]) -> None:
+def store_node_vectors(con: WriteConnection, rows: Iterable[tuple[int, int, bytes, str]]) -> None:
     """Write vectors: rows of (node id, file id, vector bytes, hash of the embedded text)."""
     for node_id, file_id, blob, text_hash in rows:
         con.execute("DELETE FROM node_vectors WHERE node_id = ?", (node_id,))
@@ -183,7 +183,7 @@ def node_vectors_by_id(db: Database, ids: Sequence[int]) -> dict[int, bytes]:
 
 
 # -- resources -----------------------------------------------------------------------------------------------------
-def store_resource_vectors(con: apsw.Connection, rows: Iterable[tuple[int, bytes, str]]) -> None:
+def store_resource_vectors(con: WriteConnection, rows: Iterable[tuple[int, bytes, str]]) -> None:
     """Write resource vectors: rows of (resource id, vector bytes, text hash)."""
     for rid, blob, text_hash in rows:
         con.execute("DELETE FROM resource_vectors WHERE resource_id = ?", (rid,))

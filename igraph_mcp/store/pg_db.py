@@ -1,0 +1,356 @@
+"""The PostgreSQL connection of one repository: registry lookup, its own schema on the search path, migrations,
+and the same query/transaction API as the SQLite ``Database`` (store SQL is written once, with ``?``).
+
+Imported only when a ``postgresql://`` store is selected, so a SQLite-only install never needs psycopg.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import psycopg
+from psycopg import errors as pg_errors
+from psycopg import sql as pg_sql
+from psycopg.adapt import Dumper
+
+from igraph_mcp.errors import IGraphError, IndexBusy, NotIndexed, SchemaTooNew, StorageError
+from igraph_mcp.store import pg_schema
+from igraph_mcp.store.db import Database
+from igraph_mcp.store.dialect import POSTGRESQL, Dialect, WriteConnection
+from igraph_mcp.store.schema import SCHEMA_VERSION
+from igraph_mcp.store.url import safe_url
+
+log = logging.getLogger(__name__)
+
+CONNECT_TIMEOUT_S = 10
+
+
+@functools.lru_cache(maxsize=2048)
+def translate(sql: str) -> str:
+    """``?`` placeholders to psycopg's ``%s`` (a literal ``%`` doubled); store SQL never has a literal ``?``."""
+    return sql.replace("%", "%%").replace("?", "%s")
+
+
+class _BoolAsInt(Dumper):
+    """Python bools into INTEGER columns, as SQLite stores them (the schema has no boolean columns)."""
+
+    oid = psycopg.postgres.types["int2"].oid
+
+    def dump(self, obj: Any) -> bytes:
+        """1 or 0."""
+        return b"1" if obj else b"0"
+
+
+def storage_error(exc: psycopg.Error, url: str) -> IGraphError:
+    """Our error for a psycopg failure: what went wrong with the store and what to do about it."""
+    where = safe_url(url)
+    if isinstance(exc, pg_errors.DiskFull | pg_errors.OutOfMemory):
+        return StorageError(
+            f"the PostgreSQL store {where} could not write ({type(exc).__name__}); free space on the server and run "
+            "the index again - answers keep coming from the last committed state"
+        )
+    if isinstance(exc, pg_errors.InsufficientPrivilege):
+        return StorageError(
+            f"the PostgreSQL role lacks a privilege on {where} ({_first_line(exc)}); grant it CREATE and USAGE on "
+            "the database, or use a role that has them"
+        )
+    if isinstance(exc, pg_errors.ReadOnlySqlTransaction):
+        return StorageError(f"the PostgreSQL store {where} is read-only here (a standby?); index against the primary")
+    if isinstance(exc, pg_errors.LockNotAvailable | pg_errors.DeadlockDetected):
+        return IndexBusy(f"the PostgreSQL store {where} is busy ({_first_line(exc)}); wait a moment and retry")
+    if isinstance(exc, psycopg.OperationalError):
+        return StorageError(
+            f"the PostgreSQL store {where} cannot be reached ({_first_line(exc)}); check that the server runs and "
+            "that the URL, host and credentials (PGPASSWORD, PGPASSFILE) are right"
+        )
+    return StorageError(f"the PostgreSQL store {where} failed ({type(exc).__name__}: {_first_line(exc)})")
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__
+
+
+# Errors that say the store itself failed (unreachable, full, refused): mapped to ours. Anything else psycopg
+# raises is a bug in our SQL and keeps its traceback.
+_MAPPED = (psycopg.OperationalError, pg_errors.InsufficientPrivilege, pg_errors.ReadOnlySqlTransaction)
+
+
+class PgConnection:
+    """What ``atomic()`` yields on PostgreSQL: ``execute``/``executemany`` taking the store's ``?`` SQL."""
+
+    dialect: Dialect = POSTGRESQL
+
+    def __init__(self, con: psycopg.Connection[tuple[Any, ...]]) -> None:
+        self.raw = con
+
+    def execute(self, sql: str, params: Any = (), /) -> psycopg.Cursor[tuple[Any, ...]]:
+        """Run one statement; the cursor iterates over its rows."""
+        return self.raw.execute(translate(sql), tuple(params))
+
+    def executemany(self, sql: str, rows: Any, /) -> None:
+        """Run one statement for each parameter row (psycopg pipelines them)."""
+        with self.raw.cursor() as cur:
+            cur.executemany(translate(sql), rows)
+
+
+def connect(url: str) -> psycopg.Connection[tuple[Any, ...]]:
+    """An autocommit connection (transactions are opened explicitly), or StorageError without the password."""
+    try:
+        con = psycopg.connect(url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S, application_name="igraph-mcp")
+    except psycopg.Error as exc:
+        raise storage_error(exc, url) from None  # the chained exception could carry the URL: drop it
+    con.adapters.register_dumper(bool, _BoolAsInt)
+    return con
+
+
+def _registry_exists(con: psycopg.Connection[tuple[Any, ...]]) -> bool:
+    return con.execute("SELECT to_regclass('igraph.repos') IS NOT NULL").fetchone() == (True,)
+
+
+def ensure_registry(con: psycopg.Connection[tuple[Any, ...]]) -> None:
+    """Create the registry schema and tables once per database (idempotent, safe against a racing first run)."""
+    with con.transaction():
+        con.execute("SELECT pg_advisory_xact_lock(%s)", (pg_schema.REGISTRY_LOCK_KEY,))
+        for ddl in [*pg_schema.REGISTRY_DDL, *pg_schema.REGISTRY_SEARCH_DDL]:
+            con.execute(ddl)
+
+
+def find_repo(con: psycopg.Connection[tuple[Any, ...]], name: str) -> int | None:
+    """The id of repository ``name`` in the registry, or None (also when there is no registry yet)."""
+    if not _registry_exists(con):
+        return None
+    row = con.execute("SELECT id FROM igraph.repos WHERE name = %s", (name,)).fetchone()
+    return None if row is None else int(row[0])
+
+
+class PgDatabase(Database):
+    """One psycopg connection to one repository's schema, with the SQLite ``Database``'s API.
+
+    ``open_for_write`` registers the repository and migrates its schema (the caller holds the writer lock);
+    ``open_for_read`` never writes and says NotIndexed for a repository the registry does not know.
+    """
+
+    dialect: Dialect = POSTGRESQL
+
+    @classmethod
+    def open_for_write(cls, url: str, repo: str, *, root: str = "", revision: str = "") -> PgDatabase:
+        """The writer's connection: registers ``repo`` (recording root and revision) and migrates its schema."""
+        return cls(url, repo, readonly=False, root=root, revision=revision)
+
+    @classmethod
+    def open_for_read(cls, url: str, repo: str) -> PgDatabase:
+        """A reader's connection to ``repo``: no registration, no migration."""
+        return cls(url, repo, readonly=True)
+
+    def __init__(self, url: str, repo: str, *, readonly: bool, root: str = "", revision: str = "") -> None:
+        self.url = url
+        self.repo = repo
+        self.readonly = readonly
+        self.path = Path(safe_url(url))  # no file: what messages name as where the index lives
+        self.recovered_from: str | None = None  # PostgreSQL recovers itself: nothing is ever moved aside
+        self._lock = threading.RLock()
+        self._depth = 0
+        self.raw = connect(url)
+        self.con = PgConnection(self.raw)
+        try:
+            if readonly:
+                repo_id = find_repo(self.raw, repo)
+                if repo_id is None:
+                    raise NotIndexed(
+                        f"repository {repo!r} has no index in the PostgreSQL store {safe_url(url)}; build it with "
+                        "`igraph-mcp index --store URL` (or --repo-name to pick another name)"
+                    )
+            else:
+                repo_id = self._register(root, revision)
+            self.repo_id = repo_id
+            self.schema = pg_schema.schema_name(repo_id)
+            self.raw.execute(pg_sql.SQL("SET search_path TO {}, public").format(pg_sql.Identifier(self.schema)))
+            if readonly:
+                self.raw.execute("SET default_transaction_read_only = on")
+            self.vec_error = self._vector_support()
+            self.identity: tuple[int, int] | None = (repo_id, 0)
+            if not readonly:
+                self._migrate()
+        except psycopg.Error as exc:
+            self.raw.close()
+            raise storage_error(exc, url) from exc
+        except BaseException:
+            self.raw.close()
+            raise
+
+    def close(self) -> None:
+        """Close the connection (a writer's session-level state goes with it)."""
+        self.raw.close()
+
+    def file_identity(self) -> tuple[int, int] | None:
+        """The repository this connection reads; it never changes under an open connection."""
+        return self.identity
+
+    # -- queries -------------------------------------------------------------------------------------------
+    @contextmanager
+    def _mapped(self) -> Iterator[None]:
+        try:
+            yield
+        except _MAPPED as exc:
+            raise storage_error(exc, self.url) from exc
+
+    def rows(self, sql: str, params: Any = ()) -> list[tuple[Any, ...]]:
+        """Run a read query and return all rows."""
+        with self._lock, self._mapped():
+            found: list[tuple[Any, ...]] = self.con.execute(sql, params).fetchall()
+            return found
+
+    def one(self, sql: str, params: Any = ()) -> tuple[Any, ...] | None:
+        """Run a read query and return the first row or None."""
+        with self._lock, self._mapped():
+            first: tuple[Any, ...] | None = self.con.execute(sql, params).fetchone()
+            return first
+
+    @contextmanager
+    def atomic(self) -> Iterator[PgConnection]:
+        """The one write primitive: BEGIN ... COMMIT, rolled back on any error; nested calls are savepoints."""
+        with self._lock, self._mapped():
+            depth = self._depth
+            self.raw.execute(f"SAVEPOINT sp{depth}" if depth else "BEGIN")
+            self._depth += 1
+            try:
+                yield self.con
+            except BaseException:
+                self._depth -= 1
+                self._end(f"ROLLBACK TO sp{depth}" if depth else "ROLLBACK", depth)
+                raise
+            else:
+                self._depth -= 1
+                self.raw.execute(f"RELEASE sp{depth}" if depth else "COMMIT")
+
+    def _end(self, statement: str, depth: int) -> None:
+        """Roll back; a lost connection has rolled back already, and its error is the one worth raising."""
+        if self.raw.closed or self.raw.broken:
+            return
+        self.raw.execute(statement)
+        if depth:
+            self.raw.execute(f"RELEASE sp{depth}")
+
+    @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """Several reads against one committed state: one REPEATABLE READ READ ONLY transaction."""
+        with self._lock:
+            if self._depth or self.raw.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+                yield  # already inside a transaction: it is the snapshot
+                return
+            with self._mapped():
+                self.raw.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            self._depth += 1
+            try:
+                yield
+            finally:
+                self._depth -= 1
+                self._end_snapshot()
+
+    def _end_snapshot(self) -> None:
+        """Commit the read transaction (ROLLBACK when a failed query has aborted it); nothing on a lost line."""
+        if self.raw.closed or self.raw.broken:
+            return
+        status = self.raw.info.transaction_status
+        with self._mapped():
+            self.raw.execute("COMMIT" if status == psycopg.pq.TransactionStatus.INTRANS else "ROLLBACK")
+
+    # -- meta ---------------------------------------------------------------------------------------------
+    def get_meta(self, key: str, default: str | None = None) -> str | None:
+        """Read one value from the repository's meta table."""
+        value = self.scalar("SELECT value FROM meta WHERE key = ?", (key,))
+        return default if value is None else str(value)
+
+    def set_meta(self, con: WriteConnection, key: str, value: str) -> None:
+        """Write one meta value inside an open transaction; the last build is mirrored into the registry."""
+        con.execute(
+            "INSERT INTO meta(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value=excluded.value",
+            (key, value),
+        )
+        if key == "last_build":
+            con.execute("UPDATE igraph.repos SET last_build = ? WHERE id = ?", (float(value), self.repo_id))
+
+    def schema_version(self) -> int:
+        """The highest migration applied to this repository's schema."""
+        return int(self.scalar("SELECT coalesce(max(version), 0) FROM migrations", default=0))
+
+    def size_bytes(self) -> int:
+        """Bytes of every table and index in this repository's schema."""
+        return int(
+            self.scalar(
+                "SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) FROM pg_class c "
+                "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = ? AND c.relkind IN ('r', 'm')",
+                (self.schema,),
+                default=0,
+            )
+        )
+
+    # -- registration and migrations ---------------------------------------------------------------------
+    def _register(self, root: str, revision: str) -> int:
+        """The repository's id, creating its registry row and schema (with every migration) in one transaction,
+        so a reader finds either no repository or a complete schema."""
+        ensure_registry(self.raw)
+        with self.raw.transaction():
+            self.raw.execute("SELECT pg_advisory_xact_lock(%s)", (pg_schema.REGISTRY_LOCK_KEY,))
+            row = self.raw.execute("SELECT id FROM igraph.repos WHERE name = %s", (self.repo,)).fetchone()
+            if row is None:
+                row = self.raw.execute(
+                    "INSERT INTO igraph.repos(name, root, revision, created_at) VALUES(%s, %s, %s, %s) RETURNING id",
+                    (self.repo, root, revision, time.time()),
+                ).fetchone()
+                assert row is not None
+                repo_id = int(row[0])
+                schema = pg_schema.schema_name(repo_id)
+                self.raw.execute(pg_sql.SQL("CREATE SCHEMA {}").format(pg_sql.Identifier(schema)))
+                self.raw.execute("UPDATE igraph.repos SET schema_name = %s WHERE id = %s", (schema, repo_id))
+                self.raw.execute(pg_sql.SQL("SET LOCAL search_path TO {}, public").format(pg_sql.Identifier(schema)))
+                self._apply_migrations(0)
+            else:
+                repo_id = int(row[0])
+            if root or revision:
+                self.raw.execute(
+                    "UPDATE igraph.repos SET root = %s, revision = %s WHERE id = %s", (root, revision, repo_id)
+                )
+        return repo_id
+
+    def _vector_support(self) -> str | None:
+        row = self.raw.execute("SELECT 1 FROM pg_extension WHERE extname = 'vector'").fetchone()
+        if row is None:
+            return "pgvector is not installed in this database (CREATE EXTENSION vector); dense retrieval is off"
+        return None
+
+    def _migrate(self) -> None:
+        current = self.schema_version()
+        if current > SCHEMA_VERSION:
+            raise SchemaTooNew(
+                f"repository {self.repo!r} in {safe_url(self.url)} has schema version {current}, newer than this "
+                f"igraph-mcp supports ({SCHEMA_VERSION}); upgrade igraph-mcp"
+            )
+        if current == SCHEMA_VERSION:
+            return
+        with self.atomic():
+            self._apply_migrations(int(self.scalar("SELECT coalesce(max(version), 0) FROM migrations", default=0)))
+
+    def _apply_migrations(self, current: int) -> None:
+        """Run the migrations above ``current`` in the open transaction (the search path names the schema)."""
+        for ddl in pg_schema.BASE_DDL:
+            self.raw.execute(ddl)
+        for version, statements in pg_schema.repo_migrations():
+            if version <= current:
+                continue
+            for ddl in statements:
+                self.raw.execute(ddl)
+            self.raw.execute("INSERT INTO migrations(version, applied_at) VALUES(%s, %s)", (version, time.time()))
+        self.raw.execute(
+            "INSERT INTO meta(key, value) VALUES('schema_version', %s) "
+            "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            (str(SCHEMA_VERSION),),
+        )
