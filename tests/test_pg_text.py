@@ -188,7 +188,7 @@ def test_deletes_and_updates_keep_parity(both: tuple[apsw.Connection, PgShim]) -
             con,
             pg_text.NODE_TEXT,
             {"path": "src/x.y/load_config.py"},
-            "SELECT id FROM nodes_fts WHERE id BETWEEN ? AND ?",
+            "SELECT rowid FROM nodes_fts WHERE rowid BETWEEN ? AND ?",
             (100, 160),
         )
         pg_text.update_rows(con, pg_text.NODE_TEXT, {"name": "café", "words": ""}, "SELECT ?::bigint", (200,))

@@ -88,7 +88,8 @@ def ddl(index: TextIndex) -> list[str]:
     cols = ", ".join(f"{c} text NOT NULL DEFAULT ''" for c in index.columns)
     freqs = ", ".join(f"{c} integer NOT NULL DEFAULT 0" for c in index.freq_columns)
     return [
-        f"CREATE TABLE {index.name}(id bigint PRIMARY KEY, {cols}, length integer NOT NULL)",
+        # `rowid`, as FTS5 names it, so SQL joining nodes_fts to nodes by rowid reads the same on both stores.
+        f"CREATE TABLE {index.name}(rowid bigint PRIMARY KEY, {cols}, length integer NOT NULL)",
         # Every statistic a query needs is on the posting itself (the row's length too), so scoring one term is
         # one index range scan with no join; postings are looked up by term, and deleted by row.
         f'CREATE TABLE {index.postings}(term text COLLATE "C" NOT NULL, row_id bigint NOT NULL, '
@@ -149,7 +150,7 @@ def insert_rows(con: Connection, index: TextIndex, rows: Iterable[Sequence[Any]]
     cols = ", ".join(index.columns)
     arrays = ", ".join(["?::bigint[]", *(["?::text[]"] * len(index.columns)), "?::integer[]"])
     con.execute(
-        f"INSERT INTO {index.name}(id, {cols}, length) SELECT * FROM unnest({arrays})",  # noqa: S608 - fixed names
+        f"INSERT INTO {index.name}(rowid, {cols}, length) SELECT * FROM unnest({arrays})",  # noqa: S608 - fixed names
         [
             [r.row_id for r in analysed],
             *([r.texts[i] for r in analysed] for i in range(len(index.columns))),
@@ -190,7 +191,7 @@ def insert_rows(con: Connection, index: TextIndex, rows: Iterable[Sequence[Any]]
 def delete_rows(con: Connection, index: TextIndex, ids_sql: str, params: Sequence[Any] = ()) -> None:
     """Remove the rows whose id the query ``ids_sql`` returns, with their statistics."""
     gone = con.execute(
-        f"DELETE FROM {index.name} WHERE id IN ({ids_sql}) RETURNING id, length",  # noqa: S608 - caller's fixed SQL
+        f"DELETE FROM {index.name} WHERE rowid IN ({ids_sql}) RETURNING rowid, length",  # noqa: S608 - caller's fixed SQL
         tuple(params),
     ).fetchall()
     if not gone:
@@ -221,7 +222,7 @@ def update_rows(
         raise ValueError(f"{index.name} has no column {sorted(unknown)}")
     cols = ", ".join(index.columns)
     old = con.execute(
-        f"SELECT id, {cols} FROM {index.name} WHERE id IN ({ids_sql}) ORDER BY id",  # noqa: S608 - fixed SQL
+        f"SELECT rowid, {cols} FROM {index.name} WHERE rowid IN ({ids_sql}) ORDER BY rowid",  # noqa: S608 - fixed SQL
         tuple(params),
     ).fetchall()
     if not old:
@@ -326,7 +327,7 @@ def _phrase_scores(db: Reader, index: TextIndex, phrase: list[str], weights: lis
     distinct = sorted(set(phrase))
     cols = ", ".join(index.columns)
     candidates = db.rows(
-        f"SELECT d.id, d.length, {cols} FROM {index.name} d WHERE d.id IN ("  # noqa: S608 - fixed names
+        f"SELECT d.rowid, d.length, {cols} FROM {index.name} d WHERE d.rowid IN ("  # noqa: S608 - fixed names
         f"SELECT row_id FROM {index.postings} WHERE term = ANY(?::text[]) GROUP BY row_id "
         "HAVING count(*) = ?)",
         (distinct, len(distinct)),
