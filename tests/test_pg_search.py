@@ -121,9 +121,8 @@ def test_text_channel_follows_edits_renames_and_deletes(stores: tuple[Database, 
     for db in (lite, pg):
         _index(tree, db)
     _assert_same_text(lite, pg)
-    assert [n for n, _ in _qnames(pg, graph.fts_search(pg, ["bm25_weights_changed"], 5))][0].startswith(
-        "pkg/store/fts.py:"
-    )
+    best = _qnames(pg, graph.fts_search(pg, ["bm25_weights_changed"], 5))[0][0]
+    assert best.startswith("pkg/store/fts.py:")
     assert pg.scalar("SELECT count(*) FROM nodes_fts") == lite.scalar("SELECT count(*) FROM nodes_fts")
 
 
