@@ -109,16 +109,18 @@ def _root(args: argparse.Namespace) -> str:
 
 def _service(args: argparse.Namespace, **kwargs: Any) -> Any:
     from igraph_mcp.service import IGraphService
+    from igraph_mcp.workspace import store_options
 
-    return IGraphService(Path(_root(args)), **kwargs)
+    return IGraphService(Path(_root(args)), **store_options(args), **kwargs)
 
 
 def _workspace(args: argparse.Namespace, **kwargs: Any) -> Any:
     """The repositories of the command: one --root as always, or several (--root repeated, --workspace FILE)."""
     from igraph_mcp.service import IGraphService
-    from igraph_mcp.workspace import Workspace, workspace_roots
+    from igraph_mcp.workspace import Workspace, store_options, workspace_roots
 
     roots = workspace_roots(args.root, getattr(args, "workspace", None))
+    kwargs.update(store_options(args, roots=len(roots)))
     if len(roots) == 1:
         return Workspace.single(IGraphService(roots[0].root, **kwargs))
     return Workspace.open(roots, **kwargs)
@@ -327,7 +329,21 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--version", action="version", version=f"igraph-mcp {__version__}")
     p.add_argument("-v", "--verbose", action="store_true", help="debug logging on stderr")
-    common = argparse.ArgumentParser(add_help=False)
+    stores = argparse.ArgumentParser(add_help=False)
+    stores.add_argument(
+        "--store",
+        default=None,
+        metavar="URL",
+        help="where the index lives: postgresql://... (default: $IGRAPH_DATABASE_URL, else $IGRAPH_DATABASE_URL_FILE, "
+        "else the SQLite file in .igraph/); `sqlite` forces the file",
+    )
+    stores.add_argument(
+        "--repo-name",
+        default=None,
+        metavar="NAME",
+        help="the repository's name in a shared PostgreSQL store (default: the root folder's name)",
+    )
+    common = argparse.ArgumentParser(add_help=False, parents=[stores])
     common.add_argument(
         "--root",
         action="append",
@@ -409,7 +425,7 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("resources", parents=[common], help="list mounted resources")
     s.set_defaults(func=cmd_resources)
 
-    s = sub.add_parser("serve", help="run the MCP server")
+    s = sub.add_parser("serve", parents=[stores], help="run the MCP server")
     s.add_argument(
         "--root",
         action="append",
@@ -443,6 +459,7 @@ def build_parser() -> argparse.ArgumentParser:
         "view",
         help="a browser view of what the agent sees: search, a symbol's neighbourhood, the map, resources "
         "(needs the 'view' extra)",
+        parents=[stores],
     )
     s.add_argument("--root", default=".")
     s.add_argument("--host", default="127.0.0.1")

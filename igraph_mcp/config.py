@@ -113,6 +113,25 @@ def _reject_credentials(data: Any, where: str = "") -> None:
             _reject_credentials(value, f"{where}{key}.")
 
 
+_STORE_KEY = re.compile(r"^(store|database|databaseurl|database_url|dburl|db_url|storeurl|store_url|dsn)$", re.I)
+_STORE_URL = re.compile(r"^\s*postgres(ql)?://", re.IGNORECASE)
+
+
+def _reject_store(data: Any, where: str = "") -> None:
+    """A cloned repository must not choose which database its index goes to, nor carry the credentials to it."""
+    if isinstance(data, dict):
+        for key, value in data.items():
+            if _STORE_KEY.match(str(key)) or (isinstance(value, str) and _STORE_URL.match(value)):
+                raise ConfigError(
+                    f"config.json names a store at '{where}{key}'; a repository's config may never choose the "
+                    "database its index is written to - remove it and pass --store URL or set IGRAPH_DATABASE_URL "
+                    "(or IGRAPH_DATABASE_URL_FILE) instead"
+                )
+            _reject_store(value, f"{where}{key}.")
+    elif isinstance(data, list):
+        _reject_store({str(i): value for i, value in enumerate(data)}, where)
+
+
 # IGRAPH_* environment overrides: variable -> (section, key).
 _ENV_OVERRIDES: dict[str, tuple[str, str]] = {
     **{f"IGRAPH_{re.sub(r'(?<!^)(?=[A-Z])', '_', k).upper()}": ("retrieval", k) for k in RetrievalConfig.model_fields},
@@ -145,6 +164,7 @@ def load_config(root: Path, env: dict[str, str] | None = None) -> Config:
             raise ConfigError(f"{path} is not valid JSON ({exc}); fix it or delete it to use the defaults") from exc
         if not isinstance(data, dict):
             raise ConfigError(f"{path} must hold a JSON object; fix it or delete it to use the defaults")
+        _reject_store(data)
         _reject_credentials(data)
         if (data.get("multimodal") or {}).get("allowedDirs"):
             # A cloned repository must not widen what an agent may read outside it: only the user can.

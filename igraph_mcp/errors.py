@@ -45,3 +45,7 @@ class ResourceError(IGraphError):
 
 class StorageError(IGraphError):
     """The index could not be written (disk full, I/O error); what was committed before still answers."""
+
+
+class IndexDamaged(StorageError):
+    """The store reports the index itself as damaged (a SQLite file that is no longer a database)."""

@@ -261,6 +261,7 @@ class StatusResult(BaseModel):
     staleFiles: list[str] = Field(default_factory=list)
     staleCount: int = 0
     dbBytes: int = 0
+    store: str | None = None  # where the index lives: the SQLite file, or the store URL (never its password)
     phases: list[PhaseTiming] = Field(default_factory=list)  # of the running build, else the last one here
     notes: list[str] = Field(default_factory=list)
     extra: dict[str, Any] = Field(default_factory=dict)

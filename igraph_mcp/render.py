@@ -174,6 +174,7 @@ def render_status(r: StatusResult) -> str:
         f"embedder: {r.embedder or 'none'}; dense coverage {r.denseCoverage:.0%} ({r.vectors} vectors)",
         f"resources: {r.resources} chunks from {r.resourceSources} sources",
         f"stale files: {r.staleCount}; index size {r.dbBytes / 1e6:.1f} MB",
+        *([f"store: {r.store}"] if r.store else []),
     ]
     if r.phases:
         lines.append("build phases: " + describe_phases(r.phases))

@@ -51,7 +51,7 @@ from igraph_mcp.models import ExploreResult, FileDetail, IndexResult, NodeDetail
 from igraph_mcp.resources.results import MountResult, ResourceList, UnmountResult
 from igraph_mcp.server_state import BuildProgress, ServerState, WorkspaceState
 from igraph_mcp.service import IGraphService
-from igraph_mcp.workspace import Workspace, workspace_roots
+from igraph_mcp.workspace import Workspace, store_options, workspace_roots
 
 log = logging.getLogger(__name__)
 
@@ -561,12 +561,13 @@ def serve(args: argparse.Namespace) -> int:
         access_log.setLevel(logging.INFO)  # one line per call on stderr, whatever -v says
     roots = workspace_roots(args.root, getattr(args, "workspace", None))
     auto_index = not args.no_auto_index and all(auto_index_allowed(r.root) for r in roots)
+    stores = store_options(args, roots=len(roots))
     if len(roots) == 1:
         state: ServerState | WorkspaceState = ServerState(
-            IGraphService(roots[0].root), auto_index=auto_index, watch=args.watch
+            IGraphService(roots[0].root, **stores), auto_index=auto_index, watch=args.watch
         )
     else:
-        state = WorkspaceState.open(Workspace.open(roots), auto_index=auto_index, watch=args.watch)
+        state = WorkspaceState.open(Workspace.open(roots, **stores), auto_index=auto_index, watch=args.watch)
     server = create_server(state)
     repos = [Repository(name=r.name, path=str(r.root)) for r in roots]
     if args.transport == "stdio":

@@ -14,12 +14,10 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-import apsw
-
-from igraph_mcp.config import DB_FILE, Config, load_config, locate_state_dir
+from igraph_mcp.config import Config, load_config, locate_state_dir
 from igraph_mcp.embed.base import Embedder
 from igraph_mcp.embed.registry import embedder_from_config
-from igraph_mcp.errors import ConfigError, EmbedderError, IGraphError, InvalidInput, StorageError
+from igraph_mcp.errors import ConfigError, EmbedderError, IGraphError, IndexDamaged, InvalidInput, NotIndexed
 from igraph_mcp.explore_request import CHANNELS, ExploreRequest
 from igraph_mcp.index.build import AfterIndex, build_index
 from igraph_mcp.index.phases import Progress
@@ -37,9 +35,8 @@ from igraph_mcp.store import graph
 from igraph_mcp.store import status as status_store
 from igraph_mcp.store import vectors as vec_store
 from igraph_mcp.store.db import Database
-from igraph_mcp.store.lock import WriterLock
-from igraph_mcp.store.reader import IndexReader
 from igraph_mcp.store.schema import SCHEMA_VERSION
+from igraph_mcp.store.target import open_store
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +51,7 @@ def _one_snapshot(method: Callable[..., _R]) -> Callable[..., _R]:
     def wrapper(self: IGraphService, *args: Any, **kwargs: Any) -> _R:
         try:
             db = self.db
-        except (IGraphError, apsw.Error):
+        except IGraphError:
             return method(self, *args, **kwargs)  # no index yet, or damaged: the method says so in its own words
         with db.snapshot():
             return method(self, *args, **kwargs)
@@ -72,6 +69,8 @@ class IGraphService:
         config: Config | None = None,
         embedder: Embedder | None = None,
         embed: bool = True,
+        store: str | None = None,
+        repo_name: str | None = None,
     ) -> None:
         self.root = Path(os.path.realpath(root))
         if not self.root.is_dir():
@@ -80,12 +79,13 @@ class IGraphService:
         self.retrieval_params = RetrievalParams.from_config(self.config.retrieval)
         self.location = locate_state_dir(self.root)
         self.state_dir = self.location.path
-        self.db_path = self.state_dir / DB_FILE
         self._embedder = embedder
         self._embedder_error: str | None = None
         self._embed_enabled = embed
-        self._reader = IndexReader(self.db_path)
-        self._lock = WriterLock(self.state_dir, self.db_path)
+        # The store is chosen here, once (``--store``/environment/SQLite file); nothing below knows which it is.
+        self.store = open_store(self.root, self.state_dir, store=store, repo_name=repo_name)
+        self._reader = self.store.reader
+        self._lock = self.store.writer
         self._writer = self._lock.hold
         self._dense = DenseGate()
         self._lookup = Lookup(self.root, self._reader, self.stale_files)
@@ -105,6 +105,11 @@ class IGraphService:
 
     # -- plumbing ----------------------------------------------------------------------------------------------
     @property
+    def db_path(self) -> Path | None:
+        """The SQLite index file (None on a PostgreSQL store)."""
+        return self.store.sqlite_path
+
+    @property
     def db(self) -> Database:
         """The read connection (read-only; reopened when a writer replaced the file)."""
         return self._reader.db
@@ -115,7 +120,12 @@ class IGraphService:
 
     def is_indexed(self) -> bool:
         """True when at least one build has completed."""
-        return self.db_path.exists() and self.db.get_meta("last_build") is not None
+        if not self.store.present():
+            return False
+        try:
+            return self.db.get_meta("last_build") is not None
+        except NotIndexed:
+            return False
 
     def embedder(self) -> Embedder | None:
         """The configured embedder, created on first use; None when disabled or unavailable (see dense_state)."""
@@ -145,25 +155,20 @@ class IGraphService:
             if progress is not None:
                 progress(phase, done, total)
 
-        try:
-            with self._writer() as db:
-                embedder = self.embedder() if embed and not dry_run else None
-                return build_index(
-                    self.root,
-                    db,
-                    self.config,
-                    full=full,
-                    dry_run=dry_run,
-                    embedder=embedder,
-                    embedder_note=self._embedder_error if embed else None,
-                    progress=report,
-                    after_index=self.on_after_index,
-                )
-        except (apsw.FullError, apsw.IOError, apsw.ReadOnlyError) as exc:
-            raise StorageError(
-                f"the index could not be written ({type(exc).__name__}: {exc}); free disk space or fix permissions "
-                f"under {self.state_dir} and run the index again - answers keep coming from the last committed state"
-            ) from exc
+        # A write failure (disk full, permissions, a lost server) reaches us as StorageError from the store.
+        with self._writer() as db:
+            embedder = self.embedder() if embed and not dry_run else None
+            return build_index(
+                self.root,
+                db,
+                self.config,
+                full=full,
+                dry_run=dry_run,
+                embedder=embedder,
+                embedder_note=self._embedder_error if embed else None,
+                progress=report,
+                after_index=self.on_after_index,
+            )
 
     # -- retrieval ----------------------------------------------------------------------------------------------
     def dense_state(self) -> DenseState:
@@ -233,19 +238,24 @@ class IGraphService:
     @_one_snapshot
     def status(self) -> StatusResult:
         """Counts, embedder, dense coverage, last build, stale files."""
-        if not self.db_path.exists():
-            return StatusResult(
-                root=str(self.root),
-                indexed=False,
-                notes=["no index yet: run `igraph-mcp index` or the igraph_index tool", *self._location_notes()],
-            )
+        not_yet = StatusResult(
+            root=str(self.root),
+            indexed=False,
+            store=self.store.where,
+            notes=["no index yet: run `igraph-mcp index` or the igraph_index tool", *self._location_notes()],
+        )
+        if not self.store.present():
+            return not_yet
         try:
-            db = self.db
-            if db.schema_version() > SCHEMA_VERSION:
-                self._reader.check_schema(db)  # raises with the upgrade hint
-            c = graph.counts(db)
-        except (apsw.CorruptError, apsw.NotADBError) as exc:
-            return StatusResult(root=str(self.root), indexed=False, notes=[str(self._reader.damaged(exc))])
+            with self._reader.reading():
+                db = self.db
+                if db.schema_version() > SCHEMA_VERSION:
+                    self._reader.check_schema(db)  # raises with the upgrade hint
+                c = graph.counts(db)
+        except NotIndexed:
+            return not_yet
+        except IndexDamaged as exc:
+            return StatusResult(root=str(self.root), indexed=False, store=self.store.where, notes=[str(exc)])
         vectors = vec_store.node_vector_count(db) if db.vec_available else 0
         total_nodes = status_store.node_count(db)
         last = db.get_meta("last_build")
@@ -270,7 +280,8 @@ class IGraphService:
             resourceSources=status_store.resource_source_count(db),
             staleFiles=sorted(stale)[:50],
             staleCount=len(stale),
-            dbBytes=self.db_path.stat().st_size,
+            dbBytes=db.size_bytes(),
+            store=self.store.where,
             notes=([db.vec_error] if db.vec_error else []) + self._location_notes(),
         )
 

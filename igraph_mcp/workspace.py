@@ -10,6 +10,7 @@ that has the name and list candidates labelled by repository when several do. A 
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import re
@@ -118,6 +119,14 @@ def workspace_roots(root: str | Sequence[str] | None, workspace_file: str | None
     return name_roots(specs)
 
 
+def store_options(args: argparse.Namespace, *, roots: int = 1) -> dict[str, Any]:
+    """``--store`` / ``--repo-name`` as IGraphService arguments (absent ones left to the environment, defaults)."""
+    store, name = getattr(args, "store", None), getattr(args, "repo_name", None)
+    if name is not None and roots > 1:
+        raise InvalidInput("--repo-name names one repository; in a workspace, name each with --root NAME=PATH")
+    return {"store": store, **({"repo_name": name} if roots == 1 and name is not None else {})}
+
+
 # -- the workspace ---------------------------------------------------------------------------------------------
 class Workspace:
     """Named services, in the order given; the first is the default for tools that act on one repository."""
@@ -129,8 +138,9 @@ class Workspace:
 
     @classmethod
     def open(cls, roots: Sequence[RepoRoot], **kwargs: Any) -> Workspace:
-        """One service per root (``kwargs`` go to each IGraphService)."""
-        return cls({r.name: IGraphService(r.root, **kwargs) for r in roots})
+        """One service per root (``kwargs`` go to each IGraphService); in a shared store each repository is
+        known by its workspace name."""
+        return cls({r.name: IGraphService(r.root, **{"repo_name": r.name, **kwargs}) for r in roots})
 
     @classmethod
     def single(cls, service: IGraphService) -> Workspace:

@@ -16,7 +16,7 @@ from typing import Any
 import apsw
 
 from igraph_mcp.errors import IndexBusy
-from igraph_mcp.store.dialect import SQLITE, Dialect, WriteConnection
+from igraph_mcp.store.dialect import SQLITE, Dialect, WriteConnection, table_exists_sql
 from igraph_mcp.store.schema import MIGRATIONS, SCHEMA_VERSION, schema_too_new
 
 log = logging.getLogger(__name__)
@@ -141,6 +141,10 @@ class Database(ABC):
     @abstractmethod
     def size_bytes(self) -> int:
         """Bytes the index takes in its store."""
+
+    def has_table(self, name: str) -> bool:
+        """True when the table ``name`` exists in this index."""
+        return self.scalar(table_exists_sql(self.dialect), (name,)) is not None
 
 
 class SqliteDatabase(Database):

@@ -33,3 +33,20 @@ def connection_dialect(con: WriteConnection) -> Dialect:
     """The store behind a connection ``atomic()`` yielded (apsw's connection has no ``dialect``)."""
     dialect: Dialect = getattr(con, "dialect", SQLITE)
     return dialect
+
+
+_TABLE_EXISTS = {
+    SQLITE: "SELECT 1 FROM sqlite_master WHERE name = ?",
+    # current_schema() is the repository's own schema (first on the search path), never the registry's.
+    POSTGRESQL: "SELECT 1 FROM pg_tables WHERE schemaname = current_schema() AND tablename = ?",
+}
+
+
+def table_exists_sql(dialect: Dialect) -> str:
+    """A query with one row when the table named by its one parameter exists in the index."""
+    return _TABLE_EXISTS[dialect]
+
+
+def table_exists(con: WriteConnection, name: str) -> bool:
+    """True when the table (SQLite: or index, view) ``name`` exists in the connection's index."""
+    return con.execute(_TABLE_EXISTS[connection_dialect(con)], (name,)).fetchone() is not None

@@ -12,6 +12,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
+import apsw
+
 from igraph_mcp.errors import IndexBusy, StorageError
 from igraph_mcp.store.db import Database, SqliteDatabase
 
@@ -71,6 +73,12 @@ class WriterLock:
                 db = SqliteDatabase.open_for_write(self.db_path)
                 try:
                     yield db
+                except (apsw.FullError, apsw.IOError, apsw.ReadOnlyError) as exc:
+                    raise StorageError(
+                        f"the index could not be written ({type(exc).__name__}: {exc}); free disk space or fix "
+                        f"permissions under {self.state_dir} and run the index again - answers keep coming from "
+                        "the last committed state"
+                    ) from exc
                 finally:
                     self._write_record(b"")  # released: no stale record for the next holder's rivals
                     self._file = None

@@ -131,6 +131,49 @@ def find_repo(con: psycopg.Connection[tuple[Any, ...]], name: str) -> int | None
     return None if row is None else int(row[0])
 
 
+def register_repo(con: psycopg.Connection[tuple[Any, ...]], name: str, *, root: str = "", revision: str = "") -> int:
+    """The id of repository ``name``, creating its registry row and schema (every migration applied) in one
+    transaction, so a reader finds either no repository or a complete schema; root and revision are recorded."""
+    ensure_registry(con)
+    with con.transaction():
+        con.execute("SELECT pg_advisory_xact_lock(%s)", (pg_schema.REGISTRY_LOCK_KEY,))
+        row = con.execute("SELECT id FROM igraph.repos WHERE name = %s", (name,)).fetchone()
+        if row is None:
+            row = con.execute(
+                "INSERT INTO igraph.repos(name, root, revision, created_at) VALUES(%s, %s, %s, %s) RETURNING id",
+                (name, root, revision, time.time()),
+            ).fetchone()
+            assert row is not None  # RETURNING always yields the inserted row
+            repo_id = int(row[0])
+            schema = pg_schema.schema_name(repo_id)
+            con.execute(pg_sql.SQL("CREATE SCHEMA {}").format(pg_sql.Identifier(schema)))
+            con.execute("UPDATE igraph.repos SET schema_name = %s WHERE id = %s", (schema, repo_id))
+            con.execute(pg_sql.SQL("SET LOCAL search_path TO {}, public").format(pg_sql.Identifier(schema)))
+            apply_migrations(con, 0)
+        else:
+            repo_id = int(row[0])
+        if root or revision:
+            con.execute("UPDATE igraph.repos SET root = %s, revision = %s WHERE id = %s", (root, revision, repo_id))
+    return repo_id
+
+
+def apply_migrations(con: psycopg.Connection[tuple[Any, ...]], current: int) -> None:
+    """Run the migrations above ``current`` inside the open transaction (the search path names the schema)."""
+    for ddl in pg_schema.BASE_DDL:
+        con.execute(ddl)
+    for version, statements in pg_schema.repo_migrations():
+        if version <= current:
+            continue
+        for ddl in statements:
+            con.execute(ddl)
+        con.execute("INSERT INTO migrations(version, applied_at) VALUES(%s, %s)", (version, time.time()))
+    con.execute(
+        "INSERT INTO meta(key, value) VALUES('schema_version', %s) "
+        "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+        (str(SCHEMA_VERSION),),
+    )
+
+
 class PgDatabase(Database):
     """One psycopg connection to one repository's schema, with the SQLite ``Database``'s API.
 
@@ -169,7 +212,7 @@ class PgDatabase(Database):
                         "`igraph-mcp index --store URL` (or --repo-name to pick another name)"
                     )
             else:
-                repo_id = self._register(root, revision)
+                repo_id = register_repo(self.raw, repo, root=root, revision=revision)
             self.repo_id = repo_id
             self.schema = pg_schema.schema_name(repo_id)
             self.raw.execute(pg_sql.SQL("SET search_path TO {}, public").format(pg_sql.Identifier(self.schema)))
@@ -293,34 +336,7 @@ class PgDatabase(Database):
             )
         )
 
-    # -- registration and migrations ---------------------------------------------------------------------
-    def _register(self, root: str, revision: str) -> int:
-        """The repository's id, creating its registry row and schema (with every migration) in one transaction,
-        so a reader finds either no repository or a complete schema."""
-        ensure_registry(self.raw)
-        with self.raw.transaction():
-            self.raw.execute("SELECT pg_advisory_xact_lock(%s)", (pg_schema.REGISTRY_LOCK_KEY,))
-            row = self.raw.execute("SELECT id FROM igraph.repos WHERE name = %s", (self.repo,)).fetchone()
-            if row is None:
-                row = self.raw.execute(
-                    "INSERT INTO igraph.repos(name, root, revision, created_at) VALUES(%s, %s, %s, %s) RETURNING id",
-                    (self.repo, root, revision, time.time()),
-                ).fetchone()
-                assert row is not None
-                repo_id = int(row[0])
-                schema = pg_schema.schema_name(repo_id)
-                self.raw.execute(pg_sql.SQL("CREATE SCHEMA {}").format(pg_sql.Identifier(schema)))
-                self.raw.execute("UPDATE igraph.repos SET schema_name = %s WHERE id = %s", (schema, repo_id))
-                self.raw.execute(pg_sql.SQL("SET LOCAL search_path TO {}, public").format(pg_sql.Identifier(schema)))
-                self._apply_migrations(0)
-            else:
-                repo_id = int(row[0])
-            if root or revision:
-                self.raw.execute(
-                    "UPDATE igraph.repos SET root = %s, revision = %s WHERE id = %s", (root, revision, repo_id)
-                )
-        return repo_id
-
+    # -- support and migrations --------------------------------------------------------------------------
     def _vector_support(self) -> str | None:
         row = self.raw.execute("SELECT 1 FROM pg_extension WHERE extname = 'vector'").fetchone()
         if row is None:
@@ -337,20 +353,4 @@ class PgDatabase(Database):
         if current == SCHEMA_VERSION:
             return
         with self.atomic():
-            self._apply_migrations(int(self.scalar("SELECT coalesce(max(version), 0) FROM migrations", default=0)))
-
-    def _apply_migrations(self, current: int) -> None:
-        """Run the migrations above ``current`` in the open transaction (the search path names the schema)."""
-        for ddl in pg_schema.BASE_DDL:
-            self.raw.execute(ddl)
-        for version, statements in pg_schema.repo_migrations():
-            if version <= current:
-                continue
-            for ddl in statements:
-                self.raw.execute(ddl)
-            self.raw.execute("INSERT INTO migrations(version, applied_at) VALUES(%s, %s)", (version, time.time()))
-        self.raw.execute(
-            "INSERT INTO meta(key, value) VALUES('schema_version', %s) "
-            "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-            (str(SCHEMA_VERSION),),
-        )
+            apply_migrations(self.raw, self.schema_version())

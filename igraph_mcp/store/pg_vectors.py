@@ -49,11 +49,6 @@ def as_floats(column: str) -> str:
     return f"{column}::real[]"
 
 
-def table_exists(db: Reader, name: str) -> bool:
-    """True when ``name`` is a table of the repository's own schema (the first on the search path)."""
-    return bool(db.rows("SELECT 1 FROM pg_tables WHERE schemaname = current_schema() AND tablename = ?", (name,)))
-
-
 def create_tables(con: Connection, dimension: int) -> None:
     """Create the vector tables for ``dimension`` with their HNSW indexes (cosine distance)."""
     d = int(dimension)

@@ -1,31 +1,87 @@
-"""The read side of an index: one read-only connection, reopened when a writer replaced the file, and the
-checks every query makes first (built at all, schema neither older nor newer, not damaged)."""
+"""The read side of an index: one read-only connection, reopened when a writer replaced the index, and the
+checks every query makes first (built at all, schema neither older nor newer, not damaged).
+
+Which store it reads is the ``ReadSource``'s business (``SqliteSource`` here, the PostgreSQL one in
+``store/target.py``); the reader itself is the same for both.
+"""
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Protocol
 
 import apsw
 
-from igraph_mcp.errors import NotIndexed, StorageError
+from igraph_mcp.errors import IndexDamaged, NotIndexed, StorageError
 from igraph_mcp.store.db import Database, SqliteDatabase
 from igraph_mcp.store.schema import SCHEMA_VERSION, schema_too_new
 
 NO_INDEX = "this repository has no index yet; build it with `igraph-mcp index` (or the igraph_index tool)"
 
 
-class IndexReader:
-    """The read connection of one index file: read-only, opened on first use."""
+class ReadSource(Protocol):
+    """Where a reader's connection comes from."""
+
+    @property
+    def where(self) -> str:
+        """The index's address for messages (never with a password)."""
+
+    def open_reader(self) -> Database:
+        """A read-only connection; NotIndexed when there is no index to read."""
+
+    def damage(self, exc: BaseException) -> IndexDamaged | None:
+        """The error to raise when ``exc`` says the index is damaged, or None when it says something else."""
+
+
+class SqliteSource:
+    """The SQLite index file of one repository."""
 
     def __init__(self, db_path: Path) -> None:
         self.db_path = db_path
+
+    @property
+    def where(self) -> str:
+        """The file's path."""
+        return str(self.db_path)
+
+    def open_reader(self) -> Database:
+        """The file opened read-only (it must exist: readers never create it)."""
+        if not self.db_path.exists():
+            raise NotIndexed(NO_INDEX)
+        try:
+            return SqliteDatabase.open_for_read(self.db_path)
+        except apsw.CantOpenError as exc:
+            raise StorageError(
+                f"the index at {self.db_path} cannot be opened for reading ({exc}); check its permissions"
+            ) from exc
+        except (apsw.CorruptError, apsw.NotADBError) as exc:
+            raise self._damaged(exc) from exc
+
+    def damage(self, exc: BaseException) -> IndexDamaged | None:
+        """SQLite's corruption errors."""
+        return self._damaged(exc) if isinstance(exc, apsw.CorruptError | apsw.NotADBError) else None
+
+    def _damaged(self, exc: BaseException) -> IndexDamaged:
+        return IndexDamaged(
+            f"the index at {self.db_path} is damaged ({type(exc).__name__}); run `igraph-mcp index` to move it "
+            "aside (nothing is deleted) and rebuild it"
+        )
+
+
+class IndexReader:
+    """The read connection of one index: read-only, opened on first use."""
+
+    def __init__(self, source: ReadSource | Path) -> None:
+        self.source: ReadSource = SqliteSource(source) if isinstance(source, Path) else source
         self._db: Database | None = None
         self._lock = threading.Lock()
 
     @property
     def db(self) -> Database:
-        """The read connection, reopened when the file was replaced.
+        """The read connection, reopened when the index was replaced.
 
         It never recovers or migrates (only a writer holding the index lock does), so a query run beside a
         rebuild in another process waits out that writer instead of mistaking its lock for damage.
@@ -35,14 +91,7 @@ class IndexReader:
                 self._db.close()  # moved aside and rebuilt by a writer: read the new file
                 self._db = None
             if self._db is None:
-                if not self.db_path.exists():
-                    raise NotIndexed(NO_INDEX)
-                try:
-                    self._db = SqliteDatabase.open_for_read(self.db_path)
-                except apsw.CantOpenError as exc:
-                    raise StorageError(
-                        f"the index at {self.db_path} cannot be opened for reading ({exc}); check its permissions"
-                    ) from exc
+                self._db = self.source.open_reader()
             return self._db
 
     def close(self) -> None:
@@ -52,23 +101,27 @@ class IndexReader:
                 self._db.close()
                 self._db = None
 
-    def damaged(self, exc: apsw.Error) -> StorageError:
-        """The error to raise when SQLite reports the file as corrupt."""
-        return StorageError(
-            f"the index at {self.db_path} is damaged ({type(exc).__name__}); run `igraph-mcp index` to move it "
-            "aside (nothing is deleted) and rebuild it"
-        )
+    @contextmanager
+    def reading(self) -> Iterator[None]:
+        """Turn the store's own "this index is damaged" errors into IndexDamaged, with the way out."""
+        try:
+            yield
+        except IndexDamaged:
+            raise
+        except Exception as exc:
+            damaged = self.source.damage(exc)
+            if damaged is None:
+                raise
+            raise damaged from exc
 
     def require_index(self) -> Database:
         """The read connection of a completed build with this version's schema, or a clear error."""
-        try:
+        with self.reading():
             db = self.db
             if db.get_meta("last_build") is None:
                 raise NotIndexed(NO_INDEX)
             self.check_schema(db)
             return db
-        except (apsw.CorruptError, apsw.NotADBError) as exc:
-            raise self.damaged(exc) from exc
 
     def check_schema(self, db: Database) -> None:
         """Refuse an index built by an older (rebuild it) or newer (upgrade) igraph-mcp."""
@@ -79,4 +132,4 @@ class IndexReader:
                 "run `igraph-mcp index` to upgrade it"
             )
         if version > SCHEMA_VERSION:
-            raise schema_too_new(self.db_path, version)
+            raise schema_too_new(Path(self.source.where), version)

@@ -6,10 +6,10 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from igraph_mcp.store import pg_text, pg_vectors
+from igraph_mcp.store import pg_text
 from igraph_mcp.store.bind import MAX_BOUND, batches, placeholders
 from igraph_mcp.store.db import Database
-from igraph_mcp.store.dialect import POSTGRESQL, WriteConnection, connection_dialect, inserted_id
+from igraph_mcp.store.dialect import POSTGRESQL, WriteConnection, connection_dialect, inserted_id, table_exists
 from igraph_mcp.store.fts import RESOURCE_BM25_WEIGHTS, fts_or_query, like_literal
 from igraph_mcp.store.records import CodeCandidate, LinkRow, NewChunk, ResourceRow, SourceRow
 from igraph_mcp.store.vectors import embedding_sql, has_node_vectors, has_resource_vectors, vector_bytes
@@ -98,20 +98,7 @@ def delete_source(con: WriteConnection, source_id: int) -> None:
 
 
 def _exists(con: WriteConnection, table: str) -> bool:
-    if connection_dialect(con) == POSTGRESQL:
-        return pg_vectors.table_exists(_ConnectionReader(con), table)
-    return con.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (table,)).fetchone() is not None
-
-
-class _ConnectionReader:
-    """A write connection read through the Database ``rows`` call (for checks made inside a transaction)."""
-
-    def __init__(self, con: WriteConnection) -> None:
-        self.con = con
-
-    def rows(self, sql: str, params: Any = ()) -> list[tuple[Any, ...]]:
-        """All rows of one query."""
-        return list(self.con.execute(sql, params).fetchall())
+    return table_exists(con, table)
 
 
 # -- chunks --------------------------------------------------------------------------------------------------

@@ -29,9 +29,7 @@ class VectorMaker(Protocol):
 
 
 def _table_exists(db: Database, name: str) -> bool:
-    if db.dialect == POSTGRESQL:
-        return pg_vectors.table_exists(db, name)
-    return db.scalar("SELECT 1 FROM sqlite_master WHERE name = ?", (name,)) is not None
+    return db.has_table(name)
 
 
 def embedding_sql(db: Database, column: str) -> str:
