@@ -119,6 +119,28 @@ def flock_holders(lock_file: Path) -> set[int]:
     return holders
 
 
+def pg_lock_holder(url: str, repo: str) -> tuple[int, str] | None:
+    """(pid, start) of the process holding repository ``repo``'s writer lock in the PostgreSQL database ``url``,
+    read from pg_locks and its progress row without taking the lock; None when no one holds it."""
+    import psycopg
+
+    from igraph_mcp.store.pg_schema import REPO_LOCK_CLASS
+
+    with psycopg.connect(url, autocommit=True) as con:
+        try:
+            row = con.execute(
+                "SELECT p.pid, p.started_at FROM igraph.repos r JOIN pg_locks l ON l.locktype = 'advisory' "
+                "AND l.classid = %s AND l.objid = r.id AND l.granted "
+                "LEFT JOIN igraph.index_progress p ON p.repo_id = r.id AND p.backend_pid = l.pid WHERE r.name = %s",
+                (REPO_LOCK_CLASS, repo),
+            ).fetchone()
+        except psycopg.errors.UndefinedTable:
+            return None  # nothing was ever indexed into this database
+    if row is None:
+        return None
+    return (-1 if row[0] is None else int(row[0])), str(row[1])
+
+
 def write_file(root: Path, rel: str, text: str | bytes, *, dedent: bool = True) -> Path:
     """Write one file under ``root`` (text dedented unless ``dedent`` is False), creating directories."""
     target = root / rel
