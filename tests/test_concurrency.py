@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -127,7 +128,10 @@ class Tally:
 
 
 def _busy_with_progress(message: str) -> bool:
-    return "indexing this repository (" in message or "already running" in message
+    # The lock file's answer says "this repository"; a PostgreSQL store holds many, so its answer names one.
+    return re.search(r"indexing (this repository|repository '[^']+') \(", message) is not None or (
+        "already running" in message
+    )
 
 
 async def _run(root: Path, rounds: int, hold: Path) -> Tally:
