@@ -324,7 +324,17 @@ def snapshot(db: Database) -> dict[str, Any]:
 
 
 def fts_names(db: Database, word: str) -> set[str]:
-    """Qualified names of the symbols whose FTS row matches one literal word."""
+    """Qualified names of the symbols whose FTS row matches one literal word (on PostgreSQL: whose postings hold
+    every term the word is cut into)."""
+    if db.dialect == "postgresql":
+        from igraph_mcp.store.fts import fts_terms
+        from igraph_mcp.store.pg_text import term_key
+
+        terms = [term_key(t) for t in fts_terms(word, query=True)]
+        if not terms:
+            return set()
+        each = " AND ".join("n.id IN (SELECT row_id FROM nodes_fts_postings WHERE term = ?)" for _ in terms)
+        return {str(r[0]) for r in db.rows(f"SELECT n.qualified_name FROM nodes n WHERE {each}", tuple(terms))}
     return {
         str(r[0])
         for r in db.rows(
