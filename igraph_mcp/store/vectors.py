@@ -81,7 +81,7 @@ def create_vector_tables(con: WriteConnection, dimension: int) -> None:
 
 
 def drop_node_vectors(con: WriteConnection) -> None:
-    """Drop the node vectors and forget which texts were embedded."""
+    """Drop the node vectors and forget which texts were embedded (a full rebuild, same embedder)."""
     if connection_dialect(con) == POSTGRESQL:
         # A full rebuild runs in one transaction: DROP TABLE would hold an ACCESS EXCLUSIVE lock on the table until
         # it commits and stop every reader; deleted rows stay visible to readers' snapshots instead.
@@ -93,8 +93,9 @@ def drop_node_vectors(con: WriteConnection) -> None:
 
 
 def drop_all_vectors(con: WriteConnection) -> None:
-    """Drop node and resource vectors (embedder changed)."""
-    drop_node_vectors(con)
+    """Drop node and resource vectors (embedder changed: the tables' dimension may change with it)."""
+    con.execute("DROP TABLE IF EXISTS node_vectors")
+    con.execute("UPDATE nodes SET embed_hash = NULL")
     con.execute("DROP TABLE IF EXISTS resource_vectors")
     con.execute("UPDATE resources SET embed_hash = NULL")
 
