@@ -184,9 +184,15 @@ class PgDatabase(Database):
     dialect: Dialect = POSTGRESQL
 
     @classmethod
-    def open_for_write(cls, url: str, repo: str, *, root: str = "", revision: str = "") -> PgDatabase:
-        """The writer's connection: registers ``repo`` (recording root and revision) and migrates its schema."""
-        return cls(url, repo, readonly=False, root=root, revision=revision)
+    def open_for_write(
+        cls, url: str, repo: str, *, root: str = "", revision: str = "", migrate: bool = True
+    ) -> PgDatabase:
+        """The writer's connection: registers ``repo`` (recording root and revision) and migrates its schema
+        (``migrate=False``: the caller takes the writer lock first, then calls ``migrate()``)."""
+        db = cls(url, repo, readonly=False, root=root, revision=revision)
+        if migrate:
+            db.migrate()
+        return db
 
     @classmethod
     def open_for_read(cls, url: str, repo: str) -> PgDatabase:
@@ -220,8 +226,6 @@ class PgDatabase(Database):
                 self.raw.execute("SET default_transaction_read_only = on")
             self.vec_error = self._vector_support()
             self.identity: tuple[int, int] | None = (repo_id, 0)
-            if not readonly:
-                self._migrate()
         except psycopg.Error as exc:
             self.raw.close()
             raise storage_error(exc, url) from exc
@@ -343,7 +347,8 @@ class PgDatabase(Database):
             return "pgvector is not installed in this database (CREATE EXTENSION vector); dense retrieval is off"
         return None
 
-    def _migrate(self) -> None:
+    def migrate(self) -> None:
+        """Apply the migrations this schema lacks (the caller holds the writer lock)."""
         current = self.schema_version()
         if current > SCHEMA_VERSION:
             raise SchemaTooNew(
