@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import NamedTuple
 
 import numpy as np
@@ -19,7 +20,7 @@ class Embedded(NamedTuple):
     reused: int
 
 
-def embed_reusing(embedder: Embedder, texts: list[str], reuse: dict[str, bytes], *, batch_size: int) -> Embedded:
+def embed_reusing(embedder: Embedder, texts: list[str], reuse: Mapping[str, bytes], *, batch_size: int) -> Embedded:
     """Embed ``texts``, taking the vector of any text whose hash is in ``reuse`` instead of calling the model."""
     hashes = [text_hash(t) for t in texts]
     vectors: dict[int, bytes] = {i: reuse[h] for i, h in enumerate(hashes) if h in reuse}

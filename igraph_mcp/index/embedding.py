@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections import ChainMap
+
 from igraph_mcp import crashpoints
 from igraph_mcp.embed.base import Embedder
 from igraph_mcp.embed.reuse import embed_reusing
-from igraph_mcp.embed.text import symbol_embedding_text
+from igraph_mcp.embed.text import symbol_embedding_text, text_hash
 from igraph_mcp.index.phases import Progress
 from igraph_mcp.store import vectors as vec_store
 from igraph_mcp.store.db import Database
@@ -41,7 +43,10 @@ def embed_nodes(
             )
             for _id, _fid, kind, name, qname, path, signature, docstring, body in rows
         ]
-        got = embed_reusing(embedder, texts, reuse, batch_size=len(texts))
+        # Texts another repository of the same store already embedded (a team's shared cache) are not embedded again.
+        missing = [h for h in map(text_hash, texts) if h not in reuse]
+        shared = vec_store.shared_vectors(db, embedder, missing)
+        got = embed_reusing(embedder, texts, ChainMap(reuse, shared), batch_size=len(texts))
         with db.atomic() as con:
             vec_store.store_node_vectors(
                 con, ((rows[i][0], rows[i][1], got.vectors[i], got.hashes[i]) for i in range(len(rows)))

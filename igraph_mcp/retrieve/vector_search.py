@@ -2,7 +2,8 @@
 
 A brute-force scan inside sqlite-vec costs ~25 ms for 36k 384-d vectors on this machine (50+ ms when the other
 core is busy); the same scan as one numpy matrix-vector product costs a few ms. The matrix is loaded once per
-index version and used up to MATRIX_MAX_VECTORS; beyond that (memory) the database does the work.
+index version and used up to MATRIX_MAX_VECTORS; beyond that (memory), or where the database has a KNN index
+(pgvector's HNSW), the database does the work.
 """
 
 from __future__ import annotations
@@ -91,7 +92,7 @@ class VectorSearchCache:
         with self._lock:
             if version == self._version and self._search is not None:
                 return self._search
-            if vec_store.node_vector_count(db) > MATRIX_MAX_VECTORS:
+            if vec_store.indexed_knn(db) or vec_store.node_vector_count(db) > MATRIX_MAX_VECTORS:
                 self._version, self._search = None, None
                 return SqliteVecSearch(db)
             ids, fids, blobs = vec_store.all_node_vectors(db)

@@ -46,6 +46,14 @@ def fts_tokens(text: str) -> list[str]:
     return list(seen)
 
 
+def fts_terms(text: str, *, query: bool = False) -> list[str]:
+    """The terms the FTS index stores for ``text`` (or looks up for a quoted query string), duplicates and order
+    kept: SQLite's own tokenizer, so a store that keeps its own postings cuts text exactly as FTS5 does."""
+    flag = apsw.FTS5_TOKENIZE_QUERY if query else apsw.FTS5_TOKENIZE_DOCUMENT
+    data = text.encode("utf-8", "replace")
+    return list(_tokenizer()(data, flag, None, include_offsets=False, include_colocated=False))
+
+
 def quote_token(token: str) -> str:
     """Quote one token as an FTS5 string: double quotes doubled, so ``NEAR(`` or ``a*`` stay literal."""
     return '"' + token.replace('"', '""') + '"'

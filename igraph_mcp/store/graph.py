@@ -6,12 +6,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import apsw
-
+from igraph_mcp.store import pg_text
 from igraph_mcp.store.bind import batches, placeholders
 from igraph_mcp.store.db import Database
-from igraph_mcp.store.dialect import SQLITE, WriteConnection, connection_dialect, inserted_id
-from igraph_mcp.store.fts import NODE_BM25_WEIGHTS, fts_or_query, like_literal
+from igraph_mcp.store.dialect import POSTGRESQL, SQLITE, WriteConnection, connection_dialect, inserted_id
+from igraph_mcp.store.fts import NODE_BM25_WEIGHTS, fts_or_query, fts_terms, like_literal
 from igraph_mcp.store.records import (
     EdgeBinding,
     EdgeRow,
@@ -67,7 +66,10 @@ def insert_file(con: WriteConnection, file: NewFile) -> int:
 
 def delete_file(con: WriteConnection, file_id: int, *, vectors: bool) -> None:
     """Delete a file with its nodes, their FTS rows and vectors; edges into it become unresolved."""
-    con.execute("DELETE FROM nodes_fts WHERE rowid IN (SELECT id FROM nodes WHERE file_id = ?)", (file_id,))
+    if connection_dialect(con) == POSTGRESQL:
+        pg_text.delete_rows(con, pg_text.NODE_TEXT, "SELECT id FROM nodes WHERE file_id = ?", (file_id,))
+    else:
+        con.execute("DELETE FROM nodes_fts WHERE rowid IN (SELECT id FROM nodes WHERE file_id = ?)", (file_id,))
     if vectors:
         con.execute("DELETE FROM node_vectors WHERE node_id IN (SELECT id FROM nodes WHERE file_id = ?)", (file_id,))
     # Unbind incoming edges explicitly so their resolution label does not claim a target they no longer have.
@@ -81,7 +83,10 @@ def delete_file(con: WriteConnection, file_id: int, *, vectors: bool) -> None:
 
 def clear_code_tables(con: WriteConnection) -> None:
     """Empty files, nodes, edges and the node FTS index (a full rebuild; vectors are the caller's choice)."""
-    con.execute("DELETE FROM nodes_fts")
+    if connection_dialect(con) == POSTGRESQL:
+        pg_text.clear(con, pg_text.NODE_TEXT)
+    else:
+        con.execute("DELETE FROM nodes_fts")
     con.execute("DELETE FROM edges")
     con.execute("DELETE FROM facts")
     con.execute("DELETE FROM nodes")
@@ -91,10 +96,15 @@ def clear_code_tables(con: WriteConnection) -> None:
 def rename_file(con: WriteConnection, file_id: int, new_path: str, mtime_ns: int) -> None:
     """Move a file whose content did not change: its nodes and vectors are kept, paths updated."""
     con.execute("UPDATE files SET path = ?, mtime_ns = ? WHERE id = ?", (new_path, mtime_ns, file_id))
-    con.execute(
-        "UPDATE nodes_fts SET path = ? WHERE rowid IN (SELECT id FROM nodes WHERE file_id = ?)",
-        (new_path, file_id),
-    )
+    if connection_dialect(con) == POSTGRESQL:
+        pg_text.update_rows(
+            con, pg_text.NODE_TEXT, {"path": new_path}, "SELECT id FROM nodes WHERE file_id = ?", (file_id,)
+        )
+    else:
+        con.execute(
+            "UPDATE nodes_fts SET path = ? WHERE rowid IN (SELECT id FROM nodes WHERE file_id = ?)",
+            (new_path, file_id),
+        )
     # The embedded text names the path: forget the hashes so the vectors are refreshed (node ids stay).
     con.execute("UPDATE nodes SET embed_hash = NULL WHERE file_id = ?", (file_id,))
 
@@ -105,6 +115,15 @@ def rename_module_node(con: WriteConnection, file_id: int, name: str, qualified_
         "UPDATE nodes SET name = ?, qualified_name = ? WHERE file_id = ? AND kind = 'module'",
         (name, qualified_name, file_id),
     )
+    if connection_dialect(con) == POSTGRESQL:
+        pg_text.update_rows(
+            con,
+            pg_text.NODE_TEXT,
+            {"name": name, "qualified_name": qualified_name, "words": words},
+            "SELECT id FROM nodes WHERE file_id = ? AND kind = 'module'",
+            (file_id,),
+        )
+        return
     con.execute(
         "UPDATE nodes_fts SET name = ?, qualified_name = ?, words = ? "
         "WHERE rowid IN (SELECT id FROM nodes WHERE file_id = ? AND kind = 'module')",
@@ -163,6 +182,9 @@ def insert_node(con: WriteConnection, node: NewNode) -> int:
 
 def insert_fts(con: WriteConnection, rows: Iterable[NodeText]) -> None:
     """Insert the FTS rows of new nodes."""
+    if connection_dialect(con) == POSTGRESQL:
+        pg_text.insert_rows(con, pg_text.NODE_TEXT, rows)
+        return
     con.executemany(
         "INSERT INTO nodes_fts(rowid, name, words, qualified_name, path, signature, docstring, body) "
         "VALUES(?,?,?,?,?,?,?,?)",
@@ -388,6 +410,8 @@ def fts_search(
     db: Database, tokens: list[str], limit: int, weights: tuple[float, ...] = NODE_BM25_WEIGHTS
 ) -> list[tuple[int, float]]:
     """Rank nodes by BM25 over an OR of the quoted tokens; returns (node id, score) best first (score > 0)."""
+    if db.dialect == POSTGRESQL:
+        return pg_text.search(db, pg_text.NODE_TEXT, tokens, limit, weights)
     query = fts_or_query(tokens)
     if not query:
         return []
@@ -400,35 +424,31 @@ def fts_search(
     return [(int(r[0]), float(r[1])) for r in rows]
 
 
-def _vocab_terms(db: Database, tokens: list[str]) -> dict[str, list[str]]:
+def _vocab_terms(tokens: list[str]) -> dict[str, list[str]]:
     """token -> the terms the FTS tokenizer stores for it ("café" -> ["cafe"]: diacritics removed, case folded)."""
-    tokenize = db.con.fts5_tokenizer("unicode61", ["remove_diacritics", "2", "tokenchars", "_"])
-    return {
-        t: list(
-            tokenize(
-                t.encode("utf-8"),
-                apsw.FTS5_TOKENIZE_QUERY,
-                None,
-                include_offsets=False,
-                include_colocated=False,
-            )
-        )
-        for t in tokens
-    }
+    return {t: fts_terms(t, query=True) for t in tokens}
 
 
-def token_doc_freqs(db: Database, tokens: list[str]) -> dict[str, int]:
-    """Number of FTS rows containing each token (tokens absent from the index are left out)."""
-    # The vocabulary holds tokenizer output, so look tokens up in that form, not as Python lowercased them.
-    terms = _vocab_terms(db, tokens)
-    wanted = sorted({term for ts in terms.values() for term in ts})
+def _doc_counts(db: Database, terms: list[str]) -> dict[str, int]:
+    """term -> FTS rows holding it, for the terms the index has (fts5vocab's 'row' table on SQLite)."""
+    if db.dialect == POSTGRESQL:
+        return pg_text.doc_freqs(db, pg_text.NODE_TEXT, terms)
     docs: dict[str, int] = {}
-    for chunk in batches(wanted):
+    for chunk in batches(terms):
         for term, doc in db.rows(
             f"SELECT term, doc FROM nodes_fts_vocab WHERE term IN ({placeholders(len(chunk))})",  # noqa: S608
             tuple(chunk),
         ):
             docs[str(term)] = int(doc)
+    return docs
+
+
+def token_doc_freqs(db: Database, tokens: list[str]) -> dict[str, int]:
+    """Number of FTS rows containing each token (tokens absent from the index are left out)."""
+    # The vocabulary holds tokenizer output, so look tokens up in that form, not as Python lowercased them.
+    terms = _vocab_terms(tokens)
+    wanted = sorted({term for ts in terms.values() for term in ts})
+    docs = _doc_counts(db, wanted)
     out: dict[str, int] = {}
     for token, ts in terms.items():
         if ts and all(term in docs for term in ts):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from igraph_mcp.store import pg_text, pg_vectors
 from igraph_mcp.store.schema import MIGRATIONS, SCHEMA_VERSION
 
 REGISTRY = "igraph"
@@ -47,11 +48,11 @@ REGISTRY_DDL: list[str] = [
 ]
 
 # ---- P2 (text index and vectors): registry-level DDL, e.g. the shared vector cache, is appended here. ----
-REGISTRY_SEARCH_DDL: list[str] = []
+REGISTRY_SEARCH_DDL: list[str] = list(pg_vectors.REGISTRY_DDL)
 
 # ---- P2 (text index and vectors): per-repository DDL by schema version (tables replacing nodes_fts,
 # nodes_fts_vocab and resources_fts), run right after that version's tables below. ----
-SEARCH_MIGRATIONS: dict[int, list[str]] = {}
+SEARCH_MIGRATIONS: dict[int, list[str]] = {1: list(pg_text.DDL)}  # vector tables: on demand (pg_vectors)
 
 
 def schema_name(repo_id: int) -> str:

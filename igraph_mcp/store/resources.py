@@ -6,12 +6,13 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from igraph_mcp.store import pg_text
 from igraph_mcp.store.bind import MAX_BOUND, batches, placeholders
 from igraph_mcp.store.db import Database
-from igraph_mcp.store.dialect import WriteConnection, inserted_id, table_exists
+from igraph_mcp.store.dialect import POSTGRESQL, WriteConnection, connection_dialect, inserted_id, table_exists
 from igraph_mcp.store.fts import RESOURCE_BM25_WEIGHTS, fts_or_query, like_literal
 from igraph_mcp.store.records import CodeCandidate, LinkRow, NewChunk, ResourceRow, SourceRow
-from igraph_mcp.store.vectors import has_node_vectors, has_resource_vectors
+from igraph_mcp.store.vectors import embedding_sql, has_node_vectors, has_resource_vectors, vector_bytes
 from igraph_mcp.text.identifiers import identifier_words
 
 # -- sources -------------------------------------------------------------------------------------------------
@@ -75,10 +76,13 @@ def insert_source(
 
 def delete_source(con: WriteConnection, source_id: int) -> None:
     """Delete a source with its chunks, their FTS rows, vectors and links."""
-    con.execute(
-        "DELETE FROM resources_fts WHERE rowid IN (SELECT id FROM resources WHERE source_id = ?)",
-        (source_id,),
-    )
+    if connection_dialect(con) == POSTGRESQL:
+        pg_text.delete_rows(con, pg_text.RESOURCE_TEXT, "SELECT id FROM resources WHERE source_id = ?", (source_id,))
+    else:
+        con.execute(
+            "DELETE FROM resources_fts WHERE rowid IN (SELECT id FROM resources WHERE source_id = ?)",
+            (source_id,),
+        )
     if _exists(con, "resource_vectors"):
         con.execute(
             "DELETE FROM resource_vectors WHERE resource_id IN (SELECT id FROM resources WHERE source_id = ?)",
@@ -101,6 +105,7 @@ def _exists(con: WriteConnection, table: str) -> bool:
 def insert_chunks(con: WriteConnection, source_id: int, chunks: Sequence[NewChunk]) -> list[int]:
     """Insert chunks and their FTS rows; returns the new resource ids in chunk order."""
     ids: list[int] = []
+    texts: list[tuple[int, str, str, str, str]] = []
     for c in chunks:
         rid = inserted_id(
             con,
@@ -121,9 +126,12 @@ def insert_chunks(con: WriteConnection, source_id: int, chunks: Sequence[NewChun
         ids.append(rid)
         # Identifiers are indexed whole (total_cents) and as words (total cents) so prose queries match too.
         idents = " ".join(c.identifiers) + " " + identifier_words(*c.identifiers)
-        con.execute(
-            "INSERT INTO resources_fts(rowid, title, heading_path, identifiers, text) VALUES(?,?,?,?,?)",
-            (rid, c.title, " › ".join(c.heading_path), idents, c.text),
+        texts.append((rid, c.title, " › ".join(c.heading_path), idents, c.text))
+    if connection_dialect(con) == POSTGRESQL:
+        pg_text.insert_rows(con, pg_text.RESOURCE_TEXT, texts)
+    else:
+        con.executemany(
+            "INSERT INTO resources_fts(rowid, title, heading_path, identifiers, text) VALUES(?,?,?,?,?)", texts
         )
     return ids
 
@@ -188,9 +196,9 @@ def source_vectors(db: Database, source_id: int) -> dict[str, bytes]:
     if not has_resource_vectors(db):
         return {}
     return {
-        str(h): bytes(v)
+        str(h): vector_bytes(db, v)
         for h, v in db.rows(
-            "SELECT r.embed_hash, v.embedding FROM resources r "
+            f"SELECT r.embed_hash, {embedding_sql(db, 'v.embedding')} FROM resources r "  # noqa: S608
             "JOIN resource_vectors v ON v.resource_id = r.id "
             "WHERE r.source_id = ? AND r.embed_hash IS NOT NULL",
             (source_id,),
@@ -205,15 +213,18 @@ def resource_vectors_by_id(db: Database, ids: Sequence[int]) -> dict[int, bytes]
     out: dict[int, bytes] = {}
     for chunk in batches(list(ids)):
         for rid, blob in db.rows(
-            f"SELECT resource_id, embedding FROM resource_vectors WHERE resource_id IN ({placeholders(len(chunk))})",  # noqa: S608
+            f"SELECT resource_id, {embedding_sql(db, 'embedding')} FROM resource_vectors "  # noqa: S608
+            f"WHERE resource_id IN ({placeholders(len(chunk))})",
             tuple(chunk),
         ):
-            out[int(rid)] = bytes(blob)
+            out[int(rid)] = vector_bytes(db, blob)
     return out
 
 
 def fts_resources(db: Database, tokens: list[str], limit: int) -> list[tuple[int, float]]:
     """Rank chunks by BM25 over an OR of quoted tokens: (resource id, score) best first."""
+    if db.dialect == POSTGRESQL:
+        return pg_text.search(db, pg_text.RESOURCE_TEXT, tokens, limit, RESOURCE_BM25_WEIGHTS)
     query = fts_or_query(tokens)
     if not query:
         return []
@@ -278,6 +289,18 @@ def nodes_mentioning(db: Database, tokens: list[str], limit: int, file_ids: Sequ
 
     With ``file_ids`` (up to one batch of them) only nodes of those files are searched.
     """
+    if db.dialect == POSTGRESQL:  # FTS5's ``rank``: bm25() with every column weighted 1
+        within = "SELECT id FROM nodes WHERE file_id = ANY(?::bigint[])" if file_ids is not None else None
+        ranked = pg_text.search(
+            db,
+            pg_text.NODE_TEXT,
+            tokens,
+            limit,
+            (1.0,) * len(pg_text.NODE_TEXT.columns),
+            within_sql=within,
+            within_params=(list(file_ids),) if file_ids is not None else (),
+        )
+        return [rid for rid, _ in ranked]
     query = fts_or_query(tokens)
     if not query:
         return []
@@ -343,9 +366,10 @@ def node_vectors_of_files(db: Database, file_ids: Sequence[int]) -> list[tuple[i
     out: list[tuple[int, bytes]] = []
     for chunk in batches(list(file_ids)):
         out += [
-            (int(r[0]), bytes(r[1]))
+            (int(r[0]), vector_bytes(db, r[1]))
             for r in db.rows(
-                f"SELECT node_id, embedding FROM node_vectors WHERE file_id IN ({placeholders(len(chunk))})",  # noqa: S608
+                f"SELECT node_id, {embedding_sql(db, 'embedding')} FROM node_vectors "  # noqa: S608
+                f"WHERE file_id IN ({placeholders(len(chunk))})",
                 tuple(chunk),
             )
         ]

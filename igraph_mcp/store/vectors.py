@@ -1,4 +1,5 @@
-"""SQL for sqlite-vec tables: node and resource vectors, KNN with an optional file pre-filter."""
+"""SQL for vector tables: node and resource vectors, KNN with an optional file pre-filter (sqlite-vec here,
+pgvector in store/pg_vectors.py)."""
 
 from __future__ import annotations
 
@@ -9,9 +10,10 @@ from typing import Any, Protocol
 import numpy as np
 
 from igraph_mcp import crashpoints
+from igraph_mcp.store import pg_vectors
 from igraph_mcp.store.bind import placeholders
 from igraph_mcp.store.db import Database
-from igraph_mcp.store.dialect import WriteConnection
+from igraph_mcp.store.dialect import POSTGRESQL, WriteConnection, connection_dialect
 
 log = logging.getLogger(__name__)
 
@@ -30,6 +32,29 @@ def _table_exists(db: Database, name: str) -> bool:
     return db.has_table(name)
 
 
+def embedding_sql(db: Database, column: str) -> str:
+    """SQL reading a vector column so that ``vector_bytes`` turns the value into float32 bytes."""
+    return pg_vectors.as_floats(column) if db.dialect == POSTGRESQL else column
+
+
+def vector_bytes(db: Database, value: Any) -> bytes:
+    """float32 bytes of a vector column read through ``embedding_sql``."""
+    return pg_vectors.to_blob(value) if db.dialect == POSTGRESQL else bytes(value)
+
+
+def indexed_knn(db: Database) -> bool:
+    """True when the database answers KNN from an index (pgvector's HNSW): no reader needs the vectors in memory."""
+    return db.dialect == POSTGRESQL
+
+
+def shared_vectors(db: Database, embedder: VectorMaker, hashes: Sequence[str]) -> dict[str, bytes]:
+    """text hash -> vector another repository of the same store already has from this embedder (PostgreSQL's
+    team-wide cache; a SQLite file shares with no one)."""
+    if db.dialect != POSTGRESQL or not hashes:
+        return {}
+    return pg_vectors.shared_vectors(db, embedder.id, embedder.dimension, hashes)
+
+
 def has_node_vectors(db: Database) -> bool:
     """True when the node vector table exists."""
     return _table_exists(db, "node_vectors")
@@ -42,6 +67,9 @@ def has_resource_vectors(db: Database) -> bool:
 
 def create_vector_tables(con: WriteConnection, dimension: int) -> None:
     """Create the vec0 tables for ``dimension``; file_id is a metadata column so KNN can be pre-filtered."""
+    if connection_dialect(con) == POSTGRESQL:
+        pg_vectors.create_tables(con, dimension)
+        return
     con.execute(
         "CREATE VIRTUAL TABLE IF NOT EXISTS node_vectors USING vec0("
         f"node_id INTEGER PRIMARY KEY, file_id INTEGER, embedding float[{int(dimension)}] distance_metric=cosine)"
@@ -96,10 +124,10 @@ def vectors_for_files(db: Database, file_ids: Sequence[int]) -> dict[str, bytes]
         return {}
     ph = placeholders(len(file_ids))
     return {
-        str(h): bytes(v)
+        str(h): vector_bytes(db, v)
         for h, v in db.rows(
-            "SELECT n.embed_hash, v.embedding FROM nodes n JOIN node_vectors v ON v.node_id = n.id "  # noqa: S608
-            f"WHERE n.file_id IN ({ph}) AND n.embed_hash IS NOT NULL",
+            f"SELECT n.embed_hash, {embedding_sql(db, 'v.embedding')} FROM nodes n "  # noqa: S608
+            f"JOIN node_vectors v ON v.node_id = n.id WHERE n.file_id IN ({ph}) AND n.embed_hash IS NOT NULL",
             tuple(file_ids),
         )
     }
@@ -108,16 +136,19 @@ def vectors_for_files(db: Database, file_ids: Sequence[int]) -> dict[str, bytes]
 def all_vectors_by_hash(db: Database) -> dict[str, bytes]:
     """embed_hash -> vector of every embedded node (kept across a full rebuild)."""
     return {
-        str(h): bytes(v)
+        str(h): vector_bytes(db, v)
         for h, v in db.rows(
-            "SELECT n.embed_hash, v.embedding FROM nodes n JOIN node_vectors v ON v.node_id = n.id "
-            "WHERE n.embed_hash IS NOT NULL"
+            f"SELECT n.embed_hash, {embedding_sql(db, 'v.embedding')} FROM nodes n "  # noqa: S608
+            "JOIN node_vectors v ON v.node_id = n.id WHERE n.embed_hash IS NOT NULL"
         )
     }
 
 
 def store_node_vectors(con: WriteConnection, rows: Iterable[tuple[int, int, bytes, str]]) -> None:
     """Write vectors: rows of (node id, file id, vector bytes, hash of the embedded text)."""
+    if connection_dialect(con) == POSTGRESQL:
+        pg_vectors.store_node_vectors(con, rows)
+        return
     for node_id, file_id, blob, text_hash in rows:
         con.execute("DELETE FROM node_vectors WHERE node_id = ?", (node_id,))
         con.execute("INSERT INTO node_vectors(node_id, file_id, embedding) VALUES(?,?,?)", (node_id, file_id, blob))
@@ -131,10 +162,10 @@ def all_node_vectors(db: Database) -> tuple[list[int], list[int], list[bytes]]:
     blobs: list[bytes] = []
     if not has_node_vectors(db):
         return ids, fids, blobs
-    for nid, fid, blob in db.rows("SELECT node_id, file_id, embedding FROM node_vectors"):
+    for nid, fid, blob in db.rows(f"SELECT node_id, file_id, {embedding_sql(db, 'embedding')} FROM node_vectors"):  # noqa: S608
         ids.append(int(nid))
         fids.append(int(fid))
-        blobs.append(bytes(blob))
+        blobs.append(vector_bytes(db, blob))
     return ids, fids, blobs
 
 
@@ -148,6 +179,8 @@ def node_vector_count(db: Database) -> int:
 def knn_nodes(db: Database, query: bytes, k: int) -> list[tuple[int, int, float]]:
     """Nearest nodes overall: (node id, file id, cosine similarity) best first (within some files:
     ``similarities_in_files``)."""
+    if db.dialect == POSTGRESQL:
+        return pg_vectors.knn_nodes(db, query, k)
     rows = db.rows(
         "SELECT node_id, file_id, distance FROM node_vectors WHERE embedding MATCH ? AND k = ?",
         (query, k),
@@ -162,6 +195,8 @@ def similarities_in_files(db: Database, query: bytes, file_ids: Sequence[int], k
     """
     if not file_ids:
         return []
+    if db.dialect == POSTGRESQL:
+        return pg_vectors.similarities_in_files(db, query, file_ids, k)
     ph = placeholders(len(file_ids))
     rows = db.rows(
         "SELECT n.id, n.file_id, 1.0 - vec_distance_cosine(v.embedding, ?) AS sim FROM nodes n "  # noqa: S608
@@ -177,14 +212,20 @@ def node_vectors_by_id(db: Database, ids: Sequence[int]) -> dict[int, bytes]:
         return {}
     ph = placeholders(len(ids))
     return {
-        int(r[0]): bytes(r[1])
-        for r in db.rows(f"SELECT node_id, embedding FROM node_vectors WHERE node_id IN ({ph})", tuple(ids))  # noqa: S608
+        int(r[0]): vector_bytes(db, r[1])
+        for r in db.rows(
+            f"SELECT node_id, {embedding_sql(db, 'embedding')} FROM node_vectors WHERE node_id IN ({ph})",  # noqa: S608
+            tuple(ids),
+        )
     }
 
 
 # -- resources -----------------------------------------------------------------------------------------------------
 def store_resource_vectors(con: WriteConnection, rows: Iterable[tuple[int, bytes, str]]) -> None:
     """Write resource vectors: rows of (resource id, vector bytes, text hash)."""
+    if connection_dialect(con) == POSTGRESQL:
+        pg_vectors.store_resource_vectors(con, rows)
+        return
     for rid, blob, text_hash in rows:
         con.execute("DELETE FROM resource_vectors WHERE resource_id = ?", (rid,))
         con.execute("INSERT INTO resource_vectors(resource_id, embedding) VALUES(?,?)", (rid, blob))
@@ -195,6 +236,8 @@ def knn_resources(db: Database, query: bytes, k: int) -> list[tuple[int, float]]
     """Nearest resource chunks: (resource id, cosine similarity) best first."""
     if not has_resource_vectors(db):
         return []
+    if db.dialect == POSTGRESQL:
+        return pg_vectors.knn_resources(db, query, k)
     rows = db.rows("SELECT resource_id, distance FROM resource_vectors WHERE embedding MATCH ? AND k = ?", (query, k))
     return [(int(r[0]), 1.0 - float(r[1])) for r in rows]
 

@@ -1,0 +1,355 @@
+"""The text index on PostgreSQL: postings kept in tables and BM25 computed in SQL, equal to SQLite FTS5's bm25().
+
+FTS5's bm25() (ext/fts5/fts5_aux.c), for a query of phrases p over a row of D tokens in all columns:
+
+    score = sum_p idf(p) * f(p) * (k1 + 1) / (f(p) + k1 * (1 - b + b * D / avgdl)),  k1 = 1.2, b = 0.75
+    f(p)  = sum over the phrase's instances in the row of the weight of the instance's column
+    idf(p) = log((N - n(p) + 0.5) / (n(p) + 0.5)), replaced by 1e-6 when <= 0
+    N = rows, avgdl = tokens of all rows / N, n(p) = rows that match p
+
+Terms come from SQLite's own unicode61 tokenizer (store/fts.py), so a row holds exactly the terms FTS5 would
+index. A query string that the tokenizer cuts into several terms ("a.b") is a phrase: it matches where the terms
+are adjacent in one column, which postings without positions cannot tell, so such phrases are counted from the
+stored text of the rows holding all their terms (rare: query tokens are single terms almost always).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from igraph_mcp.store.fts import fts_terms
+
+K1 = 1.2
+B = 0.75
+MIN_IDF = 1e-6  # FTS5's stand-in for an IDF <= 0 (a term in more than half the rows)
+# FTS5 truncates a token to this many bytes before storing it (FTS5_MAX_TOKEN_SIZE).
+MAX_TOKEN_BYTES = 32768
+# A B-tree entry holds at most ~2.7 kB: longer terms are stored by digest ('#' never starts a unicode61 token).
+MAX_KEY_BYTES = 256
+
+
+class _Cursor(Protocol):
+    def fetchall(self) -> list[Any]: ...
+
+
+class Connection(Protocol):
+    """What writes need: the connection-like object ``Database.atomic()`` yields (``?`` placeholders)."""
+
+    def execute(self, sql: str, params: Any = ...) -> Any: ...
+
+
+class Reader(Protocol):
+    """What searches need: the Database read API."""
+
+    def rows(self, sql: str, params: Any = ()) -> list[tuple[Any, ...]]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class TextIndex:
+    """One FTS table as PostgreSQL tables: ``name`` holds the text, ``name_postings`` / ``_terms`` / ``_totals``
+    the statistics bm25() reads."""
+
+    name: str
+    columns: tuple[str, ...]
+
+    @property
+    def postings(self) -> str:
+        """(term, row) -> the row's token count and the term's frequency in each column."""
+        return f"{self.name}_postings"
+
+    @property
+    def terms(self) -> str:
+        """term -> number of rows holding it (fts5vocab's 'row' table)."""
+        return f"{self.name}_terms"
+
+    @property
+    def totals(self) -> str:
+        """One row: number of rows and of tokens in all of them."""
+        return f"{self.name}_totals"
+
+    @property
+    def freq_columns(self) -> list[str]:
+        """Names of the per-column frequency columns of the postings table."""
+        return [f"c{i}" for i in range(len(self.columns))]
+
+
+# Column order matters as in FTS5: bm25() weights are positional (see store/fts.py).
+NODE_TEXT = TextIndex("nodes_fts", ("name", "words", "qualified_name", "path", "signature", "docstring", "body"))
+RESOURCE_TEXT = TextIndex("resources_fts", ("title", "heading_path", "identifiers", "text"))
+
+
+def ddl(index: TextIndex) -> list[str]:
+    """CREATE statements of one text index (run inside the repository's schema by the migrations)."""
+    cols = ", ".join(f"{c} text NOT NULL DEFAULT ''" for c in index.columns)
+    freqs = ", ".join(f"{c} integer NOT NULL DEFAULT 0" for c in index.freq_columns)
+    return [
+        # `rowid`, as FTS5 names it, so SQL joining nodes_fts to nodes by rowid reads the same on both stores.
+        f"CREATE TABLE {index.name}(rowid bigint PRIMARY KEY, {cols}, length integer NOT NULL)",
+        # Every statistic a query needs is on the posting itself (the row's length too), so scoring one term is
+        # one index range scan with no join; postings are looked up by term, and deleted by row.
+        f'CREATE TABLE {index.postings}(term text COLLATE "C" NOT NULL, row_id bigint NOT NULL, '
+        f"length integer NOT NULL, {freqs}, PRIMARY KEY (term, row_id))",
+        f"CREATE INDEX {index.postings}_row ON {index.postings}(row_id)",
+        f'CREATE TABLE {index.terms}(term text COLLATE "C" PRIMARY KEY, docs bigint NOT NULL)',
+        f"CREATE TABLE {index.totals}(one boolean PRIMARY KEY DEFAULT true CHECK (one), "
+        "rows bigint NOT NULL, tokens bigint NOT NULL)",
+        f"INSERT INTO {index.totals}(rows, tokens) VALUES (0, 0)",  # noqa: S608 - fixed names
+    ]
+
+
+DDL: list[str] = ddl(NODE_TEXT) + ddl(RESOURCE_TEXT)
+
+
+# -- terms -------------------------------------------------------------------------------------------------------
+def term_key(term: str) -> str:
+    """How a term is stored: itself, cut to FTS5's token limit; a very long one by digest (B-tree entry limit)."""
+    data = term.encode("utf-8", "replace")
+    if len(data) <= MAX_KEY_BYTES:
+        return term
+    return "#" + hashlib.sha256(data[:MAX_TOKEN_BYTES]).hexdigest()
+
+
+def _clean(text: str | None) -> str:
+    # PostgreSQL text holds neither NUL nor lone surrogates; both are separators to the tokenizer anyway.
+    return (text or "").encode("utf-8", "replace").decode("utf-8").replace("\x00", " ")
+
+
+@dataclass(frozen=True, slots=True)
+class _Row:
+    row_id: int
+    texts: tuple[str, ...]
+    length: int
+    freqs: dict[str, list[int]]  # term key -> frequency per column
+
+
+def _analyse(index: TextIndex, row: Sequence[Any]) -> _Row:
+    texts = tuple(_clean(v) for v in row[1:])
+    if len(texts) != len(index.columns):
+        raise ValueError(f"{index.name} has {len(index.columns)} columns, got {len(texts)} values")
+    freqs: dict[str, list[int]] = {}
+    length = 0
+    for col, text in enumerate(texts):
+        terms = fts_terms(text)
+        length += len(terms)
+        for term, n in Counter(term_key(t) for t in terms).items():
+            freqs.setdefault(term, [0] * len(texts))[col] = n
+    return _Row(int(row[0]), texts, length, freqs)
+
+
+# -- writes ------------------------------------------------------------------------------------------------------
+def insert_rows(con: Connection, index: TextIndex, rows: Iterable[Sequence[Any]]) -> None:
+    """Index rows given as (id, text of each column in order), with their statistics, in the caller's transaction."""
+    analysed = [_analyse(index, r) for r in rows]
+    if not analysed:
+        return
+    cols = ", ".join(index.columns)
+    arrays = ", ".join(["?::bigint[]", *(["?::text[]"] * len(index.columns)), "?::integer[]"])
+    con.execute(
+        f"INSERT INTO {index.name}(rowid, {cols}, length) SELECT * FROM unnest({arrays})",  # noqa: S608 - fixed names
+        [
+            [r.row_id for r in analysed],
+            *([r.texts[i] for r in analysed] for i in range(len(index.columns))),
+            [r.length for r in analysed],
+        ],
+    )
+    terms: list[str] = []
+    row_ids: list[int] = []
+    lengths: list[int] = []
+    per_column: list[list[int]] = [[] for _ in index.columns]
+    docs: Counter[str] = Counter()
+    for r in analysed:
+        for term, freq in r.freqs.items():
+            terms.append(term)
+            row_ids.append(r.row_id)
+            lengths.append(r.length)
+            for i, n in enumerate(freq):
+                per_column[i].append(n)
+        docs.update(r.freqs.keys())
+    fcols = ", ".join(index.freq_columns)
+    farrays = ", ".join(["?::text[]", "?::bigint[]", "?::integer[]", *(["?::integer[]"] * len(index.columns))])
+    con.execute(
+        f"INSERT INTO {index.postings}(term, row_id, length, {fcols}) SELECT * FROM unnest({farrays})",  # noqa: S608
+        [terms, row_ids, lengths, *per_column],
+    )
+    ordered = sorted(docs)  # a fixed order: two writers (of different schemas) never wait on each other's rows
+    con.execute(
+        f"INSERT INTO {index.terms} AS t(term, docs) SELECT * FROM unnest(?::text[], ?::bigint[]) "  # noqa: S608
+        "ON CONFLICT (term) DO UPDATE SET docs = t.docs + excluded.docs",
+        [ordered, [docs[t] for t in ordered]],
+    )
+    con.execute(
+        f"UPDATE {index.totals} SET rows = rows + ?, tokens = tokens + ?",  # noqa: S608
+        (len(analysed), sum(r.length for r in analysed)),
+    )
+
+
+def delete_rows(con: Connection, index: TextIndex, ids_sql: str, params: Sequence[Any] = ()) -> None:
+    """Remove the rows whose id the query ``ids_sql`` returns, with their statistics."""
+    gone = con.execute(
+        f"DELETE FROM {index.name} WHERE rowid IN ({ids_sql}) RETURNING rowid, length",  # noqa: S608 - caller's fixed SQL
+        tuple(params),
+    ).fetchall()
+    if not gone:
+        return
+    ids = [int(r[0]) for r in gone]
+    con.execute(
+        f"UPDATE {index.totals} SET rows = rows - ?, tokens = tokens - ?",  # noqa: S608
+        (len(ids), sum(int(r[1]) for r in gone)),
+    )
+    left = con.execute(
+        f"WITH gone AS (DELETE FROM {index.postings} WHERE row_id = ANY(?::bigint[]) RETURNING term), "  # noqa: S608
+        "counted AS (SELECT term, count(*) AS n FROM gone GROUP BY term) "
+        f"UPDATE {index.terms} AS t SET docs = t.docs - counted.n FROM counted WHERE t.term = counted.term "
+        "RETURNING t.term, t.docs",
+        (ids,),
+    ).fetchall()
+    unused = sorted(str(term) for term, docs in left if int(docs) <= 0)
+    if unused:
+        con.execute(f"DELETE FROM {index.terms} WHERE term = ANY(?::text[]) AND docs <= 0", (unused,))  # noqa: S608
+
+
+def update_rows(
+    con: Connection, index: TextIndex, values: dict[str, str], ids_sql: str, params: Sequence[Any] = ()
+) -> None:
+    """Set some columns of the rows whose id ``ids_sql`` returns, re-indexing them (FTS5's UPDATE)."""
+    unknown = set(values) - set(index.columns)
+    if unknown:
+        raise ValueError(f"{index.name} has no column {sorted(unknown)}")
+    cols = ", ".join(index.columns)
+    old = con.execute(
+        f"SELECT rowid, {cols} FROM {index.name} WHERE rowid IN ({ids_sql}) ORDER BY rowid",  # noqa: S608 - fixed SQL
+        tuple(params),
+    ).fetchall()
+    if not old:
+        return
+    new = [
+        (r[0], *(values.get(c, r[i + 1]) for i, c in enumerate(index.columns)))  # the other columns stay
+        for r in old
+    ]
+    delete_rows(con, index, "SELECT unnest(?::bigint[])", ([int(r[0]) for r in old],))
+    insert_rows(con, index, new)
+
+
+def clear(con: Connection, index: TextIndex) -> None:
+    """Empty one text index."""
+    for table in (index.name, index.postings, index.terms):
+        con.execute(f"DELETE FROM {table}")  # noqa: S608 - fixed names
+    con.execute(f"UPDATE {index.totals} SET rows = 0, tokens = 0")  # noqa: S608
+
+
+# -- reads -------------------------------------------------------------------------------------------------------
+def doc_freqs(db: Reader, index: TextIndex, terms: Sequence[str]) -> dict[str, int]:
+    """term -> number of rows holding it, for the given terms that any row holds (fts5vocab 'row')."""
+    keys = {term_key(t): t for t in terms}
+    if not keys:
+        return {}
+    found = db.rows(
+        f"SELECT term, docs FROM {index.terms} WHERE term = ANY(?::text[]) AND docs > 0",  # noqa: S608
+        (sorted(keys),),
+    )
+    return {keys[str(k)]: int(n) for k, n in found}
+
+
+def _phrases(tokens: Sequence[str]) -> list[list[str]]:
+    """The query's phrases as FTS5 parses an OR of quoted tokens: one per non-empty token, each its query terms."""
+    return [[term_key(t) for t in fts_terms(tok, query=True)] for tok in tokens if tok]
+
+
+def search(
+    db: Reader,
+    index: TextIndex,
+    tokens: Sequence[str],
+    limit: int,
+    weights: Sequence[float],
+    *,
+    within_sql: str | None = None,
+    within_params: Sequence[Any] = (),
+) -> list[tuple[int, float]]:
+    """Rows matching any token, by FTS5's bm25() with these column weights: (row id, score) best first.
+
+    ``within_sql`` (a query returning ids) keeps only those rows; the statistics stay those of the whole table,
+    as FTS5's do when a MATCH is combined with another condition.
+    """
+    phrases = _phrases(tokens)
+    singles = [p[0] for p in phrases if len(p) == 1]
+    multi = [p for p in phrases if len(p) > 1]  # a phrase of no terms matches nothing and adds nothing
+    if not singles and not multi:
+        return []
+    w = [float(x) for x in weights] + [1.0] * (len(index.columns) - len(weights))  # FTS5: missing weights are 1
+    tf = " + ".join(f"p.{c} * ?::float8" for c in index.freq_columns)
+    within = f" AND p.row_id IN ({within_sql})" if within_sql else ""
+    # The arithmetic follows fts5_aux.c operation by operation (float8 throughout) so scores agree to the bit
+    # up to summation order.
+    sql = (
+        f"WITH s AS (SELECT rows::float8 AS n, tokens::float8 / rows::float8 AS avgdl FROM {index.totals} "  # noqa: S608
+        "WHERE rows > 0), "
+        "q AS (SELECT k.term, CASE WHEN x.idf <= 0 THEN ?::float8 ELSE x.idf END AS idf "
+        "FROM unnest(?::text[]) WITH ORDINALITY AS k(term, ord) "
+        f"JOIN {index.terms} t ON t.term = k.term CROSS JOIN s "
+        "CROSS JOIN LATERAL (SELECT ln(((s.n - t.docs::float8) + 0.5::float8) / (t.docs::float8 + 0.5::float8)) "
+        "AS idf) x) "
+        "SELECT p.row_id, sum(q.idf * ((f.tf * (?::float8 + 1.0::float8)) / "
+        "(f.tf + ?::float8 * ((1.0::float8 - ?::float8) + (?::float8 * p.length::float8) / s.avgdl)))) AS score "
+        f"FROM q JOIN {index.postings} p ON p.term = q.term CROSS JOIN s "
+        f"CROSS JOIN LATERAL (SELECT {tf} AS tf) f WHERE true{within} "
+        "GROUP BY p.row_id ORDER BY score DESC, p.row_id"
+    )
+    params: list[Any] = [MIN_IDF, singles, K1, K1, B, B, *w, *within_params]
+    if not multi:
+        rows = db.rows(sql + " LIMIT ?", (*params, limit))
+        return [(int(r[0]), float(r[1])) for r in rows]
+    scores: dict[int, float] = {}
+    if singles:
+        for rid, score in db.rows(sql, tuple(params)):
+            scores[int(rid)] = float(score)
+    allowed = None if within_sql is None else {int(r[0]) for r in db.rows(within_sql, tuple(within_params))}
+    for phrase in multi:
+        for rid, score in _phrase_scores(db, index, phrase, w).items():
+            if allowed is None or rid in allowed:
+                scores[rid] = scores.get(rid, 0.0) + score
+    ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
+    return ranked[:limit]
+
+
+def _instances(terms: list[str], phrase: list[str]) -> int:
+    """How many times ``phrase`` starts at a position of ``terms`` (overlapping ones count, as FTS5's do)."""
+    n = len(phrase)
+    return sum(1 for i in range(len(terms) - n + 1) if terms[i : i + n] == phrase)
+
+
+def _phrase_scores(db: Reader, index: TextIndex, phrase: list[str], weights: list[float]) -> dict[int, float]:
+    """bm25() contributions of one multi-term phrase, counted from the text of the rows holding all its terms."""
+    distinct = sorted(set(phrase))
+    cols = ", ".join(index.columns)
+    candidates = db.rows(
+        f"SELECT d.rowid, d.length, {cols} FROM {index.name} d WHERE d.rowid IN ("  # noqa: S608 - fixed names
+        f"SELECT row_id FROM {index.postings} WHERE term = ANY(?::text[]) GROUP BY row_id "
+        "HAVING count(*) = ?)",
+        (distinct, len(distinct)),
+    )
+    total = db.rows(f"SELECT rows, tokens FROM {index.totals}")  # noqa: S608
+    if not candidates or not total or int(total[0][0]) == 0:
+        return {}
+    n_rows, n_tokens = int(total[0][0]), int(total[0][1])
+    matched: dict[int, tuple[float, int]] = {}  # row -> (weighted frequency, row length)
+    for row in candidates:
+        hits = [_instances([term_key(t) for t in fts_terms(str(text))], phrase) for text in row[2:]]
+        if any(hits):
+            matched[int(row[0])] = (sum(weights[c] * h for c, h in enumerate(hits)), int(row[1]))
+    idf = _idf(n_rows, len(matched))
+    avgdl = float(n_tokens) / float(n_rows)
+    return {
+        rid: idf * ((f * (K1 + 1.0)) / (f + K1 * ((1.0 - B) + (B * float(d)) / avgdl)))
+        for rid, (f, d) in matched.items()
+    }
+
+
+def _idf(n_rows: int, hits: int) -> float:
+    """FTS5's IDF of a phrase matched by ``hits`` of ``n_rows`` rows."""
+    idf = math.log((float(n_rows - hits) + 0.5) / (float(hits) + 0.5))
+    return MIN_IDF if idf <= 0.0 else idf

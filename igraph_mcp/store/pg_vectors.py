@@ -1,0 +1,194 @@
+"""Vectors on PostgreSQL: pgvector tables with an HNSW index, KNN in the same shape as sqlite-vec's, and the
+team's shared cache of vectors by text hash (``igraph.vector_cache``).
+
+Storage and search settings were chosen on real MiniLM vectors by ``benchmarks/pg_dense.py`` (see
+docs/postgresql.md): halfvec halves the table and index at no measured loss of recall@10.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+
+from igraph_mcp.store.pg_text import Connection, Reader
+
+VECTOR_TYPE = "halfvec"  # 2 bytes a dimension; recall@10 equal to float4 `vector` on real vectors
+HNSW_M = 16
+HNSW_EF_CONSTRUCTION = 64
+EF_SEARCH = 64  # candidates HNSW keeps while searching; a query asking for more neighbours raises it to k
+MAX_EF_SEARCH = 1000  # pgvector's ceiling
+# Below this many vectors an exact scan is as fast as the index and never misses a neighbour.
+EXACT_BELOW = 5_000
+
+CACHE = "igraph.vector_cache"
+# The shared cache holds float4 arrays, not pgvector types, so the registry can be created without pgvector.
+REGISTRY_DDL = [
+    f"""CREATE TABLE IF NOT EXISTS {CACHE}(
+        embedder TEXT COLLATE "C" NOT NULL,
+        text_hash TEXT COLLATE "C" NOT NULL,
+        vector REAL[] NOT NULL,
+        PRIMARY KEY (embedder, text_hash)
+    )""",
+]
+
+
+def literal(blob: bytes) -> str:
+    """A float32 vector as pgvector's text form; repr of each float32 round-trips exactly."""
+    return "[" + ",".join(repr(float(x)) for x in np.frombuffer(blob, dtype=np.float32)) + "]"
+
+
+def to_blob(value: Any) -> bytes:
+    """float32 bytes of a vector read as ``::real[]`` (a list of floats)."""
+    return np.asarray(value, dtype=np.float32).tobytes()
+
+
+def as_floats(column: str) -> str:
+    """SQL reading a vector column as a float4 array (no client-side pgvector types needed)."""
+    return f"{column}::real[]"
+
+
+def create_tables(con: Connection, dimension: int) -> None:
+    """Create the vector tables for ``dimension`` with their HNSW indexes (cosine distance)."""
+    d = int(dimension)
+    t = VECTOR_TYPE
+    with_ = f"WITH (m = {HNSW_M}, ef_construction = {HNSW_EF_CONSTRUCTION})"
+    for sql in (
+        f"CREATE TABLE IF NOT EXISTS node_vectors(node_id bigint PRIMARY KEY, file_id bigint NOT NULL, "
+        f"embedding {t}({d}) NOT NULL)",
+        "CREATE INDEX IF NOT EXISTS node_vectors_file ON node_vectors(file_id)",
+        f"CREATE INDEX IF NOT EXISTS node_vectors_hnsw ON node_vectors USING hnsw (embedding {t}_cosine_ops) {with_}",
+        f"CREATE TABLE IF NOT EXISTS resource_vectors(resource_id bigint PRIMARY KEY, embedding {t}({d}) NOT NULL)",
+        f"CREATE INDEX IF NOT EXISTS resource_vectors_hnsw ON resource_vectors USING hnsw (embedding {t}_cosine_ops) "
+        f"{with_}",
+    ):
+        con.execute(sql)
+
+
+def store_node_vectors(con: Connection, rows: Iterable[tuple[int, int, bytes, str]]) -> None:
+    """Write (node id, file id, vector, text hash) rows, mark the nodes embedded and share the vectors."""
+    batch = sorted(rows)
+    if not batch:
+        return
+    ids = [r[0] for r in batch]
+    con.execute(
+        "INSERT INTO node_vectors(node_id, file_id, embedding) "  # noqa: S608 - fixed type name
+        f"SELECT n, f, v::{VECTOR_TYPE} FROM unnest(?::bigint[], ?::bigint[], ?::text[]) AS u(n, f, v) "
+        "ON CONFLICT (node_id) DO UPDATE SET file_id = excluded.file_id, embedding = excluded.embedding",
+        (ids, [r[1] for r in batch], [literal(r[2]) for r in batch]),
+    )
+    con.execute(
+        "UPDATE nodes SET embed_hash = u.h FROM unnest(?::bigint[], ?::text[]) AS u(n, h) WHERE nodes.id = u.n",
+        (ids, [r[3] for r in batch]),
+    )
+    _share(con, [(r[3], r[2]) for r in batch])
+
+
+def store_resource_vectors(con: Connection, rows: Iterable[tuple[int, bytes, str]]) -> None:
+    """Write (resource id, vector, text hash) rows and mark the chunks embedded."""
+    batch = sorted(rows)
+    if not batch:
+        return
+    ids = [r[0] for r in batch]
+    con.execute(
+        "INSERT INTO resource_vectors(resource_id, embedding) "  # noqa: S608 - fixed type name
+        f"SELECT r, v::{VECTOR_TYPE} FROM unnest(?::bigint[], ?::text[]) AS u(r, v) "
+        "ON CONFLICT (resource_id) DO UPDATE SET embedding = excluded.embedding",
+        (ids, [literal(r[1]) for r in batch]),
+    )
+    con.execute(
+        "UPDATE resources SET embed_hash = u.h FROM unnest(?::bigint[], ?::text[]) AS u(r, h) WHERE resources.id = u.r",
+        (ids, [r[2] for r in batch]),
+    )
+    _share(con, [(r[2], r[1]) for r in batch])
+
+
+# -- the shared cache ----------------------------------------------------------------------------------------------
+def embedder_key(embedder_id: str, dimension: int | str) -> str:
+    """The cache's key for one embedder: its id and dimension (a model at another size is another model)."""
+    return f"{embedder_id}/{dimension}"
+
+
+def _share(con: Connection, pairs: list[tuple[str, bytes]]) -> None:
+    """Add vectors to the cache under the embedder recorded in the repository's meta (the one that made them)."""
+    unique = dict(sorted(pairs))  # sorted keys: two writers sharing hashes lock them in the same order
+    if not unique:
+        return
+    con.execute(
+        f"INSERT INTO {CACHE}(embedder, text_hash, vector) "  # noqa: S608 - fixed name
+        "SELECT (SELECT value FROM meta WHERE key = 'embedder_id') || '/' || "
+        "(SELECT value FROM meta WHERE key = 'embedder_dim'), h, v "
+        "FROM unnest(?::text[], ?::text[]) AS u(h, t) CROSS JOIN LATERAL (SELECT t::real[] AS v) x "
+        "WHERE EXISTS (SELECT 1 FROM meta WHERE key = 'embedder_id') ON CONFLICT DO NOTHING",
+        (list(unique), [literal(v).replace("[", "{").replace("]", "}") for v in unique.values()]),
+    )
+
+
+def shared_vectors(db: Reader, embedder_id: str, dimension: int, hashes: Sequence[str]) -> dict[str, bytes]:
+    """text hash -> vector that any repository of this database already embedded with this embedder."""
+    wanted = sorted(set(hashes))
+    if not wanted:
+        return {}
+    rows = db.rows(
+        f"SELECT text_hash, vector FROM {CACHE} WHERE embedder = ? AND text_hash = ANY(?::text[])",  # noqa: S608
+        (embedder_key(embedder_id, dimension), wanted),
+    )
+    return {str(h): to_blob(v) for h, v in rows if len(v) == dimension}
+
+
+# -- search --------------------------------------------------------------------------------------------------------
+def _search_settings(db: Reader, k: int) -> None:
+    """Let HNSW return ``k`` neighbours: it yields at most ef_search of them."""
+    ef = min(MAX_EF_SEARCH, max(EF_SEARCH, int(k)))
+    db.rows("SELECT set_config('hnsw.ef_search', ?, false)", (str(ef),))
+
+
+def knn_nodes(db: Reader, query: bytes, k: int) -> list[tuple[int, int, float]]:
+    """Nearest nodes overall: (node id, file id, cosine similarity) best first."""
+    q = literal(query)
+    if count(db, "node_vectors") < EXACT_BELOW:
+        order = f"(embedding <=> ?::{VECTOR_TYPE}) + 0"  # an expression the index cannot serve: an exact scan
+    else:
+        _search_settings(db, k)
+        order = f"embedding <=> ?::{VECTOR_TYPE}"
+    rows = db.rows(
+        f"SELECT node_id, file_id, embedding <=> ?::{VECTOR_TYPE} FROM node_vectors ORDER BY {order} LIMIT ?",  # noqa: S608
+        (q, q, k),
+    )
+    return [(int(r[0]), int(r[1]), 1.0 - float(r[2])) for r in rows]
+
+
+def similarities_in_files(db: Reader, query: bytes, file_ids: Sequence[int], k: int) -> list[tuple[int, int, float]]:
+    """Exact cosine similarity of every node of some files, best first, at most ``k`` (by the file index)."""
+    if not file_ids:
+        return []
+    rows = db.rows(
+        f"SELECT node_id, file_id, 1.0 - (embedding <=> ?::{VECTOR_TYPE}) AS sim FROM node_vectors "  # noqa: S608
+        "WHERE file_id = ANY(?::bigint[]) ORDER BY sim DESC, node_id LIMIT ?",
+        (literal(query), list(file_ids), k),
+    )
+    return [(int(r[0]), int(r[1]), float(r[2])) for r in rows]
+
+
+def knn_resources(db: Reader, query: bytes, k: int) -> list[tuple[int, float]]:
+    """Nearest resource chunks: (resource id, cosine similarity) best first."""
+    q = literal(query)
+    if count(db, "resource_vectors") < EXACT_BELOW:
+        order = f"(embedding <=> ?::{VECTOR_TYPE}) + 0"
+    else:
+        _search_settings(db, k)
+        order = f"embedding <=> ?::{VECTOR_TYPE}"
+    rows = db.rows(
+        f"SELECT resource_id, embedding <=> ?::{VECTOR_TYPE} FROM resource_vectors ORDER BY {order} LIMIT ?",  # noqa: S608
+        (q, q, k),
+    )
+    return [(int(r[0]), 1.0 - float(r[1])) for r in rows]
+
+
+def count(db: Reader, table: str) -> int:
+    """Rows of a vector table, from the planner's estimate when it is large (an exact count scans the table)."""
+    est = db.rows("SELECT reltuples::bigint FROM pg_class WHERE oid = to_regclass(?)", (table,))
+    if est and est[0][0] is not None and int(est[0][0]) >= EXACT_BELOW * 4:
+        return int(est[0][0])
+    return int(db.rows(f"SELECT count(*) FROM {table}")[0][0])  # noqa: S608 - fixed names

@@ -1,0 +1,155 @@
+"""The text and dense channels through the store functions: a tree indexed into SQLite and into PostgreSQL answers
+the same, through incremental edits, and a second repository reuses the first one's vectors from the cache."""
+
+from __future__ import annotations
+
+import shutil
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from _factories import edit_file
+from _pg import database_url
+
+from igraph_mcp.config import Config
+from igraph_mcp.embed.hashing import HashingEmbedder
+from igraph_mcp.index.build import build_index
+from igraph_mcp.models import IndexResult
+from igraph_mcp.store import graph
+from igraph_mcp.store import resources as res_store
+from igraph_mcp.store import vectors as vec_store
+from igraph_mcp.store.db import Database, SqliteDatabase
+
+PACKAGE = Path(__file__).resolve().parent.parent / "igraph_mcp"
+QUERIES = [
+    ["bm25", "weights"],
+    ["snapshot", "transaction", "reader"],
+    ["embed_hash", "vector"],
+    ["fts5", "tokenizer", "unicode61"],
+    ["x.y", "rrf", "fusion", "k"],
+    ["café", "nothing_here"],
+]
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    """A small real tree: two of this package's rooms."""
+    root = tmp_path / "repo"
+    for room in ("store", "retrieve"):
+        shutil.copytree(PACKAGE / room, root / "pkg" / room, ignore=shutil.ignore_patterns("__pycache__"))
+    return root
+
+
+def _index(root: Path, db: Database, *, full: bool = False) -> IndexResult:
+    return build_index(
+        root,
+        db,
+        Config(),
+        full=full,
+        dry_run=False,
+        embedder=HashingEmbedder(64),
+        embedder_note=None,
+        progress=None,
+    )
+
+
+def _pg(name: str) -> Database:
+    from igraph_mcp.store.pg_db import PgDatabase
+
+    return PgDatabase.open_for_write(database_url(), name)
+
+
+def _drop(db: Database) -> None:
+    import psycopg
+
+    with psycopg.connect(database_url(), autocommit=True) as con:
+        con.execute(f"DROP SCHEMA IF EXISTS {db.schema} CASCADE")  # type: ignore[attr-defined]
+        con.execute("DELETE FROM igraph.repos WHERE id = %s", (db.repo_id,))  # type: ignore[attr-defined]
+
+
+@pytest.fixture
+def stores(tree: Path, tmp_path: Path) -> Iterator[tuple[Database, Database]]:
+    """The tree indexed into a SQLite file and into a fresh PostgreSQL repository."""
+    import psycopg
+
+    with psycopg.connect(database_url(), autocommit=True) as con:
+        con.execute("CREATE EXTENSION IF NOT EXISTS vector")
+    lite = SqliteDatabase.open_for_write(tmp_path / "index.db")
+    pg = _pg("p2-" + uuid.uuid4().hex[:10])
+    try:
+        _index(tree, lite)
+        _index(tree, pg)
+        yield lite, pg
+    finally:
+        lite.close()
+        _drop(pg)
+        pg.close()
+
+
+def _qnames(db: Database, ranked: list[tuple[int, float]]) -> list[tuple[str, float]]:
+    names = {
+        n.id: f"{n.path}:{n.qualified_name}:{n.start_line}"
+        for n in graph.nodes_by_ids(db, [i for i, _ in ranked]).values()
+    }
+    return [(names[i], round(s, 9)) for i, s in ranked]
+
+
+def _assert_same_text(lite: Database, pg: Database) -> None:
+    for tokens in QUERIES:
+        a = _qnames(lite, graph.fts_search(lite, tokens, 50))
+        b = _qnames(pg, graph.fts_search(pg, tokens, 50))
+        assert [s for _, s in a] == pytest.approx([s for _, s in b], rel=1e-9)
+        assert {n for n, _ in a} == {n for n, _ in b} or len({s for _, s in a}) < len(a)  # ties may swap at the cut
+        assert graph.token_doc_freqs(lite, tokens) == graph.token_doc_freqs(pg, tokens)
+
+
+def test_text_channel_matches_sqlite(stores: tuple[Database, Database]) -> None:
+    lite, pg = stores
+    _assert_same_text(lite, pg)
+    assert graph.fts_search(pg, ["bm25"], 5)  # the query finds something
+    lite_ids = res_store.nodes_mentioning(lite, ["snapshot", "reader"], 20)
+    pg_ids = res_store.nodes_mentioning(pg, ["snapshot", "reader"], 20)
+    assert _qnames(lite, [(i, 0.0) for i in lite_ids]) == _qnames(pg, [(i, 0.0) for i in pg_ids])
+
+
+def test_text_channel_follows_edits_renames_and_deletes(stores: tuple[Database, Database], tree: Path) -> None:
+    lite, pg = stores
+    edit_file(tree, "pkg/store/fts.py", "def bm25_weights_changed(x_y):\n    return 'café bm25 weights'\n")
+    (tree / "pkg/retrieve/fusion.py").rename(tree / "pkg/retrieve/fusion_moved.py")
+    (tree / "pkg/store/lock.py").unlink()
+    for db in (lite, pg):
+        _index(tree, db)
+    _assert_same_text(lite, pg)
+    best = _qnames(pg, graph.fts_search(pg, ["bm25_weights_changed"], 5))[0][0]
+    assert best.startswith("pkg/store/fts.py:")
+    assert pg.scalar("SELECT count(*) FROM nodes_fts") == lite.scalar("SELECT count(*) FROM nodes_fts")
+
+
+def test_dense_channel_matches_sqlite(stores: tuple[Database, Database]) -> None:
+    lite, pg = stores
+    assert vec_store.node_vector_count(pg) == vec_store.node_vector_count(lite) > 100
+    ids = sorted(vec_store.all_node_vectors(lite)[0])[:5]
+    for nid in ids:
+        query = vec_store.node_vectors_by_id(lite, [nid])[nid]
+        a = vec_store.knn_nodes(lite, query, 10)
+        b = vec_store.knn_nodes(pg, query, 10)
+        assert b[0][0] == nid and b[0][2] == pytest.approx(1.0, abs=1e-3)
+        assert len({i for i, _, _ in a} & {i for i, _, _ in b}) >= 8  # halfvec rounding may swap near-ties
+        files = sorted({f for _, f, _ in a})[:3]
+        in_a = vec_store.similarities_in_files(lite, query, files, 5)
+        in_b = vec_store.similarities_in_files(pg, query, files, 5)
+        assert [s for *_, s in in_b] == pytest.approx([s for *_, s in in_a], abs=2e-3)
+
+
+def test_second_repository_reuses_the_first_ones_vectors(stores: tuple[Database, Database], tree: Path) -> None:
+    _lite, pg = stores
+    other = _pg("p2-" + uuid.uuid4().hex[:10])
+    try:
+        result = _index(tree, other)
+        assert result.embedded == 0
+        assert result.embedReused == vec_store.node_vector_count(pg)
+        assert vec_store.node_vector_count(other) == vec_store.node_vector_count(pg)
+    finally:
+        _drop(other)
+        other.close()
