@@ -224,6 +224,11 @@ class PgDatabase(Database):
             self.raw.execute(pg_sql.SQL("SET search_path TO {}, public").format(pg_sql.Identifier(self.schema)))
             if readonly:
                 self.raw.execute("SET default_transaction_read_only = on")
+            else:
+                # As SQLite's synchronous=NORMAL in WAL mode: a server crash may lose the last commits of this
+                # derived index (the next run redoes them), never leave it inconsistent; a commit per file no
+                # longer waits for a disk flush.
+                self.raw.execute("SET synchronous_commit = off")
             self.vec_error = self._vector_support()
             self.identity: tuple[int, int] | None = (repo_id, 0)
         except psycopg.Error as exc:
