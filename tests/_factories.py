@@ -7,8 +7,9 @@ import sys
 import textwrap
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 
@@ -161,9 +162,63 @@ def make_plain_repo(tmp_path: Path, files: Mapping[str, str | bytes], *, name: s
     return make_repo(tmp_path, files, filler=False, name=name, dedent=False)
 
 
+StoreKind = Literal["sqlite", "postgresql"]
+
+
+@dataclass(frozen=True)
+class StoreChoice:
+    """The store the current test's services use: the SQLite file under the root, or one PostgreSQL database."""
+
+    kind: StoreKind = "sqlite"
+    url: str | None = None
+
+
+_current_store = StoreChoice()
+
+
+def current_store() -> StoreChoice:
+    """The store chosen for the running test (conftest's ``store_kind`` fixture sets it; SQLite by default)."""
+    return _current_store
+
+
+def use_store(choice: StoreChoice) -> StoreChoice:
+    """Make ``choice`` the store of every service the factories make from now on; returns the previous one."""
+    global _current_store
+    previous, _current_store = _current_store, choice
+    return previous
+
+
+# Which PostgreSQL store each root was first used with, while that store lives: a module's shared index stays in
+# the module's database when a test's own fresh database becomes the current store.
+_root_stores: dict[str, StoreChoice] = {}
+
+
+def forget_store(url: str) -> None:
+    """Forget the roots that were used with the database ``url`` (it is being dropped)."""
+    for root in [r for r, choice in _root_stores.items() if choice.url == url]:
+        del _root_stores[root]
+
+
+def store_for(root: Path | str) -> StoreChoice:
+    """The store a service on ``root`` uses: the one the root was first used with, else the current one."""
+    choice = current_store()
+    if choice.url is None:
+        return choice
+    return _root_stores.setdefault(os.path.realpath(root), choice)
+
+
+def store_kwargs(root: Path | str | None = None) -> dict[str, Any]:
+    """The IGraphService keyword arguments that select the store for ``root`` (none for the SQLite default)."""
+    choice = current_store() if root is None else store_for(root)
+    return {} if choice.url is None else {"store": choice.url}
+
+
 def make_service(root: Path, *, dim: int = 64, **kwargs: Any) -> IGraphService:
-    """A service on ``root`` with the deterministic hashing embedder; the caller closes it (or uses open_service)."""
+    """A service on ``root`` with the deterministic hashing embedder, on the current test's store; the caller
+    closes it (or uses open_service)."""
     kwargs.setdefault("embedder", HashingEmbedder(dim))
+    for key, value in store_kwargs(root).items():
+        kwargs.setdefault(key, value)
     return IGraphService(root, **kwargs)
 
 
@@ -193,10 +248,13 @@ def subprocess_env(*, inherit: bool = True, tests: bool = False, **extra: str) -
     this directory's modules), never reaches the Hugging Face hub, and gets ``extra`` on top.
 
     The caller's IGRAPH_* settings never reach the child (a developer's configured embedder would change what a
-    test measures); ``inherit`` False also drops the rest of the environment but for PATH and HOME.
+    test measures), except the current test's store: on PostgreSQL the child gets IGRAPH_DATABASE_URL. ``inherit``
+    False also drops the rest of the environment but for PATH and HOME.
     """
     keep = os.environ if inherit else {k: v for k, v in os.environ.items() if k in ("PATH", "HOME")}
     base = {k: v for k, v in keep.items() if not k.startswith("IGRAPH_")}
+    if current_store().url is not None:
+        base["IGRAPH_DATABASE_URL"] = str(current_store().url)
     paths = [PACKAGE_PARENT, *([TESTS_DIR] if tests else []), os.environ.get("PYTHONPATH", "")]
     base.update(HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", PYTHONPATH=os.pathsep.join(p for p in paths if p))
     base.update(extra)

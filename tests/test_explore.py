@@ -14,9 +14,10 @@ from igraph_mcp.errors import EmbedderError
 from igraph_mcp.models import Hit
 from igraph_mcp.retrieve.budget import estimate_tokens
 from igraph_mcp.retrieve.expand import PER_NODE_CAP
-from igraph_mcp.service import IGraphService
 from igraph_mcp.store import db as db_mod
 from igraph_mcp.store import graph
+
+pytestmark = pytest.mark.both_stores
 
 HUB_CALLERS = 30
 HUGE_LINES = 3000
@@ -56,7 +57,8 @@ FILES = {
 
 
 @pytest.fixture(scope="module")
-def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def root(tmp_path_factory: pytest.TempPathFactory, store_kind: str) -> Path:
+    """FILES indexed once per store, shared by the module's tests."""
     repo = make_repo(tmp_path_factory.mktemp("explore"), FILES)
     make_service(repo).index()
     return repo
@@ -151,7 +153,7 @@ def _assert_degraded(r, note_part: str) -> None:  # type: ignore[no-untyped-def]
     ids=["embedder-none", "embedder-raises", "wrong-dimension", "other-embedder"],
 )
 def test_degraded_modes(root: Path, kwargs: dict[str, object], note_part: str) -> None:
-    service = IGraphService(root, **kwargs)  # type: ignore[arg-type]
+    service = make_service(root, **kwargs)  # type: ignore[arg-type]
     try:
         r = service.explore("compute_total", hops=0)
     finally:
@@ -167,6 +169,7 @@ def test_degraded_when_no_vectors_yet(tmp_path: Path) -> None:
     _assert_degraded(service.explore("compute_total", hops=0), "no vectors yet")
 
 
+@pytest.mark.sqlite_only  # sqlite-vec is the SQLite file's extension
 def test_degraded_when_sqlite_vec_is_unavailable(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(db_mod, "_load_vec", lambda _con: "sqlite-vec could not be loaded (test); dense off")
     service = make_service(root)
@@ -177,6 +180,7 @@ def test_degraded_when_sqlite_vec_is_unavailable(root: Path, monkeypatch: pytest
         service.close()
 
 
+@pytest.mark.sqlite_only
 def test_indexing_without_sqlite_vec_still_builds_structure(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(db_mod, "_load_vec", lambda _con: "sqlite-vec could not be loaded (test); dense off")
     service = make_service(make_repo(tmp_path, FILES))
@@ -186,7 +190,7 @@ def test_indexing_without_sqlite_vec_still_builds_structure(tmp_path: Path, monk
 
 
 def test_fts_only_request_is_not_degraded_even_without_embedder(root: Path) -> None:
-    service = IGraphService(root, config=Config(embedder=EmbedderConfig(backend="none")))
+    service = make_service(root, embedder=None, config=Config(embedder=EmbedderConfig(backend="none")))
     try:
         r = service.explore("compute_total", channels=("fts",), hops=0)
     finally:

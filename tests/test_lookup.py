@@ -10,6 +10,8 @@ from _factories import index_repo, make_repo
 from igraph_mcp.errors import InvalidInput
 from igraph_mcp.retrieve.expand import PER_NODE_CAP
 
+pytestmark = pytest.mark.both_stores
+
 CALLERS = 12  # more than expansion's per-node cap for explore answers
 HUB = {
     "hub/core.py": "def hub(x):\n    return x\n",

@@ -9,7 +9,8 @@ from typing import Any
 
 import apsw
 import pytest
-from _pg import PgShim, pg_schema  # noqa: F401 - fixtures
+from _pg import PgShim, pg_schema, pg_shim  # noqa: F401 - pg_schema is a fixture
+from _pg_server import PgServer
 
 from igraph_mcp.store import pg_text
 from igraph_mcp.store.fts import NODE_BM25_WEIGHTS, fts_or_query
@@ -104,8 +105,7 @@ QUERIES: list[list[str]] = [
 ]
 
 
-@pytest.fixture
-def both(pg_schema: PgShim) -> Iterator[tuple[apsw.Connection, PgShim]]:  # noqa: F811 - the imported fixture
+def _fill(pg: PgShim) -> apsw.Connection:
     """The same rows in a real FTS5 table and in the PostgreSQL text index."""
     lite = apsw.Connection(":memory:")
     lite.execute(NODE_FTS)
@@ -117,10 +117,30 @@ def both(pg_schema: PgShim) -> Iterator[tuple[apsw.Connection, PgShim]]:  # noqa
             "VALUES(?,?,?,?,?,?,?,?)",
             rows,
         )
-    with pg_schema.atomic() as con:
+    with pg.atomic() as con:
         for sql in pg_text.DDL:
             con.execute(sql)
         pg_text.insert_rows(con, pg_text.NODE_TEXT, rows)
+    return lite
+
+
+@pytest.fixture(scope="module")
+def shared(pg_server: PgServer) -> Iterator[tuple[apsw.Connection, PgShim]]:
+    """Both tables filled once for the tests that only read them."""
+    url = pg_server.new_database(vector=False)
+    try:
+        with pg_shim(url) as pg:
+            lite = _fill(pg)
+            yield lite, pg
+            lite.close()
+    finally:
+        pg_server.drop_database(url)
+
+
+@pytest.fixture
+def both(pg_schema: PgShim) -> Iterator[tuple[apsw.Connection, PgShim]]:  # noqa: F811 - the imported fixture
+    """Both tables filled for a test that changes them."""
+    lite = _fill(pg_schema)
     yield lite, pg_schema
     lite.close()
 
@@ -151,9 +171,9 @@ def _assert_same(lite: list[tuple[int, float]], pg: list[tuple[int, float]]) -> 
 @pytest.mark.parametrize("tokens", QUERIES, ids=[repr(q)[:40] for q in QUERIES])
 @pytest.mark.parametrize("weights", [NODE_BM25_WEIGHTS, (1.0,) * 7, (0.3, 0.0, 2.5, 1.0, 1.0, 0.7, 1.1)])
 def test_scores_and_order_match_fts5(
-    both: tuple[apsw.Connection, PgShim], tokens: list[str], weights: tuple[float, ...]
+    shared: tuple[apsw.Connection, PgShim], tokens: list[str], weights: tuple[float, ...]
 ) -> None:
-    lite, pg = both
+    lite, pg = shared
     expected = _lite_search(lite, tokens, 1000, weights)
     got = pg_text.search(pg, pg_text.NODE_TEXT, tokens, 1000, weights)
     _assert_same(expected, got)
@@ -162,14 +182,14 @@ def test_scores_and_order_match_fts5(
         assert expected or tokens == ["absent_token"] or tokens[0].startswith("long_")
 
 
-def test_queries_cover_real_matches(both: tuple[apsw.Connection, PgShim]) -> None:
-    lite, _pg = both
+def test_queries_cover_real_matches(shared: tuple[apsw.Connection, PgShim]) -> None:
+    lite, _pg = shared
     matched = [q for q in QUERIES if _lite_search(lite, q, 10, NODE_BM25_WEIGHTS)]
     assert len(matched) >= len(QUERIES) - 4  # the table would not test much if most queries found nothing
 
 
-def test_vocabulary_matches_fts5vocab(both: tuple[apsw.Connection, PgShim]) -> None:
-    lite, pg = both
+def test_vocabulary_matches_fts5vocab(shared: tuple[apsw.Connection, PgShim]) -> None:
+    lite, pg = shared
     vocab = {str(t): int(d) for t, d in lite.execute("SELECT term, doc FROM nodes_fts_vocab")}
     assert pg_text.doc_freqs(pg, pg_text.NODE_TEXT, list(vocab)) == vocab
     assert pg_text.doc_freqs(pg, pg_text.NODE_TEXT, ["absent_token", ""]) == {}
@@ -202,8 +222,8 @@ def test_deletes_and_updates_keep_parity(both: tuple[apsw.Connection, PgShim]) -
         )
 
 
-def test_within_keeps_whole_table_statistics(both: tuple[apsw.Connection, PgShim]) -> None:
-    lite, pg = both
+def test_within_keeps_whole_table_statistics(shared: tuple[apsw.Connection, PgShim]) -> None:
+    lite, pg = shared
     keep = list(range(50, 120))
     query = fts_or_query(["parse", "x.y", "config"])
     expected = [

@@ -136,8 +136,9 @@ def _analyse(index: TextIndex, row: Sequence[Any]) -> _Row:
     for col, text in enumerate(texts):
         terms = fts_terms(text)
         length += len(terms)
-        for term, n in Counter(term_key(t) for t in terms).items():
-            freqs.setdefault(term, [0] * len(texts))[col] = n
+        for term, n in Counter(terms).items():
+            counts = freqs.setdefault(term_key(term), [0] * len(texts))
+            counts[col] += n  # += : two long terms cut to the same bytes are one term, as in FTS5
     return _Row(int(row[0]), texts, length, freqs)
 
 
