@@ -13,7 +13,6 @@ import sys
 import textwrap
 import time
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -33,38 +32,17 @@ from igraph_mcp.store import pg_schema  # noqa: E402 - needs psycopg
 from igraph_mcp.store.pg_db import PgDatabase, translate  # noqa: E402
 from igraph_mcp.store.pg_lock import PgWriterLock  # noqa: E402
 
-DEV_URL = "postgresql://igraph@/igraph_p1?host=/tmp/pgdev&port=55432"
 
-
-def _server_url() -> str:
-    url = os.environ.get("IGRAPH_TEST_DATABASE_URL") or DEV_URL
-    try:
-        psycopg.connect(url, connect_timeout=5).close()
-    except psycopg.Error as exc:
-        message = f"no PostgreSQL server for the store tests ({safe_url(url)}: {type(exc).__name__})"
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(message + "; CI must run them: set IGRAPH_TEST_DATABASE_URL", pytrace=False)
-        pytest.skip(message)
-    return url
-
-
-@pytest.fixture(scope="module")
-def url() -> str:
-    """The test server's URL."""
-    return _server_url()
+@pytest.fixture
+def url(pg_url: str) -> str:
+    """A fresh database on the test server (the conftest's; under CI=true a missing server fails)."""
+    return pg_url
 
 
 @pytest.fixture
-def names(url: str) -> Iterator[list[str]]:
-    """Fresh repository names for one test; their registry rows and schemas are dropped afterwards."""
-    made: list[str] = []
-    yield made
-    with psycopg.connect(url, autocommit=True) as con:
-        for name in made:
-            row = con.execute("SELECT id FROM igraph.repos WHERE name = %s", (name,)).fetchone()
-            if row is not None:
-                con.execute(f"DROP SCHEMA IF EXISTS {pg_schema.schema_name(row[0])} CASCADE")
-                con.execute("DELETE FROM igraph.repos WHERE id = %s", (row[0],))
+def names() -> list[str]:
+    """The repository names one test made (its database is dropped with it)."""
+    return []
 
 
 def _name(names: list[str]) -> str:
