@@ -386,3 +386,21 @@ def test_open_store_picks_the_sqlite_file_by_default(tmp_path: Path) -> None:
     store = open_store(tmp_path, tmp_path / ".igraph", env={})
     assert store.dialect == "sqlite" and store.sqlite_path == tmp_path / ".igraph" / "igraph.db"
     assert not store.present()
+
+
+def test_a_reader_reconnects_after_its_connection_is_lost(url: str, names: list[str]) -> None:
+    from igraph_mcp.store.reader import IndexReader
+    from igraph_mcp.store.target import PgSource
+
+    name = _name(names)
+    PgDatabase.open_for_write(url, name).close()
+    reader = IndexReader(PgSource(url, name))
+    try:
+        first = reader.db
+        with psycopg.connect(url, autocommit=True) as admin:
+            admin.execute("SELECT pg_terminate_backend(%s, 10000)", (first.raw.info.backend_pid,))  # type: ignore[attr-defined]
+        with pytest.raises(StorageError, match="cannot be reached"):
+            first.scalar("SELECT count(*) FROM files")
+        assert reader.db is not first and reader.db.scalar("SELECT count(*) FROM files") == 0  # a new line
+    finally:
+        reader.close()

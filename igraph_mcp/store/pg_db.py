@@ -243,7 +243,9 @@ class PgDatabase(Database):
         self.raw.close()
 
     def file_identity(self) -> tuple[int, int] | None:
-        """The repository this connection reads; it never changes under an open connection."""
+        """The repository this connection reads, or None once the connection is lost (the reader reopens it)."""
+        if self.raw.closed or self.raw.broken:
+            return None
         return self.identity
 
     # -- queries -------------------------------------------------------------------------------------------
