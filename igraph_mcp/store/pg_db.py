@@ -191,7 +191,11 @@ class PgDatabase(Database):
         (``migrate=False``: the caller takes the writer lock first, then calls ``migrate()``)."""
         db = cls(url, repo, readonly=False, root=root, revision=revision)
         if migrate:
-            db.migrate()
+            try:
+                db.migrate()
+            except BaseException:
+                db.close()
+                raise
         return db
 
     @classmethod
