@@ -410,3 +410,44 @@ def test_a_reader_reconnects_after_its_connection_is_lost(url: str, names: list[
         assert reader.db is not first and reader.db.scalar("SELECT count(*) FROM files") == 0  # a new line
     finally:
         reader.close()
+
+
+# -- the command line ------------------------------------------------------------------------------------------------
+def test_index_search_and_status_from_the_command_line(
+    url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from igraph_mcp.cli import main
+
+    monkeypatch.setenv("IGRAPH_EMBEDDER", "none")
+    root = tmp_path / "checkout"
+    (root / "billing").mkdir(parents=True)
+    (root / "billing" / "refunds.py").write_text(
+        'def issue_refund(order):\n    """Give the customer their money back."""\n    return order.total\n',
+        encoding="utf-8",
+    )
+    secret = "s3cret-" + uuid.uuid4().hex[:6]
+    where = ["--store", _with_password(url, secret), "--repo-name", "billing-api", "--root", str(root)]
+    assert main(["index", *where]) == 0
+    assert main(["search", *where, "--channels", "fts", "--json", "refund money"]) == 0
+    found, err = capsys.readouterr()
+    assert main(["status", *where, "--json"]) == 0
+    out, err2 = capsys.readouterr()
+    assert '"issue_refund"' in found and secret not in found + err + out + err2
+    status = json.loads(out)
+    assert status["indexed"] and status["files"] == 1 and status["dbBytes"] > 0
+    assert status["store"].endswith("(repository billing-api)") and "***" in status["store"]
+    # Another name is another repository: nothing indexed there yet.
+    assert main(["status", "--store", url, "--repo-name", "other", "--root", str(root), "--json"]) == 0
+    assert '"indexed": false' in capsys.readouterr().out
+    assert not (root / ".igraph" / "igraph.db").exists()  # nothing went to the SQLite file
+
+
+def test_repo_name_is_refused_for_a_workspace(tmp_path: Path) -> None:
+    from igraph_mcp.cli import build_parser
+    from igraph_mcp.errors import InvalidInput
+    from igraph_mcp.workspace import store_options
+
+    args = build_parser().parse_args(["search", "--repo-name", "x", "--root", "a", "--root", "b", "q"])
+    assert store_options(args, roots=1) == {"store": None, "repo_name": "x"}
+    with pytest.raises(InvalidInput, match="--root NAME=PATH"):
+        store_options(args, roots=2)
