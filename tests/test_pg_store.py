@@ -451,3 +451,19 @@ def test_repo_name_is_refused_for_a_workspace(tmp_path: Path) -> None:
     assert store_options(args, roots=1) == {"store": None, "repo_name": "x"}
     with pytest.raises(InvalidInput, match="--root NAME=PATH"):
         store_options(args, roots=2)
+
+
+def test_a_sqlite_service_imports_no_postgresql_client(tmp_path: Path) -> None:
+    script = (
+        "import sys\n"
+        "from igraph_mcp.service import IGraphService\n"
+        f"svc = IGraphService({str(tmp_path)!r}, embed=False)\n"
+        "svc.index(embed=False); svc.status()\n"
+        "print(sorted(m for m in ('psycopg', 'pgvector', 'igraph_mcp.store.pg_db') if m in sys.modules))\n"
+    )
+    (tmp_path / "m.py").write_text("def f():\n    return 1\n", encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("IGRAPH_DATABASE_URL")}
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, env=env, timeout=120
+    )
+    assert out.stdout.strip() == "[]"
