@@ -2,7 +2,7 @@
 team's shared cache of vectors by text hash (``igraph.vector_cache``).
 
 Storage and search settings were chosen on real MiniLM vectors by ``benchmarks/pg_dense.py`` (figures in
-docs/postgresql.md): at 150k vectors halfvec gave the recall@10 of float4 `vector` (0.9905 / 0.9920 at
+docs/postgresql_search.md): at 150k vectors halfvec gave the recall@10 of float4 `vector` (0.9905 / 0.9920 at
 ef_search 64) with an index of 167 MB instead of 293 MB, built in 83 s instead of 107 s.
 """
 
