@@ -14,7 +14,7 @@ from igraph_mcp.config import Config
 from igraph_mcp.embed.hashing import HashingEmbedder
 from igraph_mcp.index.build import build_index
 from igraph_mcp.models import IndexResult
-from igraph_mcp.store import graph
+from igraph_mcp.store import graph, pg_vectors
 from igraph_mcp.store import resources as res_store
 from igraph_mcp.store import vectors as vec_store
 from igraph_mcp.store.db import Database, SqliteDatabase
@@ -144,3 +144,23 @@ def test_second_repository_reuses_the_first_ones_vectors(
         assert vec_store.all_vectors_by_hash(other) == vec_store.all_vectors_by_hash(pg)
     finally:
         other.close()
+
+
+def test_hnsw_path_answers_like_the_exact_scan(
+    stores: tuple[Database, Database], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _lite, pg = stores
+    ids = sorted(vec_store.all_node_vectors(pg)[0])[:5]
+    queries = vec_store.node_vectors_by_id(pg, ids)
+    exact = {nid: vec_store.knn_nodes(pg, q, 10) for nid, q in queries.items()}
+    monkeypatch.setattr(pg_vectors, "EXACT_BELOW", 0)  # every table counts as large: the HNSW index answers
+    plan = pg.rows(
+        "EXPLAIN SELECT node_id FROM node_vectors ORDER BY embedding <=> ?::halfvec LIMIT 10",
+        (pg_vectors.literal(queries[ids[0]]),),
+    )
+    assert "node_vectors_hnsw" in " ".join(str(r[0]) for r in plan)
+    for nid, q in queries.items():
+        got = vec_store.knn_nodes(pg, q, 10)
+        assert got[0][0] == nid
+        assert len({i for i, _, _ in got} & {i for i, _, _ in exact[nid]}) >= 9
+    assert len(vec_store.knn_nodes(pg, queries[ids[0]], 300)) == min(300, vec_store.node_vector_count(pg))
