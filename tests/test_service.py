@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 import pytest
-from _factories import edit_file, index_repo, make_repo, make_service
+from _factories import edit_file, index_repo, make_repo, make_service, store_for
 
 from igraph_mcp.config import CONFIG_DIR, load_config, write_default_config
 from igraph_mcp.errors import ConfigError, IndexBusy, InvalidInput, NotIndexed, PathOutsideRoot, SchemaTooNew
@@ -57,6 +57,7 @@ def svc(repo: Path):  # type: ignore[no-untyped-def]
 
 
 # -- node / file / related -----------------------------------------------------------------------------------
+@pytest.mark.both_stores
 def test_node_found_with_source_and_edges(svc) -> None:  # type: ignore[no-untyped-def]
     d = svc.node("Account.apply")
     assert d.found and d.node.qualifiedName == "Account.apply" and d.node.filePath == "svc/models.py"
@@ -66,12 +67,14 @@ def test_node_found_with_source_and_edges(svc) -> None:  # type: ignore[no-untyp
     assert d.stale is False
 
 
+@pytest.mark.both_stores
 @pytest.mark.parametrize("name", ["Account::apply", "Account#apply", "svc.models.Account.apply", " Account.apply "])
 def test_node_name_forms(svc, name: str) -> None:  # type: ignore[no-untyped-def]
     d = svc.node(name)
     assert d.found and d.node.qualifiedName == "Account.apply"
 
 
+@pytest.mark.both_stores
 def test_node_ambiguous_lists_candidates_and_file_disambiguates(svc) -> None:  # type: ignore[no-untyped-def]
     d = svc.node("helper")
     assert not d.found and "ambiguous" in d.message
@@ -80,17 +83,20 @@ def test_node_ambiguous_lists_candidates_and_file_disambiguates(svc) -> None:  #
     assert one.found and one.node.filePath == "other/tools.py"
 
 
+@pytest.mark.both_stores
 def test_node_not_found_is_a_normal_answer(svc) -> None:  # type: ignore[no-untyped-def]
     d = svc.node("does_not_exist")
     assert d.found is False and d.node is None and "igraph_explore" in d.message
 
 
+@pytest.mark.both_stores
 @pytest.mark.parametrize("bad", ["", "   ", "x" * 501])
 def test_node_bad_names_rejected(svc, bad: str) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(InvalidInput, match="name"):
         svc.node(bad)
 
 
+@pytest.mark.both_stores
 def test_file_outline_exact_and_suffix(svc) -> None:  # type: ignore[no-untyped-def]
     f = svc.file("svc/models.py")
     assert f.found and f.language == "python" and f.parseStatus == "ok"
@@ -105,6 +111,7 @@ def test_file_outline_exact_and_suffix(svc) -> None:  # type: ignore[no-untyped-
     assert svc.file("api.py").imports == ["svc.models.Account"]
 
 
+@pytest.mark.both_stores
 def test_file_not_found_and_outside_root(svc) -> None:  # type: ignore[no-untyped-def]
     missing = svc.file("nope.py")
     assert missing.found is False and "igraph_index" in missing.message
@@ -114,6 +121,7 @@ def test_file_not_found_and_outside_root(svc) -> None:  # type: ignore[no-untype
         svc.file("/etc/passwd")
 
 
+@pytest.mark.both_stores
 def test_related_callers_and_callees(svc) -> None:  # type: ignore[no-untyped-def]
     r = svc.related("Account.apply", "both", 1)
     got = {(n.qualifiedName, n.direction) for n in r.related}
@@ -132,6 +140,7 @@ def test_related_callers_and_callees(svc) -> None:  # type: ignore[no-untyped-de
 
 
 # -- staleness and status ------------------------------------------------------------------------------------
+@pytest.mark.both_stores
 def test_stale_files_flagged_after_an_edit(svc, repo: Path) -> None:  # type: ignore[no-untyped-def]
     edit_file(repo, "svc/models.py", (repo / "svc/models.py").read_text() + "\n# edited\n")
     assert svc.node("validate_amount").stale is True
@@ -144,11 +153,13 @@ def test_stale_files_flagged_after_an_edit(svc, repo: Path) -> None:  # type: ig
     assert svc.status().staleCount == 0 and not svc.node("validate_amount").stale
 
 
+@pytest.mark.both_stores
 def test_deleted_file_is_stale(svc, repo: Path) -> None:  # type: ignore[no-untyped-def]
     (repo / "other/tools.py").unlink()
     assert svc.status().staleFiles == ["other/tools.py"]
 
 
+@pytest.mark.both_stores
 def test_status_counts(svc) -> None:  # type: ignore[no-untyped-def]
     st = svc.status()
     nodes = svc.db.scalar("SELECT count(*) FROM nodes")
@@ -162,11 +173,13 @@ def test_status_counts(svc) -> None:  # type: ignore[no-untyped-def]
     assert st.schemaVersion == SCHEMA_VERSION and st.dbBytes > 0 and st.lastBuild
 
 
+@pytest.mark.both_stores
 def test_status_before_any_index(repo: Path) -> None:
     st = make_service(repo).status()
     assert st.indexed is False and st.files == 0 and "igraph-mcp index" in st.notes[0]
 
 
+@pytest.mark.both_stores
 def test_queries_before_index_say_what_to_do(repo: Path) -> None:
     service = make_service(repo)
     try:
@@ -214,6 +227,7 @@ def test_corrupt_db_detected_by_status_too(repo: Path) -> None:
     assert st.indexed is False
 
 
+@pytest.mark.both_stores
 def test_newer_schema_is_refused_with_upgrade(svc, repo: Path) -> None:  # type: ignore[no-untyped-def]
     with svc._writer() as db, db.atomic() as con:
         con.execute("INSERT INTO migrations(version, applied_at) VALUES(?, 0)", (SCHEMA_VERSION + 1,))
@@ -224,11 +238,14 @@ def test_newer_schema_is_refused_with_upgrade(svc, repo: Path) -> None:  # type:
             other.status()
         with pytest.raises(SchemaTooNew, match="upgrade"):
             other.index()
-        assert (repo / CONFIG_DIR / "igraph.db").exists()  # refused, never destroyed
+        if store_for(repo).url is None:
+            assert (repo / CONFIG_DIR / "igraph.db").exists()  # refused, never destroyed
+        assert other.db.schema_version() == SCHEMA_VERSION + 1  # nothing migrated down or dropped
     finally:
         other.close()
 
 
+@pytest.mark.both_stores
 def test_two_writers_second_gets_index_busy(svc, repo: Path) -> None:  # type: ignore[no-untyped-def]
     other = make_service(repo)
     try:
@@ -344,6 +361,7 @@ def test_unreadable_config_is_a_clear_error(tmp_path: Path, text: str) -> None:
         load_config(tmp_path, env={})
 
 
+@pytest.mark.both_stores
 def test_service_reads_config_rrf_k(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("IGRAPH_RRF_K", "1")
     service = index_repo(repo)
