@@ -225,6 +225,16 @@ def test_a_second_writer_is_told_whose_build_it_waits_for(url: str, names: list[
         ).fetchone() == (0,)
 
 
+def test_a_progress_row_of_another_session_is_not_reported(url: str, names: list[str]) -> None:
+    name = _name(names)
+    holder = PgWriterLock(url, name)
+    with holder.hold() as db, psycopg.connect(url, autocommit=True) as admin:
+        # As a killed holder's row looks to the next holder's rival: it names a backend that holds no lock.
+        admin.execute("UPDATE igraph.index_progress SET backend_pid = 0 WHERE repo_id = %s", (db.repo_id,))  # type: ignore[attr-defined]
+        with pytest.raises(IndexBusy, match=r"it has not recorded its progress yet"), PgWriterLock(url, name).hold():
+            pass
+
+
 def test_one_lock_per_repository(url: str, names: list[str]) -> None:
     a, b = _name(names), _name(names)
     # Different repositories: both write at once.
