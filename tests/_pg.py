@@ -1,10 +1,8 @@
-"""A throw-away PostgreSQL schema per test and a minimal connection with the Database API the store code uses."""
+"""A minimal connection with the Database API the store code uses, over a fresh test database."""
 
 from __future__ import annotations
 
-import os
 import re
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -49,27 +47,22 @@ class PgShim:
             yield self.con
 
 
-def database_url() -> str:
-    """The test server's URL; under CI a missing one is a failure, not a skip."""
-    url = os.environ.get("IGRAPH_TEST_DATABASE_URL", "")
-    if not url:
-        if os.environ.get("CI"):
-            pytest.fail("IGRAPH_TEST_DATABASE_URL is not set: CI must run the PostgreSQL tests (.ci/postgres start)")
-        pytest.skip("no PostgreSQL server: set IGRAPH_TEST_DATABASE_URL")
-    return url
+@contextmanager
+def pg_shim(url: str) -> Iterator[PgShim]:
+    """A connection to the database at ``url`` whose search path is a schema of its own."""
+    import psycopg
+
+    raw = psycopg.connect(url, autocommit=True)
+    try:
+        raw.execute("CREATE SCHEMA IF NOT EXISTS t")
+        raw.execute("SET search_path = t, public")
+        yield PgShim(raw)
+    finally:
+        raw.close()
 
 
 @pytest.fixture
-def pg_schema() -> Iterator[PgShim]:
-    """A connection whose search_path is a fresh schema, dropped afterwards."""
-    import psycopg
-
-    raw = psycopg.connect(database_url(), autocommit=True)
-    name = "t_" + uuid.uuid4().hex[:12]
-    raw.execute(f"CREATE SCHEMA {name}")
-    raw.execute(f"SET search_path = {name}, public")
-    try:
-        yield PgShim(raw)
-    finally:
-        raw.execute(f"DROP SCHEMA {name} CASCADE")
-        raw.close()
+def pg_schema(pg_url: str) -> Iterator[PgShim]:
+    """A PgShim on a fresh database (the harness's ``pg_url``)."""
+    with pg_shim(pg_url) as db:
+        yield db

@@ -4,19 +4,17 @@ the same, through incremental edits, and a second repository reuses the first on
 from __future__ import annotations
 
 import shutil
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from _factories import edit_file
-from _pg import database_url
 
 from igraph_mcp.config import Config
 from igraph_mcp.embed.hashing import HashingEmbedder
 from igraph_mcp.index.build import build_index
 from igraph_mcp.models import IndexResult
-from igraph_mcp.store import graph
+from igraph_mcp.store import graph, pg_vectors
 from igraph_mcp.store import resources as res_store
 from igraph_mcp.store import vectors as vec_store
 from igraph_mcp.store.db import Database, SqliteDatabase
@@ -54,36 +52,23 @@ def _index(root: Path, db: Database, *, full: bool = False) -> IndexResult:
     )
 
 
-def _pg(name: str) -> Database:
+def _pg(url: str, name: str) -> Database:
     from igraph_mcp.store.pg_db import PgDatabase
 
-    return PgDatabase.open_for_write(database_url(), name)
-
-
-def _drop(db: Database) -> None:
-    import psycopg
-
-    with psycopg.connect(database_url(), autocommit=True) as con:
-        con.execute(f"DROP SCHEMA IF EXISTS {db.schema} CASCADE")  # type: ignore[attr-defined]
-        con.execute("DELETE FROM igraph.repos WHERE id = %s", (db.repo_id,))  # type: ignore[attr-defined]
+    return PgDatabase.open_for_write(url, name)
 
 
 @pytest.fixture
-def stores(tree: Path, tmp_path: Path) -> Iterator[tuple[Database, Database]]:
-    """The tree indexed into a SQLite file and into a fresh PostgreSQL repository."""
-    import psycopg
-
-    with psycopg.connect(database_url(), autocommit=True) as con:
-        con.execute("CREATE EXTENSION IF NOT EXISTS vector")
+def stores(tree: Path, tmp_path: Path, pg_url: str) -> Iterator[tuple[Database, Database]]:
+    """The tree indexed into a SQLite file and into a repository of a fresh PostgreSQL database."""
     lite = SqliteDatabase.open_for_write(tmp_path / "index.db")
-    pg = _pg("p2-" + uuid.uuid4().hex[:10])
+    pg = _pg(pg_url, "repo")
     try:
         _index(tree, lite)
         _index(tree, pg)
         yield lite, pg
     finally:
         lite.close()
-        _drop(pg)
         pg.close()
 
 
@@ -142,14 +127,40 @@ def test_dense_channel_matches_sqlite(stores: tuple[Database, Database]) -> None
         assert [s for *_, s in in_b] == pytest.approx([s for *_, s in in_a], abs=2e-3)
 
 
-def test_second_repository_reuses_the_first_ones_vectors(stores: tuple[Database, Database], tree: Path) -> None:
-    _lite, pg = stores
-    other = _pg("p2-" + uuid.uuid4().hex[:10])
+def test_second_repository_reuses_the_first_ones_vectors(
+    stores: tuple[Database, Database], tree: Path, pg_url: str
+) -> None:
+    lite, pg = stores
+    # The first repository embedded everything itself (a fresh database: an empty cache), as SQLite did.
+    assert pg.scalar("SELECT count(*) FROM igraph.vector_cache") == lite.scalar(
+        "SELECT count(DISTINCT embed_hash) FROM nodes"
+    )
+    other = _pg(pg_url, "other")
     try:
         result = _index(tree, other)
         assert result.embedded == 0
         assert result.embedReused == vec_store.node_vector_count(pg)
         assert vec_store.node_vector_count(other) == vec_store.node_vector_count(pg)
+        assert vec_store.all_vectors_by_hash(other) == vec_store.all_vectors_by_hash(pg)
     finally:
-        _drop(other)
         other.close()
+
+
+def test_hnsw_path_answers_like_the_exact_scan(
+    stores: tuple[Database, Database], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _lite, pg = stores
+    ids = sorted(vec_store.all_node_vectors(pg)[0])[:5]
+    queries = vec_store.node_vectors_by_id(pg, ids)
+    exact = {nid: vec_store.knn_nodes(pg, q, 10) for nid, q in queries.items()}
+    monkeypatch.setattr(pg_vectors, "EXACT_BELOW", 0)  # every table counts as large: the HNSW index answers
+    plan = pg.rows(
+        "EXPLAIN SELECT node_id FROM node_vectors ORDER BY embedding <=> ?::halfvec LIMIT 10",
+        (pg_vectors.literal(queries[ids[0]]),),
+    )
+    assert "node_vectors_hnsw" in " ".join(str(r[0]) for r in plan)
+    for nid, q in queries.items():
+        got = vec_store.knn_nodes(pg, q, 10)
+        assert got[0][0] == nid
+        assert len({i for i, _, _ in got} & {i for i, _, _ in exact[nid]}) >= 9
+    assert len(vec_store.knn_nodes(pg, queries[ids[0]], 300)) == min(300, vec_store.node_vector_count(pg))

@@ -9,7 +9,8 @@ from typing import Any
 
 import apsw
 import pytest
-from _pg import PgShim, pg_schema  # noqa: F401 - fixtures
+from _pg import PgShim, pg_schema, pg_shim  # noqa: F401 - pg_schema is a fixture
+from _pg_server import PgServer
 
 from igraph_mcp.store import pg_text
 from igraph_mcp.store.fts import NODE_BM25_WEIGHTS, fts_or_query
@@ -74,10 +75,15 @@ def _rows(n: int, seed: int) -> list[tuple[Any, ...]]:
     def text(k: int) -> str:
         return " ".join(rnd.choice(WORDS) for _ in range(rnd.randint(0, k)))
 
+    def zipf() -> str:
+        # Words from common to rare, as in code, so some query terms are common and others rare.
+        return "".join(f" zipf{min(int(rnd.paretovariate(0.8)), 500)}" for _ in range(rnd.randint(0, 12)))
+
     out = []
     for i in range(1, n + 1):
         name = rnd.choice(WORDS)
-        out.append((i, name, text(3), f"pkg.mod.{name}", f"src/pkg/{rnd.choice(WORDS)}.py", text(4), text(8), text(30)))
+        path = f"src/pkg/{rnd.choice(WORDS)}.py"
+        out.append((i, name, text(3), f"pkg.mod.{name}", path, text(4), text(8), text(30) + zipf()))
     return out
 
 
@@ -104,8 +110,7 @@ QUERIES: list[list[str]] = [
 ]
 
 
-@pytest.fixture
-def both(pg_schema: PgShim) -> Iterator[tuple[apsw.Connection, PgShim]]:  # noqa: F811 - the imported fixture
+def _fill(pg: PgShim) -> apsw.Connection:
     """The same rows in a real FTS5 table and in the PostgreSQL text index."""
     lite = apsw.Connection(":memory:")
     lite.execute(NODE_FTS)
@@ -117,10 +122,30 @@ def both(pg_schema: PgShim) -> Iterator[tuple[apsw.Connection, PgShim]]:  # noqa
             "VALUES(?,?,?,?,?,?,?,?)",
             rows,
         )
-    with pg_schema.atomic() as con:
+    with pg.atomic() as con:
         for sql in pg_text.DDL:
             con.execute(sql)
         pg_text.insert_rows(con, pg_text.NODE_TEXT, rows)
+    return lite
+
+
+@pytest.fixture(scope="module")
+def shared(pg_server: PgServer) -> Iterator[tuple[apsw.Connection, PgShim]]:
+    """Both tables filled once for the tests that only read them."""
+    url = pg_server.new_database(vector=False)
+    try:
+        with pg_shim(url) as pg:
+            lite = _fill(pg)
+            yield lite, pg
+            lite.close()
+    finally:
+        pg_server.drop_database(url)
+
+
+@pytest.fixture
+def both(pg_schema: PgShim) -> Iterator[tuple[apsw.Connection, PgShim]]:  # noqa: F811 - the imported fixture
+    """Both tables filled for a test that changes them."""
+    lite = _fill(pg_schema)
     yield lite, pg_schema
     lite.close()
 
@@ -151,9 +176,9 @@ def _assert_same(lite: list[tuple[int, float]], pg: list[tuple[int, float]]) -> 
 @pytest.mark.parametrize("tokens", QUERIES, ids=[repr(q)[:40] for q in QUERIES])
 @pytest.mark.parametrize("weights", [NODE_BM25_WEIGHTS, (1.0,) * 7, (0.3, 0.0, 2.5, 1.0, 1.0, 0.7, 1.1)])
 def test_scores_and_order_match_fts5(
-    both: tuple[apsw.Connection, PgShim], tokens: list[str], weights: tuple[float, ...]
+    shared: tuple[apsw.Connection, PgShim], tokens: list[str], weights: tuple[float, ...]
 ) -> None:
-    lite, pg = both
+    lite, pg = shared
     expected = _lite_search(lite, tokens, 1000, weights)
     got = pg_text.search(pg, pg_text.NODE_TEXT, tokens, 1000, weights)
     _assert_same(expected, got)
@@ -162,14 +187,14 @@ def test_scores_and_order_match_fts5(
         assert expected or tokens == ["absent_token"] or tokens[0].startswith("long_")
 
 
-def test_queries_cover_real_matches(both: tuple[apsw.Connection, PgShim]) -> None:
-    lite, _pg = both
+def test_queries_cover_real_matches(shared: tuple[apsw.Connection, PgShim]) -> None:
+    lite, _pg = shared
     matched = [q for q in QUERIES if _lite_search(lite, q, 10, NODE_BM25_WEIGHTS)]
     assert len(matched) >= len(QUERIES) - 4  # the table would not test much if most queries found nothing
 
 
-def test_vocabulary_matches_fts5vocab(both: tuple[apsw.Connection, PgShim]) -> None:
-    lite, pg = both
+def test_vocabulary_matches_fts5vocab(shared: tuple[apsw.Connection, PgShim]) -> None:
+    lite, pg = shared
     vocab = {str(t): int(d) for t, d in lite.execute("SELECT term, doc FROM nodes_fts_vocab")}
     assert pg_text.doc_freqs(pg, pg_text.NODE_TEXT, list(vocab)) == vocab
     assert pg_text.doc_freqs(pg, pg_text.NODE_TEXT, ["absent_token", ""]) == {}
@@ -202,8 +227,8 @@ def test_deletes_and_updates_keep_parity(both: tuple[apsw.Connection, PgShim]) -
         )
 
 
-def test_within_keeps_whole_table_statistics(both: tuple[apsw.Connection, PgShim]) -> None:
-    lite, pg = both
+def test_within_keeps_whole_table_statistics(shared: tuple[apsw.Connection, PgShim]) -> None:
+    lite, pg = shared
     keep = list(range(50, 120))
     query = fts_or_query(["parse", "x.y", "config"])
     expected = [
@@ -232,3 +257,35 @@ def test_clear_empties_everything(both: tuple[apsw.Connection, PgShim]) -> None:
         pg_text.clear(con, pg_text.NODE_TEXT)
     assert pg_text.search(pg, pg_text.NODE_TEXT, ["parse"], 10, NODE_BM25_WEIGHTS) == []
     assert pg.rows("SELECT rows, tokens FROM nodes_fts_totals") == [(0, 0)]
+
+
+ZIPF_QUERIES = [
+    ["zipf1", "zipf2", "zipf30"],
+    ["zipf1", "zipf2", "zipf3", "zipf4", "zipf77", "zipf150"],
+    ["zipf1", "zipf1", "zipf9", "parse"],  # a common term twice
+    ["zipf2", "zipf200", "zipf300", "zipf400", "config"],
+    ["zipf1", "zipf3", "zipf5", "zipf8", "zipf13", "zipf21", "zipf34", "zipf55", "zipf89", "zipf144"],
+]
+
+
+@pytest.mark.parametrize("limit", [1, 5, 20])
+def test_pruning_common_terms_keeps_the_exact_top(
+    shared: tuple[apsw.Connection, PgShim], monkeypatch: pytest.MonkeyPatch, limit: int
+) -> None:
+    lite, pg = shared
+    monkeypatch.setattr(pg_text, "PRUNE_DOCS", 40)  # most of the table's words count as common here
+    pruned = []
+    complete = pg_text._Query._complete
+
+    def spy(self: Any, partial: dict[int, float], common: list[str], k: int) -> list[tuple[int, float]]:
+        pruned.append(common)
+        return complete(self, partial, common, k)
+
+    monkeypatch.setattr(pg_text._Query, "_complete", spy)
+    for tokens in ZIPF_QUERIES + QUERIES:
+        for weights in (NODE_BM25_WEIGHTS, (1.0,) * 7):
+            _assert_same(
+                _lite_search(lite, tokens, limit, weights),
+                pg_text.search(pg, pg_text.NODE_TEXT, tokens, limit, weights),
+            )
+    assert len(pruned) >= 2  # the bound held, so the pruned path is what was compared

@@ -11,6 +11,7 @@ import logging
 import os
 import tempfile
 import time
+from collections import ChainMap
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -18,7 +19,7 @@ from igraph_mcp import crashpoints
 from igraph_mcp.config import MOUNTS_FILE
 from igraph_mcp.embed.base import Embedder
 from igraph_mcp.embed.reuse import embed_reusing
-from igraph_mcp.embed.text import collapse_whitespace
+from igraph_mcp.embed.text import collapse_whitespace, text_hash
 from igraph_mcp.errors import EmbedderError, ResourceError
 from igraph_mcp.paths import file_sha256
 from igraph_mcp.resources.linking import compute_links
@@ -173,9 +174,10 @@ def store_source(
     if note is None and embedder is not None:
         texts = [embedding_text(c.kind, c.heading_path, c.text) for c in parsed.chunks]
         try:
-            vectors, hashes, reused = embed_reusing(
-                embedder, texts, res_store.source_vectors(db, old.id) if old else {}, batch_size=EMBED_BATCH
-            )
+            kept = res_store.source_vectors(db, old.id) if old else {}
+            # Sections another repository of the same store already embedded are not embedded again.
+            shared = vec_store.shared_vectors(db, embedder, [h for h in map(text_hash, texts) if h not in kept])
+            vectors, hashes, reused = embed_reusing(embedder, texts, ChainMap(kept, shared), batch_size=EMBED_BATCH)
         except EmbedderError as exc:
             note = f"embedding failed ({exc}); mounted for keyword search, vectors follow at the next index run"
     problems = [{"line": p.line, "message": p.message} for p in parsed.problems]
@@ -207,7 +209,8 @@ def embed_pending(db: Database, embedder: Embedder) -> list[int]:
     if not pending or vectors_ready(db, embedder) is not None:
         return []
     texts = [embedding_text(r.kind, r.heading_path, r.text) for r in pending]
-    vectors, hashes, _ = embed_reusing(embedder, texts, {}, batch_size=EMBED_BATCH)
+    shared = vec_store.shared_vectors(db, embedder, [text_hash(t) for t in texts])
+    vectors, hashes, _ = embed_reusing(embedder, texts, shared, batch_size=EMBED_BATCH)
     with db.atomic() as con:
         vec_store.store_resource_vectors(con, zip([r.id for r in pending], vectors, hashes, strict=True))
     return [r.id for r in pending]

@@ -180,6 +180,29 @@ def insert_node(con: WriteConnection, node: NewNode) -> int:
     )
 
 
+def reserve_node_ids(con: WriteConnection, n: int) -> list[int]:
+    """``n`` fresh node ids, ascending, for ``insert_nodes`` (inside the writer's transaction)."""
+    if n <= 0:
+        return []
+    if connection_dialect(con) == SQLITE:
+        # The ids SQLite would give one insert after another: the single writer holds the transaction.
+        top = int(con.execute("SELECT coalesce(max(id), 0) FROM nodes").fetchone()[0])
+        return list(range(top + 1, top + 1 + n))
+    rows = con.execute(
+        "SELECT nextval(pg_get_serial_sequence('nodes', 'id')) FROM generate_series(1, ?)", (n,)
+    ).fetchall()
+    return sorted(int(r[0]) for r in rows)
+
+
+def insert_nodes(con: WriteConnection, ids: Sequence[int], nodes: Sequence[NewNode]) -> None:
+    """Insert nodes under ids from ``reserve_node_ids``, in one batch."""
+    con.executemany(
+        "INSERT INTO nodes(id, file_id, parent_id, kind, name, qualified_name, signature, docstring, body, "
+        "start_line, end_line, start_byte, end_byte, exported) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        [(nid, *node) for nid, node in zip(ids, nodes, strict=True)],
+    )
+
+
 def insert_fts(con: WriteConnection, rows: Iterable[NodeText]) -> None:
     """Insert the FTS rows of new nodes."""
     if connection_dialect(con) == POSTGRESQL:
