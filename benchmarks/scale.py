@@ -201,12 +201,16 @@ def measure(root: Path, store: str | None, embedder: Embedder | None) -> dict[st
         out["files"], out["symbols"], out["edges"] = built.files, built.symbols, built.edges
         sources = sorted(root.rglob("*.py"))
         victim = sources[len(sources) // 2]
-        with victim.open("a", encoding="utf-8") as f:
-            f.write("\n\ndef scale_benchmark_added_function():\n    return 1\n")
-        t = time.perf_counter()
-        update = svc.index(embed=False)
-        out["one_file_update_s"] = round(time.perf_counter() - t, 3)
-        out["one_file_update_parsed"] = update.parsed
+        original = victim.read_bytes()
+        victim.write_bytes(original + b"\n\ndef scale_benchmark_added_function():\n    return 1\n")
+        try:
+            t = time.perf_counter()
+            update = svc.index(embed=False)
+            out["one_file_update_s"] = round(time.perf_counter() - t, 3)
+            out["one_file_update_parsed"] = update.parsed
+        finally:
+            victim.write_bytes(original)  # the next store indexes the same tree
+        svc.index(embed=False)
     if embedder is not None:
         with _service(root, store, embedder) as svc:
             t = time.perf_counter()
