@@ -273,15 +273,16 @@ def test_pruning_common_terms_keeps_the_exact_top(
     shared: tuple[apsw.Connection, PgShim], monkeypatch: pytest.MonkeyPatch, limit: int
 ) -> None:
     lite, pg = shared
-    monkeypatch.setattr(pg_text, "PRUNE_DOCS", 40)  # most of the table's words count as common here
+    monkeypatch.setattr(pg_text, "BOOTSTRAP_POSTINGS", 60)  # a table this small would never be pruned
     pruned = []
-    complete = pg_text._Query._complete
 
-    def spy(self: Any, partial: dict[int, float], common: list[str], k: int) -> list[tuple[int, float]]:
-        pruned.append(common)
-        return complete(self, partial, common, k)
+    reach = pg_text._Query._within_reach
 
-    monkeypatch.setattr(pg_text._Query, "_complete", spy)
+    def spy(self: Any, essential: list[str], cut: float) -> dict[int, float]:
+        pruned.append(essential)
+        return reach(self, essential, cut)
+
+    monkeypatch.setattr(pg_text._Query, "_within_reach", spy)
     for tokens in ZIPF_QUERIES + QUERIES:
         for weights in (NODE_BM25_WEIGHTS, (1.0,) * 7):
             _assert_same(

@@ -306,11 +306,12 @@ def _score_sql(index: TextIndex, within_sql: str | None, among: bool) -> str:
     )
 
 
-# A query's terms in more rows than this are scored only for the rows its rarer terms already rank high, when
-# the most they could add to any row (idf * (k1 + 1) each) cannot lift a row past the k-th best: MaxScore's bound,
-# so the answer is still exactly FTS5's. Scoring every posting of "self" at 1M rows costs about a second.
-PRUNE_DOCS = 5_000
-PRUNE_TRIES = 3
+# MaxScore (Turtle and Flood, 1995), so a query with common terms does not score every posting of "self": a
+# lower bound of the k-th best score comes from the rows of the rarest terms (at most BOOTSTRAP_POSTINGS postings);
+# the most common terms whose upper bounds (idf * (k1 + 1) each) sum below it can bring no row into the top k on
+# their own, so they are only added to the rows the other terms rank within reach. The answer stays FTS5's, exactly.
+BOOTSTRAP_POSTINGS = 20_000
+SLACK = 1e-9  # scores summed in another order may differ in the last bits
 
 
 def search(
@@ -383,47 +384,57 @@ class _Query:
         return [(int(r[0]), float(r[1])) for r in self.db.rows(sql, tuple(params))]
 
     def pruned_top(self, terms: list[str], k: int) -> list[tuple[int, float]] | None:
-        """The exact top ``k`` without scoring every posting of the common terms, or None when the bound does not
-        allow it (then every posting must be scored)."""
-        by_docs = sorted(set(terms), key=lambda t: (-self.stats.docs[t], t))
-        common = [t for t in by_docs if self.stats.docs[t] > PRUNE_DOCS]
-        for _ in range(PRUNE_TRIES):
-            if not common:
-                return None  # nothing to prune: the plain query is the fast one
-            rare = [t for t in terms if t not in common]
-            if not rare:
-                return None
-            bound = sum(self.stats.idf(t) * (K1 + 1.0) for t in terms if t in common)  # per phrase, duplicates too
-            top = self._threshold(rare, k, bound)
-            if top is not None:
-                return self._complete(top, [t for t in terms if t in common], k)
-            common = common[1:]  # the rarest common term joins the scored ones; try again
-        return None
-
-    def _threshold(self, rare: list[str], k: int, bound: float) -> dict[int, float] | None:
-        """Rows whose score over the rare terms is within ``bound`` of the k-th best, or None when fewer than k
-        rows match them or ``bound`` could lift a row matching only common terms into the top k."""
-        base = _score_sql(self.index, self.within_sql, among=False)
-        sql = (
-            f"WITH e AS ({base}), th AS (SELECT score FROM e ORDER BY score DESC LIMIT 1 OFFSET ?) "  # noqa: S608
-            "SELECT e.row_id, e.score, th.score FROM e, th WHERE e.score >= th.score - ?"
-        )
-        slack = 1e-9  # scores summed in another order may differ in the last bits
-        found = self.db.rows(sql, (*self._params(rare), *self.within_params, k - 1, bound * (1.0 + slack) + slack))
-        if not found:
+        """The exact top ``k`` without every posting of the common terms, or None when no term can be left out."""
+        docs = self.stats.docs
+        by_rarity = sorted(set(terms), key=lambda t: (docs[t], t))
+        seed: list[str] = []
+        for t in by_rarity:
+            if seed and sum(docs[x] for x in seed) + docs[t] > BOOTSTRAP_POSTINGS:
+                break
+            seed.append(t)
+        if len(seed) == len(by_rarity):
+            return None  # every posting is cheap to score
+        floor = self._kth_score([t for t in terms if t in seed], terms, k)
+        if floor is None:
             return None
-        kth = float(found[0][2])
-        if bound * (1.0 + slack) + slack >= kth:
-            return None  # a row with only common terms could still reach the top k
+        # Non-essential: the most common terms whose bounds (per phrase, duplicates too) sum below the floor.
+        bounds = {t: self.stats.idf(t) * (K1 + 1.0) * terms.count(t) for t in by_rarity}
+        lazy: list[str] = []
+        total = 0.0
+        for t in reversed(by_rarity):
+            if t in seed or (total + bounds[t]) * (1.0 + SLACK) + SLACK >= floor:
+                break
+            lazy.append(t)
+            total += bounds[t]
+        if not lazy:
+            return None
+        essential = [t for t in terms if t not in lazy]
+        reach = self._within_reach(essential, floor - total * (1.0 + SLACK) - SLACK)
+        return self._complete(reach, [t for t in terms if t in lazy], k)
+
+    def _kth_score(self, seed: list[str], terms: list[str], k: int) -> float | None:
+        """A lower bound of the k-th best score: the k-th best full score of the rows the seed terms rank first
+        (None when fewer than k rows hold a seed term)."""
+        top = dict(self.scores(seed, limit=k))
+        if len(top) < k:
+            return None
+        rest = [t for t in terms if t not in seed]
+        full = self._complete(top, rest, k) if rest else sorted(top.items(), key=lambda kv: (-kv[1], kv[0]))
+        return full[k - 1][1]
+
+    def _within_reach(self, essential: list[str], cut: float) -> dict[int, float]:
+        """Rows whose score over the essential terms is at least ``cut``, with that score."""
+        sql = f"SELECT * FROM ({_score_sql(self.index, self.within_sql, among=False)}) e WHERE e.score >= ?"  # noqa: S608
+        found = self.db.rows(sql, (*self._params(essential), *self.within_params, cut))
         return {int(r[0]): float(r[1]) for r in found}
 
-    def _complete(self, partial: dict[int, float], common: list[str], k: int) -> list[tuple[int, float]]:
-        """Add the common terms' share to the candidate rows and rank them."""
-        sql = _score_sql(self.index, None, among=True)
-        params = [*self._params(common), sorted(partial)]
+    def _complete(self, partial: dict[int, float], others: list[str], k: int) -> list[tuple[int, float]]:
+        """Add the other terms' share to the candidate rows and rank them."""
         full = dict(partial)
-        for rid, score in self.db.rows(sql, tuple(params)):
-            full[int(rid)] += float(score)
+        if others and partial:
+            sql = _score_sql(self.index, None, among=True)
+            for rid, score in self.db.rows(sql, (*self._params(others), sorted(partial))):
+                full[int(rid)] += float(score)
         return sorted(full.items(), key=lambda kv: (-kv[1], kv[0]))[:k]
 
 
