@@ -274,6 +274,7 @@ def test_pruning_common_terms_keeps_the_exact_top(
 ) -> None:
     lite, pg = shared
     monkeypatch.setattr(pg_text, "BOOTSTRAP_POSTINGS", 60)  # a table this small would never be pruned
+    monkeypatch.setattr(pg_text, "LAZY_MIN_POSTINGS", 0)
     pruned = []
 
     reach = pg_text._Query._within_reach

@@ -87,13 +87,15 @@ def ddl(index: TextIndex) -> list[str]:
     """CREATE statements of one text index (run inside the repository's schema by the migrations)."""
     cols = ", ".join(f"{c} text NOT NULL DEFAULT ''" for c in index.columns)
     freqs = ", ".join(f"{c} integer NOT NULL DEFAULT 0" for c in index.freq_columns)
+    fcols = ", ".join(index.freq_columns)
     return [
         # `rowid`, as FTS5 names it, so SQL joining nodes_fts to nodes by rowid reads the same on both stores.
         f"CREATE TABLE {index.name}(rowid bigint PRIMARY KEY, {cols}, length integer NOT NULL)",
-        # Every statistic a query needs is on the posting itself (the row's length too), so scoring one term is
-        # one index range scan with no join; postings are looked up by term, and deleted by row.
+        # Every statistic a query needs is on the posting itself (the row's length too) and in the primary key's
+        # leaves (INCLUDE), so scoring one term is one index-only range scan: at 1M rows 4-10x faster than
+        # fetching each posting from the heap (65-200 ms against 700-940 ms for 20-term queries).
         f'CREATE TABLE {index.postings}(term text COLLATE "C" NOT NULL, row_id bigint NOT NULL, '
-        f"length integer NOT NULL, {freqs}, PRIMARY KEY (term, row_id))",
+        f"length integer NOT NULL, {freqs}, PRIMARY KEY (term, row_id) INCLUDE (length, {fcols}))",
         f"CREATE INDEX {index.postings}_row ON {index.postings}(row_id)",
         f'CREATE TABLE {index.terms}(term text COLLATE "C" PRIMARY KEY, docs bigint NOT NULL)',
         f"CREATE TABLE {index.totals}(one boolean PRIMARY KEY DEFAULT true CHECK (one), "
@@ -311,6 +313,9 @@ def _score_sql(index: TextIndex, within_sql: str | None, among: bool) -> str:
 # the most common terms whose upper bounds (idf * (k1 + 1) each) sum below it can bring no row into the top k on
 # their own, so they are only added to the rows the other terms rank within reach. The answer stays FTS5's, exactly.
 BOOTSTRAP_POSTINGS = 20_000
+# ... and only when the terms left out hold this many postings: below it, scoring them all (one index range scan
+# each) measured faster than the extra round trips and probes (1M rows: 130-210 ms plain, 170-600 ms pruned).
+LAZY_MIN_POSTINGS = 200_000
 SLACK = 1e-9  # scores summed in another order may differ in the last bits
 
 
@@ -406,7 +411,7 @@ class _Query:
                 break
             lazy.append(t)
             total += bounds[t]
-        if not lazy:
+        if sum(docs[t] for t in lazy) < LAZY_MIN_POSTINGS:
             return None
         essential = [t for t in terms if t not in lazy]
         reach = self._within_reach(essential, floor - total * (1.0 + SLACK) - SLACK)
