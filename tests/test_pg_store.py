@@ -235,6 +235,24 @@ def test_a_progress_row_of_another_session_is_not_reported(url: str, names: list
             pass
 
 
+def test_a_first_build_leaves_planner_statistics(url: str, names: list[str]) -> None:
+    name = _name(names)
+    with PgWriterLock(url, name).hold() as db, db.atomic() as con:
+        for i in range(50):
+            _add_file(con, f"f{i}.py")
+    reader = PgDatabase.open_for_read(url, name)
+    try:
+        never = reader.rows(
+            "SELECT relname FROM pg_stat_user_tables WHERE schemaname = ? AND last_analyze IS NULL "
+            "AND last_autoanalyze IS NULL",
+            (reader.schema,),
+        )
+        assert never == []
+        assert reader.scalar("SELECT reltuples FROM pg_class WHERE oid = 'files'::regclass") == 50
+    finally:
+        reader.close()
+
+
 def test_one_lock_per_repository(url: str, names: list[str]) -> None:
     a, b = _name(names), _name(names)
     # Different repositories: both write at once.

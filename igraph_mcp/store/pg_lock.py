@@ -67,6 +67,7 @@ class PgWriterLock:
                 self.report("starting", 0, 0)
                 db.migrate()
                 yield db
+                db.analyze_if_never()
             finally:
                 self._release(db, locked=locked)
         finally:
