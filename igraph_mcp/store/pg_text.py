@@ -261,6 +261,59 @@ def _phrases(tokens: Sequence[str]) -> list[list[str]]:
     return [[term_key(t) for t in fts_terms(tok, query=True)] for tok in tokens if tok]
 
 
+@dataclass(frozen=True, slots=True)
+class _Stats:
+    rows: int
+    tokens: int
+    docs: dict[str, int]  # term key -> rows holding it (terms no row holds are absent)
+
+    def idf(self, term: str) -> float:
+        """FTS5's IDF of a one-term phrase (in SQL the same formula is evaluated from the same counts)."""
+        return _idf(self.rows, self.docs[term])
+
+
+def _stats(db: Reader, index: TextIndex, terms: Sequence[str]) -> _Stats:
+    """N, the token total and the document counts of some terms, in one snapshot of the statistics."""
+    found = db.rows(
+        f"SELECT t.rows, t.tokens, d.term, d.docs FROM {index.totals} t "  # noqa: S608 - fixed names
+        f"LEFT JOIN {index.terms} d ON d.term = ANY(?::text[]) AND d.docs > 0",
+        (sorted(set(terms)),),
+    )
+    if not found:
+        return _Stats(0, 0, {})
+    return _Stats(int(found[0][0]), int(found[0][1]), {str(r[2]): int(r[3]) for r in found if r[2] is not None})
+
+
+def _score_sql(index: TextIndex, within_sql: str | None, among: bool) -> str:
+    """Per-row bm25() sums over the postings of the given (term, docs) phrases; ``among`` limits them to rows.
+
+    The arithmetic follows fts5_aux.c operation by operation in float8, so scores agree with FTS5's to the last
+    bits (summation order aside). Document counts come in as parameters: the planner then walks the phrase list
+    and does one index range scan per term instead of guessing how many terms match.
+    """
+    tf = " + ".join(f"p.{c} * ?::float8" for c in index.freq_columns)
+    cond = (" AND p.row_id = ANY(?::bigint[])" if among else "") + (
+        f" AND p.row_id IN ({within_sql})" if within_sql else ""
+    )
+    return (
+        "SELECT p.row_id, sum(q.idf * ((f.tf * (?::float8 + 1.0::float8)) / "  # noqa: S608 - fixed names
+        "(f.tf + ?::float8 * ((1.0::float8 - ?::float8) + (?::float8 * p.length::float8) / ?::float8)))) AS score "
+        "FROM (SELECT k.term, CASE WHEN x.idf <= 0 THEN ?::float8 ELSE x.idf END AS idf "
+        "FROM unnest(?::text[], ?::float8[]) AS k(term, docs) "
+        "CROSS JOIN LATERAL (SELECT ln(((?::float8 - k.docs) + 0.5::float8) / (k.docs + 0.5::float8)) AS idf) x) q "
+        f"JOIN {index.postings} p ON p.term = q.term CROSS JOIN LATERAL (SELECT {tf} AS tf) f "
+        f"WHERE true{cond} GROUP BY p.row_id"
+    )
+
+
+# MaxScore (Turtle and Flood, 1995), so a query with common terms does not score every posting of "self": a
+# lower bound of the k-th best score comes from the rows of the rarest terms (at most BOOTSTRAP_POSTINGS postings);
+# the most common terms whose upper bounds (idf * (k1 + 1) each) sum below it can bring no row into the top k on
+# their own, so they are only added to the rows the other terms rank within reach. The answer stays FTS5's, exactly.
+BOOTSTRAP_POSTINGS = 20_000
+SLACK = 1e-9  # scores summed in another order may differ in the last bits
+
+
 def search(
     db: Reader,
     index: TextIndex,
@@ -279,42 +332,110 @@ def search(
     phrases = _phrases(tokens)
     singles = [p[0] for p in phrases if len(p) == 1]
     multi = [p for p in phrases if len(p) > 1]  # a phrase of no terms matches nothing and adds nothing
-    if not singles and not multi:
+    if (not singles and not multi) or limit <= 0:
         return []
     w = [float(x) for x in weights] + [1.0] * (len(index.columns) - len(weights))  # FTS5: missing weights are 1
-    tf = " + ".join(f"p.{c} * ?::float8" for c in index.freq_columns)
-    within = f" AND p.row_id IN ({within_sql})" if within_sql else ""
-    # The arithmetic follows fts5_aux.c operation by operation (float8 throughout) so scores agree to the bit
-    # up to summation order.
-    sql = (
-        f"WITH s AS (SELECT rows::float8 AS n, tokens::float8 / rows::float8 AS avgdl FROM {index.totals} "  # noqa: S608
-        "WHERE rows > 0), "
-        "q AS (SELECT k.term, CASE WHEN x.idf <= 0 THEN ?::float8 ELSE x.idf END AS idf "
-        "FROM unnest(?::text[]) WITH ORDINALITY AS k(term, ord) "
-        f"JOIN {index.terms} t ON t.term = k.term CROSS JOIN s "
-        "CROSS JOIN LATERAL (SELECT ln(((s.n - t.docs::float8) + 0.5::float8) / (t.docs::float8 + 0.5::float8)) "
-        "AS idf) x) "
-        "SELECT p.row_id, sum(q.idf * ((f.tf * (?::float8 + 1.0::float8)) / "
-        "(f.tf + ?::float8 * ((1.0::float8 - ?::float8) + (?::float8 * p.length::float8) / s.avgdl)))) AS score "
-        f"FROM q JOIN {index.postings} p ON p.term = q.term CROSS JOIN s "
-        f"CROSS JOIN LATERAL (SELECT {tf} AS tf) f WHERE true{within} "
-        "GROUP BY p.row_id ORDER BY score DESC, p.row_id"
-    )
-    params: list[Any] = [MIN_IDF, singles, K1, K1, B, B, *w, *within_params]
-    if not multi:
-        rows = db.rows(sql + " LIMIT ?", (*params, limit))
-        return [(int(r[0]), float(r[1])) for r in rows]
-    scores: dict[int, float] = {}
-    if singles:
-        for rid, score in db.rows(sql, tuple(params)):
-            scores[int(rid)] = float(score)
-    allowed = None if within_sql is None else {int(r[0]) for r in db.rows(within_sql, tuple(within_params))}
-    for phrase in multi:
-        for rid, score in _phrase_scores(db, index, phrase, w).items():
-            if allowed is None or rid in allowed:
-                scores[rid] = scores.get(rid, 0.0) + score
-    ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
-    return ranked[:limit]
+    stats = _stats(db, index, [*singles, *(t for p in multi for t in p)])
+    if stats.rows == 0:
+        return []
+    singles = [t for t in singles if t in stats.docs]  # a term no row holds scores nothing
+    query = _Query(db, index, stats, w, within_sql, tuple(within_params))
+    if multi:
+        scores = dict(query.scores(singles)) if singles else {}
+        allowed = None if within_sql is None else {int(r[0]) for r in db.rows(within_sql, tuple(within_params))}
+        for phrase in multi:
+            for rid, score in _phrase_scores(db, index, phrase, w).items():
+                if allowed is None or rid in allowed:
+                    scores[rid] = scores.get(rid, 0.0) + score
+        return sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
+    if not singles:
+        return []
+    pruned = query.pruned_top(singles, limit) if min(w) >= 0 else None
+    if pruned is not None:
+        return pruned
+    return query.scores(singles, limit=limit)
+
+
+@dataclass(slots=True)
+class _Query:
+    """One search's fixed inputs: where, the statistics, the weights and the row restriction."""
+
+    db: Reader
+    index: TextIndex
+    stats: _Stats
+    weights: list[float]
+    within_sql: str | None
+    within_params: tuple[Any, ...]
+
+    def _params(self, terms: Sequence[str]) -> list[Any]:
+        s = self.stats
+        avgdl = float(s.tokens) / float(s.rows)
+        return [
+            K1, K1, B, B, avgdl, MIN_IDF, list(terms), [float(s.docs[t]) for t in terms], float(s.rows), *self.weights
+        ]  # fmt: skip
+
+    def scores(self, terms: Sequence[str], *, limit: int | None = None) -> list[tuple[int, float]]:
+        """Every matching row's score over ``terms`` (the best ``limit`` of them), best first."""
+        sql = _score_sql(self.index, self.within_sql, among=False) + " ORDER BY score DESC, p.row_id"
+        params = [*self._params(terms), *self.within_params]
+        if limit is not None:
+            sql += " LIMIT ?"
+            params.append(limit)
+        return [(int(r[0]), float(r[1])) for r in self.db.rows(sql, tuple(params))]
+
+    def pruned_top(self, terms: list[str], k: int) -> list[tuple[int, float]] | None:
+        """The exact top ``k`` without every posting of the common terms, or None when no term can be left out."""
+        docs = self.stats.docs
+        by_rarity = sorted(set(terms), key=lambda t: (docs[t], t))
+        seed: list[str] = []
+        for t in by_rarity:
+            if seed and sum(docs[x] for x in seed) + docs[t] > BOOTSTRAP_POSTINGS:
+                break
+            seed.append(t)
+        if len(seed) == len(by_rarity):
+            return None  # every posting is cheap to score
+        floor = self._kth_score([t for t in terms if t in seed], terms, k)
+        if floor is None:
+            return None
+        # Non-essential: the most common terms whose bounds (per phrase, duplicates too) sum below the floor.
+        bounds = {t: self.stats.idf(t) * (K1 + 1.0) * terms.count(t) for t in by_rarity}
+        lazy: list[str] = []
+        total = 0.0
+        for t in reversed(by_rarity):
+            if t in seed or (total + bounds[t]) * (1.0 + SLACK) + SLACK >= floor:
+                break
+            lazy.append(t)
+            total += bounds[t]
+        if not lazy:
+            return None
+        essential = [t for t in terms if t not in lazy]
+        reach = self._within_reach(essential, floor - total * (1.0 + SLACK) - SLACK)
+        return self._complete(reach, [t for t in terms if t in lazy], k)
+
+    def _kth_score(self, seed: list[str], terms: list[str], k: int) -> float | None:
+        """A lower bound of the k-th best score: the k-th best full score of the rows the seed terms rank first
+        (None when fewer than k rows hold a seed term)."""
+        top = dict(self.scores(seed, limit=k))
+        if len(top) < k:
+            return None
+        rest = [t for t in terms if t not in seed]
+        full = self._complete(top, rest, k) if rest else sorted(top.items(), key=lambda kv: (-kv[1], kv[0]))
+        return full[k - 1][1]
+
+    def _within_reach(self, essential: list[str], cut: float) -> dict[int, float]:
+        """Rows whose score over the essential terms is at least ``cut``, with that score."""
+        sql = f"SELECT * FROM ({_score_sql(self.index, self.within_sql, among=False)}) e WHERE e.score >= ?"  # noqa: S608
+        found = self.db.rows(sql, (*self._params(essential), *self.within_params, cut))
+        return {int(r[0]): float(r[1]) for r in found}
+
+    def _complete(self, partial: dict[int, float], others: list[str], k: int) -> list[tuple[int, float]]:
+        """Add the other terms' share to the candidate rows and rank them."""
+        full = dict(partial)
+        if others and partial:
+            sql = _score_sql(self.index, None, among=True)
+            for rid, score in self.db.rows(sql, (*self._params(others), sorted(partial))):
+                full[int(rid)] += float(score)
+        return sorted(full.items(), key=lambda kv: (-kv[1], kv[0]))[:k]
 
 
 def _instances(terms: list[str], phrase: list[str]) -> int:
