@@ -221,6 +221,11 @@ def forget_store(url: str) -> None:
         del _root_stores[root]
 
 
+def assign_store(root: Path | str, choice: StoreChoice) -> None:
+    """Make ``choice`` the store of every service on ``root`` (a copy of a tree whose index is copied with it)."""
+    _root_stores[os.path.realpath(root)] = choice
+
+
 def store_for(root: Path | str) -> StoreChoice:
     """The store a service on ``root`` uses: the one the root was first used with, else the current one."""
     choice = current_store()
