@@ -119,6 +119,28 @@ def flock_holders(lock_file: Path) -> set[int]:
     return holders
 
 
+def pg_lock_holder(url: str, repo: str) -> tuple[int, str] | None:
+    """(pid, start) of the process holding repository ``repo``'s writer lock in the PostgreSQL database ``url``,
+    read from pg_locks and its progress row without taking the lock; None when no one holds it."""
+    import psycopg
+
+    from igraph_mcp.store.pg_schema import REPO_LOCK_CLASS
+
+    with psycopg.connect(url, autocommit=True) as con:
+        try:
+            row = con.execute(
+                "SELECT p.pid, p.started_at FROM igraph.repos r JOIN pg_locks l ON l.locktype = 'advisory' "
+                "AND l.classid = %s AND l.objid = r.id AND l.granted "
+                "LEFT JOIN igraph.index_progress p ON p.repo_id = r.id AND p.backend_pid = l.pid WHERE r.name = %s",
+                (REPO_LOCK_CLASS, repo),
+            ).fetchone()
+        except psycopg.errors.UndefinedTable:
+            return None  # nothing was ever indexed into this database
+    if row is None:
+        return None
+    return (-1 if row[0] is None else int(row[0])), str(row[1])
+
+
 def write_file(root: Path, rel: str, text: str | bytes, *, dedent: bool = True) -> Path:
     """Write one file under ``root`` (text dedented unless ``dedent`` is False), creating directories."""
     target = root / rel
@@ -197,6 +219,11 @@ def forget_store(url: str) -> None:
     """Forget the roots that were used with the database ``url`` (it is being dropped)."""
     for root in [r for r, choice in _root_stores.items() if choice.url == url]:
         del _root_stores[root]
+
+
+def assign_store(root: Path | str, choice: StoreChoice) -> None:
+    """Make ``choice`` the store of every service on ``root`` (a copy of a tree whose index is copied with it)."""
+    _root_stores[os.path.realpath(root)] = choice
 
 
 def store_for(root: Path | str) -> StoreChoice:
@@ -302,7 +329,17 @@ def snapshot(db: Database) -> dict[str, Any]:
 
 
 def fts_names(db: Database, word: str) -> set[str]:
-    """Qualified names of the symbols whose FTS row matches one literal word."""
+    """Qualified names of the symbols whose FTS row matches one literal word (on PostgreSQL: whose postings hold
+    every term the word is cut into)."""
+    if db.dialect == "postgresql":
+        from igraph_mcp.store.fts import fts_terms
+        from igraph_mcp.store.pg_text import term_key
+
+        terms = [term_key(t) for t in fts_terms(word, query=True)]
+        if not terms:
+            return set()
+        each = " AND ".join("n.id IN (SELECT row_id FROM nodes_fts_postings WHERE term = ?)" for _ in terms)
+        return {str(r[0]) for r in db.rows(f"SELECT n.qualified_name FROM nodes n WHERE {each}", tuple(terms))}
     return {
         str(r[0])
         for r in db.rows(

@@ -144,6 +144,15 @@ class PgServer:
         self._live.add(name)
         return with_database(self.url, name)
 
+    def clone_database(self, url: str) -> str:
+        """A URL of a new database holding a copy of the database at ``url`` (no one may be connected to it)."""
+        name = f"{self._prefix}_{next(self._count)}"
+        source = urlsplit(url).path.lstrip("/")
+        with self._admin() as con:
+            con.execute(f'CREATE DATABASE "{name}" TEMPLATE "{source}"')
+        self._live.add(name)
+        return with_database(self.url, name)
+
     def drop_database(self, url: str) -> None:
         """Drop a database new_database made, closing any connection a test left open on it."""
         name = urlsplit(url).path.lstrip("/")

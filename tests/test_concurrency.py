@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -23,7 +24,16 @@ from pathlib import Path
 import anyio
 import apsw
 import pytest
-from _factories import edit_file, flock_holders, make_service, needs_proc_locks, subprocess_env, write_file
+from _factories import (
+    edit_file,
+    flock_holders,
+    make_service,
+    needs_proc_locks,
+    pg_lock_holder,
+    store_for,
+    subprocess_env,
+    write_file,
+)
 from mcp import Client, StdioServerParameters
 from mcp_types import CallToolResult
 
@@ -31,7 +41,7 @@ from igraph_mcp.config import CONFIG_DIR, DB_FILE
 from igraph_mcp.errors import IndexBusy
 from igraph_mcp.store.lock import LOCK_FILE, WriterLock
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.both_stores]
 
 FILES = 160
 
@@ -80,7 +90,11 @@ def _text(result: CallToolResult) -> str:
 
 
 def lock_holder(root: Path) -> tuple[int, str] | None:
-    """(pid, holder record) of the process holding the index lock, read from /proc/locks without locking."""
+    """(pid, holder record) of the process holding the index lock, read without locking: from /proc/locks for the
+    SQLite lock file, from pg_locks and the progress row for PostgreSQL's advisory lock."""
+    url = store_for(root).url
+    if url is not None:
+        return pg_lock_holder(url, root.name)
     lock = root / CONFIG_DIR / LOCK_FILE
     try:
         record = lock.read_text(encoding="utf-8")
@@ -114,7 +128,10 @@ class Tally:
 
 
 def _busy_with_progress(message: str) -> bool:
-    return "indexing this repository (" in message or "already running" in message
+    # The lock file's answer says "this repository"; a PostgreSQL store holds many, so its answer names one.
+    return re.search(r"indexing (this repository|repository '[^']+') \(", message) is not None or (
+        "already running" in message
+    )
 
 
 async def _run(root: Path, rounds: int, hold: Path) -> Tally:
@@ -232,12 +249,19 @@ def _check_after(root: Path, tally: Tally) -> None:
     assert tally.overlapped >= 3, f"only {tally.overlapped} answers overlapped a held write"
     assert any(b.startswith("CLI") for b in tally.busy), "the CLI never met the held build"
     assert any("(pid " in b for b in tally.busy), "no busy answer named the holder and its progress"
-    con = apsw.Connection(str(root / CONFIG_DIR / DB_FILE), flags=apsw.SQLITE_OPEN_READONLY)
-    try:
-        assert con.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
-        assert con.execute("SELECT count(*) FROM files").fetchone() == (FILES,)
-    finally:
-        con.close()
+    if store_for(root).url is None:
+        con = apsw.Connection(str(root / CONFIG_DIR / DB_FILE), flags=apsw.SQLITE_OPEN_READONLY)
+        try:
+            assert con.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+            assert con.execute("SELECT count(*) FROM files").fetchone() == (FILES,)
+        finally:
+            con.close()
+    else:
+        svc = make_service(root)
+        try:
+            assert svc.status().files == FILES and svc.db.scalar("SELECT count(*) FROM files") == FILES
+        finally:
+            svc.close()
     assert not list((root / CONFIG_DIR).glob("*.corrupt-*"))
     mounts = json.loads((root / CONFIG_DIR / "mounts.json").read_text())["mounts"]
     assert {m["path"] for m in mounts} == tally.mounted
@@ -278,6 +302,7 @@ async def test_two_servers_and_the_cli_soak(tmp_path: Path) -> None:
     _check_after(root, tally)
 
 
+@pytest.mark.sqlite_only  # the lock file; the advisory lock's form follows
 def test_second_writer_is_told_whose_build_it_waits_for(tmp_path: Path) -> None:
     root = _repo(tmp_path)
     holder = WriterLock(root / CONFIG_DIR, root / CONFIG_DIR / DB_FILE)
@@ -291,3 +316,70 @@ def test_second_writer_is_told_whose_build_it_waits_for(tmp_path: Path) -> None:
         other.index()  # released: the second writer gets its turn
     finally:
         other.close()
+
+
+@pytest.mark.postgresql_only
+def test_second_writer_is_told_whose_advisory_lock_it_waits_for(tmp_path: Path) -> None:
+    from igraph_mcp.store.pg_lock import PgWriterLock
+
+    root = _repo(tmp_path)
+    url = store_for(root).url
+    assert url is not None
+    holder = PgWriterLock(url, root.name, root=str(root))
+    other = make_service(root)
+    try:
+        with holder.hold():
+            holder.report("parse", 120, 160)
+            assert lock_holder(root) is not None and lock_holder(root)[0] == os.getpid()  # type: ignore[index]
+            with pytest.raises(IndexBusy, match=rf"\(pid {os.getpid()}, parse 120/160, for \d+ s\)"):
+                other.index()
+            assert other.node("settle_batch_3").found  # reads carry on beside the holder
+        assert lock_holder(root) is None
+        other.index()  # released: the second writer gets its turn
+    finally:
+        other.close()
+
+
+@pytest.mark.postgresql_only
+def test_a_killed_writer_releases_the_advisory_lock(tmp_path: Path) -> None:
+    """The PostgreSQL form of a stale lock file: the holder is SIGKILLed inside its write transaction; the server
+    drops its connections, so the lock is free, the next writer builds, and nothing half-written is seen."""
+    root = _repo(tmp_path)
+    for i in range(0, FILES, 5):
+        edit_file(root, f"ledger/mod_{i}.py", _module(i, 1))
+    hold = tmp_path / "hold"
+    env = _env(IGRAPH_HOLD_AT="index.batch:1", IGRAPH_HOLD_FILE=str(hold))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "igraph_mcp", "index", "--root", str(root)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while not Path(str(hold) + ".held").exists():
+            assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+            assert time.monotonic() < deadline, "the indexer never reached its hold point"
+            time.sleep(0.05)
+        assert lock_holder(root) is not None and lock_holder(root)[0] == proc.pid  # type: ignore[index]
+        svc = make_service(root)
+        try:
+            with pytest.raises(IndexBusy, match=rf"pid {proc.pid}"):
+                svc.index()
+            proc.kill()
+            proc.wait(timeout=60)
+            deadline = time.monotonic() + 60
+            while lock_holder(root) is not None:  # the server notices the closed connection at once, or nearly
+                assert time.monotonic() < deadline, "the advisory lock outlived its killed holder"
+                time.sleep(0.05)
+            assert svc.status().files == FILES  # the last committed state: every file, none half-written
+            assert svc.index().files == FILES  # and the next run completes the killed one's work
+            assert "(revision 1)" in svc.node("settle_batch_5").docstring
+        finally:
+            svc.close()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        if proc.stderr:
+            proc.stderr.close()

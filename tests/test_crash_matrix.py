@@ -5,13 +5,15 @@ reaches that commit or savepoint boundary, inside the open transaction, so every
 commits before it made it. The points of a run are counted first (``IGRAPH_CRASH_TRACE``), then the run is
 repeated once per point on a fresh copy of the same starting state. After each kill:
 
-- ``PRAGMA integrity_check`` and ``foreign_key_check`` pass and nothing was moved aside as corrupt;
+- ``PRAGMA integrity_check`` and ``foreign_key_check`` pass and nothing was moved aside as corrupt (SQLite);
 - a read-only reader opens the index and sees, file by file, either the old or the new version of each file
   (for ``--full``, which is one transaction, the whole index is the old or the new one); FTS rows, vectors and
   mounted documents agree with the nodes they belong to;
 - the next run completes, and its result equals a clean build of the same tree (vectors and mounts included).
 
-CI runs a sample of points; ``-m long`` runs every point of every scenario.
+CI runs a sample of points; ``-m long`` runs every point of every scenario. Both on each store: on PostgreSQL each
+copy of a tree gets a copy of its database (``CREATE DATABASE ... TEMPLATE``), so a kill point starts from the same
+committed state as on SQLite, where the index is copied with the tree.
 """
 
 from __future__ import annotations
@@ -23,20 +25,95 @@ import signal
 import subprocess
 import sys
 from collections import Counter
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import apsw
 import pytest
-from _factories import edit_file, make_service, snapshot, subprocess_env, write_file
+from _factories import (
+    StoreChoice,
+    assign_store,
+    edit_file,
+    make_service,
+    snapshot,
+    store_for,
+    subprocess_env,
+    write_file,
+)
+from _pg_server import PgServer
 
 from igraph_mcp.config import CONFIG_DIR, DB_FILE
 from igraph_mcp.errors import NotIndexed
 from igraph_mcp.service import IGraphService
+from igraph_mcp.store.vectors import embedding_sql, vector_bytes
+
+pytestmark = pytest.mark.both_stores
 
 DOC = "docs/spec.md"
+# Every copy of a tree keeps the folder name of the original: on PostgreSQL a repository is named by its folder.
+TREE = "tree"
+
+
+@dataclass(frozen=True)
+class Places:
+    """Where a tree's index lives: beside it (SQLite, copied with it), or in a database of its own (PostgreSQL)."""
+
+    server: PgServer | None
+    made: list[str] = field(default_factory=list)  # databases to drop when the test ends
+
+    def _database(self, source: str | None = None) -> str:
+        assert self.server is not None
+        url = self.server.new_database() if source is None else self.server.clone_database(source)
+        self.made.append(url)
+        return url
+
+    def new(self, root: Path) -> Path:
+        """An empty folder for a tree, with an empty index place."""
+        root.mkdir(parents=True)
+        if self.server is not None:
+            assign_store(root, StoreChoice("postgresql", self._database()))
+        return root
+
+    def copy(self, src: Path, dest: Path, *, with_index: bool = True) -> Path:
+        """``src`` copied to ``dest`` with its index (or without it, to build it afresh)."""
+        shutil.copytree(src, dest, ignore=None if with_index else shutil.ignore_patterns(CONFIG_DIR))
+        if self.server is not None:
+            url = store_for(src).url
+            assert url is not None
+            assign_store(dest, StoreChoice("postgresql", self._database(url if with_index else None)))
+        return dest
+
+    def remove(self, root: Path) -> None:
+        """Remove a tree and its index."""
+        url = store_for(root).url
+        if self.server is not None and url is not None:
+            self.server.drop_database(url)
+            self.made.remove(url)
+        shutil.rmtree(root)
+
+    def has_index(self, root: Path) -> bool:
+        """Whether an index of ``root`` was written (a first build may have been cut short before any commit)."""
+        if self.server is None:
+            return (root / CONFIG_DIR / DB_FILE).exists()
+        svc = make_service(root)
+        try:
+            return svc.db.scalar("SELECT count(*) FROM files") is not None
+        except NotIndexed:
+            return False
+        finally:
+            svc.close()
+
+
+@pytest.fixture
+def places(store_kind: str, request: pytest.FixtureRequest) -> Iterator[Places]:
+    """Where this run's trees keep their indexes; their databases are dropped when the test ends."""
+    made = Places(request.getfixturevalue("pg_server") if store_kind == "postgresql" else None)
+    yield made
+    if made.server is not None:
+        for url in made.made:
+            made.server.drop_database(url)
 
 
 # -- the repository ------------------------------------------------------------------------------------------
@@ -169,13 +246,14 @@ def _per_file(db: Any) -> dict[str, tuple[Any, ...]]:
 
 def _vectors(db: Any) -> dict[tuple[Any, ...], bytes]:
     """Vectors by node, leaving out those marked for re-embedding (a renamed file's: its path is in the text)."""
-    if not db.scalar("SELECT 1 FROM sqlite_master WHERE name = 'node_vectors'"):
+    if not db.has_table("node_vectors"):
         return {}
     return {
-        (path, kind, qname, start, body): bytes(blob)
+        (path, kind, qname, start, body): vector_bytes(db, blob)
         for path, kind, qname, start, body, blob in db.rows(
-            "SELECT f.path, n.kind, n.qualified_name, n.start_line, n.body, v.embedding FROM node_vectors v "
-            "JOIN nodes n ON n.id = v.node_id JOIN files f ON f.id = n.file_id WHERE n.embed_hash IS NOT NULL"
+            f"SELECT f.path, n.kind, n.qualified_name, n.start_line, n.body, {embedding_sql(db, 'v.embedding')} "
+            "FROM node_vectors v JOIN nodes n ON n.id = v.node_id JOIN files f ON f.id = n.file_id "
+            "WHERE n.embed_hash IS NOT NULL"
         )
     }
 
@@ -202,9 +280,9 @@ class State:
         return cls(snapshot(db), _per_file(db), _vectors(db), _sources(db))
 
 
-def _clean_state(scenario: Scenario, root: Path, where: Path) -> State:
+def _clean_state(scenario: Scenario, root: Path, where: Path, places: Places) -> State:
     """A from-scratch build of the tree the killed run was bringing the index to."""
-    shutil.copytree(root, where, ignore=shutil.ignore_patterns(CONFIG_DIR))
+    places.copy(root, where, with_index=False)
     svc = _service(where)
     svc.index()
     if scenario.mounted:
@@ -220,9 +298,10 @@ def _env(**extra: str) -> dict[str, str]:
 
 
 def _run(scenario: Scenario, root: Path, **env: str) -> subprocess.CompletedProcess[bytes]:
+    url = store_for(root).url
     return subprocess.run(
         [sys.executable, "-m", "igraph_mcp", *scenario.argv, "--root", str(root)],
-        env=_env(**env),
+        env=_env(**env, **({"IGRAPH_DATABASE_URL": url} if url else {})),
         capture_output=True,
         timeout=600,
     )
@@ -237,26 +316,25 @@ class Prepared:
     old: State | None
     new: State
     points: list[tuple[str, int]]
+    places: Places
 
 
-def _prepare(scenario: Scenario, n: int, base: Path) -> Prepared:
-    start = base / "start"
-    start.mkdir(parents=True)
+def _prepare(scenario: Scenario, n: int, base: Path, places: Places) -> Prepared:
+    start = places.new(base / "start" / TREE)
     scenario.prepare(start, n)
     old: State | None = None
-    if (start / CONFIG_DIR / DB_FILE).exists():
+    if places.has_index(start):
         svc = _service(start)
         old = State.of(svc)
         svc.close()
-    new = _clean_state(scenario, start, base / "clean")
-    traced = base / "traced"
-    shutil.copytree(start, traced)
+    new = _clean_state(scenario, start, base / "clean" / TREE, places)
+    traced = places.copy(start, base / "traced" / TREE)
     trace = base / "trace.txt"
     done = _run(scenario, traced, IGRAPH_CRASH_TRACE=str(trace))
     assert done.returncode == 0, done.stderr.decode()
     counts = Counter(trace.read_text(encoding="utf-8").split())
     points = [(site, i) for site in sorted(counts) for i in range(1, counts[site] + 1)]
-    return Prepared(scenario, start, old, new, points)
+    return Prepared(scenario, start, old, new, points, places)
 
 
 def _check_reader_sees_old_or_new(p: Prepared, svc: IGraphService) -> None:
@@ -293,18 +371,18 @@ def _mounts_json(root: Path) -> list[str]:
 
 
 def _kill_and_check(p: Prepared, site: str, nth: int, work: Path) -> None:
-    root = work / f"{site}-{nth}"
-    shutil.copytree(p.start, root)
+    root = p.places.copy(p.start, work / f"{site}-{nth}" / TREE)
     killed = _run(p.scenario, root, IGRAPH_CRASH_AT=f"{site}:{nth}")
     assert killed.returncode == -signal.SIGKILL, (killed.returncode, killed.stderr.decode()[-2000:])
     db_path = root / CONFIG_DIR / DB_FILE
-    if db_path.exists():
-        con = apsw.Connection(str(db_path), flags=apsw.SQLITE_OPEN_READONLY)
-        try:
-            assert con.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
-            assert con.execute("PRAGMA foreign_key_check").fetchall() == []
-        finally:
-            con.close()
+    if p.places.has_index(root):
+        if p.places.server is None:
+            con = apsw.Connection(str(db_path), flags=apsw.SQLITE_OPEN_READONLY)
+            try:
+                assert con.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+                assert con.execute("PRAGMA foreign_key_check").fetchall() == []
+            finally:
+                con.close()
         reader = _service(root)
         try:
             _check_reader_sees_old_or_new(p, reader)
@@ -325,7 +403,7 @@ def _kill_and_check(p: Prepared, site: str, nth: int, work: Path) -> None:
     assert got.snap["node_rows"] == len(got.vectors)  # every node embedded, none left stale
     assert got.sources == p.new.sources
     assert _mounts_json(root) == ([DOC] if p.scenario.mounted else [])
-    shutil.rmtree(root)
+    p.places.remove(root)
 
 
 # -- the tests -----------------------------------------------------------------------------------------------
@@ -343,8 +421,8 @@ SAMPLE_FILES = 150
 
 
 @pytest.mark.parametrize("scenario", sorted({s for s, _, _ in SAMPLE}))
-def test_crash_points_sample(scenario: str, tmp_path: Path) -> None:
-    p = _prepare(SCENARIOS[scenario], SAMPLE_FILES, tmp_path)
+def test_crash_points_sample(scenario: str, tmp_path: Path, places: Places) -> None:
+    p = _prepare(SCENARIOS[scenario], SAMPLE_FILES, tmp_path, places)
     for name, site, nth in SAMPLE:
         if name == scenario:
             assert (site, nth) in p.points, f"{site}:{nth} is not reached in {scenario}: {p.points}"
@@ -356,11 +434,11 @@ LONG_FILES = 450
 
 @pytest.mark.long
 @pytest.mark.timeout(3600)
-def test_crash_matrix_every_point(tmp_path: Path) -> None:
+def test_crash_matrix_every_point(tmp_path: Path, places: Places) -> None:
     failures: list[str] = []
     total = 0
     for name, scenario in SCENARIOS.items():
-        p = _prepare(scenario, LONG_FILES, tmp_path / name)
+        p = _prepare(scenario, LONG_FILES, tmp_path / name, places)
         for site, nth in p.points:
             total += 1
             try:

@@ -39,15 +39,15 @@ def _disk_full_mid_update(root: Path, svc: IGraphService, monkeypatch: pytest.Mo
     os.utime(target, ns=(time.time_ns(), time.time_ns() + 5_000_000_000))
 
     calls = {"n": 0}
-    real_insert = graph.insert_node
+    real_insert = graph.insert_nodes
 
-    def failing_insert(con, values):  # type: ignore[no-untyped-def]
+    def failing_insert(con, ids, values):  # type: ignore[no-untyped-def]
         calls["n"] += 1
-        if calls["n"] == 3:  # the Nth write fails as a full disk would
+        if calls["n"] == 1:  # the file's nodes fail to go in, after its file row did, as on a full disk
             raise apsw.FullError("database or disk is full")
-        return real_insert(con, values)
+        return real_insert(con, ids, values)
 
-    monkeypatch.setattr(graph, "insert_node", failing_insert)
+    monkeypatch.setattr(graph, "insert_nodes", failing_insert)
     with pytest.raises(StorageError, match="free disk space"):
         svc.index()
     after = svc.explore("compute_total_3", channels=("fts",), hops=0)
@@ -55,7 +55,7 @@ def _disk_full_mid_update(root: Path, svc: IGraphService, monkeypatch: pytest.Mo
     assert not svc.node("refund_entry_3").found
     assert svc.db.scalar("PRAGMA integrity_check") == "ok"
 
-    monkeypatch.setattr(graph, "insert_node", real_insert)
+    monkeypatch.setattr(graph, "insert_nodes", real_insert)
     result = svc.index()
     assert "module_003.py" in result.reparsedPaths
     assert svc.node("refund_entry_3").found

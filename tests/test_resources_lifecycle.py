@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from _factories import FILLER, edit_file, write_file
+from _factories import FILLER, edit_file, make_service, write_file
 
 from igraph_mcp.config import Config, MultimodalConfig
 from igraph_mcp.embed.hashing import HashingEmbedder
@@ -20,6 +20,8 @@ from igraph_mcp.resources.mounts import MountsFile
 from igraph_mcp.service import IGraphService
 from igraph_mcp.store import resources as res_store
 from igraph_mcp.store.db import Database
+
+pytestmark = pytest.mark.both_stores
 
 FIXTURE = Path(__file__).parent / "fixtures" / "orders_repo"
 
@@ -40,7 +42,7 @@ def root(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def svc(root: Path) -> Iterator[IGraphService]:
-    service = IGraphService(root, embedder=HashingEmbedder(64))
+    service = make_service(root, embedder=HashingEmbedder(64))
     try:
         service.index()
         yield service
@@ -51,8 +53,7 @@ def svc(root: Path) -> Iterator[IGraphService]:
 def counts(db: Database) -> dict[str, int]:
     """Rows in every resource table (0 for a vector table that does not exist yet)."""
     tables = ("resource_sources", "resources", "resources_fts", "resource_vectors", "resource_links")
-    present = {str(r[0]) for r in db.rows("SELECT name FROM sqlite_master")}
-    return {t: int(db.scalar(f"SELECT count(*) FROM {t}")) if t in present else 0 for t in tables}
+    return {t: int(db.scalar(f"SELECT count(*) FROM {t}")) if db.has_table(t) else 0 for t in tables}
 
 
 def mounts_json(root: Path) -> list[dict[str, object]]:
@@ -151,8 +152,9 @@ def test_mounts_survive_full_index(svc: IGraphService) -> None:
     assert {s.path for s in svc.list_resources().sources} == {"docs/PRD.md", "db/schema.sql"}
 
 
+@pytest.mark.sqlite_only  # a corrupt SQLite file is moved aside and rebuilt
 def test_mounts_restored_after_corrupt_index(root: Path) -> None:
-    svc = IGraphService(root, embedder=HashingEmbedder(64))
+    svc = make_service(root, embedder=HashingEmbedder(64))
     try:
         svc.index()
         svc.mount("docs/PRD.md")
@@ -162,7 +164,7 @@ def test_mounts_restored_after_corrupt_index(root: Path) -> None:
     (root / ".igraph" / "igraph.db").write_bytes(b"this is not a database" * 100)
     for suffix in ("-wal", "-shm"):
         Path(str(root / ".igraph" / "igraph.db") + suffix).unlink(missing_ok=True)
-    svc = IGraphService(root, embedder=HashingEmbedder(64))
+    svc = make_service(root, embedder=HashingEmbedder(64))
     try:
         result = svc.index()
         assert result.recoveredFrom
@@ -186,16 +188,17 @@ def test_deleted_source_is_reported_not_dropped(svc: IGraphService, root: Path) 
     assert note is not None and "missing on disk" in note
 
 
+@pytest.mark.sqlite_only  # deletes the SQLite file
 def test_missing_source_after_rebuild_is_listed(root: Path) -> None:
     MountsFile(root / ".igraph").save([])
-    svc = IGraphService(root, embedder=HashingEmbedder(64))
+    svc = make_service(root, embedder=HashingEmbedder(64))
     try:
         svc.mount("docs/PRD.md")
     finally:
         svc.close()
     (root / ".igraph" / "igraph.db").unlink()
     (root / "docs" / "PRD.md").unlink()
-    svc = IGraphService(root, embedder=HashingEmbedder(64))
+    svc = make_service(root, embedder=HashingEmbedder(64))
     try:
         svc.index()
         [entry] = svc.list_resources().sources
@@ -220,6 +223,7 @@ def test_edited_source_refreshed_by_index(svc: IGraphService, root: Path) -> Non
 
 def test_unreadable_mounts_file_is_kept_and_reported(svc: IGraphService, root: Path) -> None:
     state = root / ".igraph" / "mounts.json"
+    state.parent.mkdir(exist_ok=True)  # a PostgreSQL store keeps no index here: only the user's state
     state.write_text("{broken", encoding="utf-8")
     assert svc.list_resources().notes and state.read_text(encoding="utf-8") == "{broken"
     with pytest.raises(ResourceError):
@@ -253,7 +257,7 @@ def test_symlink_to_outside_rejected(svc: IGraphService, root: Path, tmp_path: P
 def test_allowed_dir_outside_root(root: Path, tmp_path: Path) -> None:
     specs = write_file(tmp_path, "specs/api.md", "# API\n\nThe `export_orders_csv` endpoint.\n")
     cfg = Config(multimodal=MultimodalConfig(allowedDirs=[str(specs.parent)]))
-    svc = IGraphService(root, embedder=HashingEmbedder(64), config=cfg)
+    svc = make_service(root, embedder=HashingEmbedder(64), config=cfg)
     try:
         svc.index()
         res = svc.mount(str(specs))
@@ -267,7 +271,7 @@ def test_hand_edited_mounts_file_cannot_escape_root(root: Path, tmp_path: Path) 
     (root / ".igraph").mkdir()
     MountsFile(root / ".igraph").save([])
     (root / ".igraph" / "mounts.json").write_text(json.dumps({"mounts": [{"path": str(outside)}]}), "utf-8")
-    svc = IGraphService(root, embedder=HashingEmbedder(64))
+    svc = make_service(root, embedder=HashingEmbedder(64))
     try:
         svc.index()
         assert counts(svc.db)["resource_sources"] == 0  # never read, only listed as missing
@@ -331,7 +335,7 @@ def test_thresholds_come_from_config_and_cut_links(svc: IGraphService) -> None:
 
 
 def test_without_embeddings_keyword_and_identifier_links_only(root: Path) -> None:
-    svc = IGraphService(root, embed=False)
+    svc = make_service(root, embedder=None, embed=False)
     try:
         svc.index()
         res = svc.mount("docs/PRD.md")
@@ -346,7 +350,7 @@ def test_without_embeddings_keyword_and_identifier_links_only(root: Path) -> Non
     finally:
         svc.close()
     # Later with an embedder: the next index run embeds the chunks and adds semantic links.
-    svc = IGraphService(root, embedder=HashingEmbedder(64))
+    svc = make_service(root, embedder=HashingEmbedder(64))
     try:
         svc.index()
         assert counts(svc.db)["resource_vectors"] == c["resources"]
@@ -357,7 +361,7 @@ def test_without_embeddings_keyword_and_identifier_links_only(root: Path) -> Non
 def test_embedder_change_reembeds_resources(svc: IGraphService, root: Path) -> None:
     svc.mount("docs/PRD.md")
     svc.close()
-    other = IGraphService(root, embedder=HashingEmbedder(32))
+    other = make_service(root, embedder=HashingEmbedder(32))
     try:
         other.index()
         c = counts(other.db)

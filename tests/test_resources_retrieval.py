@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from _factories import FILLER, open_service, write_file
+from _factories import FILLER, make_service, open_service, write_file
 
 from igraph_mcp.config import Config, RetrievalConfig
 from igraph_mcp.embed.base import Embedder
@@ -18,6 +18,8 @@ from igraph_mcp.models import ExploreResult
 from igraph_mcp.retrieve.analyze import analyze_query
 from igraph_mcp.service import IGraphService
 from igraph_mcp.store import graph
+
+pytestmark = pytest.mark.both_stores
 
 FIXTURE = Path(__file__).parent / "fixtures" / "orders_repo"
 ORDERS_COLUMNS = {"id", "customer_id", "status", "total_cents", "currency", "created_at"}
@@ -33,7 +35,7 @@ def orders_service(tmp_path: Path, embedder: Embedder | None, resource_top_k: in
     for rel, text in FILLER.items():
         write_file(root, rel, text)
     cfg = Config(retrieval=RetrievalConfig(resourceTopK=resource_top_k))
-    svc = IGraphService(root, embedder=embedder, config=cfg, embed=embedder is not None)
+    svc = make_service(root, embedder=embedder, config=cfg, embed=embedder is not None)
     try:
         svc.index()
         svc.mount("docs/PRD.md")
@@ -43,9 +45,10 @@ def orders_service(tmp_path: Path, embedder: Embedder | None, resource_top_k: in
         svc.close()
 
 
-@pytest.fixture
-def svc(tmp_path: Path) -> Iterator[IGraphService]:
-    with orders_service(tmp_path, HashingEmbedder(64)) as service:
+@pytest.fixture(scope="module")
+def svc(tmp_path_factory: pytest.TempPathFactory, store_kind: str) -> Iterator[IGraphService]:
+    """The mounted orders fixture, built once per store: its tests only read it."""
+    with orders_service(tmp_path_factory.mktemp("orders"), HashingEmbedder(64)) as service:
         yield service
 
 

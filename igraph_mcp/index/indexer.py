@@ -307,7 +307,9 @@ class Indexer:
         for s in symbols[1:]:
             if s.parent is not None:
                 first_child.setdefault(s.parent, s.start_byte)
-        ids: list[int] = []
+        # Ids first, so a file's nodes go in as one batch (a round-trip per node dominated a cold PostgreSQL build).
+        ids = graph.reserve_node_ids(con, len(symbols))
+        nodes: list[NewNode] = []
         fts_rows: list[NodeText] = []
         edges: list[NewEdge] = []
         for i, s in enumerate(symbols):
@@ -322,9 +324,9 @@ class Indexer:
                     end = max(first_child[i], s.start_byte)
                 end = min(end, s.start_byte + MAX_BODY_CHARS * 2)
                 body = source[s.start_byte : end].decode("utf-8", "replace")[:MAX_BODY_CHARS]
-            parent = ids[s.parent] if i > 0 and s.parent is not None and s.parent < len(ids) else None
-            nid = graph.insert_node(
-                con,
+            parent = ids[s.parent] if i > 0 and s.parent is not None and s.parent < i else None
+            nid = ids[i]
+            nodes.append(
                 NewNode(
                     file_id=file_id,
                     parent_id=parent,
@@ -341,7 +343,6 @@ class Indexer:
                     exported=s.exported,
                 ),
             )
-            ids.append(nid)
             fts_rows.append(
                 NodeText(
                     node_id=nid,
@@ -366,6 +367,7 @@ class Indexer:
                         line=s.start_line,
                     )
                 )
+        graph.insert_nodes(con, ids, nodes)
         graph.insert_fts(con, fts_rows)
         for ref in pf.references:
             src_id = ids[ref.source] if 0 <= ref.source < len(ids) else ids[0]

@@ -164,7 +164,7 @@ def resource_links(db: Database, resource_ids: Sequence[int], *, per_resource: i
             "SELECT l.resource_id, l.node_id, n.name, n.qualified_name, n.kind, f.path, n.start_line, l.score, "
             "l.method, row_number() OVER (PARTITION BY l.resource_id ORDER BY l.score DESC, l.node_id) AS k "
             "FROM resource_links l JOIN nodes n ON n.id = l.node_id JOIN files f ON f.id = n.file_id "
-            f"WHERE l.resource_id IN ({','.join('?' * len(chunk))})) WHERE k <= ? ORDER BY resource_id, k",
+            f"WHERE l.resource_id IN ({','.join('?' * len(chunk))})) AS ranked WHERE k <= ? ORDER BY resource_id, k",
             (*chunk, per_resource),
         )
         out.extend(

@@ -184,9 +184,19 @@ class PgDatabase(Database):
     dialect: Dialect = POSTGRESQL
 
     @classmethod
-    def open_for_write(cls, url: str, repo: str, *, root: str = "", revision: str = "") -> PgDatabase:
-        """The writer's connection: registers ``repo`` (recording root and revision) and migrates its schema."""
-        return cls(url, repo, readonly=False, root=root, revision=revision)
+    def open_for_write(
+        cls, url: str, repo: str, *, root: str = "", revision: str = "", migrate: bool = True
+    ) -> PgDatabase:
+        """The writer's connection: registers ``repo`` (recording root and revision) and migrates its schema
+        (``migrate=False``: the caller takes the writer lock first, then calls ``migrate()``)."""
+        db = cls(url, repo, readonly=False, root=root, revision=revision)
+        if migrate:
+            try:
+                db.migrate()
+            except BaseException:
+                db.close()
+                raise
+        return db
 
     @classmethod
     def open_for_read(cls, url: str, repo: str) -> PgDatabase:
@@ -218,10 +228,13 @@ class PgDatabase(Database):
             self.raw.execute(pg_sql.SQL("SET search_path TO {}, public").format(pg_sql.Identifier(self.schema)))
             if readonly:
                 self.raw.execute("SET default_transaction_read_only = on")
+            else:
+                # As SQLite's synchronous=NORMAL in WAL mode: a server crash may lose the last commits of this
+                # derived index (the next run redoes them), never leave it inconsistent; a commit per file no
+                # longer waits for a disk flush.
+                self.raw.execute("SET synchronous_commit = off")
             self.vec_error = self._vector_support()
             self.identity: tuple[int, int] | None = (repo_id, 0)
-            if not readonly:
-                self._migrate()
         except psycopg.Error as exc:
             self.raw.close()
             raise storage_error(exc, url) from exc
@@ -234,7 +247,9 @@ class PgDatabase(Database):
         self.raw.close()
 
     def file_identity(self) -> tuple[int, int] | None:
-        """The repository this connection reads; it never changes under an open connection."""
+        """The repository this connection reads, or None once the connection is lost (the reader reopens it)."""
+        if self.raw.closed or self.raw.broken:
+            return None
         return self.identity
 
     # -- queries -------------------------------------------------------------------------------------------
@@ -336,6 +351,21 @@ class PgDatabase(Database):
             )
         )
 
+    def analyze_if_never(self) -> None:
+        """Gather planner statistics for a repository's tables that never had any (a first build), so its first
+        queries do not wait for autovacuum to find out how large the tables became."""
+        with self._lock, self._mapped():
+            tables = [
+                str(r[0])
+                for r in self.raw.execute(
+                    "SELECT relname FROM pg_stat_user_tables WHERE schemaname = %s "
+                    "AND last_analyze IS NULL AND last_autoanalyze IS NULL",
+                    (self.schema,),
+                )
+            ]
+            for table in tables:
+                self.raw.execute(pg_sql.SQL("ANALYZE {}").format(pg_sql.Identifier(self.schema, table)))
+
     # -- support and migrations --------------------------------------------------------------------------
     def _vector_support(self) -> str | None:
         row = self.raw.execute("SELECT 1 FROM pg_extension WHERE extname = 'vector'").fetchone()
@@ -343,7 +373,8 @@ class PgDatabase(Database):
             return "pgvector is not installed in this database (CREATE EXTENSION vector); dense retrieval is off"
         return None
 
-    def _migrate(self) -> None:
+    def migrate(self) -> None:
+        """Apply the migrations this schema lacks (the caller holds the writer lock)."""
         current = self.schema_version()
         if current > SCHEMA_VERSION:
             raise SchemaTooNew(

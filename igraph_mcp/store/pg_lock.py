@@ -1,9 +1,10 @@
 """The PostgreSQL writer lock: one writer per repository across machines, by a session advisory lock.
 
-The lock lives on its own connection, which also writes the holder's progress into ``igraph.index_progress``
-(autocommit, so a rival sees it while the holder's writes are still uncommitted). A killed holder's
-connections close, and the server releases the lock with them; a stale progress row is recognised by the
-backend pid it names not holding the lock.
+The lock is taken on the writer's own session connection, before any of its transactions: losing that connection
+(a killed indexer, a dropped network) releases the lock and ends the writes with it, so a writer can never go on
+writing unprotected. A second, autocommit connection writes the holder's progress into ``igraph.index_progress``,
+which a rival reads while the holder's own writes are still uncommitted; a stale row (its holder was killed) is
+recognised by the backend pid it names not holding the lock.
 """
 
 from __future__ import annotations
@@ -18,10 +19,10 @@ from typing import Any
 
 import psycopg
 
-from igraph_mcp.errors import IndexBusy
+from igraph_mcp.errors import IGraphError, IndexBusy
 from igraph_mcp.store import pg_schema
 from igraph_mcp.store.db import Database
-from igraph_mcp.store.pg_db import PgDatabase, connect, register_repo, storage_error
+from igraph_mcp.store.pg_db import PgDatabase, connect, storage_error
 
 # Progress within one phase is written at most this often (a phase change always is): a round-trip per file
 # would cost more than the SQLite lock file's pwrite.
@@ -37,8 +38,9 @@ class PgWriterLock:
         self.root = root
         self.revision = revision  # read at each build: the checkout moves under a long-running server
         self._thread_lock = threading.Lock()
-        self._con: psycopg.Connection[tuple[Any, ...]] | None = None
+        self._progress: psycopg.Connection[tuple[Any, ...]] | None = None
         self._repo_id = 0
+        self._backend = 0
         self._since = 0.0
         self._last = ("", 0.0)  # (phase, time) of the last progress written
 
@@ -48,34 +50,32 @@ class PgWriterLock:
         if not self._thread_lock.acquire(blocking=False):
             raise IndexBusy("an index build is already running in this server; wait for it to finish")
         try:
-            con = connect(self.url)
-            revision = self.revision()
+            # Registration runs in its own short transaction (safe beside other writers); migrations wait for the lock.
+            db = PgDatabase.open_for_write(self.url, self.repo, root=self.root, revision=self.revision(), migrate=False)
+            locked = False
             try:
                 with _mapped(self.url):
-                    repo_id = register_repo(con, self.repo, root=self.root, revision=revision)
-                    if not _try_lock(con, repo_id):
+                    locked = _try_lock(db.raw, db.repo_id)
+                    if not locked:
                         raise IndexBusy(
                             f"another igraph-mcp process is indexing repository {self.repo!r}"
-                            f"{holder_note(con, repo_id)}; wait for it to finish and retry"
+                            f"{holder_note(db.raw, db.repo_id)}; wait for it to finish and retry"
                         )
-                self._con, self._repo_id, self._since = con, repo_id, time.time()
-                self._last = ("", 0.0)
+                    backend = int(db.raw.info.backend_pid)
+                self._progress = _progress_connection(self.url)
+                self._repo_id, self._backend, self._since, self._last = db.repo_id, backend, time.time(), ("", 0.0)
                 self.report("starting", 0, 0)
-                db = PgDatabase.open_for_write(self.url, self.repo)
-                try:
-                    yield db
-                finally:
-                    db.close()
-                    self._release(con, repo_id)
+                db.migrate()
+                yield db
+                db.analyze_if_never()
             finally:
-                self._con = None
-                con.close()  # closing the session releases the advisory lock even if the unlock failed
+                self._release(db, locked=locked)
         finally:
             self._thread_lock.release()
 
     def report(self, phase: str, done: int, total: int) -> None:
         """Record the holder's progress (a no-op when this process does not hold the lock)."""
-        con = self._con
+        con = self._progress
         if con is None:
             return
         now = time.monotonic()
@@ -85,7 +85,7 @@ class PgWriterLock:
         try:
             con.execute(
                 "INSERT INTO igraph.index_progress(repo_id, pid, host, backend_pid, started_at, phase, done, total, "
-                "updated_at) VALUES(%s, %s, %s, pg_backend_pid(), %s, %s, %s, %s, %s) ON CONFLICT(repo_id) DO UPDATE "
+                "updated_at) VALUES(%s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT(repo_id) DO UPDATE "
                 "SET pid = excluded.pid, host = excluded.host, backend_pid = excluded.backend_pid, "
                 "started_at = excluded.started_at, phase = excluded.phase, done = excluded.done, "
                 "total = excluded.total, updated_at = excluded.updated_at",
@@ -93,6 +93,7 @@ class PgWriterLock:
                     self._repo_id,
                     os.getpid(),
                     socket.gethostname()[:100],
+                    self._backend,
                     self._since,
                     phase[:40],
                     done,
@@ -101,17 +102,32 @@ class PgWriterLock:
                 ),
             )
         except psycopg.Error:
-            # Progress is a courtesy to rivals: losing it must not stop the build (the writes have their own line).
-            self._con = None
+            # Progress is a courtesy to rivals: losing its line must not stop the build (the writes have their own).
+            con.close()
+            self._progress = None
 
-    def _release(self, con: psycopg.Connection[tuple[Any, ...]], repo_id: int) -> None:
-        if con.closed or con.broken:
-            return
-        try:
-            con.execute("DELETE FROM igraph.index_progress WHERE repo_id = %s", (repo_id,))
-            con.execute("SELECT pg_advisory_unlock(%s, %s)", (pg_schema.REPO_LOCK_CLASS, repo_id))
-        except psycopg.Error:
-            pass  # the connection is closed next, which releases the lock all the same
+    def _release(self, db: PgDatabase, *, locked: bool) -> None:
+        """Drop the progress row and the lock; closing the writer's session releases the lock in any case."""
+        progress, self._progress = self._progress, None
+        if progress is not None:
+            with contextlib.suppress(psycopg.Error):
+                progress.execute(
+                    "DELETE FROM igraph.index_progress WHERE repo_id = %s AND backend_pid = %s",
+                    (self._repo_id, self._backend),
+                )
+            progress.close()
+        if locked and not (db.raw.closed or db.raw.broken):
+            with contextlib.suppress(psycopg.Error):
+                db.raw.execute("SELECT pg_advisory_unlock(%s, %s)", (pg_schema.REPO_LOCK_CLASS, db.repo_id))
+        db.close()
+
+
+def _progress_connection(url: str) -> psycopg.Connection[tuple[Any, ...]] | None:
+    """The side line for progress rows; None when it cannot be opened (the build goes on without it)."""
+    try:
+        return connect(url)
+    except IGraphError:
+        return None
 
 
 @contextlib.contextmanager

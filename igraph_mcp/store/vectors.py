@@ -13,7 +13,7 @@ from igraph_mcp import crashpoints
 from igraph_mcp.store import pg_vectors
 from igraph_mcp.store.bind import placeholders
 from igraph_mcp.store.db import Database
-from igraph_mcp.store.dialect import POSTGRESQL, WriteConnection, connection_dialect
+from igraph_mcp.store.dialect import POSTGRESQL, WriteConnection, connection_dialect, table_exists
 
 log = logging.getLogger(__name__)
 
@@ -81,14 +81,21 @@ def create_vector_tables(con: WriteConnection, dimension: int) -> None:
 
 
 def drop_node_vectors(con: WriteConnection) -> None:
-    """Drop the node vectors and forget which texts were embedded."""
-    con.execute("DROP TABLE IF EXISTS node_vectors")
+    """Drop the node vectors and forget which texts were embedded (a full rebuild, same embedder)."""
+    if connection_dialect(con) == POSTGRESQL:
+        # A full rebuild runs in one transaction: DROP TABLE would hold an ACCESS EXCLUSIVE lock on the table until
+        # it commits and stop every reader; deleted rows stay visible to readers' snapshots instead.
+        if table_exists(con, "node_vectors"):
+            con.execute("DELETE FROM node_vectors")
+    else:
+        con.execute("DROP TABLE IF EXISTS node_vectors")
     con.execute("UPDATE nodes SET embed_hash = NULL")
 
 
 def drop_all_vectors(con: WriteConnection) -> None:
-    """Drop node and resource vectors (embedder changed)."""
-    drop_node_vectors(con)
+    """Drop node and resource vectors (embedder changed: the tables' dimension may change with it)."""
+    con.execute("DROP TABLE IF EXISTS node_vectors")
+    con.execute("UPDATE nodes SET embed_hash = NULL")
     con.execute("DROP TABLE IF EXISTS resource_vectors")
     con.execute("UPDATE resources SET embed_hash = NULL")
 
