@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from _factories import index_repo, make_repo
 
@@ -19,9 +17,10 @@ HUB = {
 }
 
 
-@pytest.fixture
-def svc(tmp_path: Path):  # type: ignore[no-untyped-def]
-    service = index_repo(make_repo(tmp_path, HUB))
+@pytest.fixture(scope="module")
+def svc(tmp_path_factory: pytest.TempPathFactory, store_kind: str):  # type: ignore[no-untyped-def]
+    """HUB indexed once per store: the tests only read it."""
+    service = index_repo(make_repo(tmp_path_factory.mktemp("lookup"), HUB))
     yield service
     service.close()
 

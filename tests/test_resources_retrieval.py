@@ -45,9 +45,10 @@ def orders_service(tmp_path: Path, embedder: Embedder | None, resource_top_k: in
         svc.close()
 
 
-@pytest.fixture
-def svc(tmp_path: Path) -> Iterator[IGraphService]:
-    with orders_service(tmp_path, HashingEmbedder(64)) as service:
+@pytest.fixture(scope="module")
+def svc(tmp_path_factory: pytest.TempPathFactory, store_kind: str) -> Iterator[IGraphService]:
+    """The mounted orders fixture, built once per store: its tests only read it."""
+    with orders_service(tmp_path_factory.mktemp("orders"), HashingEmbedder(64)) as service:
         yield service
 
 

@@ -47,6 +47,16 @@ def repo(tmp_path: Path) -> Path:
     return make_repo(tmp_path, FILES)
 
 
+@pytest.fixture(scope="module")
+def shared_svc(tmp_path_factory: pytest.TempPathFactory, store_kind: str):  # type: ignore[no-untyped-def]
+    """FILES indexed once per store, for the tests that only read the index."""
+    service = index_repo(make_repo(tmp_path_factory.mktemp("service"), FILES))
+    try:
+        yield service
+    finally:
+        service.close()
+
+
 @pytest.fixture
 def svc(repo: Path):  # type: ignore[no-untyped-def]
     service = index_repo(repo)
@@ -58,8 +68,8 @@ def svc(repo: Path):  # type: ignore[no-untyped-def]
 
 # -- node / file / related -----------------------------------------------------------------------------------
 @pytest.mark.both_stores
-def test_node_found_with_source_and_edges(svc) -> None:  # type: ignore[no-untyped-def]
-    d = svc.node("Account.apply")
+def test_node_found_with_source_and_edges(shared_svc) -> None:  # type: ignore[no-untyped-def]
+    d = shared_svc.node("Account.apply")
     assert d.found and d.node.qualifiedName == "Account.apply" and d.node.filePath == "svc/models.py"
     assert d.source.lstrip().startswith("def apply(self, amount):") and not d.sourceTruncated
     assert [c.qualifiedName for c in d.callers] == ["Account.deposit"]
@@ -69,36 +79,36 @@ def test_node_found_with_source_and_edges(svc) -> None:  # type: ignore[no-untyp
 
 @pytest.mark.both_stores
 @pytest.mark.parametrize("name", ["Account::apply", "Account#apply", "svc.models.Account.apply", " Account.apply "])
-def test_node_name_forms(svc, name: str) -> None:  # type: ignore[no-untyped-def]
-    d = svc.node(name)
+def test_node_name_forms(shared_svc, name: str) -> None:  # type: ignore[no-untyped-def]
+    d = shared_svc.node(name)
     assert d.found and d.node.qualifiedName == "Account.apply"
 
 
 @pytest.mark.both_stores
-def test_node_ambiguous_lists_candidates_and_file_disambiguates(svc) -> None:  # type: ignore[no-untyped-def]
-    d = svc.node("helper")
+def test_node_ambiguous_lists_candidates_and_file_disambiguates(shared_svc) -> None:  # type: ignore[no-untyped-def]
+    d = shared_svc.node("helper")
     assert not d.found and "ambiguous" in d.message
     assert sorted(c.filePath for c in d.candidates) == ["other/tools.py", "svc/api.py"]
-    one = svc.node("helper", file="other/tools.py")
+    one = shared_svc.node("helper", file="other/tools.py")
     assert one.found and one.node.filePath == "other/tools.py"
 
 
 @pytest.mark.both_stores
-def test_node_not_found_is_a_normal_answer(svc) -> None:  # type: ignore[no-untyped-def]
-    d = svc.node("does_not_exist")
+def test_node_not_found_is_a_normal_answer(shared_svc) -> None:  # type: ignore[no-untyped-def]
+    d = shared_svc.node("does_not_exist")
     assert d.found is False and d.node is None and "igraph_explore" in d.message
 
 
 @pytest.mark.both_stores
 @pytest.mark.parametrize("bad", ["", "   ", "x" * 501])
-def test_node_bad_names_rejected(svc, bad: str) -> None:  # type: ignore[no-untyped-def]
+def test_node_bad_names_rejected(shared_svc, bad: str) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(InvalidInput, match="name"):
-        svc.node(bad)
+        shared_svc.node(bad)
 
 
 @pytest.mark.both_stores
-def test_file_outline_exact_and_suffix(svc) -> None:  # type: ignore[no-untyped-def]
-    f = svc.file("svc/models.py")
+def test_file_outline_exact_and_suffix(shared_svc) -> None:  # type: ignore[no-untyped-def]
+    f = shared_svc.file("svc/models.py")
     assert f.found and f.language == "python" and f.parseStatus == "ok"
     assert [s.qualifiedName for s in f.symbols] == [
         "Account",
@@ -106,37 +116,37 @@ def test_file_outline_exact_and_suffix(svc) -> None:  # type: ignore[no-untyped-
         "Account.apply",
         "validate_amount",
     ]
-    assert svc.file("models.py").filePath == "svc/models.py"
-    assert svc.file("./svc/api.py").found
-    assert svc.file("api.py").imports == ["svc.models.Account"]
+    assert shared_svc.file("models.py").filePath == "svc/models.py"
+    assert shared_svc.file("./svc/api.py").found
+    assert shared_svc.file("api.py").imports == ["svc.models.Account"]
 
 
 @pytest.mark.both_stores
-def test_file_not_found_and_outside_root(svc) -> None:  # type: ignore[no-untyped-def]
-    missing = svc.file("nope.py")
+def test_file_not_found_and_outside_root(shared_svc) -> None:  # type: ignore[no-untyped-def]
+    missing = shared_svc.file("nope.py")
     assert missing.found is False and "igraph_index" in missing.message
     with pytest.raises(PathOutsideRoot):
-        svc.file("../../etc/passwd")
+        shared_svc.file("../../etc/passwd")
     with pytest.raises(PathOutsideRoot):
-        svc.file("/etc/passwd")
+        shared_svc.file("/etc/passwd")
 
 
 @pytest.mark.both_stores
-def test_related_callers_and_callees(svc) -> None:  # type: ignore[no-untyped-def]
-    r = svc.related("Account.apply", "both", 1)
+def test_related_callers_and_callees(shared_svc) -> None:  # type: ignore[no-untyped-def]
+    r = shared_svc.related("Account.apply", "both", 1)
     got = {(n.qualifiedName, n.direction) for n in r.related}
     assert got == {("Account.deposit", "caller"), ("validate_amount", "callee")}
-    callers2 = svc.related("Account.apply", "callers", 2)
+    callers2 = shared_svc.related("Account.apply", "callers", 2)
     assert {(n.qualifiedName, n.distance) for n in callers2.related} == {
         ("Account.deposit", 1),
         ("handle_deposit", 2),
     }
-    assert svc.related("nothing_here").found is False
-    assert svc.related("helper").candidates
+    assert shared_svc.related("nothing_here").found is False
+    assert shared_svc.related("helper").candidates
     with pytest.raises(InvalidInput, match="direction"):
-        svc.related("Account.apply", "sideways")
+        shared_svc.related("Account.apply", "sideways")
     with pytest.raises(InvalidInput, match="hops"):
-        svc.related("Account.apply", "both", 0)
+        shared_svc.related("Account.apply", "both", 0)
 
 
 # -- staleness and status ------------------------------------------------------------------------------------
@@ -160,12 +170,12 @@ def test_deleted_file_is_stale(svc, repo: Path) -> None:  # type: ignore[no-unty
 
 
 @pytest.mark.both_stores
-def test_status_counts(svc) -> None:  # type: ignore[no-untyped-def]
-    st = svc.status()
-    nodes = svc.db.scalar("SELECT count(*) FROM nodes")
-    assert st.indexed and st.files == svc.db.scalar("SELECT count(*) FROM files")
+def test_status_counts(shared_svc) -> None:  # type: ignore[no-untyped-def]
+    st = shared_svc.status()
+    nodes = shared_svc.db.scalar("SELECT count(*) FROM nodes")
+    assert st.indexed and st.files == shared_svc.db.scalar("SELECT count(*) FROM files")
     assert st.symbols == nodes - st.files  # every file has one module node
-    assert st.edges == svc.db.scalar("SELECT count(*) FROM edges WHERE target_id IS NOT NULL")
+    assert st.edges == shared_svc.db.scalar("SELECT count(*) FROM edges WHERE target_id IS NOT NULL")
     assert st.edgeKinds["calls"] >= 3 and st.edgeKinds["contains"] >= 5
     assert st.languages == {"python": st.files}
     assert st.embedder == "hash:64" and st.embedderDimension == 64

@@ -100,3 +100,19 @@ def test_a_module_fixtures_root_keeps_the_module_store(shared_root: Path, store_
 @pytest.mark.sqlite_only
 def test_sqlite_only_wins_over_the_modules_marker(store_kind: str) -> None:
     assert store_kind == "sqlite"
+
+
+@pytest.mark.parametrize(("ci", "outcome"), [("true", "2 errors"), ("", "2 skipped")])
+def test_an_unreachable_server_fails_under_ci_and_skips_elsewhere(ci: str, outcome: str) -> None:
+    target = f"{Path(__file__).resolve()}::test_each_postgresql_run_gets_a_fresh_database"
+    env = subprocess_env(CI=ci, IGRAPH_TEST_DATABASE_URL="postgresql://igraph@127.0.0.1:1/nowhere")
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", target],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=Path(__file__).resolve().parent.parent,
+    )
+    assert outcome in done.stdout, done.stdout[-2000:]
+    assert (done.returncode != 0) is (ci == "true")

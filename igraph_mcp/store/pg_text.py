@@ -87,13 +87,15 @@ def ddl(index: TextIndex) -> list[str]:
     """CREATE statements of one text index (run inside the repository's schema by the migrations)."""
     cols = ", ".join(f"{c} text NOT NULL DEFAULT ''" for c in index.columns)
     freqs = ", ".join(f"{c} integer NOT NULL DEFAULT 0" for c in index.freq_columns)
+    fcols = ", ".join(index.freq_columns)
     return [
         # `rowid`, as FTS5 names it, so SQL joining nodes_fts to nodes by rowid reads the same on both stores.
         f"CREATE TABLE {index.name}(rowid bigint PRIMARY KEY, {cols}, length integer NOT NULL)",
-        # Every statistic a query needs is on the posting itself (the row's length too), so scoring one term is
-        # one index range scan with no join; postings are looked up by term, and deleted by row.
+        # Every statistic a query needs is on the posting itself (the row's length too) and in the primary key's
+        # leaves (INCLUDE), so scoring one term is one index-only range scan: at 1M rows 4-10x faster than
+        # fetching each posting from the heap (65-200 ms against 700-940 ms for 20-term queries).
         f'CREATE TABLE {index.postings}(term text COLLATE "C" NOT NULL, row_id bigint NOT NULL, '
-        f"length integer NOT NULL, {freqs}, PRIMARY KEY (term, row_id))",
+        f"length integer NOT NULL, {freqs}, PRIMARY KEY (term, row_id) INCLUDE (length, {fcols}))",
         f"CREATE INDEX {index.postings}_row ON {index.postings}(row_id)",
         f'CREATE TABLE {index.terms}(term text COLLATE "C" PRIMARY KEY, docs bigint NOT NULL)',
         f"CREATE TABLE {index.totals}(one boolean PRIMARY KEY DEFAULT true CHECK (one), "
@@ -267,10 +269,6 @@ class _Stats:
     tokens: int
     docs: dict[str, int]  # term key -> rows holding it (terms no row holds are absent)
 
-    def idf(self, term: str) -> float:
-        """FTS5's IDF of a one-term phrase (in SQL the same formula is evaluated from the same counts)."""
-        return _idf(self.rows, self.docs[term])
-
 
 def _stats(db: Reader, index: TextIndex, terms: Sequence[str]) -> _Stats:
     """N, the token total and the document counts of some terms, in one snapshot of the statistics."""
@@ -284,17 +282,15 @@ def _stats(db: Reader, index: TextIndex, terms: Sequence[str]) -> _Stats:
     return _Stats(int(found[0][0]), int(found[0][1]), {str(r[2]): int(r[3]) for r in found if r[2] is not None})
 
 
-def _score_sql(index: TextIndex, within_sql: str | None, among: bool) -> str:
-    """Per-row bm25() sums over the postings of the given (term, docs) phrases; ``among`` limits them to rows.
+def _score_sql(index: TextIndex, within_sql: str | None) -> str:
+    """Per-row bm25() sums over the postings of the given (term, docs) phrases.
 
     The arithmetic follows fts5_aux.c operation by operation in float8, so scores agree with FTS5's to the last
     bits (summation order aside). Document counts come in as parameters: the planner then walks the phrase list
     and does one index range scan per term instead of guessing how many terms match.
     """
     tf = " + ".join(f"p.{c} * ?::float8" for c in index.freq_columns)
-    cond = (" AND p.row_id = ANY(?::bigint[])" if among else "") + (
-        f" AND p.row_id IN ({within_sql})" if within_sql else ""
-    )
+    cond = f" AND p.row_id IN ({within_sql})" if within_sql else ""
     return (
         "SELECT p.row_id, sum(q.idf * ((f.tf * (?::float8 + 1.0::float8)) / "  # noqa: S608 - fixed names
         "(f.tf + ?::float8 * ((1.0::float8 - ?::float8) + (?::float8 * p.length::float8) / ?::float8)))) AS score "
@@ -304,14 +300,6 @@ def _score_sql(index: TextIndex, within_sql: str | None, among: bool) -> str:
         f"JOIN {index.postings} p ON p.term = q.term CROSS JOIN LATERAL (SELECT {tf} AS tf) f "
         f"WHERE true{cond} GROUP BY p.row_id"
     )
-
-
-# MaxScore (Turtle and Flood, 1995), so a query with common terms does not score every posting of "self": a
-# lower bound of the k-th best score comes from the rows of the rarest terms (at most BOOTSTRAP_POSTINGS postings);
-# the most common terms whose upper bounds (idf * (k1 + 1) each) sum below it can bring no row into the top k on
-# their own, so they are only added to the rows the other terms rank within reach. The answer stays FTS5's, exactly.
-BOOTSTRAP_POSTINGS = 20_000
-SLACK = 1e-9  # scores summed in another order may differ in the last bits
 
 
 def search(
@@ -350,9 +338,6 @@ def search(
         return sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
     if not singles:
         return []
-    pruned = query.pruned_top(singles, limit) if min(w) >= 0 else None
-    if pruned is not None:
-        return pruned
     return query.scores(singles, limit=limit)
 
 
@@ -376,66 +361,12 @@ class _Query:
 
     def scores(self, terms: Sequence[str], *, limit: int | None = None) -> list[tuple[int, float]]:
         """Every matching row's score over ``terms`` (the best ``limit`` of them), best first."""
-        sql = _score_sql(self.index, self.within_sql, among=False) + " ORDER BY score DESC, p.row_id"
+        sql = _score_sql(self.index, self.within_sql) + " ORDER BY score DESC, p.row_id"
         params = [*self._params(terms), *self.within_params]
         if limit is not None:
             sql += " LIMIT ?"
             params.append(limit)
         return [(int(r[0]), float(r[1])) for r in self.db.rows(sql, tuple(params))]
-
-    def pruned_top(self, terms: list[str], k: int) -> list[tuple[int, float]] | None:
-        """The exact top ``k`` without every posting of the common terms, or None when no term can be left out."""
-        docs = self.stats.docs
-        by_rarity = sorted(set(terms), key=lambda t: (docs[t], t))
-        seed: list[str] = []
-        for t in by_rarity:
-            if seed and sum(docs[x] for x in seed) + docs[t] > BOOTSTRAP_POSTINGS:
-                break
-            seed.append(t)
-        if len(seed) == len(by_rarity):
-            return None  # every posting is cheap to score
-        floor = self._kth_score([t for t in terms if t in seed], terms, k)
-        if floor is None:
-            return None
-        # Non-essential: the most common terms whose bounds (per phrase, duplicates too) sum below the floor.
-        bounds = {t: self.stats.idf(t) * (K1 + 1.0) * terms.count(t) for t in by_rarity}
-        lazy: list[str] = []
-        total = 0.0
-        for t in reversed(by_rarity):
-            if t in seed or (total + bounds[t]) * (1.0 + SLACK) + SLACK >= floor:
-                break
-            lazy.append(t)
-            total += bounds[t]
-        if not lazy:
-            return None
-        essential = [t for t in terms if t not in lazy]
-        reach = self._within_reach(essential, floor - total * (1.0 + SLACK) - SLACK)
-        return self._complete(reach, [t for t in terms if t in lazy], k)
-
-    def _kth_score(self, seed: list[str], terms: list[str], k: int) -> float | None:
-        """A lower bound of the k-th best score: the k-th best full score of the rows the seed terms rank first
-        (None when fewer than k rows hold a seed term)."""
-        top = dict(self.scores(seed, limit=k))
-        if len(top) < k:
-            return None
-        rest = [t for t in terms if t not in seed]
-        full = self._complete(top, rest, k) if rest else sorted(top.items(), key=lambda kv: (-kv[1], kv[0]))
-        return full[k - 1][1]
-
-    def _within_reach(self, essential: list[str], cut: float) -> dict[int, float]:
-        """Rows whose score over the essential terms is at least ``cut``, with that score."""
-        sql = f"SELECT * FROM ({_score_sql(self.index, self.within_sql, among=False)}) e WHERE e.score >= ?"  # noqa: S608
-        found = self.db.rows(sql, (*self._params(essential), *self.within_params, cut))
-        return {int(r[0]): float(r[1]) for r in found}
-
-    def _complete(self, partial: dict[int, float], others: list[str], k: int) -> list[tuple[int, float]]:
-        """Add the other terms' share to the candidate rows and rank them."""
-        full = dict(partial)
-        if others and partial:
-            sql = _score_sql(self.index, None, among=True)
-            for rid, score in self.db.rows(sql, (*self._params(others), sorted(partial))):
-                full[int(rid)] += float(score)
-        return sorted(full.items(), key=lambda kv: (-kv[1], kv[0]))[:k]
 
 
 def _instances(terms: list[str], phrase: list[str]) -> int:
