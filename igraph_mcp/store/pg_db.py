@@ -351,6 +351,13 @@ class PgDatabase(Database):
             )
         )
 
+    def record_source(self, root: str, revision: str) -> None:
+        """Record the checkout (root, git revision) this writer indexes as the repository's in the registry."""
+        with self._lock, self._mapped():
+            self.raw.execute(
+                "UPDATE igraph.repos SET root = %s, revision = %s WHERE id = %s", (root, revision, self.repo_id)
+            )
+
     def analyze_if_never(self) -> None:
         """Gather planner statistics for a repository's tables that never had any (a first build), so its first
         queries do not wait for autovacuum to find out how large the tables became."""
