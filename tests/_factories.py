@@ -131,6 +131,7 @@ def pg_lock_holder(url: str, repo: str) -> tuple[int, str] | None:
             row = con.execute(
                 "SELECT p.pid, p.started_at FROM igraph.repos r JOIN pg_locks l ON l.locktype = 'advisory' "
                 "AND l.classid = %s AND l.objid = r.id AND l.granted "
+                "AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database()) "
                 "LEFT JOIN igraph.index_progress p ON p.repo_id = r.id AND p.backend_pid = l.pid WHERE r.name = %s",
                 (REPO_LOCK_CLASS, repo),
             ).fetchone()

@@ -235,6 +235,43 @@ def test_a_progress_row_of_another_session_is_not_reported(url: str, names: list
             pass
 
 
+def test_a_first_build_leaves_planner_statistics(url: str, names: list[str]) -> None:
+    name = _name(names)
+    with PgWriterLock(url, name).hold() as db, db.atomic() as con:
+        for i in range(50):
+            _add_file(con, f"f{i}.py")
+    reader = PgDatabase.open_for_read(url, name)
+    try:
+        never = reader.rows(
+            "SELECT relname FROM pg_stat_user_tables WHERE schemaname = ? AND last_analyze IS NULL "
+            "AND last_autoanalyze IS NULL",
+            (reader.schema,),
+        )
+        assert never == []
+        assert reader.scalar("SELECT reltuples FROM pg_class WHERE oid = 'files'::regclass") == 50
+    finally:
+        reader.close()
+
+
+def test_the_registry_records_the_last_indexers_checkout(url: str, names: list[str], tmp_path: Path) -> None:
+    name = _name(names)
+    first = PgWriterLock(url, name, root="/ci/checkout", revision=lambda: "a" * 40)
+    rival = PgWriterLock(url, name, root="/laptop/checkout", revision=lambda: "b" * 40)
+    with first.hold():
+        with pytest.raises(IndexBusy), rival.hold():
+            pass
+        with psycopg.connect(url, autocommit=True) as con:  # a rival that was turned away records nothing
+            row = con.execute("SELECT root, revision FROM igraph.repos WHERE name = %s", (name,)).fetchone()
+            assert row == ("/ci/checkout", "a" * 40)
+    with rival.hold():
+        pass
+    with psycopg.connect(url, autocommit=True) as con:
+        assert con.execute("SELECT root, revision FROM igraph.repos WHERE name = %s", (name,)).fetchone() == (
+            "/laptop/checkout",
+            "b" * 40,
+        )
+
+
 def test_one_lock_per_repository(url: str, names: list[str]) -> None:
     a, b = _name(names), _name(names)
     # Different repositories: both write at once.
@@ -291,7 +328,8 @@ def test_a_dropped_connection_releases_the_lock_and_ends_its_writes(url: str, na
             pids = [
                 r[0]
                 for r in admin.execute(
-                    "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND classid = %s AND objid = %s AND granted",
+                    "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid = %s AND objid = %s "
+                    "AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
                     (pg_schema.REPO_LOCK_CLASS, db.repo_id),  # type: ignore[attr-defined]
                 )
             ]

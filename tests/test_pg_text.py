@@ -257,35 +257,3 @@ def test_clear_empties_everything(both: tuple[apsw.Connection, PgShim]) -> None:
         pg_text.clear(con, pg_text.NODE_TEXT)
     assert pg_text.search(pg, pg_text.NODE_TEXT, ["parse"], 10, NODE_BM25_WEIGHTS) == []
     assert pg.rows("SELECT rows, tokens FROM nodes_fts_totals") == [(0, 0)]
-
-
-ZIPF_QUERIES = [
-    ["zipf1", "zipf2", "zipf30"],
-    ["zipf1", "zipf2", "zipf3", "zipf4", "zipf77", "zipf150"],
-    ["zipf1", "zipf1", "zipf9", "parse"],  # a common term twice
-    ["zipf2", "zipf200", "zipf300", "zipf400", "config"],
-    ["zipf1", "zipf3", "zipf5", "zipf8", "zipf13", "zipf21", "zipf34", "zipf55", "zipf89", "zipf144"],
-]
-
-
-@pytest.mark.parametrize("limit", [1, 5, 20])
-def test_pruning_common_terms_keeps_the_exact_top(
-    shared: tuple[apsw.Connection, PgShim], monkeypatch: pytest.MonkeyPatch, limit: int
-) -> None:
-    lite, pg = shared
-    monkeypatch.setattr(pg_text, "PRUNE_DOCS", 40)  # most of the table's words count as common here
-    pruned = []
-    complete = pg_text._Query._complete
-
-    def spy(self: Any, partial: dict[int, float], common: list[str], k: int) -> list[tuple[int, float]]:
-        pruned.append(common)
-        return complete(self, partial, common, k)
-
-    monkeypatch.setattr(pg_text._Query, "_complete", spy)
-    for tokens in ZIPF_QUERIES + QUERIES:
-        for weights in (NODE_BM25_WEIGHTS, (1.0,) * 7):
-            _assert_same(
-                _lite_search(lite, tokens, limit, weights),
-                pg_text.search(pg, pg_text.NODE_TEXT, tokens, limit, weights),
-            )
-    assert len(pruned) >= 2  # the bound held, so the pruned path is what was compared

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from types import ModuleType
 from typing import Any
 
 from igraph_mcp.store import pg_text
@@ -180,6 +181,13 @@ def insert_node(con: WriteConnection, node: NewNode) -> int:
     )
 
 
+def _pg_bulk() -> ModuleType:
+    """The PostgreSQL bulk writer, imported on first use (it needs psycopg, which a SQLite install lacks)."""
+    from igraph_mcp.store import pg_bulk
+
+    return pg_bulk
+
+
 def reserve_node_ids(con: WriteConnection, n: int) -> list[int]:
     """``n`` fresh node ids, ascending, for ``insert_nodes`` (inside the writer's transaction)."""
     if n <= 0:
@@ -196,10 +204,14 @@ def reserve_node_ids(con: WriteConnection, n: int) -> list[int]:
 
 def insert_nodes(con: WriteConnection, ids: Sequence[int], nodes: Sequence[NewNode]) -> None:
     """Insert nodes under ids from ``reserve_node_ids``, in one batch."""
+    rows = [(nid, *node) for nid, node in zip(ids, nodes, strict=True)]
+    if connection_dialect(con) == POSTGRESQL:
+        _pg_bulk().copy_rows(con, "nodes", ("id", *NewNode._fields), rows)
+        return
     con.executemany(
         "INSERT INTO nodes(id, file_id, parent_id, kind, name, qualified_name, signature, docstring, body, "
         "start_line, end_line, start_byte, end_byte, exported) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-        [(nid, *node) for nid, node in zip(ids, nodes, strict=True)],
+        rows,
     )
 
 
@@ -302,15 +314,22 @@ def names_in_files(db: Database, file_ids: Sequence[int]) -> set[str]:
 def insert_edges(con: WriteConnection, rows: Iterable[NewEdge]) -> None:
     """Insert edges; one bound at insertion (`contains`) is certain, a reference waits for the resolver."""
     # Confidence is computed here, not in SQL: PostgreSQL cannot type a bare `? IS NULL` parameter.
+    values = ((*row, 0.0 if row.target_id is None else 1.0) for row in rows)
+    if connection_dialect(con) == POSTGRESQL:
+        _pg_bulk().copy_rows(con, "edges", (*NewEdge._fields, "confidence"), values)
+        return
     con.executemany(
         "INSERT INTO edges(source_id, target_id, kind, target_name, qualifier, resolution, line, confidence) "
         "VALUES(?,?,?,?,?,?,?,?)",
-        ((*row, 0.0 if row.target_id is None else 1.0) for row in rows),
+        values,
     )
 
 
 def insert_imports(con: WriteConnection, rows: Iterable[NewImport]) -> None:
     """Insert a file's imports."""
+    if connection_dialect(con) == POSTGRESQL:
+        _pg_bulk().copy_rows(con, "imports", NewImport._fields, rows)
+        return
     con.executemany("INSERT INTO imports(file_id, module, name, alias, line) VALUES(?,?,?,?,?)", rows)
 
 
@@ -368,9 +387,11 @@ def set_edge_targets(con: WriteConnection, rows: Iterable[EdgeBinding], *, bulk:
     """
     # In edge id order, the updates walk the table's b-tree front to back instead of jumping around it.
     rows = sorted(rows, key=lambda b: b.edge_id)
+    if connection_dialect(con) == POSTGRESQL:
+        # DROP INDEX would lock readers out of the table until commit: the indexes stay, the rows come by COPY.
+        _pg_bulk().rebind_edges(con, rows)
+        return
     found = "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND name IN (?, ?)"
-    # PostgreSQL: DROP INDEX would lock readers out of the table until commit; its indexes stay.
-    bulk = bulk and connection_dialect(con) == SQLITE
     indexes = list(con.execute(found, _BINDING_INDEXES)) if bulk else []
     for name, _sql in indexes:
         con.execute(f'DROP INDEX "{name}"')
@@ -381,6 +402,9 @@ def set_edge_targets(con: WriteConnection, rows: Iterable[EdgeBinding], *, bulk:
 
 def insert_facts(con: WriteConnection, rows: Iterable[tuple[int, str, str, str]]) -> None:
     """Insert facts (node_id, name, kind, text) a scope states about its names."""
+    if connection_dialect(con) == POSTGRESQL:
+        _pg_bulk().copy_rows(con, "facts", ("node_id", "name", "kind", "text"), rows)
+        return
     con.executemany("INSERT INTO facts(node_id, name, kind, text) VALUES(?,?,?,?)", rows)
 
 

@@ -351,6 +351,28 @@ class PgDatabase(Database):
             )
         )
 
+    def record_source(self, root: str, revision: str) -> None:
+        """Record the checkout (root, git revision) this writer indexes as the repository's in the registry."""
+        with self._lock, self._mapped():
+            self.raw.execute(
+                "UPDATE igraph.repos SET root = %s, revision = %s WHERE id = %s", (root, revision, self.repo_id)
+            )
+
+    def analyze_if_never(self) -> None:
+        """Gather planner statistics for a repository's tables that never had any (a first build), so its first
+        queries do not wait for autovacuum to find out how large the tables became."""
+        with self._lock, self._mapped():
+            tables = [
+                str(r[0])
+                for r in self.raw.execute(
+                    "SELECT relname FROM pg_stat_user_tables WHERE schemaname = %s "
+                    "AND last_analyze IS NULL AND last_autoanalyze IS NULL",
+                    (self.schema,),
+                )
+            ]
+            for table in tables:
+                self.raw.execute(pg_sql.SQL("ANALYZE {}").format(pg_sql.Identifier(self.schema, table)))
+
     # -- support and migrations --------------------------------------------------------------------------
     def _vector_support(self) -> str | None:
         row = self.raw.execute("SELECT 1 FROM pg_extension WHERE extname = 'vector'").fetchone()

@@ -50,8 +50,9 @@ class PgWriterLock:
         if not self._thread_lock.acquire(blocking=False):
             raise IndexBusy("an index build is already running in this server; wait for it to finish")
         try:
-            # Registration runs in its own short transaction (safe beside other writers); migrations wait for the lock.
-            db = PgDatabase.open_for_write(self.url, self.repo, root=self.root, revision=self.revision(), migrate=False)
+            # Registration runs in its own short transaction (safe beside other writers); migrations, and recording
+            # this checkout as the repository's source, wait for the lock.
+            db = PgDatabase.open_for_write(self.url, self.repo, migrate=False)
             locked = False
             try:
                 with _mapped(self.url):
@@ -65,8 +66,10 @@ class PgWriterLock:
                 self._progress = _progress_connection(self.url)
                 self._repo_id, self._backend, self._since, self._last = db.repo_id, backend, time.time(), ("", 0.0)
                 self.report("starting", 0, 0)
+                db.record_source(self.root, self.revision())
                 db.migrate()
                 yield db
+                db.analyze_if_never()
             finally:
                 self._release(db, locked=locked)
         finally:
@@ -145,8 +148,9 @@ def _try_lock(con: psycopg.Connection[tuple[Any, ...]], repo_id: int) -> bool:
 def lock_holder_pid(con: psycopg.Connection[tuple[Any, ...]], repo_id: int) -> int | None:
     """The backend pid holding repository ``repo_id``'s writer lock, or None."""
     row = con.execute(
-        "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND classid = %s AND objid = %s AND objsubid = 2 "
-        "AND granted",
+        # Advisory keys are per database: another database of the server has its own repository 1.
+        "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid = %s AND objid = %s "
+        "AND objsubid = 2 AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
         (pg_schema.REPO_LOCK_CLASS, repo_id),
     ).fetchone()
     return None if row is None else int(row[0])
