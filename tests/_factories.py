@@ -129,8 +129,10 @@ def pg_lock_holder(url: str, repo: str) -> tuple[int, str] | None:
     with psycopg.connect(url, autocommit=True) as con:
         try:
             row = con.execute(
+                # Advisory keys are per database: another database's repository 1 holds its own lock.
                 "SELECT p.pid, p.started_at FROM igraph.repos r JOIN pg_locks l ON l.locktype = 'advisory' "
                 "AND l.classid = %s AND l.objid = r.id AND l.granted "
+                "AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database()) "
                 "AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database()) "
                 "LEFT JOIN igraph.index_progress p ON p.repo_id = r.id AND p.backend_pid = l.pid WHERE r.name = %s",
                 (REPO_LOCK_CLASS, repo),
