@@ -137,10 +137,9 @@ class PgServer:
         """A URL of a fresh empty database (pgvector installed in it unless ``vector`` is False)."""
         name = f"{self._prefix}_{next(self._count)}"
         with self._admin() as con:
-            if vector:
-                con.execute(f'CREATE DATABASE "{name}" TEMPLATE "{self._template}"')
-            else:
-                con.execute(f'CREATE DATABASE "{name}" TEMPLATE template0')
+            # FILE_COPY: a small template copies faster than WAL_LOG writes it (44 against 97 ms, fsync off).
+            template = self._template if vector else "template0"
+            con.execute(f'CREATE DATABASE "{name}" TEMPLATE "{template}" STRATEGY FILE_COPY')
         self._live.add(name)
         return with_database(self.url, name)
 
@@ -149,7 +148,7 @@ class PgServer:
         name = f"{self._prefix}_{next(self._count)}"
         source = urlsplit(url).path.lstrip("/")
         with self._admin() as con:
-            con.execute(f'CREATE DATABASE "{name}" TEMPLATE "{source}"')
+            con.execute(f'CREATE DATABASE "{name}" TEMPLATE "{source}" STRATEGY FILE_COPY')
         self._live.add(name)
         return with_database(self.url, name)
 
