@@ -47,6 +47,15 @@ def table_exists_sql(dialect: Dialect) -> str:
     return _TABLE_EXISTS[dialect]
 
 
+# SQLite's LIKE ignores ASCII case; ILIKE gives PostgreSQL the same answers to a path or name suffix lookup.
+_LIKE = {SQLITE: "LIKE", POSTGRESQL: "ILIKE"}
+
+
+def like_operator(dialect: Dialect) -> str:
+    """The operator that matches a LIKE pattern the way SQLite's LIKE does (ASCII case ignored) on ``dialect``."""
+    return _LIKE[dialect]
+
+
 def table_exists(con: WriteConnection, name: str) -> bool:
     """True when the table (SQLite: or index, view) ``name`` exists in the connection's index."""
     return con.execute(_TABLE_EXISTS[connection_dialect(con)], (name,)).fetchone() is not None

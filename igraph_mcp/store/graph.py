@@ -10,7 +10,14 @@ from typing import Any
 from igraph_mcp.store import pg_text
 from igraph_mcp.store.bind import batches, placeholders
 from igraph_mcp.store.db import Database
-from igraph_mcp.store.dialect import POSTGRESQL, SQLITE, WriteConnection, connection_dialect, inserted_id
+from igraph_mcp.store.dialect import (
+    POSTGRESQL,
+    SQLITE,
+    WriteConnection,
+    connection_dialect,
+    inserted_id,
+    like_operator,
+)
 from igraph_mcp.store.fts import NODE_BM25_WEIGHTS, fts_or_query, fts_terms, like_literal
 from igraph_mcp.store.records import (
     EdgeBinding,
@@ -154,7 +161,8 @@ def file_paths_with_suffix(db: Database, suffix: str, limit: int = 20) -> list[s
     return [
         r[0]
         for r in db.rows(
-            "SELECT path FROM files WHERE path = ? OR path LIKE ? ESCAPE '\\' ORDER BY length(path) LIMIT ?",
+            f"SELECT path FROM files WHERE path = ? OR path {like_operator(db.dialect)} ? ESCAPE '\\' "  # noqa: S608
+            "ORDER BY length(path), path LIMIT ?",
             (suffix, like, limit),
         )
     ]

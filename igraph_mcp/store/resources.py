@@ -9,7 +9,14 @@ from typing import Any
 from igraph_mcp.store import pg_text
 from igraph_mcp.store.bind import MAX_BOUND, batches, placeholders
 from igraph_mcp.store.db import Database
-from igraph_mcp.store.dialect import POSTGRESQL, WriteConnection, connection_dialect, inserted_id, table_exists
+from igraph_mcp.store.dialect import (
+    POSTGRESQL,
+    WriteConnection,
+    connection_dialect,
+    inserted_id,
+    like_operator,
+    table_exists,
+)
 from igraph_mcp.store.fts import RESOURCE_BM25_WEIGHTS, fts_or_query, like_literal
 from igraph_mcp.store.records import CodeCandidate, LinkRow, NewChunk, ResourceRow, SourceRow
 from igraph_mcp.store.vectors import embedding_sql, has_node_vectors, has_resource_vectors, vector_bytes
@@ -340,7 +347,8 @@ def nodes_with_qualified_name(db: Database, name: str, limit: int = 20) -> list[
     return [
         int(r[0])
         for r in db.rows(
-            "SELECT id FROM nodes WHERE qualified_name = ? OR qualified_name LIKE ? ESCAPE '\\' LIMIT ?",
+            f"SELECT id FROM nodes WHERE qualified_name = ? OR qualified_name {like_operator(db.dialect)} ? "  # noqa: S608
+            "ESCAPE '\\' ORDER BY id LIMIT ?",
             (name, like, limit),
         )
     ]
@@ -352,8 +360,8 @@ def module_nodes_for_path(db: Database, path: str, limit: int = 5) -> list[int]:
     return [
         int(r[0])
         for r in db.rows(
-            "SELECT n.id FROM nodes n JOIN files f ON f.id = n.file_id WHERE n.kind = 'module' "
-            "AND (f.path = ? OR f.path LIKE ? ESCAPE '\\') LIMIT ?",
+            f"SELECT n.id FROM nodes n JOIN files f ON f.id = n.file_id WHERE n.kind = 'module' "  # noqa: S608
+            f"AND (f.path = ? OR f.path {like_operator(db.dialect)} ? ESCAPE '\\') ORDER BY n.id LIMIT ?",
             (path, like, limit),
         )
     ]
