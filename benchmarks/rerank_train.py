@@ -143,7 +143,8 @@ def features(q: Query, params: RetrievalParams) -> tuple[list[int], np.ndarray]:
     hits, files = ranking(q, hand)
     top = hits[: params.rerank_depth]
     words = {path: len(w) for path, w in files.words.items()}
-    rows = rerank.feature_rows(top, [f.filePath for f in files.files], words)
+    query = stages.analyze(None, q.text, hand, definition_counts=q.definition_counts)
+    rows = rerank.feature_rows(top, [f.filePath for f in files.files], words, frozenset(query.analysis.tokens))
     return [h.nodeId for h in top], np.asarray(rows, dtype=np.float64).reshape(len(top), len(rerank.FEATURES))
 
 

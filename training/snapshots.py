@@ -32,7 +32,8 @@ if str(_SRC) not in sys.path:
     sys.path.insert(0, str(_SRC))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from mine_commits import CACHE as COMMITS, MIRRORS, is_vendored, mirror_dir, refusal  # noqa: E402
+from mine_commits import CACHE as COMMITS  # noqa: E402
+from mine_commits import MIRRORS, is_vendored, mirror_dir, refusal
 
 from igraph_mcp.vocab.languages import language_for_path  # noqa: E402
 
@@ -64,9 +65,7 @@ class Planned:
 
 
 def _git(git_dir: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", "--git-dir", str(git_dir), *args], check=True, capture_output=True, text=True
-    ).stdout  # noqa: S603, S607 - fixed git arguments
+    return subprocess.run(["git", "--git-dir", str(git_dir), *args], check=True, capture_output=True, text=True).stdout
 
 
 def _records(repo: str) -> list[dict[str, object]]:
@@ -157,10 +156,8 @@ def export(p: Planned) -> Path:
         raise SystemExit(f"{p.repo}: no mirror under {MIRRORS}; fetch it or set IGRAPH_MIRRORS")
     shutil.rmtree(root, ignore_errors=True)
     root.mkdir(parents=True)
-    archive = subprocess.Popen(  # noqa: S603, S607 - fixed git arguments
-        ["git", "--git-dir", str(git_dir), "archive", p.snapshot], stdout=subprocess.PIPE
-    )
-    subprocess.run(["tar", "-x", "-C", str(root)], stdin=archive.stdout, check=True)  # noqa: S603, S607
+    archive = subprocess.Popen(["git", "--git-dir", str(git_dir), "archive", p.snapshot], stdout=subprocess.PIPE)
+    subprocess.run(["tar", "-x", "-C", str(root)], stdin=archive.stdout, check=True)
     if archive.wait() != 0:
         raise SystemExit(f"{p.repo}: git archive {p.snapshot} failed")
     (root / ".exported").write_text(p.snapshot, encoding="utf-8")

@@ -327,6 +327,7 @@ def rerank_hits(hits: list[Hit], files: RankedFiles, query: AnalyzedQuery, param
         {path: len(w) for path, w in files.words.items()},
         params.rerank_weights,
         params.rerank_depth,
+        frozenset(query.analysis.tokens),
     )
 
 
