@@ -33,7 +33,7 @@ if str(_SRC) not in sys.path:
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from mine_commits import CACHE as COMMITS  # noqa: E402
-from mine_commits import MIRRORS, is_vendored, mirror_dir, refusal
+from mine_commits import MIRRORS, is_vendored, mirror_dir, refusal  # noqa: E402
 
 from igraph_mcp.vocab.languages import language_for_path  # noqa: E402
 
@@ -169,6 +169,7 @@ def open_service(root: Path, embed: bool = True) -> object:
     from igraph_mcp.config import load_config
     from igraph_mcp.embed.local import DEFAULT_MODEL
     from igraph_mcp.embed.onnx_local import OnnxEmbedder
+    from igraph_mcp.embed.query_transform import with_query_transform
     from igraph_mcp.embed.registry import AUTO_QUANTIZE, embedder_from_config
     from igraph_mcp.service import IGraphService
 
@@ -182,7 +183,8 @@ def open_service(root: Path, embed: bool = True) -> object:
     default = embedder_from_config(e)
     if default is None or default.id != embedder.id:
         raise SystemExit(f"the one-thread embedder {embedder.id} is not the configured one")
-    return IGraphService(root, config=config, embedder=embedder)
+    # The configured query transform (IGRAPH_EMBED_QUERY_TRANSFORM), as embedder_from_config applies it.
+    return IGraphService(root, config=config, embedder=with_query_transform(embedder, e.queryTransform))
 
 
 def index_all(plan: list[Planned], minutes: float) -> None:

@@ -31,7 +31,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import snapshots as snap  # noqa: E402
+import snapshots as snap
 
 DIM = 384
 SCALE = 20.0  # cosine x 20 in the softmax, as the adapter's training used

@@ -25,11 +25,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
-import rerank_train as rt  # noqa: E402
+import rerank_train as rt
 
-from igraph_mcp.retrieve import rerank  # noqa: E402
-from igraph_mcp.retrieve.params import DEFAULT_PARAMS, RetrievalParams  # noqa: E402
-from igraph_mcp.store.records import NodeRow  # noqa: E402
+from igraph_mcp.retrieve import rerank
+from igraph_mcp.retrieve.params import DEFAULT_PARAMS, RetrievalParams
+from igraph_mcp.store.records import NodeRow
 
 SHIPPED_SET = (
     "base_logrank,kind_function,kind_method,kind_class,kind_module,testCode,path_words,file_logrank"  # today's eight
