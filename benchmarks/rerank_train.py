@@ -68,8 +68,9 @@ class Query:
     class_keys: frozenset[str]
 
 
-def _row(nid: int, path: str, kind: str, name: str, qualified_name: str) -> NodeRow:
-    return NodeRow(nid, 0, path, kind, name, qualified_name, "", "", 0, 0, None, False)
+def _row(nid: int, path: str, kind: str, name: str, qualified_name: str, span: list[int] | None = None) -> NodeRow:
+    start, end = span or (0, 0)
+    return NodeRow(nid, 0, path, kind, name, qualified_name, "", "", start, end, None, False)
 
 
 def load(paths: Iterable[Path]) -> list[Query]:
@@ -82,6 +83,7 @@ def load(paths: Iterable[Path]) -> list[Query]:
                     if not line.endswith("\n"):
                         continue
                     d = json.loads(line)
+                    spans = d.get("spans", {})  # older dumps have none: every candidate then counts one line
                     out.append(
                         Query(
                             d["qid"],
@@ -89,7 +91,7 @@ def load(paths: Iterable[Path]) -> list[Query]:
                             d["text"],
                             d["definition_counts"],
                             d["lists"],
-                            {int(k): _row(int(k), *v) for k, v in d["rows"].items()},
+                            {int(k): _row(int(k), *v, spans.get(k)) for k, v in d["rows"].items()},
                             d["gold_files"],
                             d["golds"],
                             {int(k): v for k, v in d["gold_of"].items()},

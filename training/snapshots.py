@@ -190,7 +190,8 @@ def open_service(root: Path, embed: bool = True) -> object:
 def index_all(plan: list[Planned], minutes: float) -> None:
     """Export and index each planned snapshot in order, until the time budget is spent (resumable)."""
     deadline = time.monotonic() + minutes * 60
-    for p in plan:
+    # Python first (the devset's language), then small before large: a run stopped early holds the most queries.
+    for p in sorted(plan, key=lambda p: (p.language != "python", p.symbols)):
         root = snapshot_root(p)
         if (root / ".indexed").is_file():
             continue

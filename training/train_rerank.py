@@ -25,11 +25,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
+import metrics as m
 import rerank_train as rt
 
-from igraph_mcp.retrieve import rerank
+from igraph_mcp.retrieve import rerank, stages
 from igraph_mcp.retrieve.params import DEFAULT_PARAMS, RetrievalParams
-from igraph_mcp.store.records import NodeRow
 
 SHIPPED_SET = (
     "base_logrank,kind_function,kind_method,kind_class,kind_module,testCode,path_words,file_logrank"  # today's eight
@@ -44,35 +44,18 @@ L2S = (1e-4, 1e-3, 1e-2)
 
 
 def load(paths: list[Path], issues_only: bool = True) -> list[rt.Query]:
-    """Dumped queries with their candidates' line spans (the size feature reads them); issue-shaped ones only
-    unless ``issues_only`` is off (the step re-ranks issues only)."""
-    out = []
+    """Dumped queries (``rerank_train.load``), the issue-shaped ones only unless ``issues_only`` is off: the
+    learned step re-ranks issues only."""
+    queries = rt.load(paths)
+    if not issues_only:
+        return queries
+    issue = {}
     for p in paths:
         with gzip.open(p, "rt", encoding="utf-8") as fh:
             for line in fh:
                 d = json.loads(line)
-                if issues_only and not d.get("issue", True):
-                    continue
-                spans = d.get("spans", {})
-                rows = {
-                    int(k): NodeRow(int(k), 0, v[0], v[1], v[2], v[3], "", "", *spans.get(k, (0, 0)), None, False)
-                    for k, v in d["rows"].items()
-                }
-                out.append(
-                    rt.Query(
-                        d["qid"],
-                        d["half"],
-                        d["text"],
-                        d["definition_counts"],
-                        d["lists"],
-                        rows,
-                        d["gold_files"],
-                        d["golds"],
-                        {int(k): v for k, v in d["gold_of"].items()},
-                        frozenset(d["class_keys"]),
-                    )
-                )
-    return out
+                issue[d["qid"]] = d.get("issue", True)
+    return [q for q in queries if issue.get(q.qid, True)]
 
 
 def mask_of(names: str) -> np.ndarray:
@@ -124,6 +107,18 @@ def score(queries: list[rt.Query], params: RetrievalParams) -> dict[str, float |
     return rt.evaluate(queries, params) if queries else {}
 
 
+def score_refiled(queries: list[rt.Query], params: RetrievalParams) -> dict[str, float | None]:
+    """As ``score``, with the files ranked again from the re-ranked hits' scores (a candidate file ranking)."""
+    rows = []
+    for q in queries:
+        query = stages.analyze(None, q.text, params, definition_counts=q.definition_counts)
+        hits, _ = rt.ranking(q, params)
+        files = stages.rank_files(hits, query, params) if stages.learned(query, params) else _
+        functions = [(h.filePath, h.qualifiedName) for h in hits[:10]]
+        rows.append(m.devset_metrics(q.gold_files, q.golds, [f.filePath for f in files.files], functions, q.class_keys))
+    return m.mean_metrics(rows) if rows else {}
+
+
 def main(argv: list[str] | None = None) -> int:
     """Fit every feature set and L2 on the train split; print the gates' tables and the chosen weights."""
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -137,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
         train = train[: args.max_train]
     gates: dict[str, list[rt.Query]] = {"mined held-out": [q for q in mined if q.half == "heldout"]}
     if args.devset:
-        gates["devset tuning"] = [q for q in rt.load(args.devset) if q.half == "tuning"]
+        gates["devset tuning"] = [q for q in load(args.devset) if q.half == "tuning"]
     print(f"train {len(train)} issue-shaped queries; " + ", ".join(f"{k} {len(v)}" for k, v in gates.items()))
     print(rt.HEADER)
     hand = DEFAULT_PARAMS.with_value("rerank_weights", ())
@@ -154,6 +149,10 @@ def main(argv: list[str] | None = None) -> int:
             for g, qs in gates.items():
                 print(rt.fmt(f"{g}: {name} l2={l2:g}", score(qs, params), len(qs)), flush=True)
             results.append((name, l2, w))
+    for name, l2, w in results:
+        params = rt.with_weights(DEFAULT_PARAMS, w)
+        for g, qs in gates.items():
+            print(rt.fmt(f"{g}: {name} l2={l2:g} refiled", score_refiled(qs, params), len(qs)), flush=True)
     for name, l2, w in results:
         print(f"# {name} l2={l2:g}: " + ", ".join(f"{n}={v:.3f}" for n, v in zip(rerank.FEATURES, w, strict=True)))
     return 0
