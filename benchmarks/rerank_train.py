@@ -110,7 +110,8 @@ def ranking(q: Query, params: RetrievalParams) -> tuple[list[Any], stages.Ranked
     fused = stages.fuse(q.lists, query, params)
     hits = stages.boost(fused, q.rows, query, params)
     files = stages.rank_files(hits, query, params)
-    return stages.rerank_hits(hits, files, query, params), files
+    hits = stages.rerank_hits(hits, files, query, params)
+    return hits, stages.refile(hits, files, query, params)
 
 
 # --------------------------------------------------------------------------- metrics

@@ -221,7 +221,8 @@ def main(argv: list[str] | None = None) -> int:
         results.append((max(s for _, s in curve), pull, w))
     best, pull, w = max(results, key=lambda r: r[0])
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(args.out, weight=w.astype(np.float32))
+    # The embedder id the document vectors came from: the package applies the transform to that embedder only.
+    np.savez_compressed(args.out, weight=w.astype(np.float32), embedder=np.array(_embedder().id))
     print(f"chosen pull {pull:g}: held-out dense MRR@10 {100 * base:.1f} -> {100 * best:.1f}; saved {args.out}")
     return 0
 

@@ -25,10 +25,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
-import metrics as m
 import rerank_train as rt
 
-from igraph_mcp.retrieve import rerank, stages
+from igraph_mcp.retrieve import rerank
 from igraph_mcp.retrieve.params import DEFAULT_PARAMS, RetrievalParams
 
 SHIPPED_SET = (
@@ -52,9 +51,13 @@ def load(paths: list[Path], issues_only: bool = True) -> list[rt.Query]:
     issue = {}
     for p in paths:
         with gzip.open(p, "rt", encoding="utf-8") as fh:
-            for line in fh:
-                d = json.loads(line)
-                issue[d["qid"]] = d.get("issue", True)
+            try:
+                for line in fh:
+                    if line.endswith("\n"):
+                        d = json.loads(line)
+                        issue[d["qid"]] = d.get("issue", True)
+            except EOFError:  # a dump still being written ends without the gzip trailer (as rerank_train.load)
+                pass
     return [q for q in queries if issue.get(q.qid, True)]
 
 
@@ -108,15 +111,8 @@ def score(queries: list[rt.Query], params: RetrievalParams) -> dict[str, float |
 
 
 def score_refiled(queries: list[rt.Query], params: RetrievalParams) -> dict[str, float | None]:
-    """As ``score``, with the files ranked again from the re-ranked hits' scores (a candidate file ranking)."""
-    rows = []
-    for q in queries:
-        query = stages.analyze(None, q.text, params, definition_counts=q.definition_counts)
-        hits, _ = rt.ranking(q, params)
-        files = stages.rank_files(hits, query, params) if stages.learned(query, params) else _
-        functions = [(h.filePath, h.qualifiedName) for h in hits[:10]]
-        rows.append(m.devset_metrics(q.gold_files, q.golds, [f.filePath for f in files.files], functions, q.class_keys))
-    return m.mean_metrics(rows) if rows else {}
+    """As ``score``, with the files ranked again from the re-ranked hits' scores (``rerank_files``)."""
+    return score(queries, params.with_value("rerank_files", True))
 
 
 def main(argv: list[str] | None = None) -> int:
