@@ -55,6 +55,9 @@ def dump_case(svc: Any, case: Any, golds: list[str], class_keys: frozenset[str])
         "definition_counts": query.analysis.definition_counts,
         "lists": lists,
         "rows": {str(nid): [getattr(row, f) for f in ROW_FIELDS] for nid, row in rows.items()},
+        # first and last line of each candidate (the re-ranker's size feature reads them)
+        "spans": {str(nid): [row.start_line, row.end_line] for nid, row in rows.items()},
+        "issue": query.issue,
         "gold_files": list(case.gold_files),
         "golds": golds,
         "gold_of": gold_of,

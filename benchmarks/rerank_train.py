@@ -68,8 +68,9 @@ class Query:
     class_keys: frozenset[str]
 
 
-def _row(nid: int, path: str, kind: str, name: str, qualified_name: str) -> NodeRow:
-    return NodeRow(nid, 0, path, kind, name, qualified_name, "", "", 0, 0, None, False)
+def _row(nid: int, path: str, kind: str, name: str, qualified_name: str, span: list[int] | None = None) -> NodeRow:
+    start, end = span or (0, 0)
+    return NodeRow(nid, 0, path, kind, name, qualified_name, "", "", start, end, None, False)
 
 
 def load(paths: Iterable[Path]) -> list[Query]:
@@ -82,6 +83,7 @@ def load(paths: Iterable[Path]) -> list[Query]:
                     if not line.endswith("\n"):
                         continue
                     d = json.loads(line)
+                    spans = d.get("spans", {})  # older dumps have none: every candidate then counts one line
                     out.append(
                         Query(
                             d["qid"],
@@ -89,7 +91,7 @@ def load(paths: Iterable[Path]) -> list[Query]:
                             d["text"],
                             d["definition_counts"],
                             d["lists"],
-                            {int(k): _row(int(k), *v) for k, v in d["rows"].items()},
+                            {int(k): _row(int(k), *v, spans.get(k)) for k, v in d["rows"].items()},
                             d["gold_files"],
                             d["golds"],
                             {int(k): v for k, v in d["gold_of"].items()},
@@ -108,7 +110,8 @@ def ranking(q: Query, params: RetrievalParams) -> tuple[list[Any], stages.Ranked
     fused = stages.fuse(q.lists, query, params)
     hits = stages.boost(fused, q.rows, query, params)
     files = stages.rank_files(hits, query, params)
-    return stages.rerank_hits(hits, files, query, params), files
+    hits = stages.rerank_hits(hits, files, query, params)
+    return hits, stages.refile(hits, files, query, params)
 
 
 # --------------------------------------------------------------------------- metrics
@@ -143,7 +146,8 @@ def features(q: Query, params: RetrievalParams) -> tuple[list[int], np.ndarray]:
     hits, files = ranking(q, hand)
     top = hits[: params.rerank_depth]
     words = {path: len(w) for path, w in files.words.items()}
-    rows = rerank.feature_rows(top, [f.filePath for f in files.files], words)
+    query = stages.analyze(None, q.text, hand, definition_counts=q.definition_counts)
+    rows = rerank.feature_rows(top, [f.filePath for f in files.files], words, frozenset(query.analysis.tokens))
     return [h.nodeId for h in top], np.asarray(rows, dtype=np.float64).reshape(len(top), len(rerank.FEATURES))
 
 

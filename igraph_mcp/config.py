@@ -62,6 +62,8 @@ class EmbedderConfig(_Strict):
     quantize: Literal["auto", "none", "int8"] = "auto"
     # local only: a shipped weight adapter by name, or "none" for the plain model; unset = the model's default.
     adapter: str | None = None
+    # A shipped transform of query vectors by name (embed/query_transform.py), or "none"; unset = the default.
+    queryTransform: str | None = None
     model: str | None = None
     baseUrl: str | None = None
     dimension: int | None = Field(None, ge=8, le=8192)
@@ -140,6 +142,7 @@ _ENV_OVERRIDES: dict[str, tuple[str, str]] = {
     "IGRAPH_EMBED_RUNTIME": ("embedder", "runtime"),
     "IGRAPH_EMBED_QUANTIZE": ("embedder", "quantize"),
     "IGRAPH_EMBED_ADAPTER": ("embedder", "adapter"),
+    "IGRAPH_EMBED_QUERY_TRANSFORM": ("embedder", "queryTransform"),
     "IGRAPH_EMBED_BASE_URL": ("embedder", "baseUrl"),
     "IGRAPH_EMBED_DIMENSION": ("embedder", "dimension"),
     "IGRAPH_EMBED_BATCH_SIZE": ("embedder", "batchSize"),

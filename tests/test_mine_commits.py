@@ -368,3 +368,12 @@ def test_a_commit_whose_blob_the_mirror_lacks_is_counted_and_the_rest_still_mine
     stats, rows = _mine(copy, tmp_path / "out")
     assert stats["filtered"] == {**{k: v for k, v in EXPECTED_FILTERED.items() if k != "vendored"}, "missing_blob": 1}
     assert sorted(row["commit"] for row in rows) == sorted([ids["fix"], ids["branch"]])
+
+
+def test_the_snapshot_plan_holds_only_mined_unrefused_repositories_with_their_split() -> None:
+    # snapshots.tsv is what the ranker was trained on: no benchmark project, docstring package or fork of one.
+    plan = [line.split("\t") for line in (_PATH.parent / "snapshots.tsv").read_text().splitlines()[1:] if line]
+    listed = set(mc.listed_repos())
+    assert plan and all(mc.refusal(row[0]) is None and row[0] in listed for row in plan)
+    assert all(row[1] == mc.split_of(row[0]) for row in plan)  # held out by repository, as the miner splits
+    assert len({row[0] for row in plan}) == len(plan)

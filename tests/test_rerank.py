@@ -65,3 +65,34 @@ def test_feature_rows_follow_the_fused_order_and_the_file_ranking() -> None:
     assert col["base_logrank"][0] == 0.0 > col["base_logrank"][1] > col["base_logrank"][2]
     assert col["file_logrank"] == [rerank.neg_log_rank(2), rerank.neg_log_rank(2), 0.0]
     assert col["path_words"] == [2.0, 2.0, 0.0] and col["kind_class"] == [1.0, 0.0, 0.0]
+
+
+def test_the_added_features_read_the_hit_and_the_query() -> None:
+    hits = [
+        Hit(
+            nodeId=1,
+            name="parse_config",
+            qualifiedName="Loader.parse_config",
+            kind="method",
+            filePath="pkg/loader.py",
+            startLine=10,
+            endLine=29,
+            score=1.0,
+            matchChannel="dense+fts5",
+            ranks={"fts5": 3, "dense": 1, "named": 2},
+        ),
+        _hit(2, "tests/test_loader.py", 0.5),
+        _hit(3, "pkg/loader.py", 0.4),
+    ]
+    rows = rerank.feature_rows(hits, ["pkg/loader.py", "tests/test_loader.py"], {}, frozenset({"parse", "yaml"}))
+    first, test, second = (dict(zip(rerank.FEATURES, r, strict=True)) for r in rows)
+    assert first["both_channels"] == 1.0 and test["both_channels"] == 0.0
+    assert first["named_logrank"] > 0.0 == first["graph_logrank"]  # rank 2 of the named lookup; no graph rank
+    assert first["name_words"] == 0.5  # "parse" of parse / config
+    assert first["lines_log"] > test["lines_log"]  # 20 lines against 2
+    assert test["non_source"] == 1.0 and first["non_source"] == 0.0
+    assert first["file_first"] == 1.0 and second["file_first"] == 0.0
+
+
+def test_weights_match_the_features() -> None:
+    assert len(rerank.WEIGHTS) == len(rerank.FEATURES)

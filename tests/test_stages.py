@@ -12,7 +12,7 @@ from _factories import make_repo, make_service
 from igraph_mcp.config import RetrievalConfig
 from igraph_mcp.errors import InvalidInput
 from igraph_mcp.explore_request import MAX_TOKENS_MAX, TOP_K_MAX, ExploreRequest
-from igraph_mcp.retrieve import stages
+from igraph_mcp.retrieve import rerank, stages
 from igraph_mcp.retrieve.boosts import EXACT_NAME, BoostFactors
 from igraph_mcp.retrieve.params import DEFAULT_PARAMS, RetrievalParams
 from igraph_mcp.service import IGraphService
@@ -138,6 +138,24 @@ def test_an_issue_demotes_the_test_file_in_the_file_stage(svc: IGraphService) ->
         DEFAULT_PARAMS.issue_non_source * flat["tests/test_pricing.py"]
     )
     assert shipped["shop/pricing.py"] == flat["shop/pricing.py"]
+
+
+def test_files_are_ranked_again_from_the_reranked_hits_only_when_asked(svc: IGraphService) -> None:
+    weights = [0.0] * len(rerank.FEATURES)
+    weights[rerank.FEATURES.index("non_source")] = 5.0  # lifts the test file's symbols above all others
+    params = DEFAULT_PARAMS.with_assignments([f"rerank_weights={tuple(weights)}", "issue_non_source=1.0"])
+    query = stages.analyze(svc.db, ISSUE, params)
+    lists = stages.search_channels(svc.db, query, svc.dense_state(), params, ("fts",))
+    fused = stages.fuse(lists.ranked, query, params)
+    hits = stages.boost(fused, stages.fetch_rows(svc.db, fused), query, params)
+    files = stages.rank_files(hits, query, params)
+    reranked = stages.rerank_hits(hits, files, query, params)
+    assert reranked[0].filePath == "tests/test_pricing.py"
+    assert stages.refile(reranked, files, query, params) is files  # off by default: the hand-set file order
+    again = stages.refile(reranked, files, query, params.with_value("rerank_files", True))
+    assert files.files[0].filePath == "shop/pricing.py" and again.files[0].filePath == "tests/test_pricing.py"
+    line = stages.analyze(svc.db, "compute_total looks suspicious", params)
+    assert stages.refile(reranked, files, line, params.with_value("rerank_files", True)) is files  # issues only
 
 
 def test_expand_and_answer_stages(svc: IGraphService) -> None:

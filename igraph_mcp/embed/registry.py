@@ -92,7 +92,9 @@ def make_embedder(
 
 def embedder_from_config(e: EmbedderConfig) -> Embedder | None:
     """``make_embedder`` with every key of an ``embedder`` config section: the one place that maps them."""
-    return make_embedder(
+    from igraph_mcp.embed.query_transform import with_query_transform
+
+    embedder = make_embedder(
         e.backend,
         model=e.model,
         base_url=e.baseUrl,
@@ -101,3 +103,4 @@ def embedder_from_config(e: EmbedderConfig) -> Embedder | None:
         quantize=e.quantize,
         adapter=e.adapter,
     )
+    return with_query_transform(embedder, e.queryTransform)

@@ -76,6 +76,8 @@ class RetrievalParams:
     # -- learned re-ranking (issue-shaped queries only) ---------------------------------------------------------
     rerank_weights: tuple[float, ...] = WEIGHTS  # () = off, the fused order stands
     rerank_depth: int = RERANK_DEPTH
+    # Rank the files again from the re-ranked hits' scores (False: files keep the hand-set ranking of the fused hits).
+    rerank_files: bool = False
 
     # -- expand -------------------------------------------------------------------------------------------------
     hop_decay: float = expand.DECAY  # a neighbour's score: its seed's times this per hop

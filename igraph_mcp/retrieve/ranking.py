@@ -12,9 +12,8 @@ from igraph_mcp.retrieve.params import DEFAULT_PARAMS, RetrievalParams
 from igraph_mcp.retrieve.shapes import location
 from igraph_mcp.store.records import NodeRow
 from igraph_mcp.text.identifiers import split_identifier
-from igraph_mcp.vocab.testcode import is_test_path
+from igraph_mcp.vocab.testcode import is_non_source
 
-_NON_SOURCE_DIRS = frozenset({"doc", "docs", "example", "examples"})
 _GENERIC_PATH_WORDS = frozenset({"py", "init", "src", "lib", "main", "core", "base", "utils", "util", "tests", "test"})
 
 
@@ -77,11 +76,6 @@ def file_path_words(hits: Sequence[Hit], qa: QueryAnalysis | None) -> dict[str, 
         if h.filePath not in out:
             out[h.filePath] = path_words(h.filePath) & query_words if query_words else set()
     return out
-
-
-def is_non_source(path: str) -> bool:
-    """Tests, documentation and examples: where an issue's fix rarely is."""
-    return is_test_path(path) or any(part.lower() in _NON_SOURCE_DIRS for part in path.split("/")[:-1])
 
 
 def rank_files(

@@ -11,8 +11,11 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
 
 from igraph_mcp.models import Hit
+from igraph_mcp.text.identifiers import split_identifier
+from igraph_mcp.vocab.testcode import is_non_source
 
 RERANK_DEPTH = 50  # candidates re-ranked; the rest keep their fused order below them
 _ABSENT = 101  # rank given to a channel that did not return the candidate (channels return 100)
@@ -37,11 +40,22 @@ FEATURES: tuple[str, ...] = (
     "path_words",
     "file_candidates",
     "file_logrank",
+    # Added with the commit-trained weights (training/train_rerank.py): ranks instead of presence for the named
+    # symbols and their graph neighbours, agreement of the two searches, where and how large the symbol is, how
+    # many of its name's words the query uses, and whether it is its file's first candidate.
+    "named_logrank",
+    "graph_logrank",
+    "both_channels",
+    "non_source",
+    "lines_log",
+    "name_words",
+    "file_first",
 )
 # Trained weights, one per feature (empty = the step is off and the fused order stands), as printed by
 # ``benchmarks/rerank_train.py --train`` on the devset's tuning half; docs/ranking.md has the command and figures.
 # In words: functions and methods over classes and modules, tests further down, files the query names by their
-# path words and files already ranked high lifted.
+# path words and files already ranked high lifted. The seven newer features stay at 0: weights fitted on mined
+# commits (training/train_rerank.py) won on held-out repositories but not on the devset (docs/ranking.md).
 WEIGHTS: tuple[float, ...] = (
     0.839,  # base_logrank
     0.0,  # fts_logrank
@@ -56,12 +70,19 @@ WEIGHTS: tuple[float, ...] = (
     0.0,  # kindHint
     -2.201,  # testCode
     -0.847,  # kind_class
-    0.940,  # kind_method
+    0.94,  # kind_method
     1.597,  # kind_function
     -1.095,  # kind_module
     0.852,  # path_words
     0.0,  # file_candidates
     0.274,  # file_logrank
+    0.0,  # named_logrank
+    0.0,  # graph_logrank
+    0.0,  # both_channels
+    0.0,  # non_source
+    0.0,  # lines_log
+    0.0,  # name_words
+    0.0,  # file_first
 )
 
 
@@ -82,9 +103,14 @@ def feature_row(
     path_words: int,
     file_candidates: int,
     file_rank: int,
+    non_source: bool = False,
+    lines: int = 1,
+    name_words: float = 0.0,
+    file_first: bool = False,
 ) -> list[float]:
     """One candidate's features in FEATURES order (ranks from 1; 0 = the channel did not return it)."""
     why = {"exactName" if b == "exactNameCaseInsensitive" else b for b in boosts}
+    absent = neg_log_rank(0)
     return [
         neg_log_rank(base_rank),
         neg_log_rank(fts_rank),
@@ -96,6 +122,13 @@ def feature_row(
         float(min(path_words, 3)),
         math.log1p(file_candidates),
         neg_log_rank(file_rank),
+        neg_log_rank(named_rank) - absent,
+        neg_log_rank(graph_rank) - absent,
+        float(fts_rank > 0 and dense_rank > 0),
+        float(non_source),
+        math.log1p(max(lines, 1)),
+        name_words,
+        float(file_first),
     ]
 
 
@@ -103,11 +136,26 @@ def _linear(weights: Sequence[float], row: Sequence[float]) -> float:
     return sum(w * x for w, x in zip(weights, row, strict=True))
 
 
-def feature_rows(top: Sequence[Hit], file_order: Sequence[str], path_words: Mapping[str, int]) -> list[list[float]]:
+def name_word_share(name: str, query_words: AbstractSet[str]) -> float:
+    """The share of a symbol name's words (``parse_file`` -> parse, file) that the query uses."""
+    words = set(split_identifier(name))
+    return len(words & query_words) / len(words) if words and query_words else 0.0
+
+
+def feature_rows(
+    top: Sequence[Hit],
+    file_order: Sequence[str],
+    path_words: Mapping[str, int],
+    query_words: AbstractSet[str] = frozenset(),
+) -> list[list[float]]:
     """The feature rows of ``top`` (hits in fused order): what the learned weights score, and what
-    ``benchmarks/rerank_train.py`` fits them on."""
+    ``benchmarks/rerank_train.py`` and ``training/train_rerank.py`` fit them on (``query_words``: the query's
+    FTS tokens)."""
     per_file = Counter(h.filePath for h in top)
     file_pos = {f: i for i, f in enumerate(file_order, start=1)}
+    first_of_file: dict[str, int] = {}
+    for h in top:
+        first_of_file.setdefault(h.filePath, h.nodeId)
     return [
         feature_row(
             base_rank=rank,
@@ -120,6 +168,10 @@ def feature_rows(top: Sequence[Hit], file_order: Sequence[str], path_words: Mapp
             path_words=path_words.get(h.filePath, 0),
             file_candidates=per_file[h.filePath],
             file_rank=file_pos.get(h.filePath, 0),
+            non_source=is_non_source(h.filePath),
+            lines=h.endLine - h.startLine + 1,
+            name_words=name_word_share(h.name, query_words),
+            file_first=first_of_file[h.filePath] == h.nodeId,
         )
         for rank, h in enumerate(top, start=1)
     ]
@@ -131,6 +183,7 @@ def rerank_hits(
     path_words: Mapping[str, int],
     weights: Sequence[float] = WEIGHTS,
     depth: int = RERANK_DEPTH,
+    query_words: AbstractSet[str] = frozenset(),
 ) -> list[Hit]:
     """The top ``depth`` hits re-scored by the learned ``weights`` (no-op when they are empty).
 
@@ -141,7 +194,7 @@ def rerank_hits(
     if not weights or not hits:
         return hits
     top, rest = hits[:depth], hits[depth:]
-    learned = [_linear(weights, row) for row in feature_rows(top, file_order, path_words)]
+    learned = [_linear(weights, row) for row in feature_rows(top, file_order, path_words, query_words)]
     best, scale = max(learned), max(h.score for h in top)
     for h, value in zip(top, learned, strict=True):
         h.score = scale * math.exp(value - best)

@@ -59,6 +59,7 @@ def run(
     all_hits = boost(fused, fetch_rows(db, fused), query, params, request.kinds, request.context_files)
     files = rank_files(all_hits, query, params)
     all_hits = rerank_hits(all_hits, files, query, params)
+    files = refile(all_hits, files, query, params)
     hits = all_hits[: request.top_k]
     trace.timings_ms["fuse"] = _ms(t)
     t = time.perf_counter()
@@ -327,7 +328,15 @@ def rerank_hits(hits: list[Hit], files: RankedFiles, query: AnalyzedQuery, param
         {path: len(w) for path, w in files.words.items()},
         params.rerank_weights,
         params.rerank_depth,
+        frozenset(query.analysis.tokens),
     )
+
+
+def refile(hits: list[Hit], files: RankedFiles, query: AnalyzedQuery, params: RetrievalParams) -> RankedFiles:
+    """The files ranked again from the re-ranked hits when ``rerank_files`` is on; else ``files`` as they were."""
+    if not (params.rerank_files and learned(query, params)):
+        return files
+    return rank_files(hits, query, params)
 
 
 # -- expand ---------------------------------------------------------------------------------------------------------

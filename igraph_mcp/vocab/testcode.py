@@ -27,3 +27,11 @@ def is_test_path(path: str) -> bool:
 def is_test_side(path: str) -> bool:
     """Test code or the inputs of tests: what library code never calls (the resolver's name-only guesses)."""
     return is_test_path(path) or any(p.lower() in TEST_INPUT_DIRS for p in path.split("/")[:-1])
+
+
+_NON_SOURCE_DIRS = frozenset({"doc", "docs", "example", "examples"})
+
+
+def is_non_source(path: str) -> bool:
+    """Tests, documentation and examples: where an issue's fix rarely is."""
+    return is_test_path(path) or any(part.lower() in _NON_SOURCE_DIRS for part in path.split("/")[:-1])
