@@ -16,7 +16,7 @@ import anyio
 import httpx
 import httpx2
 import pytest
-from _factories import subprocess_env
+from _factories import store_for, subprocess_env
 from mcp import Client
 from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
@@ -189,6 +189,8 @@ def _start(
             str(port),
             "--root",
             str(root),
+            # the server reads the index the test built, on the test's store
+            *(["--store", url] if (url := store_for(root).url) else []),
             *args,
         ],
         env=env,
@@ -219,7 +221,8 @@ def http_server(indexed_service: IGraphService) -> Iterator[str]:
         proc.stderr.close()
 
 
-async def test_http_server_end_to_end(http_server: str) -> None:
+@pytest.mark.both_stores
+async def test_http_server_end_to_end(http_server: str, store_kind: str) -> None:
     async with httpx.AsyncClient(base_url=http_server, timeout=10) as c:
         no_token = await c.post("/mcp", json=INIT, headers=MCP_HEADERS)
         wrong = await c.post("/mcp", json=INIT, headers={**MCP_HEADERS, "authorization": "Bearer wrong"})
@@ -246,6 +249,8 @@ async def test_http_server_end_to_end(http_server: str) -> None:
     assert (result.structured_content or {})["found"] is True
     assert bad.is_error and "topK" in bad.content[0].text  # type: ignore[union-attr]
     assert not after.is_error
+    where = str((after.structured_content or {}).get("store"))
+    assert where.startswith("postgresql://") if store_kind == "postgresql" else where.endswith("igraph.db")
 
 
 async def test_sse_server_streams_and_checks_origin(indexed_service: IGraphService) -> None:
@@ -317,6 +322,7 @@ def _text(result: Any) -> str:
     return " ".join(getattr(c, "text", "") for c in result.content)
 
 
+@pytest.mark.both_stores
 async def test_revoked_token_is_refused_while_the_server_runs(team_server: TeamServer) -> None:
     s = team_server
     async with httpx.AsyncClient(base_url=s.url, timeout=10) as c:
@@ -357,6 +363,7 @@ async def test_revoked_token_is_refused_while_the_server_runs(team_server: TeamS
     assert not any(secret in log for secret in s.secrets.values())
 
 
+@pytest.mark.both_stores
 async def test_read_only_token_never_writes(team_server: TeamServer) -> None:
     s = team_server
     headers = {"authorization": f"Bearer {s.secrets['bob']}"}
