@@ -138,10 +138,13 @@ class Indexer:
             crashpoints.reached("index.renames")
         # A previous run that died between storing files and binding their edges left this flag set.
         pending = self.db.get_meta("resolve_pending") == "1"
-        changed_ids, names = self._store_changes(changes, gone, summary, report)
+        # A deleted file's importers may now resolve to another file or none, which no row left behind names:
+        # bind every reference again, as after a rename.
+        everything = full or pending or bool(gone)
+        changed_ids, names, dropped = self._store_changes(changes, gone, summary, report)
         phase_done("parse")
         report("resolve", 0, 1)
-        self._resolve(changed_ids, names, everything=full or pending)
+        self._resolve(changed_ids, names, dropped, everything=everything)
         report("resolve", 1, 1)
         c = graph.counts(self.db)
         summary.files, summary.symbols, summary.edges = c["files"], c["symbols"], c["edges"]
@@ -222,9 +225,13 @@ class Indexer:
         gone: dict[str, FileState],
         summary: IndexResult,
         report: Progress,
-    ) -> tuple[list[int], set[str]]:
-        """Parse and write changed files in batches; each batch (whole files only) is one transaction."""
+    ) -> tuple[list[int], set[str], set[int]]:
+        """Parse and write changed files in batches; each batch (whole files only) is one transaction.
+
+        Returns the new file ids, the names whose definitions changed, and the node ids that were dropped.
+        """
         names: set[str] = set()
+        dropped: set[int] = set()
         changed_ids: list[int] = []
         vectors = self.db.vec_available and vec_store.has_node_vectors(self.db)
         if gone:
@@ -242,14 +249,15 @@ class Indexer:
             for start in range(0, total, FILES_PER_TRANSACTION):
                 batch = changes[start : start + FILES_PER_TRANSACTION]
                 parsed = [(c, self._outcome(next(outcomes), summary)) for c in batch]
-                self._store_batch(parsed, names, changed_ids, vectors, summary)
+                self._store_batch(parsed, names, dropped, changed_ids, vectors, summary)
                 report("parse", min(start + len(batch), total), total)
-        return changed_ids, names
+        return changed_ids, names, dropped
 
     def _store_batch(
         self,
         parsed: list[tuple[_Change, ParsedFile]],
         names: set[str],
+        dropped: set[int],
         changed_ids: list[int],
         vectors: bool,
         summary: IndexResult,
@@ -257,6 +265,8 @@ class Indexer:
         """Write one batch of parsed files (whole files only) in one transaction."""
         old_ids = [c.old_id for c, _ in parsed if c.old_id is not None]
         old_names = {fid: graph.names_in_files(self.db, [fid]) for fid in old_ids}
+        # Re-parsed nodes get new ids: an ambiguous edge listing an old id as a candidate must be bound again.
+        dropped.update(graph.node_ids_in_files(self.db, old_ids))
         if old_ids and vectors:
             self.reusable_vectors.update(vec_store.vectors_for_files(self.db, old_ids))
         with self.db.atomic() as con:
@@ -379,24 +389,29 @@ class Indexer:
         graph.insert_imports(con, [NewImport(file_id, imp.module, imp.name, imp.alias, imp.line) for imp in pf.imports])
         return file_id
 
-    def _resolve(self, changed_ids: list[int], names: set[str], *, everything: bool) -> int:
-        """Bind reference edges from changed files and edges elsewhere that name what changed."""
-        rows = graph.all_reference_edges(self.db) if everything else graph.edges_to_resolve(self.db, changed_ids, names)
-        if not rows:
+    def _resolve(self, changed_ids: list[int], names: set[str], dropped: set[int], *, everything: bool) -> int:
+        """Bind reference edges from changed files, from the files that import them (directly or through others),
+        and edges elsewhere that name what changed or listed a dropped node as a candidate."""
+        if not everything and not changed_ids and not names:
             with self.db.atomic() as con:
                 self.db.set_meta(con, "resolve_pending", "0")
                 crashpoints.reached("index.resolve")
             return 0
-        resolver = Resolver(
-            SymbolTable(
-                graph.symbol_table(self.db),
-                graph.file_paths(self.db),
-                graph.imports_by_file(self.db),
-                languages=graph.file_language_ids(self.db),
-                facts=graph.facts_by_node(self.db),
-                bases=graph.base_refs(self.db),
-            )
+        table = SymbolTable(
+            graph.symbol_table(self.db),
+            graph.file_paths(self.db),
+            graph.imports_by_file(self.db),
+            languages=graph.file_language_ids(self.db),
+            facts=graph.facts_by_node(self.db),
+            bases=graph.base_refs(self.db),
         )
+        if everything:
+            rows = graph.all_reference_edges(self.db)
+        else:
+            # A binding may go through any file the source imports, transitively (re-exports, type facts, bases).
+            scope = table.importers_closure(changed_ids)
+            rows = graph.edges_to_resolve(self.db, sorted(scope), names, dropped)
+        resolver = Resolver(table)
         updates: list[EdgeBinding] = []
         bound = 0
         for r in rows:

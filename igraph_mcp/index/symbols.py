@@ -135,6 +135,25 @@ class SymbolTable:
                 return list(dict.fromkeys(hits))
         return []
 
+    def importers_closure(self, file_ids: list[int]) -> set[int]:
+        """``file_ids`` and every file whose imports name one of them, directly or through other such files."""
+        importers: dict[int, set[int]] = defaultdict(set)
+        for importer, rows in self.imports.items():
+            for module, name, _alias in rows:
+                targets = self.files_for_module(module, importer)
+                if name and name != "*":  # `from pkg import mod` may name the file pkg/mod
+                    targets += self.files_for_module(submodule(module, name), importer)
+                for f in targets:
+                    importers[f].add(importer)
+        seen = set(file_ids)
+        todo = list(file_ids)
+        while todo:
+            for importer in importers.get(todo.pop(), ()):
+                if importer not in seen:
+                    seen.add(importer)
+                    todo.append(importer)
+        return seen
+
     def parent(self, sym: Sym) -> Sym | None:
         """The definition ``sym`` is nested in (None at the top, or when the parent is unknown)."""
         return self.by_id.get(sym.parent_id) if sym.parent_id is not None else None

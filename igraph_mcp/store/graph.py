@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from types import ModuleType
@@ -304,6 +305,17 @@ def symbol_table(db: Database) -> list[SymbolKey]:
     return [SymbolKey(*r) for r in db.rows("SELECT id, file_id, kind, name, qualified_name, parent_id FROM nodes")]
 
 
+def node_ids_in_files(db: Database, file_ids: Sequence[int]) -> set[int]:
+    """Ids of the nodes of the given files."""
+    out: set[int] = set()
+    for chunk in batches(list(file_ids)):
+        out.update(
+            int(r[0])
+            for r in db.rows(f"SELECT id FROM nodes WHERE file_id IN ({placeholders(len(chunk))})", tuple(chunk))  # noqa: S608
+        )
+    return out
+
+
 def names_in_files(db: Database, file_ids: Sequence[int]) -> set[str]:
     """Simple names defined in the given files."""
     out: set[str] = set()
@@ -355,8 +367,11 @@ _REF_COLUMNS = (
 )
 
 
-def edges_to_resolve(db: Database, file_ids: Sequence[int], names: set[str]) -> list[RefToResolve]:
-    """Reference edges needing (re-)resolution: all from the given files, plus any elsewhere naming ``names``."""
+def edges_to_resolve(
+    db: Database, file_ids: Sequence[int], names: set[str], dropped: set[int] | None = None
+) -> list[RefToResolve]:
+    """Reference edges needing (re-)resolution: all from the given files, any elsewhere naming ``names``, and
+    ambiguous ones listing a ``dropped`` node id among their candidates."""
     sql = f"SELECT {_REF_COLUMNS} FROM edges e JOIN nodes n ON n.id = e.source_id WHERE e.kind != 'contains' AND "  # noqa: S608 - fixed columns
     out: dict[int, RefToResolve] = {}
     for chunk in batches(list(file_ids)):
@@ -368,6 +383,11 @@ def edges_to_resolve(db: Database, file_ids: Sequence[int], names: set[str]) -> 
     # Edges whose target was deleted or re-parsed in this run (see delete_file).
     for r in db.rows(sql + "e.resolution = 'stale'"):
         out[int(r[0])] = RefToResolve(*r)
+    if dropped:
+        # Candidates are a JSON list in text; the partial index on unbound edges keeps this to ambiguous rows.
+        for r in db.rows(sql + "e.target_id IS NULL AND e.resolution = 'ambiguous' AND e.candidates != ''"):
+            if int(r[0]) not in out and not dropped.isdisjoint(json.loads(r[9])):
+                out[int(r[0])] = RefToResolve(*r)
     return list(out.values())
 
 
