@@ -3,11 +3,14 @@ each scope states about its names, and which files an import's module string nam
 
 from __future__ import annotations
 
+import functools
 import posixpath
 from collections import defaultdict
+from collections.abc import Callable
+from typing import Generic, Protocol, TypeVar
 
 from igraph_mcp.store.records import SymbolKey
-from igraph_mcp.vocab.languages import source_extension, spec_for_path
+from igraph_mcp.vocab.languages import LanguageSpec, source_extension, spec_for_path
 
 # A definition as the resolver sees it: the store's record, so the symbol table needs no copying.
 Sym = SymbolKey
@@ -27,6 +30,12 @@ def module_key(path: str) -> str:
     return stem
 
 
+@functools.lru_cache(maxsize=65536)
+def _spec_of(path: str) -> LanguageSpec | None:
+    """spec_for_path, remembered: an importer asks once per import statement (~60k at 113k symbols)."""
+    return spec_for_path(path)
+
+
 def module_candidates(module: str, importer_path: str) -> list[str]:
     """Path-like keys an import's module string may name, most specific first (relative imports resolved)."""
     module = module.strip().strip("'\"<>")
@@ -43,7 +52,7 @@ def module_candidates(module: str, importer_path: str) -> list[str]:
             base = posixpath.dirname(base)
         rest = module[dots:].replace(".", "/")
         return [posixpath.normpath(posixpath.join(base, rest)) if rest else base]
-    importer = spec_for_path(importer_path)
+    importer = _spec_of(importer_path)
     for sep in importer.module_separators if importer is not None else _ANY_SEPARATORS:
         module = module.replace(sep, "/")
     module = module.lstrip("/")
@@ -58,6 +67,46 @@ def submodule(module: str, name: str) -> str:
     return module + name if module.endswith(".") else f"{module}.{name}"
 
 
+K = TypeVar("K")
+K_contra = TypeVar("K_contra", contravariant=True)
+V = TypeVar("V")
+
+FactsByName = dict[str, list[tuple[str, str]]]  # name -> [(kind, text)]
+
+
+class Lookup(Protocol[K_contra, V]):
+    """What the resolver asks of a per-id table: ``get(key, default)``."""
+
+    def get(self, key: K_contra, default: V, /) -> V:
+        """The value for ``key``, else ``default``."""
+        ...
+
+
+class OnDemand(Generic[K, V]):
+    """A per-id table read one key at a time, each key once: an incremental run asks about a few hundred scopes,
+    not the whole repository's. A key with no rows reads as an empty value, which equals the eager table's default."""
+
+    def __init__(self, load: Callable[[K], V]) -> None:
+        self._load = load
+        self._seen: dict[K, V] = {}
+
+    def get(self, key: K, default: V, /) -> V:
+        """The loaded value for ``key`` (empty when it has no rows; ``default`` is not needed)."""
+        try:
+            return self._seen[key]
+        except KeyError:
+            value = self._seen[key] = self._load(key)
+            return value
+
+
+def facts_by_name(rows: list[tuple[str, str, str]]) -> FactsByName:
+    """A scope's facts [(name, kind, text)] in source order, grouped by name (order kept)."""
+    by_name: FactsByName = {}
+    for name, kind, text in rows:
+        by_name.setdefault(name, []).append((kind, text))
+    return by_name
+
+
 class SymbolTable:
     """In-memory tables over the index's definitions, files, imports, facts and bases, built once per resolve."""
 
@@ -68,20 +117,20 @@ class SymbolTable:
         imports: dict[int, list[tuple[str, str, str]]],
         *,
         languages: dict[int, str] | None = None,
-        facts: dict[int, list[tuple[str, str, str]]] | None = None,
-        bases: dict[int, list[tuple[str, str]]] | None = None,
+        facts: dict[int, list[tuple[str, str, str]]] | Lookup[int, FactsByName] | None = None,
+        bases: dict[int, list[tuple[str, str]]] | Lookup[int, list[tuple[str, str]]] | None = None,
     ) -> None:
+        """``facts`` and ``bases`` are either every row (a dict) or a Lookup that reads them on demand."""
         self.file_paths = file_paths
         self.imports = imports  # file id -> [(module, imported name, alias)]
         self.languages = languages or {}
         # scope node id -> name -> [(kind, text)]: what each scope states about its names (see model.Fact).
-        self.facts: dict[int, dict[str, list[tuple[str, str]]]] = {}
-        for nid, rows in (facts or {}).items():
-            by_name: dict[str, list[tuple[str, str]]] = {}
-            for name, kind, text in rows:
-                by_name.setdefault(name, []).append((kind, text))
-            self.facts[nid] = by_name
-        self.bases = bases or {}  # class id -> [(base name, qualifier)]
+        self.facts: Lookup[int, FactsByName]
+        if isinstance(facts, dict) or facts is None:
+            self.facts = {nid: facts_by_name(rows) for nid, rows in (facts or {}).items()}
+        else:
+            self.facts = facts
+        self.bases: Lookup[int, list[tuple[str, str]]] = bases or {}  # class id -> [(base name, qualifier)]
         self.by_id = {s.id: s for s in symbols}
         self.by_name: dict[str, list[Sym]] = defaultdict(list)
         self.by_file_name: dict[tuple[int, str], list[Sym]] = defaultdict(list)
