@@ -247,13 +247,13 @@ class Indexer:
         gone: dict[str, FileState],
         summary: IndexResult,
         report: Progress,
-    ) -> tuple[list[int], set[str], set[int]]:
+    ) -> tuple[list[int], set[str], set[str]]:
         """Parse and write changed files in batches; each batch (whole files only) is one transaction.
 
-        Returns the new file ids, the names whose definitions changed, and the node ids that were dropped.
+        Returns the new file ids, the names whose definitions changed, and the names of re-parsed definitions.
         """
         names: set[str] = set()
-        dropped: set[int] = set()
+        dropped: set[str] = set()
         changed_ids: list[int] = []
         vectors = self.db.vec_available and vec_store.has_node_vectors(self.db)
         if gone:
@@ -279,7 +279,7 @@ class Indexer:
         self,
         parsed: list[tuple[_Change, ParsedFile]],
         names: set[str],
-        dropped: set[int],
+        dropped: set[str],
         changed_ids: list[int],
         vectors: bool,
         summary: IndexResult,
@@ -287,8 +287,9 @@ class Indexer:
         """Write one batch of parsed files (whole files only) in one transaction."""
         old_ids = [c.old_id for c, _ in parsed if c.old_id is not None]
         old_names = {fid: graph.names_in_files(self.db, [fid]) for fid in old_ids}
-        # Re-parsed nodes get new ids: an ambiguous edge listing an old id as a candidate must be bound again.
-        dropped.update(graph.node_ids_in_files(self.db, old_ids))
+        # Re-parsed nodes get new ids: an ambiguous edge listing an old one as a candidate must be bound again.
+        for fid in old_ids:
+            dropped |= old_names[fid]
         if old_ids and vectors:
             self.reusable_vectors.update(vec_store.vectors_for_files(self.db, old_ids))
         with self.db.atomic() as con:
@@ -411,13 +412,18 @@ class Indexer:
         graph.insert_imports(con, [NewImport(file_id, imp.module, imp.name, imp.alias, imp.line) for imp in pf.imports])
         return file_id
 
-    def _resolve(self, changed_ids: list[int], names: set[str], dropped: set[int], *, everything: bool) -> int:
+    def _resolve(self, changed_ids: list[int], names: set[str], dropped: set[str], *, everything: bool) -> int:
         """Bind reference edges from changed files, from the files that import them (directly or through others),
-        and edges elsewhere that name what changed or listed a dropped node as a candidate."""
+        edges elsewhere that name what changed, and ambiguous ones naming a re-parsed definition.
+
+        Why that is all a full rebuild would change: a reference reaches definitions only through its own file, the
+        files its file imports (transitively: re-exports, type facts, bases), or by its own name anywhere (a
+        candidate of a name-only guess); deleted files and renames re-bind everything.
+        """
         with _collector_paused():
             return self._bind(changed_ids, names, dropped, everything=everything)
 
-    def _bind(self, changed_ids: list[int], names: set[str], dropped: set[int], *, everything: bool) -> int:
+    def _bind(self, changed_ids: list[int], names: set[str], dropped: set[str], *, everything: bool) -> int:
         if not everything and not changed_ids and not names:
             with self.db.atomic() as con:
                 self.db.set_meta(con, "resolve_pending", "0")

@@ -19,8 +19,10 @@ Sym = SymbolKey
 _ANY_SEPARATORS = ("::", "\\", ".")
 
 
+@functools.lru_cache(maxsize=65536)
 def module_key(path: str) -> str:
     """``pkg/sub/mod.py`` -> ``pkg/sub/mod``; ``pkg/__init__.py`` -> ``pkg``."""
+    # Remembered: finding a path's source extension tries every known one, ~60k import strings per resolve.
     ext = source_extension(path)
     stem = path[: -len(ext)] if ext else path
     head, _, last = stem.rpartition("/")

@@ -304,17 +304,6 @@ def symbol_table(db: Database) -> list[SymbolKey]:
     return list(map(SymbolKey._make, db.rows("SELECT id, file_id, kind, name, qualified_name, parent_id FROM nodes")))
 
 
-def node_ids_in_files(db: Database, file_ids: Sequence[int]) -> set[int]:
-    """Ids of the nodes of the given files."""
-    out: set[int] = set()
-    for chunk in batches(list(file_ids)):
-        out.update(
-            int(r[0])
-            for r in db.rows(f"SELECT id FROM nodes WHERE file_id IN ({placeholders(len(chunk))})", tuple(chunk))  # noqa: S608
-        )
-    return out
-
-
 def names_in_files(db: Database, file_ids: Sequence[int]) -> set[str]:
     """Simple names defined in the given files."""
     out: set[str] = set()
@@ -367,10 +356,10 @@ _REF_COLUMNS = (
 
 
 def edges_to_resolve(
-    db: Database, file_ids: Sequence[int], names: set[str], dropped: set[int] | None = None
+    db: Database, file_ids: Sequence[int], names: set[str], ambiguous_names: set[str] | None = None
 ) -> list[RefToResolve]:
     """Reference edges needing (re-)resolution: all from the given files, any elsewhere naming ``names``, and
-    ambiguous ones listing a ``dropped`` node id among their candidates."""
+    ambiguous ones naming one of ``ambiguous_names``."""
     sql = f"SELECT {_REF_COLUMNS} FROM edges e JOIN nodes n ON n.id = e.source_id WHERE e.kind != 'contains' AND "  # noqa: S608 - fixed columns
     out: dict[int, RefToResolve] = {}
     for chunk in batches(list(file_ids)):
@@ -382,13 +371,11 @@ def edges_to_resolve(
     # Edges whose target was deleted or re-parsed in this run (see delete_file).
     for r in db.rows(sql + "e.resolution = 'stale'"):
         out[int(r[0])] = RefToResolve(*r)
-    if dropped:
-        # Candidates are a JSON list of ids in text: compared as digit strings, a json.loads per row cost more than
-        # the query (162k ambiguous edges at 113k symbols).
-        wanted = {str(i) for i in dropped}
-        for r in db.rows(sql + "e.target_id IS NULL AND e.resolution = 'ambiguous' AND e.candidates != ''"):
-            if not wanted.isdisjoint(str(r[9]).strip("[]").replace(" ", "").split(",")):
-                out[int(r[0])] = RefToResolve(*r)
+    # Unbound edges by name: the partial index edges_target_name.
+    ambiguous = sql + "e.target_id IS NULL AND e.resolution = 'ambiguous' AND "
+    for some_names in batches(sorted((ambiguous_names or set()) - names)):
+        for r in db.rows(ambiguous + f"e.target_name IN ({placeholders(len(some_names))})", tuple(some_names)):
+            out[int(r[0])] = RefToResolve(*r)
     return list(out.values())
 
 
