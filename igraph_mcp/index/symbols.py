@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import posixpath
+import re
 from collections import defaultdict
 from collections.abc import Callable
 from typing import Generic, Protocol, TypeVar
@@ -62,6 +63,20 @@ def module_candidates(module: str, importer_path: str) -> list[str]:
         if module.startswith(prefix):
             module = module[len(prefix) :]
     return [module_key(module), module]
+
+
+# Everything module_candidates may treat as a separator (languages' module separators, quotes, brackets, spaces).
+_PIECE_BREAKS = re.compile(r"[/\\:.'\"<>\s]")
+
+
+def _pieces(text: str) -> set[str]:
+    """The pieces of a module string or path between separators."""
+    return set(_PIECE_BREAKS.split(text))
+
+
+def _relative(module: str) -> bool:
+    """Whether module_candidates resolves ``module`` against the importer's folder."""
+    return module.strip().strip("'\"<>").startswith(".")
 
 
 def submodule(module: str, name: str) -> str:
@@ -188,22 +203,45 @@ class SymbolTable:
 
     def importers_closure(self, file_ids: list[int]) -> set[int]:
         """``file_ids`` and every file whose imports name one of them, directly or through other such files."""
-        importers: dict[int, set[int]] = defaultdict(set)
-        for importer, rows in self.imports.items():
-            for module, name, _alias in rows:
+        imports = [
+            (importer, module, name, self._import_pieces(importer, module, name))
+            for importer, rows in self.imports.items()
+            for module, name, _alias in rows
+        ]
+        seen = set(file_ids)
+        frontier = set(file_ids)
+        while frontier:
+            tails = [_pieces(t) for f in frontier for t in self._tails(f)]
+            every = any(t == {""} for t in tails)  # a top-level file: its directory key is ""
+            found: set[int] = set()
+            for importer, module, name, pieces in imports:
+                if importer in seen or importer in found:
+                    continue
+                # Cheap and necessary: a key that names the file ends in one of its tails, and every key of an
+                # import is made of the import's pieces (see _import_pieces).
+                if not every and not any(t <= pieces for t in tails):
+                    continue
                 targets = self.files_for_module(module, importer)
                 if name and name != "*":  # `from pkg import mod` may name the file pkg/mod
                     targets += self.files_for_module(submodule(module, name), importer)
-                for f in targets:
-                    importers[f].add(importer)
-        seen = set(file_ids)
-        todo = list(file_ids)
-        while todo:
-            for importer in importers.get(todo.pop(), ()):
-                if importer not in seen:
-                    seen.add(importer)
-                    todo.append(importer)
+                if not frontier.isdisjoint(targets):
+                    found.add(importer)
+            seen |= found
+            frontier = found
         return seen
+
+    def _import_pieces(self, importer: int, module: str, name: str) -> set[str]:
+        """Every piece a key of module_candidates for this import (or its submodule) can contain: the module's and
+        the imported name's, and for a relative import also the importer's folders it is joined to."""
+        pieces = _pieces(module) | (_pieces(name) if name and name != "*" else set())
+        if _relative(module):
+            pieces |= _pieces(self.file_paths.get(importer, ""))
+        return pieces
+
+    def _tails(self, file_id: int) -> tuple[str, str, str]:
+        """The last segments of every key that names a file: of its module key, its file name and its folder."""
+        path = self.file_paths.get(file_id, "")
+        return module_key(path).rsplit("/", 1)[-1], path.rsplit("/", 1)[-1], posixpath.dirname(path).rsplit("/", 1)[-1]
 
     def parent(self, sym: Sym) -> Sym | None:
         """The definition ``sym`` is nested in (None at the top, or when the parent is unknown)."""
