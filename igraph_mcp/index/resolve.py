@@ -10,7 +10,8 @@ definition stays unbound ("ambiguous" with its candidates, "external" for the la
 An incremental run re-binds edges from changed files and from the files importing them (transitively, so a type
 fact or a re-export elsewhere that went through a changed file is refreshed), edges naming a definition that
 appeared or vanished, ambiguous edges naming a re-parsed one, and edges whose target was re-parsed; it leaves the
-edges a full index would (tests/test_incremental_edges.py), candidates in another order (they follow node ids).
+edges a full index would (tests/test_incremental_edges.py) except for the order of candidates, which follows node
+ids (a re-parsed file's are the newest), and so which ones are kept when more than MAX_CANDIDATES tie.
 """
 
 from __future__ import annotations
