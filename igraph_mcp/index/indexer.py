@@ -17,7 +17,7 @@ from igraph_mcp.index import parse_pool
 from igraph_mcp.index.model import ParsedFile, Symbol
 from igraph_mcp.index.phases import Progress
 from igraph_mcp.index.resolve import Binding, Resolver
-from igraph_mcp.index.symbols import FactsByName, OnDemand, SymbolTable, facts_by_name
+from igraph_mcp.index.symbols import OnDemand, SymbolTable, facts_by_name
 from igraph_mcp.index.walk import WalkedFile, walk_repository
 from igraph_mcp.models import IndexResult
 from igraph_mcp.store import graph
@@ -430,21 +430,9 @@ class Indexer:
                 crashpoints.reached("index.resolve")
             return 0
         db = self.db
-        facts: dict[int, list[tuple[str, str, str]]] | OnDemand[int, FactsByName]
-        bases: dict[int, list[tuple[str, str]]] | OnDemand[int, list[tuple[str, str]]]
-        if everything:
-            facts, bases = graph.facts_by_node(db), graph.base_refs(db)
-        else:
-            # A few hundred edges consult a few hundred scopes: read those, not every fact (0.3-0.5 s at 113k).
-            facts = OnDemand(lambda nid: facts_by_name(graph.facts_of_node(db, nid)))
-            bases = OnDemand(lambda cid: graph.base_refs_of(db, cid))
+        paths = graph.file_paths(db)
         table = SymbolTable(
-            graph.symbol_table(db),
-            graph.file_paths(db),
-            graph.imports_by_file(db),
-            languages=graph.file_language_ids(db),
-            facts=facts,
-            bases=bases,
+            graph.symbol_table(db), paths, graph.imports_by_file(db), languages=graph.file_language_ids(db)
         )
         if everything:
             rows = graph.all_reference_edges(self.db)
@@ -452,6 +440,15 @@ class Indexer:
             # A binding may go through any file the source imports, transitively (re-exports, type facts, bases).
             scope = table.importers_closure(changed_ids)
             rows = graph.edges_to_resolve(self.db, sorted(scope), names, dropped)
+        if everything or len(scope) > len(paths) // 20:
+            table.set_facts(graph.facts_by_node(db), graph.base_refs(db))
+        else:
+            # A few hundred edges consult a few hundred scopes: read those, not every fact (0.3-0.5 s at 113k);
+            # past 5% of the files one read of every fact costs less than a query per scope.
+            table.set_facts(
+                OnDemand(lambda nid: facts_by_name(graph.facts_of_node(db, nid))),
+                OnDemand(lambda cid: graph.base_refs_of(db, cid)),
+            )
         resolver = Resolver(table)
         updates: list[EdgeBinding] = []
         bound = 0

@@ -142,12 +142,9 @@ class SymbolTable:
         self.imports = imports  # file id -> [(module, imported name, alias)]
         self.languages = languages or {}
         # scope node id -> name -> [(kind, text)]: what each scope states about its names (see model.Fact).
-        self.facts: Lookup[int, FactsByName]
-        if isinstance(facts, dict) or facts is None:
-            self.facts = {nid: facts_by_name(rows) for nid, rows in (facts or {}).items()}
-        else:
-            self.facts = facts
-        self.bases: Lookup[int, list[tuple[str, str]]] = bases or {}  # class id -> [(base name, qualifier)]
+        self.facts: Lookup[int, FactsByName] = {}
+        self.bases: Lookup[int, list[tuple[str, str]]] = {}  # class id -> [(base name, qualifier)]
+        self.set_facts(facts, bases)
         self.by_id = {s.id: s for s in symbols}
         self.by_name: dict[str, list[Sym]] = defaultdict(list)
         self.by_file_name: dict[tuple[int, str], list[Sym]] = defaultdict(list)
@@ -201,6 +198,18 @@ class SymbolTable:
                 return list(dict.fromkeys(hits))
         return []
 
+    def set_facts(
+        self,
+        facts: dict[int, list[tuple[str, str, str]]] | Lookup[int, FactsByName] | None,
+        bases: dict[int, list[tuple[str, str]]] | Lookup[int, list[tuple[str, str]]] | None,
+    ) -> None:
+        """Use these facts and bases: every row (dicts) or Lookups that read them on demand."""
+        if isinstance(facts, dict) or facts is None:
+            self.facts = {nid: facts_by_name(rows) for nid, rows in (facts or {}).items()}
+        else:
+            self.facts = facts
+        self.bases = bases or {}
+
     def importers_closure(self, file_ids: list[int]) -> set[int]:
         """``file_ids`` and every file whose imports name one of them, directly or through other such files."""
         imports = [
@@ -212,7 +221,9 @@ class SymbolTable:
         frontier = set(file_ids)
         while frontier:
             tails = [_pieces(t) for f in frontier for t in self._tails(f)]
-            every = any(t == {""} for t in tails)  # a top-level file: its directory key is ""
+            # A top-level file's directory key is "", which any import may name; and past a few dozen files the
+            # test costs more than asking (files_for_module remembers its answers).
+            every = len(tails) > 96 or any(t == {""} for t in tails)
             found: set[int] = set()
             for importer, module, name, pieces in imports:
                 if importer in seen or importer in found:
