@@ -8,7 +8,7 @@ import pytest
 from _factories import edge_target, index_repo, make_repo
 
 from igraph_mcp.index.resolve import Resolver
-from igraph_mcp.index.symbols import Sym, SymbolTable, module_candidates
+from igraph_mcp.index.symbols import Sym, SymbolTable, module_candidates, submodule
 from igraph_mcp.vocab.edges import CONFIDENCE
 
 
@@ -289,3 +289,54 @@ def test_method_on_unknown_receiver_is_not_bound_by_directory() -> None:
     # is a Box, so the call stays unbound with Box.close recorded as a candidate.
     b = _resolver().resolve(21, 2, "calls", "close", "thing")
     assert (b.target, b.how, b.candidates) == (None, "ambiguous", (14,))
+
+
+def _importers_by_brute_force(table: SymbolTable, start: int) -> set[int]:
+    """importers_closure without its shortcut: every import of every file asked where it points."""
+    seen, todo = {start}, [start]
+    while todo:
+        f = todo.pop()
+        for importer, rows in table.imports.items():
+            for module, name, _alias in rows:
+                targets = table.files_for_module(module, importer)
+                if name and name != "*":
+                    targets += table.files_for_module(submodule(module, name), importer)
+                if f in targets and importer not in seen:
+                    seen.add(importer)
+                    todo.append(importer)
+    return seen
+
+
+def test_importers_closure_equals_asking_every_import() -> None:
+    paths = [
+        "main.py",
+        "pkg/__init__.py",
+        "pkg/models.py",
+        "pkg/sub/store.py",
+        "pkg/sub/__init__.py",
+        "web/src/app.ts",
+        "web/src/util/index.ts",
+        "web/src/util/fmt.ts",
+        "native/include/box.h",
+        "native/src/box.c",
+        "rs/src/lib.rs",
+        "rs/src/net/mod.rs",
+        ".hidden/x.py",
+    ]
+    files = dict(enumerate(paths, start=1))
+    imports: dict[int, list[tuple[str, str, str]]] = {
+        1: [("pkg", "Session", ""), ("pkg.sub", "store", "")],
+        2: [(".models", "Session", ""), (".", "sub", "")],
+        3: [("..", "main", "")],
+        4: [("pkg.models", "", "m"), ("...", "x", "")],
+        6: [("./util", "", ""), ('"./util/fmt"', "", ""), ("../src/app", "", "")],
+        7: [("./fmt", "", "")],
+        10: [("box.h", "", ""), ("<include/box.h>", "", "")],
+        11: [("crate::net", "", ""), ("self::net::Client", "", "")],
+        12: [("super", "", "")],
+        13: [("main", "", "")],
+    }
+    table = SymbolTable([], files, imports)
+    for f in files:
+        assert table.importers_closure([f]) == _importers_by_brute_force(table, f), files[f]
+    assert table.importers_closure([3]) >= {1, 2, 4}  # store.py <- pkg.sub.store, the package, a sibling

@@ -7,9 +7,11 @@ never from library code into test code (vocab/testcode.py), and carry a low conf
 ways read one SymbolTable (index/symbols.py). Whatever does not bind to exactly one
 definition stays unbound ("ambiguous" with its candidates, "external" for the language's own names, or
 "unresolved").
-An incremental run re-binds edges from changed files, edges naming a definition that appeared or vanished, and
-edges whose target was re-parsed; a binding that went through a changed file only as a type fact or a
-re-export (`self.x = Session()` in a class elsewhere) is refreshed by the next full index.
+An incremental run re-binds edges from changed files and from the files importing them (transitively, so a type
+fact or a re-export elsewhere that went through a changed file is refreshed), edges naming a definition that
+appeared or vanished, ambiguous edges naming a re-parsed one, and edges whose target was re-parsed; it leaves the
+edges a full index would (tests/test_incremental_edges.py) except for the order of candidates, which follows node
+ids (a re-parsed file's are the newest), and so which ones are kept when more than MAX_CANDIDATES tie.
 """
 
 from __future__ import annotations

@@ -3,11 +3,15 @@ each scope states about its names, and which files an import's module string nam
 
 from __future__ import annotations
 
+import functools
 import posixpath
+import re
 from collections import defaultdict
+from collections.abc import Callable
+from typing import Generic, Protocol, TypeVar
 
 from igraph_mcp.store.records import SymbolKey
-from igraph_mcp.vocab.languages import source_extension, spec_for_path
+from igraph_mcp.vocab.languages import LanguageSpec, source_extension, spec_for_path
 
 # A definition as the resolver sees it: the store's record, so the symbol table needs no copying.
 Sym = SymbolKey
@@ -16,8 +20,10 @@ Sym = SymbolKey
 _ANY_SEPARATORS = ("::", "\\", ".")
 
 
+@functools.lru_cache(maxsize=65536)
 def module_key(path: str) -> str:
     """``pkg/sub/mod.py`` -> ``pkg/sub/mod``; ``pkg/__init__.py`` -> ``pkg``."""
+    # Remembered: finding a path's source extension tries every known one, ~60k import strings per resolve.
     ext = source_extension(path)
     stem = path[: -len(ext)] if ext else path
     head, _, last = stem.rpartition("/")
@@ -25,6 +31,12 @@ def module_key(path: str) -> str:
     if head and spec is not None and last in spec.index_stems:
         return head
     return stem
+
+
+@functools.lru_cache(maxsize=65536)
+def _spec_of(path: str) -> LanguageSpec | None:
+    """spec_for_path, remembered: an importer asks once per import statement (~60k at 113k symbols)."""
+    return spec_for_path(path)
 
 
 def module_candidates(module: str, importer_path: str) -> list[str]:
@@ -43,7 +55,7 @@ def module_candidates(module: str, importer_path: str) -> list[str]:
             base = posixpath.dirname(base)
         rest = module[dots:].replace(".", "/")
         return [posixpath.normpath(posixpath.join(base, rest)) if rest else base]
-    importer = spec_for_path(importer_path)
+    importer = _spec_of(importer_path)
     for sep in importer.module_separators if importer is not None else _ANY_SEPARATORS:
         module = module.replace(sep, "/")
     module = module.lstrip("/")
@@ -53,9 +65,63 @@ def module_candidates(module: str, importer_path: str) -> list[str]:
     return [module_key(module), module]
 
 
+# Everything module_candidates may treat as a separator (languages' module separators, quotes, brackets, spaces).
+_PIECE_BREAKS = re.compile(r"[/\\:.'\"<>\s]")
+
+
+def _pieces(text: str) -> set[str]:
+    """The pieces of a module string or path between separators."""
+    return set(_PIECE_BREAKS.split(text))
+
+
+def _relative(module: str) -> bool:
+    """Whether module_candidates resolves ``module`` against the importer's folder."""
+    return module.strip().strip("'\"<>").startswith(".")
+
+
 def submodule(module: str, name: str) -> str:
     """``pkg`` + ``mod`` -> ``pkg.mod``; a bare relative package ``.``/``..`` + ``mod`` -> ``.mod``/``..mod``."""
     return module + name if module.endswith(".") else f"{module}.{name}"
+
+
+K = TypeVar("K")
+K_contra = TypeVar("K_contra", contravariant=True)
+V = TypeVar("V")
+
+FactsByName = dict[str, list[tuple[str, str]]]  # name -> [(kind, text)]
+
+
+class Lookup(Protocol[K_contra, V]):
+    """What the resolver asks of a per-id table: ``get(key, default)``."""
+
+    def get(self, key: K_contra, default: V, /) -> V:
+        """The value for ``key``, else ``default``."""
+        ...
+
+
+class OnDemand(Generic[K, V]):
+    """A per-id table read one key at a time, each key once: an incremental run asks about a few hundred scopes,
+    not the whole repository's. A key with no rows reads as an empty value, which equals the eager table's default."""
+
+    def __init__(self, load: Callable[[K], V]) -> None:
+        self._load = load
+        self._seen: dict[K, V] = {}
+
+    def get(self, key: K, default: V, /) -> V:
+        """The loaded value for ``key`` (empty when it has no rows; ``default`` is not needed)."""
+        try:
+            return self._seen[key]
+        except KeyError:
+            value = self._seen[key] = self._load(key)
+            return value
+
+
+def facts_by_name(rows: list[tuple[str, str, str]]) -> FactsByName:
+    """A scope's facts [(name, kind, text)] in source order, grouped by name (order kept)."""
+    by_name: FactsByName = {}
+    for name, kind, text in rows:
+        by_name.setdefault(name, []).append((kind, text))
+    return by_name
 
 
 class SymbolTable:
@@ -68,20 +134,17 @@ class SymbolTable:
         imports: dict[int, list[tuple[str, str, str]]],
         *,
         languages: dict[int, str] | None = None,
-        facts: dict[int, list[tuple[str, str, str]]] | None = None,
-        bases: dict[int, list[tuple[str, str]]] | None = None,
+        facts: dict[int, list[tuple[str, str, str]]] | Lookup[int, FactsByName] | None = None,
+        bases: dict[int, list[tuple[str, str]]] | Lookup[int, list[tuple[str, str]]] | None = None,
     ) -> None:
+        """``facts`` and ``bases`` are either every row (a dict) or a Lookup that reads them on demand."""
         self.file_paths = file_paths
         self.imports = imports  # file id -> [(module, imported name, alias)]
         self.languages = languages or {}
         # scope node id -> name -> [(kind, text)]: what each scope states about its names (see model.Fact).
-        self.facts: dict[int, dict[str, list[tuple[str, str]]]] = {}
-        for nid, rows in (facts or {}).items():
-            by_name: dict[str, list[tuple[str, str]]] = {}
-            for name, kind, text in rows:
-                by_name.setdefault(name, []).append((kind, text))
-            self.facts[nid] = by_name
-        self.bases = bases or {}  # class id -> [(base name, qualifier)]
+        self.facts: Lookup[int, FactsByName] = {}
+        self.bases: Lookup[int, list[tuple[str, str]]] = {}  # class id -> [(base name, qualifier)]
+        self.set_facts(facts, bases)
         self.by_id = {s.id: s for s in symbols}
         self.by_name: dict[str, list[Sym]] = defaultdict(list)
         self.by_file_name: dict[tuple[int, str], list[Sym]] = defaultdict(list)
@@ -134,6 +197,62 @@ class SymbolTable:
                     hits = [f for f in hits if posixpath.commonpath([self.file_paths[f], importer_path]) == best]
                 return list(dict.fromkeys(hits))
         return []
+
+    def set_facts(
+        self,
+        facts: dict[int, list[tuple[str, str, str]]] | Lookup[int, FactsByName] | None,
+        bases: dict[int, list[tuple[str, str]]] | Lookup[int, list[tuple[str, str]]] | None,
+    ) -> None:
+        """Use these facts and bases: every row (dicts) or Lookups that read them on demand."""
+        if isinstance(facts, dict) or facts is None:
+            self.facts = {nid: facts_by_name(rows) for nid, rows in (facts or {}).items()}
+        else:
+            self.facts = facts
+        self.bases = bases or {}
+
+    def importers_closure(self, file_ids: list[int]) -> set[int]:
+        """``file_ids`` and every file whose imports name one of them, directly or through other such files."""
+        imports = [
+            (importer, module, name, self._import_pieces(importer, module, name))
+            for importer, rows in self.imports.items()
+            for module, name, _alias in rows
+        ]
+        seen = set(file_ids)
+        frontier = set(file_ids)
+        while frontier:
+            tails = [_pieces(t) for f in frontier for t in self._tails(f)]
+            # A top-level file's directory key is "", which any import may name; and past a few dozen files the
+            # test costs more than asking (files_for_module remembers its answers).
+            every = len(tails) > 96 or any(t == {""} for t in tails)
+            found: set[int] = set()
+            for importer, module, name, pieces in imports:
+                if importer in seen or importer in found:
+                    continue
+                # Cheap and necessary: a key that names the file ends in one of its tails, and every key of an
+                # import is made of the import's pieces (see _import_pieces).
+                if not every and not any(t <= pieces for t in tails):
+                    continue
+                targets = self.files_for_module(module, importer)
+                if name and name != "*":  # `from pkg import mod` may name the file pkg/mod
+                    targets += self.files_for_module(submodule(module, name), importer)
+                if not frontier.isdisjoint(targets):
+                    found.add(importer)
+            seen |= found
+            frontier = found
+        return seen
+
+    def _import_pieces(self, importer: int, module: str, name: str) -> set[str]:
+        """Every piece a key of module_candidates for this import (or its submodule) can contain: the module's and
+        the imported name's, and for a relative import also the importer's folders it is joined to."""
+        pieces = _pieces(module) | (_pieces(name) if name and name != "*" else set())
+        if _relative(module):
+            pieces |= _pieces(self.file_paths.get(importer, ""))
+        return pieces
+
+    def _tails(self, file_id: int) -> tuple[str, str, str]:
+        """The last segments of every key that names a file: of its module key, its file name and its folder."""
+        path = self.file_paths.get(file_id, "")
+        return module_key(path).rsplit("/", 1)[-1], path.rsplit("/", 1)[-1], posixpath.dirname(path).rsplit("/", 1)[-1]
 
     def parent(self, sym: Sym) -> Sym | None:
         """The definition ``sym`` is nested in (None at the top, or when the parent is unknown)."""

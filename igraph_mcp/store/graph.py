@@ -301,7 +301,7 @@ def node_bodies(db: Database, ids: Sequence[int]) -> dict[int, str]:
 
 def symbol_table(db: Database) -> list[SymbolKey]:
     """Every node as the resolver sees it."""
-    return [SymbolKey(*r) for r in db.rows("SELECT id, file_id, kind, name, qualified_name, parent_id FROM nodes")]
+    return list(map(SymbolKey._make, db.rows("SELECT id, file_id, kind, name, qualified_name, parent_id FROM nodes")))
 
 
 def names_in_files(db: Database, file_ids: Sequence[int]) -> set[str]:
@@ -355,8 +355,11 @@ _REF_COLUMNS = (
 )
 
 
-def edges_to_resolve(db: Database, file_ids: Sequence[int], names: set[str]) -> list[RefToResolve]:
-    """Reference edges needing (re-)resolution: all from the given files, plus any elsewhere naming ``names``."""
+def edges_to_resolve(
+    db: Database, file_ids: Sequence[int], names: set[str], ambiguous_names: set[str] | None = None
+) -> list[RefToResolve]:
+    """Reference edges needing (re-)resolution: all from the given files, any elsewhere naming ``names``, and
+    ambiguous ones naming one of ``ambiguous_names``."""
     sql = f"SELECT {_REF_COLUMNS} FROM edges e JOIN nodes n ON n.id = e.source_id WHERE e.kind != 'contains' AND "  # noqa: S608 - fixed columns
     out: dict[int, RefToResolve] = {}
     for chunk in batches(list(file_ids)):
@@ -368,6 +371,11 @@ def edges_to_resolve(db: Database, file_ids: Sequence[int], names: set[str]) -> 
     # Edges whose target was deleted or re-parsed in this run (see delete_file).
     for r in db.rows(sql + "e.resolution = 'stale'"):
         out[int(r[0])] = RefToResolve(*r)
+    # Unbound edges by name: the partial index edges_target_name.
+    ambiguous = sql + "e.target_id IS NULL AND e.resolution = 'ambiguous' AND "
+    for some_names in batches(sorted((ambiguous_names or set()) - names)):
+        for r in db.rows(ambiguous + f"e.target_name IN ({placeholders(len(some_names))})", tuple(some_names)):
+            out[int(r[0])] = RefToResolve(*r)
     return list(out.values())
 
 
@@ -422,6 +430,22 @@ def facts_by_node(db: Database) -> dict[int, list[tuple[str, str, str]]]:
     for nid, name, kind, text in db.rows("SELECT node_id, name, kind, text FROM facts ORDER BY id"):
         out.setdefault(int(nid), []).append((str(name), str(kind), str(text)))
     return out
+
+
+def facts_of_node(db: Database, node_id: int) -> list[tuple[str, str, str]]:
+    """One scope's facts [(name, kind, text)] in source order (facts_by_node for one node, by its index)."""
+    rows = db.rows("SELECT name, kind, text FROM facts WHERE node_id = ? ORDER BY id", (node_id,))
+    return [(str(name), str(kind), str(text)) for name, kind, text in rows]
+
+
+def base_refs_of(db: Database, class_id: int) -> list[tuple[str, str]]:
+    """One class's [(base name, qualifier)] in the order written (base_refs for one class, by its index)."""
+    rows = db.rows(
+        "SELECT target_name, qualifier FROM edges WHERE source_id = ? AND kind IN ('inherits', 'implements') "
+        "ORDER BY id",
+        (class_id,),
+    )
+    return [(str(name), str(qual)) for name, qual in rows]
 
 
 def base_refs(db: Database) -> dict[int, list[tuple[str, str]]]:
