@@ -151,8 +151,9 @@ def features(q: Query, params: RetrievalParams) -> tuple[list[int], np.ndarray]:
     return [h.nodeId for h in top], np.asarray(rows, dtype=np.float64).reshape(len(top), len(rerank.FEATURES))
 
 
-def train_pairwise(queries: list[Query], params: RetrievalParams, l2: float, epochs: int, mask: Any) -> np.ndarray:
-    """Pairwise logistic regression: every (gold, non-gold) pair within a query's top candidates."""
+def pair_differences(queries: list[Query], params: RetrievalParams) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """(gold - other) feature differences for every (gold, non-gold) pair within each query's top candidates,
+    and their weights (each query weighs alike); SystemExit when no query has such a pair."""
     diffs, weights = [], []
     for q in queries:
         order, x = features(q, params)
@@ -162,9 +163,15 @@ def train_pairwise(queries: list[Query], params: RetrievalParams, l2: float, epo
             continue
         for i in pos:
             diffs.append(x[i] - x[neg])
-            weights.append(np.full(len(neg), 1.0 / (len(pos) * len(neg))))  # every query weighs alike
+            weights.append(np.full(len(neg), 1.0 / (len(pos) * len(neg))))
     if not diffs:
-        raise SystemExit("no tuning query has both a gold and a non-gold candidate in its top hits")
+        raise SystemExit("no query has both a gold and a non-gold candidate in its top hits")
+    return diffs, weights
+
+
+def train_pairwise(queries: list[Query], params: RetrievalParams, l2: float, epochs: int, mask: Any) -> np.ndarray:
+    """Pairwise logistic regression: every (gold, non-gold) pair within a query's top candidates."""
+    diffs, weights = pair_differences(queries, params)
     return fit_pairs(diffs, weights, l2, epochs, mask)
 
 

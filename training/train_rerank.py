@@ -70,18 +70,7 @@ def mask_of(names: str) -> np.ndarray:
 def pair_rows(queries: list[rt.Query], params: RetrievalParams) -> tuple[np.ndarray, np.ndarray]:
     """(gold - other) feature differences within each query's top candidates, and pair weights (each query
     weighs alike): computed once, then every feature set and L2 is fitted on them."""
-    diffs, weights = [], []
-    for q in queries:
-        order, x = rt.features(q, params)
-        pos = [i for i, n in enumerate(order) if q.gold_of.get(n)]
-        neg = [i for i, n in enumerate(order) if not q.gold_of.get(n)]
-        if not pos or not neg:
-            continue
-        for i in pos:
-            diffs.append(x[i] - x[neg])
-            weights.append(np.full(len(neg), 1.0 / (len(pos) * len(neg))))
-    if not diffs:
-        raise SystemExit("no train query has both a gold and a non-gold candidate in its top hits")
+    diffs, weights = rt.pair_differences(queries, params)
     sw = np.concatenate(weights)
     return np.concatenate(diffs), sw / sw.sum()
 
