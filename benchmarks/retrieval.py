@@ -245,7 +245,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         nargs=2,
         default=None,
         metavar=("A.json", "B.json"),
-        help="print two --json runs side by side (e.g. SQLite and --store), with B - A per measure",
+        help="print two --json runs side by side (e.g. SQLite and --store), with B - A per measure; a side may be "
+        "several files, comma-separated",
     )
     ap.add_argument(
         "--pg-exact-below",
@@ -356,11 +357,8 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def merge_runs(paths: list[Path], systems: list[str]) -> int:
-    """Tables of several runs' per-query records taken together, one row per system as in a single run.
-
-    Records are joined per tree; a (query, system) measured in two runs counts once, from the later file.
-    """
+def joined_runs(paths: list[Path]) -> list[dict[str, Any]]:
+    """Several --json runs' trees, joined per tree; a (query, system) measured twice counts once, from the later."""
     by_tree: dict[tuple[str, str], dict[str, Any]] = {}
     for path in paths:
         for tree in json.loads(path.read_text(encoding="utf-8"))["trees"]:
@@ -371,7 +369,15 @@ def merge_runs(paths: list[Path], systems: list[str]) -> int:
             fresh = {(r["qid"], r["system"]) for r in tree["records"]}
             kept = [r for r in by_tree[key]["records"] if (r["qid"], r["system"]) not in fresh]
             by_tree[key] = {**tree, "records": kept + tree["records"]}
-    results = list(by_tree.values())
+    return list(by_tree.values())
+
+
+def merge_runs(paths: list[Path], systems: list[str]) -> int:
+    """Tables of several runs' per-query records taken together, one row per system as in a single run.
+
+    Records are joined per tree; a (query, system) measured in two runs counts once, from the later file.
+    """
+    results = joined_runs(paths)
     for set_name, rows in summarize(results).items():
         print(format_table(set_name, rows, systems))
         print()
@@ -382,10 +388,11 @@ def merge_runs(paths: list[Path], systems: list[str]) -> int:
 def compare_runs(a_path: Path, b_path: Path, systems: list[str], parity: float) -> int:
     """Two runs' summaries side by side per set and system: A, B and B - A per measure, in points.
 
-    Only the queries both runs answered count (joined on tree, query and system), so a run stopped early compares
-    on what it measured. Exit 1 when some measure differs by more than ``parity`` points.
+    A side may be several --json files, comma-separated (joined as --merge joins them). Only the queries both sides
+    answered count (joined on tree, query and system), so a run stopped early compares on what it measured. Exit 1
+    when some measure differs by more than ``parity`` points.
     """
-    runs = [json.loads(p.read_text(encoding="utf-8"))["trees"] for p in (a_path, b_path)]
+    runs = [joined_runs([Path(p) for p in str(side).split(",") if p]) for side in (a_path, b_path)]
     keys = [{(t["set"], t["tree"], r["qid"], r["system"]) for t in run for r in t["records"]} for run in runs]
     both = keys[0] & keys[1]
     kept = [
@@ -401,7 +408,8 @@ def compare_runs(a_path: Path, b_path: Path, systems: list[str], parity: float) 
         for run in kept
     ]
     worst = 0.0
-    print(f"A = {a_path.name}, B = {b_path.name}; figures in %, diff = B - A in points; * = more than {parity:g}")
+    names = [" + ".join(Path(p).name for p in str(side).split(",") if p) for side in (a_path, b_path)]
+    print(f"A = {names[0]}, B = {names[1]}; figures in %, diff = B - A in points; * = more than {parity:g}")
     for set_name in summaries[0]:
         lines = []
         for system in (s for s in systems if s in summaries[0][set_name]):
