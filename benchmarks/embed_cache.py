@@ -72,6 +72,34 @@ class CachedEmbedder:
             else np.zeros((0, self.dimension), dtype=np.float32)
         )
 
+    def seed_from_index(self, db_path: Path) -> int:
+        """Add the vectors a SQLite index already holds (keyed by its ``embed_hash``, the same sha256 of the text)
+        when that index was embedded by this embedder; return how many were new to the cache."""
+        if not db_path.is_file():
+            return 0
+        import apsw  # the SQLite binding the product uses, which can load sqlite-vec
+        import sqlite_vec
+
+        src = apsw.Connection(str(db_path), flags=apsw.SQLITE_OPEN_READONLY)
+        try:
+            src.enable_load_extension(True)
+            src.load_extension(sqlite_vec.loadable_path())
+            meta = dict(src.execute("select key, value from meta where key = 'embedder_id'"))
+            if meta.get("embedder_id") != self.id:
+                return 0
+            rows = src.execute(
+                "select n.embed_hash, v.embedding from nodes n join node_vectors v on v.node_id = n.id"
+                " where n.embed_hash is not null"
+            ).fetchall()
+        except apsw.Error:
+            return 0  # no vector tables (an index built without the model): nothing to seed
+        finally:
+            src.close()
+        before = self._con.total_changes
+        with self._con:
+            self._con.executemany("insert or ignore into vec values (?, ?, ?)", [(self.id, h, v) for h, v in rows])
+        return self._con.total_changes - before
+
     def embed_query(self, text: str) -> Any:
         """The wrapped query embedding, memoised for the run (every system asks for the same queries)."""
         if text not in self._queries:

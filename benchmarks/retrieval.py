@@ -46,7 +46,8 @@ def run_task(task: TreeTask, systems: list[str], log: Callable[[str], None]) -> 
     index_summary: dict[str, Any] = {}
     tokens: dict[str, int] = {}  # query text -> tokens of the default call's answer
     if any(s.removesuffix("-hand") in sr.SERVICE_SYSTEMS or s.startswith("default") for s in systems):
-        svc, timings["service_index_s"], index_summary = sr.open_service(task.root)
+        repo_name = sr.store_repo_name(task.set_name, task.label) if sr.STORE else None
+        svc, timings["service_index_s"], index_summary = sr.open_service(task.root, repo_name)
         log(f"    service index {timings['service_index_s']:.1f}s: {_index_brief(index_summary)}")
         for system in (s for s in systems if s in sr.SERVICE_SYSTEMS):
             searchers[system] = functools.partial(sr._service_search_as, svc, system)
@@ -231,6 +232,31 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--devset", type=Path, default=bd.DEFAULT_DEVSET)
     ap.add_argument("--fetch-tree", type=Path, default=None, help="default: fetch_tree.py next to --devset")
     ap.add_argument("--json", type=Path, default=None, help="write summary + per-query records here")
+    ap.add_argument(
+        "--store",
+        default=None,
+        metavar="URL",
+        help="index into this postgresql:// database instead of each tree's SQLite file (one repository per tree, "
+        "named <set>-<tree>); the embedding cache supplies the vectors the SQLite indexes already hold",
+    )
+    ap.add_argument(
+        "--compare",
+        type=Path,
+        nargs=2,
+        default=None,
+        metavar=("A.json", "B.json"),
+        help="print two --json runs side by side (e.g. SQLite and --store), with B - A per measure; a side may be "
+        "several files, comma-separated",
+    )
+    ap.add_argument(
+        "--pg-exact-below",
+        type=int,
+        default=None,
+        metavar="N",
+        help="--store: exact vector scan below N vectors instead of the store's threshold (0 = HNSW always), to "
+        "measure the approximation on trees smaller than the threshold",
+    )
+    ap.add_argument("--parity", type=float, default=1.0, help="--compare: flag a difference above this many points")
     ap.add_argument("--reindex", action="store_true", help="full rebuild of each index (vectors reused)")
     ap.add_argument(
         "--merge",
@@ -269,7 +295,14 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     if args.merge:
         return merge_runs(args.merge, args.systems)
+    if args.compare:
+        return compare_runs(*args.compare, args.systems, args.parity)
     sr.REINDEX = args.reindex
+    sr.STORE = args.store
+    if args.pg_exact_below is not None:
+        from igraph_mcp.store import pg_vectors
+
+        pg_vectors.EXACT_BELOW = args.pg_exact_below  # read at every query
     sr.EMBED_CACHE = None if str(args.embed_cache) == "off" else args.embed_cache
 
     def log(msg: str) -> None:
@@ -324,11 +357,8 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def merge_runs(paths: list[Path], systems: list[str]) -> int:
-    """Tables of several runs' per-query records taken together, one row per system as in a single run.
-
-    Records are joined per tree; a (query, system) measured in two runs counts once, from the later file.
-    """
+def joined_runs(paths: list[Path]) -> list[dict[str, Any]]:
+    """Several --json runs' trees, joined per tree; a (query, system) measured twice counts once, from the later."""
     by_tree: dict[tuple[str, str], dict[str, Any]] = {}
     for path in paths:
         for tree in json.loads(path.read_text(encoding="utf-8"))["trees"]:
@@ -339,12 +369,89 @@ def merge_runs(paths: list[Path], systems: list[str]) -> int:
             fresh = {(r["qid"], r["system"]) for r in tree["records"]}
             kept = [r for r in by_tree[key]["records"] if (r["qid"], r["system"]) not in fresh]
             by_tree[key] = {**tree, "records": kept + tree["records"]}
-    results = list(by_tree.values())
+    return list(by_tree.values())
+
+
+def merge_runs(paths: list[Path], systems: list[str]) -> int:
+    """Tables of several runs' per-query records taken together, one row per system as in a single run.
+
+    Records are joined per tree; a (query, system) measured in two runs counts once, from the later file.
+    """
+    results = joined_runs(paths)
     for set_name, rows in summarize(results).items():
         print(format_table(set_name, rows, systems))
         print()
     print(f"{len(results)} trees: " + ", ".join(t["tree"] for t in results))
     return 0
+
+
+def compare_runs(a_path: Path, b_path: Path, systems: list[str], parity: float) -> int:
+    """Two runs' summaries side by side per set and system: A, B and B - A per measure, in points.
+
+    A side may be several --json files, comma-separated (joined as --merge joins them). Only the queries both sides
+    answered count (joined on tree, query and system), so a run stopped early compares on what it measured. Exit 1
+    when some measure differs by more than ``parity`` points.
+    """
+    runs = [joined_runs([Path(p) for p in str(side).split(",") if p]) for side in (a_path, b_path)]
+    keys = [{(t["set"], t["tree"], r["qid"], r["system"]) for t in run for r in t["records"]} for run in runs]
+    both = keys[0] & keys[1]
+    kept = [
+        [
+            {**t, "records": [r for r in t["records"] if (t["set"], t["tree"], r["qid"], r["system"]) in both]}
+            for t in run
+        ]
+        for run in runs
+    ]
+    summaries = [summarize(run) for run in kept]
+    tops = [
+        {(t["set"], t["tree"], r["qid"], r["system"]): r["top_functions"] for t in run for r in t["records"]}
+        for run in kept
+    ]
+    worst = 0.0
+    names = [" + ".join(Path(p).name for p in str(side).split(",") if p) for side in (a_path, b_path)]
+    print(f"A = {names[0]}, B = {names[1]}; figures in %, diff = B - A in points; * = more than {parity:g}")
+    for set_name in summaries[0]:
+        lines = []
+        for system in (s for s in systems if s in summaries[0][set_name]):
+            row_a, row_b = summaries[0][set_name][system], summaries[1].get(set_name, {}).get(system)
+            if row_b is None:
+                continue
+            ms = f"ms/q {row_a['ms_per_query']:.0f} / {row_b['ms_per_query']:.0f}"
+            tok = f"tok {row_a['median_tokens'] or '-'} / {row_b['median_tokens'] or '-'}"
+            mine = [k for k in both if k[3] == system and (k[0] == set_name or set_name.startswith(f"{k[0]}/"))]
+            mine = [k for k in mine if _in_table(set_name, k, kept[0])]
+            same = sum(tops[0][k] == tops[1][k] for k in mine)
+            lines.append(
+                f"  {system} (n {row_a['n']}, err {row_a['errors']} / {row_b['errors']}, same top 3 "
+                f"{same}/{len(mine)}, {ms}, {tok})"
+            )
+            for measure, value in row_a["metrics"].items():
+                other = row_b["metrics"].get(measure)
+                if value is None or other is None:
+                    continue
+                diff = 100 * (other - value)
+                worst = max(worst, abs(diff))
+                flag = " *" if abs(diff) > parity + 1e-9 else ""
+                lines.append(f"    {measure:<14} {100 * value:6.1f} {100 * other:6.1f} {diff:+6.1f}{flag}")
+        if lines:
+            print(f"== {set_name} ==")
+            print("\n".join(lines))
+    print(f"largest difference: {worst:.1f} points ({'within' if worst <= parity + 1e-9 else 'OVER'} {parity:g})")
+    return 0 if worst <= parity + 1e-9 else 1
+
+
+def _in_table(set_name: str, key: tuple[str, str, str, str], run: list[dict[str, Any]]) -> bool:
+    """Whether the record ``key`` (set, tree, qid, system) counts in table ``set_name`` (as ``summarize`` groups)."""
+    set_of, tree, qid, _ = key
+    if set_name == set_of:
+        return True
+    part = set_name.split("/", 1)[1]
+    if set_of == "docstrings":
+        return part == tree
+    half = next(
+        r.get("half") for t in run if t["tree"] == tree and t["set"] == set_of for r in t["records"] if r["qid"] == qid
+    )
+    return part == half
 
 
 def _write_json(args: argparse.Namespace, results: list[dict[str, Any]]) -> None:

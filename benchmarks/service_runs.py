@@ -40,10 +40,20 @@ MAX_TOKENS = 100_000
 
 REINDEX = False  # --reindex: rebuild structure + FTS with the current code (vectors of unchanged text are reused)
 EMBED_CACHE: Path | None = None  # --embed-cache: vectors shared across trees and runs (None = off)
+STORE: str | None = None  # --store: a postgresql:// URL (each tree its own repository there); None = SQLite file
 
 
-def open_service(root: Path) -> tuple[Any, float, dict[str, Any]]:
-    """Build the service for a tree and run its index; return (service, seconds, index summary)."""
+def store_repo_name(set_name: str, label: str) -> str:
+    """The repository name a tree gets in a shared store: its set and label (a tree may serve two sets)."""
+    return f"{set_name}-{label}"
+
+
+def open_service(root: Path, repo_name: str | None = None) -> tuple[Any, float, dict[str, Any]]:
+    """Build the service for a tree and run its index; return (service, seconds, index summary).
+
+    With ``STORE`` set the index goes into that database as repository ``repo_name``; the embedding cache is first
+    seeded from the tree's SQLite index, so vectors the model computed for that index are not computed again.
+    """
     from igraph_mcp.config import load_config  # imported lazily: the bm25-only run needs no package
     from igraph_mcp.embed.registry import embedder_from_config
     from igraph_mcp.service import IGraphService
@@ -52,8 +62,13 @@ def open_service(root: Path) -> tuple[Any, float, dict[str, Any]]:
     config = load_config(root)
     embedder = embedder_from_config(config.embedder)
     if embedder is not None and EMBED_CACHE is not None:
-        embedder = CachedEmbedder(embedder, EMBED_CACHE)
-    svc = IGraphService(root, config=config, embedder=embedder)
+        cached = CachedEmbedder(embedder, EMBED_CACHE)
+        if STORE is not None:
+            seeded = cached.seed_from_index(root / ".igraph" / "igraph.db")
+            if seeded:
+                print(f"    embed cache: {seeded} vectors added from {root.name}'s SQLite index", file=sys.stderr)
+        embedder = cached
+    svc = IGraphService(root, config=config, embedder=embedder, store=STORE, repo_name=repo_name)
     summary = _index_when_free(svc, root)
     seconds = time.perf_counter() - started
     dump = getattr(summary, "model_dump", None)
