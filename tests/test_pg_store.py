@@ -157,6 +157,19 @@ def test_a_reader_cannot_write(url: str, names: list[str]) -> None:
         reader.close()
 
 
+def test_every_session_gets_the_search_work_mem(url: str, names: list[str]) -> None:
+    from igraph_mcp.store.pg_text import SEARCH_WORK_MEM
+
+    name = _name(names)
+    writer = PgDatabase.open_for_write(url, name)
+    reader = PgDatabase.open_for_read(url, name)
+    try:
+        assert writer.scalar("SHOW work_mem") == reader.scalar("SHOW work_mem") == SEARCH_WORK_MEM
+    finally:
+        reader.close()
+        writer.close()
+
+
 def test_placeholders_translate_and_a_literal_percent_survives() -> None:
     assert translate("SELECT a FROM t WHERE b LIKE '100%' AND c = ? AND d IN (?, ?)") == (
         "SELECT a FROM t WHERE b LIKE '100%%' AND c = %s AND d IN (%s, %s)"

@@ -21,7 +21,7 @@ from psycopg import sql as pg_sql
 from psycopg.adapt import Dumper
 
 from igraph_mcp.errors import IGraphError, IndexBusy, NotIndexed, SchemaTooNew, StorageError
-from igraph_mcp.store import pg_schema
+from igraph_mcp.store import pg_schema, pg_text
 from igraph_mcp.store.db import Database
 from igraph_mcp.store.dialect import POSTGRESQL, Dialect, WriteConnection
 from igraph_mcp.store.schema import SCHEMA_VERSION
@@ -226,6 +226,7 @@ class PgDatabase(Database):
             self.repo_id = repo_id
             self.schema = pg_schema.schema_name(repo_id)
             self.raw.execute(pg_sql.SQL("SET search_path TO {}, public").format(pg_sql.Identifier(self.schema)))
+            self.raw.execute("SELECT set_config('work_mem', %s, false)", (pg_text.SEARCH_WORK_MEM,))
             if readonly:
                 self.raw.execute("SET default_transaction_read_only = on")
             else:

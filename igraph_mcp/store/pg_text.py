@@ -263,6 +263,8 @@ def _phrases(tokens: Sequence[str]) -> list[list[str]]:
     return [[term_key(t) for t in fts_terms(tok, query=True)] for tok in tokens if tok]
 
 
+# The scoring query's hash aggregate holds one entry per matching row: at PostgreSQL's default 4 MB it spills to
+# disk past ~100k rows (1M-row index, 460k postings: 1.1 s against 0.74 s at 128 MB). Each session sets it (pg_db).
 SEARCH_WORK_MEM = "128MB"
 
 
@@ -275,13 +277,10 @@ class _Stats:
 
 def _stats(db: Reader, index: TextIndex, terms: Sequence[str]) -> _Stats:
     """N, the token total and the document counts of some terms, in one snapshot of the statistics."""
-    # The scoring query's hash aggregate holds one entry per matching row: at PostgreSQL's default 4 MB it spills
-    # to disk past ~100k rows (1M-row index, 460k postings: 1.1 s against 0.74 s at SEARCH_WORK_MEM), so this
-    # session's work_mem is raised here, in a statement the search makes anyway.
     found = db.rows(
-        f"SELECT t.rows, t.tokens, d.term, d.docs, set_config('work_mem', ?, false) FROM {index.totals} t "  # noqa: S608
+        f"SELECT t.rows, t.tokens, d.term, d.docs FROM {index.totals} t "  # noqa: S608
         f"LEFT JOIN {index.terms} d ON d.term = ANY(?::text[]) AND d.docs > 0",
-        (SEARCH_WORK_MEM, sorted(set(terms))),
+        (sorted(set(terms)),),
     )
     if not found:
         return _Stats(0, 0, {})
