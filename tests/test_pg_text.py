@@ -187,42 +187,6 @@ def test_scores_and_order_match_fts5(
         assert expected or tokens == ["absent_token"] or tokens[0].startswith("long_")
 
 
-# Common and rare terms together, where MaxScore pruning skips most postings of the common ones.
-PRUNED_QUERIES: list[list[str]] = [
-    ["zipf1", "zipf2", "zipf7", "zipf40", "parse"],
-    ["zipf1", "zipf300", "self"],
-    ["self", "zipf3", "parse", "config", "get"],
-    ["zipf1", "zipf2", "zipf3", "zipf4", "zipf5", "zipf6"],
-    ["return", "zipf1", "load_config", "x.y"],  # with a phrase: the pruned part is the single terms
-    *QUERIES,
-]
-
-
-@pytest.mark.parametrize("limit", [1, 7, 40])
-@pytest.mark.parametrize("weights", [NODE_BM25_WEIGHTS, (0.3, 0.0, 2.5, 1.0, 1.0, 0.7, 1.1)])
-def test_pruned_top_k_is_the_exact_top_k(
-    shared: tuple[apsw.Connection, PgShim], limit: int, weights: tuple[float, ...], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    lite, pg = shared
-    # Prune from the first posting, scoring as few terms in full as possible, so every query takes the path.
-    monkeypatch.setattr(pg_text, "PRUNE_FROM", 0)
-    monkeypatch.setattr(pg_text, "ESSENTIAL_POSTINGS", 1)
-    looked_up: list[int] = []
-    among = pg_text._Query._among
-
-    def spy(self: Any, terms: Any, rows: list[int]) -> Any:
-        looked_up.append(len(rows))
-        return among(self, terms, rows)
-
-    monkeypatch.setattr(pg_text._Query, "_among", spy)
-    for tokens in PRUNED_QUERIES:
-        _assert_same(
-            _lite_search(lite, tokens, limit, weights), pg_text.search(pg, pg_text.NODE_TEXT, tokens, limit, weights)
-        )
-    assert len(looked_up) >= 5  # pruning held for many queries (the others fell back to scoring every posting)
-    assert min(looked_up) < 400  # ... and looked up fewer rows than the table has
-
-
 def test_queries_cover_real_matches(shared: tuple[apsw.Connection, PgShim]) -> None:
     lite, _pg = shared
     matched = [q for q in QUERIES if _lite_search(lite, q, 10, NODE_BM25_WEIGHTS)]

@@ -268,18 +268,6 @@ def _phrases(tokens: Sequence[str]) -> list[list[str]]:
 SEARCH_WORK_MEM = "128MB"
 
 
-# Exact top-k by MaxScore pruning (``_Query.top``). A term adds less than idf * (k1 + 1) to any row's score, so
-# once the rarer terms' k-th best partial score exceeds what the commoner terms could add together, a row none of
-# the rarer terms match cannot reach the top k, and the commoner terms are looked up only for the rows that can.
-PRUNE_FROM = 50_000  # postings of all query terms: below this one scan of them all is as fast (113k symbols)
-ESSENTIAL_POSTINGS = 10_000  # postings of the rarest terms scored in full at first
-MAX_CANDIDATES = 5_000  # rows that can reach the top k; past it, more terms are scored in full
-MAX_ROUNDS = 2  # times more terms are scored in full before every posting is
-# Looking a row's term up in the primary key costs about as much as reading this many postings of a range (1M-row
-# index): a commoner term is looked up for the candidate rows only when it has more postings than that many times.
-PROBE_COST = 8
-
-
 @dataclass(frozen=True, slots=True)
 class _Stats:
     rows: int
@@ -299,24 +287,22 @@ def _stats(db: Reader, index: TextIndex, terms: Sequence[str]) -> _Stats:
     return _Stats(int(found[0][0]), int(found[0][1]), {str(r[2]): int(r[3]) for r in found if r[2] is not None})
 
 
-def _score_sql(index: TextIndex, within_sql: str | None, *, among: bool = False) -> str:
+def _score_sql(index: TextIndex, within_sql: str | None) -> str:
     """Per-row bm25() sums over the postings of the given (term, docs) phrases.
 
     The arithmetic follows fts5_aux.c operation by operation in float8, so scores agree with FTS5's to the last
     bits (summation order aside). Document counts come in as parameters: the planner then walks the phrase list
-    and does one index range scan per term instead of guessing how many terms match. ``among``: only the rows of
-    one more array parameter, looked up by (term, row) in the primary key instead of reading a term's postings.
+    and does one index range scan per term instead of guessing how many terms match.
     """
     tf = " + ".join(f"p.{c} * ?::float8" for c in index.freq_columns)
     cond = f" AND p.row_id IN ({within_sql})" if within_sql else ""
-    rows = " AND p.row_id = ANY(?::bigint[])" if among else ""
     return (
         "SELECT p.row_id, sum(q.idf * ((f.tf * (?::float8 + 1.0::float8)) / "  # noqa: S608 - fixed names
         "(f.tf + ?::float8 * ((1.0::float8 - ?::float8) + (?::float8 * p.length::float8) / ?::float8)))) AS score "
         "FROM (SELECT k.term, CASE WHEN x.idf <= 0 THEN ?::float8 ELSE x.idf END AS idf "
         "FROM unnest(?::text[], ?::float8[]) AS k(term, docs) "
         "CROSS JOIN LATERAL (SELECT ln(((?::float8 - k.docs) + 0.5::float8) / (k.docs + 0.5::float8)) AS idf) x) q "
-        f"JOIN {index.postings} p ON p.term = q.term{rows} CROSS JOIN LATERAL (SELECT {tf} AS tf) f "
+        f"JOIN {index.postings} p ON p.term = q.term CROSS JOIN LATERAL (SELECT {tf} AS tf) f "
         f"WHERE true{cond} GROUP BY p.row_id"
     )
 
@@ -357,7 +343,7 @@ def search(
         return sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
     if not singles:
         return []
-    return query.top(singles, limit)
+    return query.scores(singles, limit=limit)
 
 
 @dataclass(slots=True)
@@ -386,69 +372,6 @@ class _Query:
             sql += " LIMIT ?"
             params.append(limit)
         return [(int(r[0]), float(r[1])) for r in self.db.rows(sql, tuple(params))]
-
-    def _bound(self, term: str) -> float:
-        """More than the most ``term`` adds to any row: tf / (tf + k) < 1 for every row (k > 0 as b < 1)."""
-        return _idf(self.stats.rows, self.stats.docs[term]) * (K1 + 1.0) * (1.0 + 1e-9)
-
-    def top(self, terms: Sequence[str], limit: int) -> list[tuple[int, float]]:
-        """The best ``limit`` rows over ``terms`` as ``scores(terms, limit=limit)`` returns them, reading only the
-        postings that can change them (MaxScore; every score and the order are the exact ones)."""
-        docs = self.stats.docs
-        if sum(docs[t] for t in terms) <= PRUNE_FROM or min(self.weights) < 0:
-            return self.scores(terms, limit=limit)
-        order = sorted(terms, key=lambda t: (docs[t], t))  # rarest (highest IDF) first
-        n_full, postings = 0, 0
-        while n_full < len(order) - 1 and postings + docs[order[n_full]] <= ESSENTIAL_POSTINGS:
-            postings += docs[order[n_full]]
-            n_full += 1
-        n_full = max(n_full, 1)
-        bounds = [self._bound(t) for t in order]
-        for _ in range(MAX_ROUNDS):
-            # The k-th best score over the first terms is at most the sum of their bounds: until that sum exceeds
-            # the other terms' bound, pruning cannot work, so take more terms before asking the database.
-            while n_full < len(order) and sum(bounds[:n_full]) <= sum(bounds[n_full:]):
-                n_full += 1
-            if n_full >= len(order):
-                break
-            found = self._candidates(order[:n_full], sum(bounds[n_full:]), limit)
-            if found is not None:
-                scores = dict(found)
-                for rid, score in self._among(order[n_full:], list(scores)):
-                    scores[rid] += score
-                return sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
-            n_full += 1
-        return self.scores(terms, limit=limit)
-
-    def _candidates(self, full: Sequence[str], rest_bound: float, limit: int) -> list[tuple[int, float]] | None:
-        """Rows that can reach the top ``limit``: (row, score over ``full``), or None when the other terms
-        (adding less than ``rest_bound``) could lift a row ``full`` does not match, or when too many can."""
-        sql = (
-            f"WITH part AS MATERIALIZED ({_score_sql(self.index, self.within_sql)}), "  # noqa: S608 - fixed names
-            "kth AS (SELECT score FROM part ORDER BY score DESC LIMIT 1 OFFSET ?) "
-            "SELECT p.row_id, p.score, k.score FROM part p CROSS JOIN kth k WHERE p.score + ? >= k.score "
-            "ORDER BY p.score DESC, p.row_id LIMIT ?"
-        )
-        params = [*self._params(full), *self.within_params, limit - 1, rest_bound, MAX_CANDIDATES + 1]
-        rows = self.db.rows(sql, tuple(params))
-        if not rows or len(rows) > MAX_CANDIDATES or rest_bound >= float(rows[0][2]):
-            return None
-        return [(int(r[0]), float(r[1])) for r in rows]
-
-    def _among(self, terms: Sequence[str], rows: list[int]) -> list[tuple[int, float]]:
-        """(row, score over ``terms``) for the given rows that any of the terms match: a common term by looking
-        each row up, a rarer one by reading its postings."""
-        probe = [t for t in terms if self.stats.docs[t] > PROBE_COST * len(rows)]
-        scan = [t for t in terms if t not in probe]
-        out: list[tuple[int, float]] = []
-        if probe:
-            sql = _score_sql(self.index, None, among=True)
-            params = (*self._params(probe)[:9], rows, *self.weights)  # the row array comes before the weights
-            out += [(int(r[0]), float(r[1])) for r in self.db.rows(sql, params)]
-        if scan:
-            sql = _score_sql(self.index, "SELECT unnest(?::bigint[])")
-            out += [(int(r[0]), float(r[1])) for r in self.db.rows(sql, (*self._params(scan), rows))]
-        return out
 
 
 def _instances(terms: list[str], phrase: list[str]) -> int:
