@@ -50,6 +50,7 @@ from igraph_mcp.embed.base import Embedder, Vectors
 from igraph_mcp.embed.hashing import HashingEmbedder
 from igraph_mcp.embed.registry import embedder_from_config
 from igraph_mcp.service import IGraphService
+from igraph_mcp.store import graph
 
 DEFAULT_BASES = ["SQLAlchemy==2.0.36"]
 REFUSED = re.compile(
@@ -191,6 +192,63 @@ def _timed_queries(svc: IGraphService, channels: tuple[str, ...]) -> dict[str, f
     return {"p50_ms": round(statistics.median(ms), 1), "p95_ms": round(percentile(ms, 95), 1)}
 
 
+_ADDED_FUNCTION = b"\n\ndef scale_benchmark_added_function():\n    return 1\n"
+_RETURN_LINE = re.compile(rb"^([ \t]+)return\b", re.MULTILINE)
+UPDATE_KINDS = ("append_function", "body_edit", "widely_imported_new_name", "delete_file", "new_file")
+
+
+def _update_victims(svc: IGraphService, root: Path) -> dict[str, Path]:
+    """The file each update kind edits: the middle file (the benchmark's first kind, a function appended), the
+    middle file with a function body (a line added in it: definitions, imports and signatures unchanged), the
+    file of the middle copy that most files import (a new top-level name), a middle file nobody imports (deleted,
+    then added back: the new-file kind)."""
+    sources = sorted(root.rglob("*.py"))
+    middle = len(sources) // 2
+    with_body = next(p for p in sources[middle:] + sources[:middle] if _RETURN_LINE.search(p.read_bytes()))
+    copy = sources[middle].relative_to(root).parts[0]
+    fan_in = graph.import_fan_in(svc.db, copy + "/")
+    widest = max(sorted(fan_in), key=lambda path: fan_in[path])
+    leaves = sorted(path for path, n in fan_in.items() if n == 0 and not path.endswith("__init__.py"))
+    return {
+        "append_function": sources[middle],
+        "body_edit": with_body,
+        "widely_imported_new_name": root / widest,
+        "delete_file": root / leaves[len(leaves) // 2],
+    }
+
+
+def update_kinds(svc: IGraphService, root: Path) -> dict[str, dict[str, Any]]:
+    """One timed incremental update per kind (UPDATE_KINDS), each undone (and indexed) before the next: seconds,
+    files parsed, the edited file and the run's phases."""
+    out: dict[str, dict[str, Any]] = {}
+
+    def timed(kind: str, path: Path) -> None:
+        t = time.perf_counter()
+        done = svc.index(embed=False)
+        seconds = round(time.perf_counter() - t, 3)
+        out[kind] = {"s": seconds, "parsed": done.parsed, "file": str(path.relative_to(root)), "phases": done.phases}
+
+    for kind, path in _update_victims(svc, root).items():
+        original = path.read_bytes()
+        try:
+            if kind == "delete_file":
+                path.unlink()
+            elif kind == "body_edit":
+                m = _RETURN_LINE.search(original)
+                assert m is not None
+                path.write_bytes(original[: m.start()] + m.group(1) + b"pass\n" + original[m.start() :])
+            else:
+                path.write_bytes(original + _ADDED_FUNCTION)
+            timed(kind, path)
+        finally:
+            path.write_bytes(original)  # the next kind and the next store index the same tree
+        if kind == "delete_file":
+            timed("new_file", path)  # the deleted file added back
+        else:
+            svc.index(embed=False)
+    return out
+
+
 def measure(root: Path, store: str | None, embedder: Embedder | None) -> dict[str, Any]:
     """Cold structure index, one-file update, embedding, query latencies and size of one repository on one store."""
     out: dict[str, Any] = {}
@@ -199,18 +257,8 @@ def measure(root: Path, store: str | None, embedder: Embedder | None) -> dict[st
         built = svc.index(full=True, embed=False)
         out["cold_structure_s"] = round(time.perf_counter() - t, 2)
         out["files"], out["symbols"], out["edges"] = built.files, built.symbols, built.edges
-        sources = sorted(root.rglob("*.py"))
-        victim = sources[len(sources) // 2]
-        original = victim.read_bytes()
-        victim.write_bytes(original + b"\n\ndef scale_benchmark_added_function():\n    return 1\n")
-        try:
-            t = time.perf_counter()
-            update = svc.index(embed=False)
-            out["one_file_update_s"] = round(time.perf_counter() - t, 3)
-            out["one_file_update_parsed"] = update.parsed
-        finally:
-            victim.write_bytes(original)  # the next store indexes the same tree
-        svc.index(embed=False)
+        out["updates"] = update_kinds(svc, root)
+        out["one_file_update_s"] = out["updates"]["append_function"]["s"]
     if embedder is not None:
         with _service(root, store, embedder) as svc:
             t = time.perf_counter()
@@ -292,6 +340,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             url = fresh_pg_database(args.pg_url, f"igraph_scale_{size}") if store == "postgresql" else None
             shutil.rmtree(root / ".igraph", ignore_errors=True)
             row[store] = measure(root, url, embedder)
+            for kind, update in row[store]["updates"].items():  # one line per kind of one-file update
+                print(json.dumps({size: {store: {"update": kind, **update}}}), flush=True)
             print(json.dumps({size: {store: row[store]}}), flush=True)
         report["sizes"][size] = row
 

@@ -299,7 +299,7 @@ def test_nodes_named_prefers_qualified_and_skips_modules(db: Database) -> None:
     assert [n.id for n in graph.nodes_named(db, "Job.run")] == [meth]
 
 
-def test_edges_to_resolve_collects_changed_named_and_stale(db: Database) -> None:
+def test_edges_to_resolve_collects_changed_named_and_listed(db: Database) -> None:
     fa, ids_a = _add_file(db, "a.py", ["one"])
     _fb, ids_b = _add_file(db, "b.py", ["two"])
     _fc, ids_c = _add_file(db, "c.py", ["three"])
@@ -313,7 +313,9 @@ def test_edges_to_resolve_collects_changed_named_and_stale(db: Database) -> None
                 NewEdge(ids_c[0], ids_c[1], "contains", "three", "", "same_file", 1),
             ],
         )
-    rows = graph.edges_to_resolve(db, [fa], {"wanted"})
+    stale = [r.edge_id for r in graph.all_reference_edges(db) if r.target_name == "y"]
+    assert sorted(r.target_name for r in graph.edges_to_resolve(db, [fa], {"wanted"})) == ["wanted", "x"]
+    rows = graph.edges_to_resolve(db, [fa], {"wanted"}, stale)
     assert sorted(r.target_name for r in rows) == ["wanted", "x", "y"]
     assert len(graph.all_reference_edges(db)) == 3
 

@@ -4,20 +4,22 @@ from __future__ import annotations
 
 import gc
 import hashlib
+import json
 import logging
 import re
 import time
 from collections.abc import Iterator
 from contextlib import closing, contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from igraph_mcp import crashpoints
 from igraph_mcp.index import parse_pool
+from igraph_mcp.index.interface import Interface, matched_ids, parsed_interface, stored_interface
 from igraph_mcp.index.model import ParsedFile, Symbol
 from igraph_mcp.index.phases import Progress
 from igraph_mcp.index.resolve import Binding, Resolver
-from igraph_mcp.index.symbols import OnDemand, SymbolTable, facts_by_name
+from igraph_mcp.index.symbols import OnDemand, Sym, SymbolTable, facts_by_name
 from igraph_mcp.index.walk import WalkedFile, walk_repository
 from igraph_mcp.models import IndexResult
 from igraph_mcp.store import graph
@@ -76,6 +78,46 @@ def _collector_paused() -> Iterator[None]:
     finally:
         if was_enabled:
             gc.enable()
+
+
+@dataclass(slots=True)
+class _OldFile:
+    """A modified file before its re-parse: node ids (module first), interface, other files' edges into it and the
+    ambiguous edges naming its definitions (edge id, candidates)."""
+
+    ids: list[int]
+    interface: Interface
+    incoming: list[EdgeBinding]
+    ambiguous: list[tuple[int, str]]
+
+
+@dataclass(slots=True)
+class _Stored:
+    """What storing changed files leaves for binding."""
+
+    changed_ids: list[int] = field(default_factory=list)  # new file ids: every reference from them is bound
+    reach: list[int] = field(default_factory=list)  # files whose interface changed: their importers are bound too
+    names: set[str] = field(default_factory=set)  # names whose definitions changed: every edge naming one
+    edge_ids: list[int] = field(default_factory=list)  # edges that lost their target or a candidate
+
+
+class _StoreSymbols:
+    """The index's definitions read through the store's indexed lookups (a SymbolReader)."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    def file_symbols(self, file_id: int) -> list[Sym]:
+        """Every definition of one file, in id order."""
+        return graph.file_symbols(self._db, file_id)
+
+    def symbols_named(self, name: str) -> list[Sym]:
+        """Every non-module definition called ``name``, by path, then id."""
+        return graph.symbols_named(self._db, name)
+
+    def file_of_node(self, node_id: int) -> int | None:
+        """The file of one node, if there is one."""
+        return graph.node_file(self._db, node_id)
 
 
 class Indexer:
@@ -163,10 +205,10 @@ class Indexer:
         # Many changed files (a first build, a branch switch) reach most of the repository through their importers:
         # one pass over every edge with the whole table read at once is then cheaper than scoping.
         everything = full or pending or bool(gone) or len(changes) > max(len(states) // 20, SCOPED_MAX_FILES)
-        changed_ids, names, dropped = self._store_changes(changes, gone, summary, report)
+        stored = self._store_changes(changes, gone, summary, report)
         phase_done("parse")
         report("resolve", 0, 1)
-        self._resolve(changed_ids, names, dropped, everything=everything)
+        summary.rebound = self._resolve(stored, everything=everything)
         report("resolve", 1, 1)
         c = graph.counts(self.db)
         summary.files, summary.symbols, summary.edges = c["files"], c["symbols"], c["edges"]
@@ -247,17 +289,12 @@ class Indexer:
         gone: dict[str, FileState],
         summary: IndexResult,
         report: Progress,
-    ) -> tuple[list[int], set[str], set[str]]:
-        """Parse and write changed files in batches; each batch (whole files only) is one transaction.
-
-        Returns the new file ids, the names whose definitions changed, and the names of re-parsed definitions.
-        """
-        names: set[str] = set()
-        dropped: set[str] = set()
-        changed_ids: list[int] = []
+    ) -> _Stored:
+        """Parse and write changed files in batches; each batch (whole files only) is one transaction."""
+        stored = _Stored()
         vectors = self.db.vec_available and vec_store.has_node_vectors(self.db)
         if gone:
-            names |= graph.names_in_files(self.db, [s.id for s in gone.values()])
+            stored.names |= graph.names_in_files(self.db, [s.id for s in gone.values()])
             with self.db.atomic() as con:
                 self.db.set_meta(con, "resolve_pending", "1")
                 for st in gone.values():
@@ -271,25 +308,40 @@ class Indexer:
             for start in range(0, total, FILES_PER_TRANSACTION):
                 batch = changes[start : start + FILES_PER_TRANSACTION]
                 parsed = [(c, self._outcome(next(outcomes), summary)) for c in batch]
-                self._store_batch(parsed, names, dropped, changed_ids, vectors, summary)
+                self._store_batch(parsed, stored, vectors, summary)
                 report("parse", min(start + len(batch), total), total)
-        return changed_ids, names, dropped
+        return stored
+
+    def _old_state(self, file_id: int) -> _OldFile:
+        """What a modified file looked like to other files, and their edges into it, before it is re-parsed."""
+        db = self.db
+        symbols = graph.file_symbols(db, file_id)
+        interface = stored_interface(
+            symbols,
+            graph.facts_in_file(db, file_id),
+            graph.imports_in_file(db, file_id),
+            graph.base_refs_in_file(db, file_id),
+        )
+        names = {s.name for s in symbols[1:]}
+        return _OldFile(
+            [s.id for s in symbols],
+            interface,
+            graph.incoming_bindings(db, file_id),
+            graph.ambiguous_candidates(db, sorted(names)),
+        )
 
     def _store_batch(
-        self,
-        parsed: list[tuple[_Change, ParsedFile]],
-        names: set[str],
-        dropped: set[str],
-        changed_ids: list[int],
-        vectors: bool,
-        summary: IndexResult,
+        self, parsed: list[tuple[_Change, ParsedFile]], stored: _Stored, vectors: bool, summary: IndexResult
     ) -> None:
-        """Write one batch of parsed files (whole files only) in one transaction."""
+        """Write one batch of parsed files (whole files only) in one transaction.
+
+        A modified file's nodes get new ids. A definition that keeps its place among its name's definitions
+        (index/interface.py) keeps what other files bound to it: their edges and candidate lists take the new id.
+        The rest are bound again: edges to a definition that changed or vanished, and every edge naming a name whose
+        definitions changed. A file whose interface stayed equal needs no other file bound again (``reach``).
+        """
         old_ids = [c.old_id for c, _ in parsed if c.old_id is not None]
-        old_names = {fid: graph.names_in_files(self.db, [fid]) for fid in old_ids}
-        # Re-parsed nodes get new ids: an ambiguous edge listing an old one as a candidate must be bound again.
-        for fid in old_ids:
-            dropped |= old_names[fid]
+        olds = {fid: self._old_state(fid) for fid in old_ids}
         if old_ids and vectors:
             self.reusable_vectors.update(vec_store.vectors_for_files(self.db, old_ids))
         with self.db.atomic() as con:
@@ -297,15 +349,40 @@ class Indexer:
             for c, pf in parsed:
                 if c.old_id is not None:
                     graph.delete_file(con, c.old_id, vectors=vectors)
-                file_id = self._write_file(con, c, pf)
-                changed_ids.append(file_id)
-                new_names = {s.name for s in pf.symbols if s.name}
-                # Edges that pointed at a re-parsed symbol are marked stale and re-bound anyway; elsewhere
-                # only a name whose set of definitions changed (added or removed) can bind differently.
-                names |= new_names ^ old_names.get(c.old_id, set()) if c.old_id is not None else new_names
+                file_id, ids = self._write_file(con, c, pf)
+                stored.changed_ids.append(file_id)
+                new = parsed_interface(pf)
+                old = olds.get(c.old_id) if c.old_id is not None else None
+                if old is None:
+                    stored.names |= {d.name for d in new.definitions[1:]}
+                    stored.reach.append(file_id)
+                else:
+                    self._carry_bindings(con, old, new, ids, stored)
+                    if old.interface != new:
+                        stored.reach.append(file_id)
                 summary.parsed += 1
                 summary.parseErrors += int(pf.has_error)
             crashpoints.reached("index.batch")
+
+    @staticmethod
+    def _carry_bindings(con: WriteConnection, old: _OldFile, new: Interface, ids: list[int], stored: _Stored) -> None:
+        """Give other files' edges into a re-parsed file the new ids of the definitions that kept their place."""
+        mapping, changed = matched_ids(old.interface, old.ids, new, ids)
+        stored.names |= changed
+        moved = [b._replace(target_id=mapping[b.target_id]) for b in old.incoming if b.target_id in mapping]
+        stored.edge_ids += [b.edge_id for b in old.incoming if b.target_id not in mapping]
+        graph.set_edge_targets(con, moved)
+        gone_ids = set(old.ids)
+        rewritten: list[tuple[str, int]] = []
+        for edge_id, candidates in old.ambiguous:
+            listed = json.loads(candidates) if candidates else []
+            if gone_ids.isdisjoint(listed):
+                continue
+            if all(c in mapping or c not in gone_ids for c in listed):
+                rewritten.append((json.dumps([mapping.get(c, c) for c in listed]), edge_id))
+            else:
+                stored.edge_ids.append(edge_id)  # a candidate vanished: its name is bound again anyway
+        graph.set_candidates(con, rewritten)
 
     @staticmethod
     def _outcome(outcome: parse_pool.ParseOutcome, summary: IndexResult) -> ParsedFile:
@@ -316,7 +393,8 @@ class Indexer:
             log.warning("%s", outcome.warning)
         return outcome.parsed
 
-    def _write_file(self, con: WriteConnection, change: _Change, pf: ParsedFile) -> int:
+    def _write_file(self, con: WriteConnection, change: _Change, pf: ParsedFile) -> tuple[int, list[int]]:
+        """Insert one parsed file's rows; returns its file id and its node ids (module node first)."""
         w = change.walked
         source = normalize_source(change.data)
         text_lines = source.count(b"\n") + 1
@@ -410,36 +488,43 @@ class Indexer:
         graph.insert_edges(con, edges)
         graph.insert_facts(con, [(ids[f.source], f.name, f.kind, f.text) for f in pf.facts if f.source < len(ids)])
         graph.insert_imports(con, [NewImport(file_id, imp.module, imp.name, imp.alias, imp.line) for imp in pf.imports])
-        return file_id
+        return file_id, ids
 
-    def _resolve(self, changed_ids: list[int], names: set[str], dropped: set[str], *, everything: bool) -> int:
-        """Bind reference edges from changed files, from the files that import them (directly or through others),
-        edges elsewhere that name what changed, and ambiguous ones naming a re-parsed definition.
+    def _resolve(self, stored: _Stored, *, everything: bool) -> int:
+        """Bind reference edges (returns how many) from changed files, from the files that import a file whose interface changed
+        (directly or through others), edges elsewhere naming a name whose definitions changed, and edges that lost
+        their target.
 
         Why that is all a full rebuild would change: a reference reaches definitions only through its own file, the
         files its file imports (transitively: re-exports, type facts, bases), or by its own name anywhere (a
         candidate of a name-only guess); deleted files and renames re-bind everything.
         """
         with _collector_paused():
-            return self._bind(changed_ids, names, dropped, everything=everything)
+            return self._bind(stored, everything=everything)
 
-    def _bind(self, changed_ids: list[int], names: set[str], dropped: set[str], *, everything: bool) -> int:
-        if not everything and not changed_ids and not names:
+    def _bind(self, stored: _Stored, *, everything: bool) -> int:
+        if not everything and not stored.changed_ids and not stored.names and not stored.edge_ids:
             with self.db.atomic() as con:
                 self.db.set_meta(con, "resolve_pending", "0")
                 crashpoints.reached("index.resolve")
             return 0
         db = self.db
         paths = graph.file_paths(db)
-        table = SymbolTable(
-            graph.symbol_table(db), paths, graph.imports_by_file(db), languages=graph.file_language_ids(db)
-        )
+        # A scoped run reads the definitions (and imports) its references ask about, not all of them.
+        symbols = graph.symbol_table(db) if everything else _StoreSymbols(db)
+        closure = everything or bool(stored.reach)
+        imports: dict[int, list[tuple[str, str, str]]] | OnDemand[int, list[tuple[str, str, str]]]
+        imports = graph.imports_by_file(db) if closure else OnDemand(lambda fid: graph.imports_in_file(db, fid))
+        table = SymbolTable(symbols, paths, imports, languages=graph.file_language_ids(db))
         if everything:
             rows = graph.all_reference_edges(self.db)
+            scope: set[int] = set()
         else:
             # A binding may go through any file the source imports, transitively (re-exports, type facts, bases).
-            scope = table.importers_closure(changed_ids)
-            rows = graph.edges_to_resolve(self.db, sorted(scope), names, dropped)
+            scope = (
+                table.importers_closure(stored.reach) | set(stored.changed_ids) if closure else set(stored.changed_ids)
+            )
+            rows = graph.edges_to_resolve(self.db, sorted(scope), stored.names, stored.edge_ids)
         if everything or len(scope) > len(paths) // 20:
             table.set_facts(graph.facts_by_node(db), graph.base_refs(db))
         else:
@@ -451,7 +536,6 @@ class Indexer:
             )
         resolver = Resolver(table)
         updates: list[EdgeBinding] = []
-        bound = 0
         for r in rows:
             try:
                 if r.kind == "imports":
@@ -461,7 +545,6 @@ class Indexer:
             except RecursionError:  # one pathological chain of definitions must not stop the run
                 log.warning("resolving %s recursed too deeply; left unresolved", r.target_name[:80])
                 b = Binding(None, "unresolved")
-            bound += b.target is not None
             candidates = b.candidates_json()
             if (b.target, b.how, b.confidence, candidates) != (r.target_id, r.resolution, r.confidence, r.candidates):
                 # Most references of a fresh build stay unresolved as inserted: no write for those.
@@ -470,4 +553,4 @@ class Indexer:
             graph.set_edge_targets(con, updates, bulk=everything)
             self.db.set_meta(con, "resolve_pending", "0")
             crashpoints.reached("index.resolve")
-        return bound
+        return len(rows)

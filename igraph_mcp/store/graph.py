@@ -304,6 +304,30 @@ def symbol_table(db: Database) -> list[SymbolKey]:
     return list(map(SymbolKey._make, db.rows("SELECT id, file_id, kind, name, qualified_name, parent_id FROM nodes")))
 
 
+def file_symbols(db: Database, file_id: int) -> list[SymbolKey]:
+    """One file's nodes as the resolver sees them, in id order (symbol_table for one file, by its index)."""
+    rows = db.rows(
+        "SELECT id, file_id, kind, name, qualified_name, parent_id FROM nodes WHERE file_id = ? ORDER BY id", (file_id,)
+    )
+    return list(map(SymbolKey._make, rows))
+
+
+def symbols_named(db: Database, name: str) -> list[SymbolKey]:
+    """The non-module nodes called ``name`` as the resolver sees them, by file path, then id (by the name index)."""
+    rows = db.rows(
+        "SELECT n.id, n.file_id, n.kind, n.name, n.qualified_name, n.parent_id FROM nodes n "
+        "JOIN files f ON f.id = n.file_id WHERE n.name = ? AND n.kind != 'module' ORDER BY f.path, n.id",
+        (name,),
+    )
+    return list(map(SymbolKey._make, rows))
+
+
+def node_file(db: Database, node_id: int) -> int | None:
+    """The file id of one node, or None when there is no such node."""
+    row = db.one("SELECT file_id FROM nodes WHERE id = ?", (node_id,))
+    return int(row[0]) if row is not None else None
+
+
 def names_in_files(db: Database, file_ids: Sequence[int]) -> set[str]:
     """Simple names defined in the given files."""
     out: set[str] = set()
@@ -356,10 +380,10 @@ _REF_COLUMNS = (
 
 
 def edges_to_resolve(
-    db: Database, file_ids: Sequence[int], names: set[str], ambiguous_names: set[str] | None = None
+    db: Database, file_ids: Sequence[int], names: set[str], edge_ids: Sequence[int] = ()
 ) -> list[RefToResolve]:
-    """Reference edges needing (re-)resolution: all from the given files, any elsewhere naming ``names``, and
-    ambiguous ones naming one of ``ambiguous_names``."""
+    """Reference edges needing (re-)resolution: all from the given files, any elsewhere naming ``names``, and the
+    edges ``edge_ids`` (those a re-parse or a deletion left without their target)."""
     sql = f"SELECT {_REF_COLUMNS} FROM edges e JOIN nodes n ON n.id = e.source_id WHERE e.kind != 'contains' AND "  # noqa: S608 - fixed columns
     out: dict[int, RefToResolve] = {}
     for chunk in batches(list(file_ids)):
@@ -368,15 +392,81 @@ def edges_to_resolve(
     for some_names in batches(sorted(names)):
         for r in db.rows(sql + f"e.target_name IN ({placeholders(len(some_names))})", tuple(some_names)):
             out[int(r[0])] = RefToResolve(*r)
-    # Edges whose target was deleted or re-parsed in this run (see delete_file).
-    for r in db.rows(sql + "e.resolution = 'stale'"):
-        out[int(r[0])] = RefToResolve(*r)
-    # Unbound edges by name: the partial index edges_target_name.
-    ambiguous = sql + "e.target_id IS NULL AND e.resolution = 'ambiguous' AND "
-    for some_names in batches(sorted((ambiguous_names or set()) - names)):
-        for r in db.rows(ambiguous + f"e.target_name IN ({placeholders(len(some_names))})", tuple(some_names)):
+    for some_ids in batches(sorted(set(edge_ids))):
+        for r in db.rows(sql + f"e.id IN ({placeholders(len(some_ids))})", tuple(some_ids)):
             out[int(r[0])] = RefToResolve(*r)
     return list(out.values())
+
+
+# -- one file as other files see it (index/interface.py), read before it is re-parsed ------------------------
+def facts_in_file(db: Database, file_id: int) -> list[tuple[int, str, str, str]]:
+    """(scope node id, name, kind, text) of every fact of one file's scopes, in insertion order."""
+    rows = db.rows(
+        "SELECT x.node_id, x.name, x.kind, x.text FROM facts x JOIN nodes n ON n.id = x.node_id "
+        "WHERE n.file_id = ? ORDER BY x.id",
+        (file_id,),
+    )
+    return [(int(n), str(name), str(kind), str(text)) for n, name, kind, text in rows]
+
+
+def imports_in_file(db: Database, file_id: int) -> list[tuple[str, str, str]]:
+    """(module, name, alias) of one file's imports, in insertion order."""
+    rows = db.rows("SELECT module, name, alias FROM imports WHERE file_id = ? ORDER BY id", (file_id,))
+    return [(str(m), str(n), str(a)) for m, n, a in rows]
+
+
+def base_refs_in_file(db: Database, file_id: int) -> list[tuple[int, str, str]]:
+    """(class node id, base name, qualifier) of one file's classes, in the order written."""
+    rows = db.rows(
+        "SELECT e.source_id, e.target_name, e.qualifier FROM edges e JOIN nodes n ON n.id = e.source_id "
+        "WHERE n.file_id = ? AND e.kind IN ('inherits', 'implements') ORDER BY e.id",
+        (file_id,),
+    )
+    return [(int(c), str(name), str(qual)) for c, name, qual in rows]
+
+
+def incoming_bindings(db: Database, file_id: int) -> list[EdgeBinding]:
+    """The bindings of edges from other files to one file's nodes."""
+    rows = db.rows(
+        "SELECT e.target_id, e.resolution, e.confidence, e.candidates, e.id FROM nodes t "
+        "JOIN edges e ON e.target_id = t.id JOIN nodes s ON s.id = e.source_id WHERE t.file_id = ? AND s.file_id != ?",
+        (file_id, file_id),
+    )
+    return [EdgeBinding(int(t), str(how), float(c), str(cands), int(e)) for t, how, c, cands, e in rows]
+
+
+def ambiguous_candidates(db: Database, names: Sequence[str]) -> list[tuple[int, str]]:
+    """(edge id, candidates JSON) of unbound ambiguous edges naming one of ``names`` (the partial name index)."""
+    out: list[tuple[int, str]] = []
+    for chunk in batches(sorted(names)):
+        out.extend(
+            (int(e), str(c))
+            for e, c in db.rows(
+                "SELECT id, candidates FROM edges WHERE target_id IS NULL AND resolution = 'ambiguous' "  # noqa: S608
+                f"AND target_name IN ({placeholders(len(chunk))})",
+                tuple(chunk),
+            )
+        )
+    return out
+
+
+def set_candidates(con: WriteConnection, rows: Sequence[tuple[str, int]]) -> None:
+    """Replace ambiguous edges' candidate lists: (candidates JSON, edge id)."""
+    con.executemany("UPDATE edges SET candidates = ? WHERE id = ?", rows)
+
+
+def import_fan_in(db: Database, path_prefix: str) -> dict[str, int]:
+    """path -> how many other files have an import bound into it, for every file under ``path_prefix``."""
+    like = like_literal(path_prefix) + "%"
+    rows = db.rows(
+        f"SELECT f.path, count(DISTINCT s.file_id) FROM files f "  # noqa: S608 - the operator only
+        "LEFT JOIN nodes t ON t.file_id = f.id "
+        "LEFT JOIN edges e ON e.target_id = t.id AND e.kind = 'imports' "
+        "LEFT JOIN nodes s ON s.id = e.source_id AND s.file_id != f.id "
+        f"WHERE f.path {like_operator(db.dialect)} ? ESCAPE '\\' GROUP BY f.path",
+        (like,),
+    )
+    return {str(path): int(n) for path, n in rows}
 
 
 def all_reference_edges(db: Database) -> list[RefToResolve]:
