@@ -117,9 +117,13 @@ STEPS: list[tuple[str, dict[str, str | None]]] = [
     (
         "reorder same-named definitions",
         {
-            "many/m1.py": "class D1:\n    def close(self):\n        return 0\n\nclass C1:\n    def close(self):\n        return 1\n"
+            "many/m1.py": "class D1:\n    def close(self):\n        return 0\n\n"
+            "class C1:\n    def close(self):\n        return 1\n"
         },
     ),
+    # Deleting a file binds its importers again without a pass over every edge; adding it back likewise.
+    ("delete a file others import", {"pkg/store.py": None}),
+    ("add it back", {"pkg/store.py": REPO["pkg/store.py"]}),
     # A second `helper` elsewhere: unbound references to that name now see two candidates.
     (
         "add a same-named definition",

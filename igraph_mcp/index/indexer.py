@@ -66,6 +66,11 @@ def module_names(path: str) -> tuple[str, str]:
 SCOPED_MAX_FILES = 50
 
 
+def _is_package_marker(path: str) -> bool:
+    """Whether a file makes its folder a Python package (``__init__.py``, ``__init__.pyi``)."""
+    return path.rsplit("/", 1)[-1] in ("__init__.py", "__init__.pyi")
+
+
 @contextmanager
 def _collector_paused() -> Iterator[None]:
     """No cyclic garbage collection inside the block: building the symbol table allocates a few hundred thousand
@@ -99,6 +104,7 @@ class _Stored:
     reach: list[int] = field(default_factory=list)  # files whose interface changed: their importers are bound too
     names: set[str] = field(default_factory=set)  # names whose definitions changed: every edge naming one
     edge_ids: list[int] = field(default_factory=list)  # edges that lost their target or a candidate
+    scope: set[int] = field(default_factory=set)  # files that imported a deleted file: every reference from them
 
 
 class _StoreSymbols:
@@ -200,11 +206,14 @@ class Indexer:
             crashpoints.reached("index.renames")
         # A previous run that died between storing files and binding their edges left this flag set.
         pending = self.db.get_meta("resolve_pending") == "1"
-        # A deleted file's importers may now resolve to another file or none, which no row left behind names:
-        # bind every reference again, as after a rename.
         # Many changed files (a first build, a branch switch) reach most of the repository through their importers:
-        # one pass over every edge with the whole table read at once is then cheaper than scoping.
-        everything = full or pending or bool(gone) or len(changes) > max(len(states) // 20, SCOPED_MAX_FILES)
+        # one pass over every edge with the whole table read at once is then cheaper than scoping. A package marker
+        # that comes or goes changes which files absolute imports anywhere may name (infer.py): bind everything.
+        many = len(changes) + len(gone) > max(len(states) // 20, SCOPED_MAX_FILES)
+        markers = any(_is_package_marker(p) for p in gone) or any(
+            _is_package_marker(c.walked.path) for c in changes if c.old_id is None
+        )
+        everything = full or pending or many or markers
         stored = self._store_changes(changes, gone, summary, report)
         phase_done("parse")
         report("resolve", 0, 1)
@@ -294,7 +303,13 @@ class Indexer:
         stored = _Stored()
         vectors = self.db.vec_available and vec_store.has_node_vectors(self.db)
         if gone:
-            stored.names |= graph.names_in_files(self.db, [s.id for s in gone.values()])
+            gone_ids = [s.id for s in gone.values()]
+            stored.names |= graph.names_in_files(self.db, gone_ids)
+            # A deleted file's importers may now resolve to another file or none, which no row left behind names:
+            # they are found while the file is still in the table.
+            before = SymbolTable(_StoreSymbols(self.db), graph.file_paths(self.db), graph.imports_by_file(self.db))
+            stored.scope |= before.importers_closure(gone_ids) - set(gone_ids)
+            stored.edge_ids += [b.edge_id for fid in gone_ids for b in graph.incoming_bindings(self.db, fid)]
             with self.db.atomic() as con:
                 self.db.set_meta(con, "resolve_pending", "1")
                 for st in gone.values():
@@ -491,19 +506,19 @@ class Indexer:
         return file_id, ids
 
     def _resolve(self, stored: _Stored, *, everything: bool) -> int:
-        """Bind reference edges (returns how many) from changed files, from the files that import a file whose interface changed
-        (directly or through others), edges elsewhere naming a name whose definitions changed, and edges that lost
-        their target.
+        """Bind reference edges and return how many: those from changed files, from files that import a file whose
+        interface changed or a deleted file (directly or through others), edges elsewhere naming a name whose
+        definitions changed, and edges that lost their target.
 
         Why that is all a full rebuild would change: a reference reaches definitions only through its own file, the
         files its file imports (transitively: re-exports, type facts, bases), or by its own name anywhere (a
-        candidate of a name-only guess); deleted files and renames re-bind everything.
+        candidate of a name-only guess); renames and package markers re-bind everything.
         """
         with _collector_paused():
             return self._bind(stored, everything=everything)
 
     def _bind(self, stored: _Stored, *, everything: bool) -> int:
-        if not everything and not stored.changed_ids and not stored.names and not stored.edge_ids:
+        if not (everything or stored.changed_ids or stored.names or stored.edge_ids or stored.scope):
             with self.db.atomic() as con:
                 self.db.set_meta(con, "resolve_pending", "0")
                 crashpoints.reached("index.resolve")
@@ -521,9 +536,9 @@ class Indexer:
             scope: set[int] = set()
         else:
             # A binding may go through any file the source imports, transitively (re-exports, type facts, bases).
-            scope = (
-                table.importers_closure(stored.reach) | set(stored.changed_ids) if closure else set(stored.changed_ids)
-            )
+            scope = set(stored.changed_ids) | stored.scope
+            if closure:
+                scope |= table.importers_closure(stored.reach)
             rows = graph.edges_to_resolve(self.db, sorted(scope), stored.names, stored.edge_ids)
         if everything or len(scope) > len(paths) // 20:
             table.set_facts(graph.facts_by_node(db), graph.base_refs(db))
