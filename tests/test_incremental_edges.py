@@ -69,6 +69,10 @@ REPO = {
             return helper()
         """,
     **{f"many/m{i}.py": f"class C{i}:\n    def close(self):\n        return {i}\n" for i in range(10)},
+    # `import util` names two files equally near: an ambiguous import whose candidates are module nodes.
+    "amb/one/util.py": "def f():\n    return 1\n",
+    "amb/two/util.py": "def f():\n    return 2\n",
+    "amb/main.py": "import util\n",
     "go/util/util.go": """
         package util
 
@@ -99,6 +103,7 @@ STEPS: list[tuple[str, dict[str, str | None]]] = [
         {
             "pkg/models.py": REPO["pkg/models.py"].replace("return 1", "n = 1\n\n                return n"),
             "many/m0.py": "class C0:\n    def close(self):\n\n        x = 10\n        return x\n",
+            "amb/one/util.py": "def f():\n    x = 3\n    return x\n",
         },
     ),
     # A method's local names reach other files through the attribute it types: not a body-only edit.
@@ -224,6 +229,7 @@ def test_every_incremental_step_leaves_the_edges_of_a_full_index(tmp_path: Path)
         assert _edges(svc.db) == _full_index_edges(root, tmp_path)
         resolutions = {e[6] for e in _edges(svc.db)}
         assert {"import", "ambiguous"} <= resolutions  # the fixture exercises bound and ambiguous references
+        assert any(e[1] == "imports" and e[6] == "ambiguous" and len(e[8]) == 2 for e in _edges(svc.db))
         failures: list[str] = []
         for label, change in STEPS:
             _apply(root, change)

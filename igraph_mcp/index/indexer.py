@@ -364,10 +364,10 @@ class Indexer:
             for c, pf in parsed:
                 if c.old_id is not None:
                     graph.delete_file(con, c.old_id, vectors=vectors)
-                file_id, ids = self._write_file(con, c, pf)
+                old = olds.get(c.old_id) if c.old_id is not None else None
+                file_id, ids = self._write_file(con, c, pf, module_id=old.ids[0] if old is not None else None)
                 stored.changed_ids.append(file_id)
                 new = parsed_interface(pf)
-                old = olds.get(c.old_id) if c.old_id is not None else None
                 if old is None:
                     stored.names |= {d.name for d in new.definitions[1:]}
                     stored.reach.append(file_id)
@@ -408,8 +408,14 @@ class Indexer:
             log.warning("%s", outcome.warning)
         return outcome.parsed
 
-    def _write_file(self, con: WriteConnection, change: _Change, pf: ParsedFile) -> tuple[int, list[int]]:
-        """Insert one parsed file's rows; returns its file id and its node ids (module node first)."""
+    def _write_file(
+        self, con: WriteConnection, change: _Change, pf: ParsedFile, *, module_id: int | None = None
+    ) -> tuple[int, list[int]]:
+        """Insert one parsed file's rows; returns its file id and its node ids (module node first).
+
+        A re-parsed file's module node keeps its id (``module_id``, below the fresh ids of its definitions): import
+        edges and ambiguous imports elsewhere that name the file stay valid without being bound again.
+        """
         w = change.walked
         source = normalize_source(change.data)
         text_lines = source.count(b"\n") + 1
@@ -434,7 +440,10 @@ class Indexer:
             if s.parent is not None:
                 first_child.setdefault(s.parent, s.start_byte)
         # Ids first, so a file's nodes go in as one batch (a round-trip per node dominated a cold PostgreSQL build).
-        ids = graph.reserve_node_ids(con, len(symbols))
+        if module_id is None:
+            ids = graph.reserve_node_ids(con, len(symbols))
+        else:
+            ids = [module_id, *graph.reserve_node_ids(con, len(symbols) - 1, above=module_id)]
         nodes: list[NewNode] = []
         fts_rows: list[NodeText] = []
         edges: list[NewEdge] = []

@@ -196,13 +196,14 @@ def _pg_bulk() -> ModuleType:
     return pg_bulk
 
 
-def reserve_node_ids(con: WriteConnection, n: int) -> list[int]:
-    """``n`` fresh node ids, ascending, for ``insert_nodes`` (inside the writer's transaction)."""
+def reserve_node_ids(con: WriteConnection, n: int, *, above: int = 0) -> list[int]:
+    """``n`` fresh node ids, ascending and greater than ``above``, for ``insert_nodes`` (inside the writer's
+    transaction)."""
     if n <= 0:
         return []
     if connection_dialect(con) == SQLITE:
         # The ids SQLite would give one insert after another: the single writer holds the transaction.
-        top = int(con.execute("SELECT coalesce(max(id), 0) FROM nodes").fetchone()[0])
+        top = max(int(con.execute("SELECT coalesce(max(id), 0) FROM nodes").fetchone()[0]), above)
         return list(range(top + 1, top + 1 + n))
     rows = con.execute(
         "SELECT nextval(pg_get_serial_sequence('nodes', 'id')) FROM generate_series(1, ?)", (n,)
