@@ -198,21 +198,21 @@ UPDATE_KINDS = ("append_function", "body_edit", "widely_imported_new_name", "del
 
 
 def _update_victims(svc: IGraphService, root: Path) -> dict[str, Path]:
-    """The file each update kind edits: the middle file (the benchmark's first kind, a function appended), the
-    middle file with a function body (a line added in it: definitions, imports and signatures unchanged), the
-    file of the middle copy that most files import (a new top-level name), a middle file nobody imports (deleted,
-    then added back: the new-file kind)."""
+    """The file each update kind edits: the middle file (the benchmark's first kind, a function appended); of the
+    middle copy, the most imported file with a function body (a line added in it: definitions, imports and
+    signatures unchanged), the most imported file (a new top-level name), and a middle file nobody imports
+    (deleted, then added back: the new-file kind)."""
     sources = sorted(root.rglob("*.py"))
     middle = len(sources) // 2
-    with_body = next(p for p in sources[middle:] + sources[:middle] if _RETURN_LINE.search(p.read_bytes()))
     copy = sources[middle].relative_to(root).parts[0]
     fan_in = graph.import_fan_in(svc.db, copy + "/")
-    widest = max(sorted(fan_in), key=lambda path: fan_in[path])
+    widest = sorted(fan_in, key=lambda path: (-fan_in[path], path))
+    with_body = next(path for path in widest if _RETURN_LINE.search((root / path).read_bytes()))
     leaves = sorted(path for path, n in fan_in.items() if n == 0 and not path.endswith("__init__.py"))
     return {
         "append_function": sources[middle],
-        "body_edit": with_body,
-        "widely_imported_new_name": root / widest,
+        "body_edit": root / with_body,
+        "widely_imported_new_name": root / widest[0],
         "delete_file": root / leaves[len(leaves) // 2],
     }
 

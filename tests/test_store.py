@@ -414,3 +414,23 @@ def test_load_vec_reports_failure(monkeypatch: pytest.MonkeyPatch, tmp_path: Pat
     finally:
         con.close()
     assert reason is not None and "dense retrieval is off" in reason
+
+
+def test_imports_mentioning_finds_words_in_module_name_and_relative_importer_path(db: Database) -> None:
+    fa, _ = _add_file(db, "app/models/user.py", [])
+    fb, _ = _add_file(db, "app/views.py", [])
+    fc, _ = _add_file(db, "lib/other.py", [])
+    with db.atomic() as con:
+        graph.insert_imports(
+            con,
+            [
+                NewImport(fa, ".", "base", "", 1),  # relative: found through the importer's path (models)
+                NewImport(fb, "app.Models.user", "User", "", 1),  # ASCII case ignored, as SQLite's LIKE does
+                NewImport(fb, "os", "path", "", 2),
+                NewImport(fc, "lib_%", "x", "", 1),  # LIKE's wildcards in a word are literal
+            ],
+        )
+    assert graph.imports_mentioning(db, ["models"]) == {fa: [(".", "base", "")], fb: [("app.Models.user", "User", "")]}
+    assert graph.imports_mentioning(db, ["path"]) == {fb: [("os", "path", "")]}
+    assert graph.imports_mentioning(db, ["i_"]) == {}  # "_" would match the "b" of "lib"
+    assert graph.imports_mentioning(db, ["_%"]) == {fc: [("lib_%", "x", "")]}

@@ -126,6 +126,32 @@ class _StoreSymbols:
         return graph.node_file(self._db, node_id)
 
 
+class _StoreImports:
+    """The index's imports read by word or all at once (an ImportRows, for importers_closure)."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    def mentioning(self, words: list[str]) -> dict[int, list[tuple[str, str, str]]]:
+        """Imports that may contain one of ``words``."""
+        return graph.imports_mentioning(self._db, words)
+
+    def every(self) -> dict[int, list[tuple[str, str, str]]]:
+        """Every import."""
+        return graph.imports_by_file(self._db)
+
+
+def _scoped_table(db: Database, paths: dict[int, str], languages: dict[int, str]) -> SymbolTable:
+    """A symbol table that reads definitions and imports when a question needs them (a scoped run)."""
+    return SymbolTable(
+        _StoreSymbols(db),
+        paths,
+        OnDemand(lambda fid: graph.imports_in_file(db, fid)),
+        languages=languages,
+        import_rows=_StoreImports(db),
+    )
+
+
 class Indexer:
     """Runs one index update against a database."""
 
@@ -307,7 +333,7 @@ class Indexer:
             stored.names |= graph.names_in_files(self.db, gone_ids)
             # A deleted file's importers may now resolve to another file or none, which no row left behind names:
             # they are found while the file is still in the table.
-            before = SymbolTable(_StoreSymbols(self.db), graph.file_paths(self.db), graph.imports_by_file(self.db))
+            before = _scoped_table(self.db, graph.file_paths(self.db), {})
             stored.scope |= before.importers_closure(gone_ids) - set(gone_ids)
             stored.edge_ids += [b.edge_id for fid in gone_ids for b in graph.incoming_bindings(self.db, fid)]
             with self.db.atomic() as con:
@@ -536,17 +562,18 @@ class Indexer:
         paths = graph.file_paths(db)
         # A scoped run reads the definitions (and imports) its references ask about, not all of them.
         symbols = graph.symbol_table(db) if everything else _StoreSymbols(db)
-        closure = everything or bool(stored.reach)
-        imports: dict[int, list[tuple[str, str, str]]] | OnDemand[int, list[tuple[str, str, str]]]
-        imports = graph.imports_by_file(db) if closure else OnDemand(lambda fid: graph.imports_in_file(db, fid))
-        table = SymbolTable(symbols, paths, imports, languages=graph.file_language_ids(db))
+        languages = graph.file_language_ids(db)
+        if everything:
+            table = SymbolTable(symbols, paths, graph.imports_by_file(db), languages=languages)
+        else:
+            table = _scoped_table(db, paths, languages)
         if everything:
             rows = graph.all_reference_edges(self.db)
             scope: set[int] = set()
         else:
             # A binding may go through any file the source imports, transitively (re-exports, type facts, bases).
             scope = set(stored.changed_ids) | stored.scope
-            if closure:
+            if stored.reach:
                 scope |= table.importers_closure(stored.reach)
             rows = graph.edges_to_resolve(self.db, sorted(scope), stored.names, stored.edge_ids)
         if everything or len(scope) > len(paths) // 20:

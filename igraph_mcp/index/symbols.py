@@ -151,6 +151,19 @@ class SymbolReader(Protocol):
         ...
 
 
+class ImportRows(Protocol):
+    """Where importers_closure reads imports when the table holds them on demand: by word, or all of them."""
+
+    def mentioning(self, words: list[str]) -> dict[int, list[tuple[str, str, str]]]:
+        """file id -> [(module, name, alias)] of imports whose module, name or (relative) importer path contains one
+        of ``words`` (more may come; none that does may be missing)."""
+        ...
+
+    def every(self) -> dict[int, list[tuple[str, str, str]]]:
+        """file id -> [(module, name, alias)] of every import."""
+        ...
+
+
 class _Filled(Generic[K, V]):
     """A dict whose keys are made present (``fill(key)``) before they are read: a table filled on demand."""
 
@@ -189,11 +202,14 @@ class SymbolTable:
         languages: dict[int, str] | None = None,
         facts: dict[int, list[tuple[str, str, str]]] | Lookup[int, FactsByName] | None = None,
         bases: dict[int, list[tuple[str, str]]] | Lookup[int, list[tuple[str, str]]] | None = None,
+        import_rows: ImportRows | None = None,
     ) -> None:
-        """``imports``, ``facts`` and ``bases`` are either every row (a dict) or a Lookup that reads them on demand
-        (importers_closure needs every import)."""
+        """``imports``, ``facts`` and ``bases`` are either every row (a dict) or a Lookup that reads them on demand;
+        with imports on demand, importers_closure asks ``import_rows``."""
         self.file_paths = file_paths
         self.imports = imports  # file id -> [(module, imported name, alias)]
+        self._import_rows = import_rows
+        self._all_imports: list[tuple[int, str, str, set[str]]] | None = None
         self.languages = languages or {}
         # scope node id -> name -> [(kind, text)]: what each scope states about its names (see model.Fact).
         self.facts: Lookup[int, FactsByName] = {}
@@ -316,13 +332,6 @@ class SymbolTable:
 
     def importers_closure(self, file_ids: list[int]) -> set[int]:
         """``file_ids`` and every file whose imports name one of them, directly or through other such files."""
-        if not isinstance(self.imports, dict):
-            raise TypeError("importers_closure reads every import: build the table with all of them")
-        imports = [
-            (importer, module, name, self._import_pieces(importer, module, name))
-            for importer, rows in self.imports.items()
-            for module, name, _alias in rows
-        ]
         seen = set(file_ids)
         frontier = set(file_ids)
         while frontier:
@@ -331,7 +340,7 @@ class SymbolTable:
             # test costs more than asking (files_for_module remembers its answers).
             every = len(tails) > 96 or any(t == {""} for t in tails)
             found: set[int] = set()
-            for importer, module, name, pieces in imports:
+            for importer, module, name, pieces in self._imports_naming(None if every else tails):
                 if importer in seen or importer in found:
                     continue
                 # Cheap and necessary: a key that names the file ends in one of its tails, and every key of an
@@ -346,6 +355,29 @@ class SymbolTable:
             seen |= found
             frontier = found
         return seen
+
+    def _imports_naming(self, tails: list[set[str]] | None) -> list[tuple[int, str, str, set[str]]]:
+        """(importer, module, name, pieces) of every import that may name a file with one of ``tails`` (None:
+        every import): all of them from a table given every import, else those the ImportRows find by word."""
+        if isinstance(self.imports, dict):
+            if self._all_imports is None:
+                self._all_imports = self._with_pieces(self.imports)
+            return self._all_imports
+        if self._import_rows is None:
+            raise TypeError("importers_closure reads imports: give the table every import or an ImportRows")
+        if tails is None:
+            if self._all_imports is None:
+                self._all_imports = self._with_pieces(self._import_rows.every())
+            return self._all_imports
+        # Each tail's longest piece must occur in an import that names the file: asked by word, not all read.
+        return self._with_pieces(self._import_rows.mentioning(sorted({max(t, key=len) for t in tails})))
+
+    def _with_pieces(self, imports: dict[int, list[tuple[str, str, str]]]) -> list[tuple[int, str, str, set[str]]]:
+        return [
+            (importer, module, name, self._import_pieces(importer, module, name))
+            for importer, rows in imports.items()
+            for module, name, _alias in rows
+        ]
 
     def _import_pieces(self, importer: int, module: str, name: str) -> set[str]:
         """Every piece a key of module_candidates for this import (or its submodule) can contain: the module's and

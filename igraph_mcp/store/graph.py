@@ -374,6 +374,30 @@ def imports_by_file(db: Database) -> dict[int, list[tuple[str, str, str]]]:
     return out
 
 
+def imports_mentioning(db: Database, words: Sequence[str]) -> dict[int, list[tuple[str, str, str]]]:
+    """file id -> [(module, name, alias)] of the imports whose module or name contains one of ``words``, and the
+    relative ones (module starting with ".") of files whose path contains one: one scan instead of every row."""
+    out: dict[int, list[tuple[str, str, str]]] = {}
+    seen: set[int] = set()
+    like = like_operator(db.dialect)
+    for chunk in batches(list(words), 100):
+        clause = " OR ".join(
+            f"i.module {like} ? ESCAPE '\\' OR i.name {like} ? ESCAPE '\\' "
+            f"OR (i.module {like} '.%' AND f.path {like} ? ESCAPE '\\')"
+            for _ in chunk
+        )
+        params = tuple(p for w in chunk for p in ("%" + like_literal(w) + "%",) * 3)
+        for iid, fid, module, name, alias in db.rows(
+            "SELECT i.id, i.file_id, i.module, i.name, i.alias FROM imports i JOIN files f ON f.id = i.file_id "  # noqa: S608
+            f"WHERE {clause} ORDER BY i.id",
+            params,
+        ):
+            if iid not in seen:
+                seen.add(iid)
+                out.setdefault(int(fid), []).append((str(module), str(name), str(alias)))
+    return out
+
+
 _REF_COLUMNS = (
     "e.id, e.source_id, n.file_id, e.kind, e.target_name, e.qualifier, e.target_id, e.resolution, e.confidence, "
     "e.candidates"
