@@ -196,13 +196,23 @@ class Indexer:
             summary.phases[name] = round(now - lap, 3)
             lap = now
 
+        states = {} if full else graph.file_states(self.db)
+        racy_ns = self._racy_ns()
+
+        def known(path: str, size: int, mtime_ns: int) -> bool:
+            old = states.get(path)
+            return old is not None and old.size == size and old.mtime_ns == mtime_ns and mtime_ns < racy_ns
+
         walked = walk_repository(
-            self.root, language_for_path, max_file_bytes=self.max_file_bytes, extra_ignores=self.extra_ignores
+            self.root,
+            language_for_path,
+            max_file_bytes=self.max_file_bytes,
+            extra_ignores=self.extra_ignores,
+            known=known,
         )
         summary.skipped = dict(walked.skipped)
         if full and not dry_run:
             self._clear()
-        states = {} if full else graph.file_states(self.db)
         changes, unchanged, touched = self._diff(walked.files, states, summary, report)
         seen = {w.path for w in walked.files}
         gone = {p: s for p, s in states.items() if p not in seen}
@@ -267,6 +277,15 @@ class Indexer:
             graph.clear_code_tables(con)
             crashpoints.reached("index.clear")
 
+    def _racy_ns(self) -> int:
+        """Files modified after this mtime are hashed, not trusted by their stat.
+
+        Like git's "racily clean" entries: a file modified within the timestamp tick of the last build could have
+        changed again without a new mtime or size.
+        """
+        last_build = float(self.db.get_meta("last_build", "0") or 0)
+        return int((last_build - RACY_WINDOW_S) * 1e9)
+
     def _diff(
         self,
         files: list[WalkedFile],
@@ -277,10 +296,7 @@ class Indexer:
         changes: list[_Change] = []
         touched: list[tuple[int, int]] = []
         unchanged = 0
-        # Like git's "racily clean" entries: a file modified within the timestamp tick of the last build could
-        # have changed again without a new mtime or size, so those are hashed instead of trusted.
-        last_build = float(self.db.get_meta("last_build", "0") or 0)
-        racy_ns = int((last_build - RACY_WINDOW_S) * 1e9)
+        racy_ns = self._racy_ns()
         for i, w in enumerate(files):
             if i % 200 == 0:
                 report("scan", i, len(files))

@@ -387,10 +387,14 @@ class SymbolTable:
             pieces |= _pieces(self.file_paths.get(importer, ""))
         return pieces
 
-    def _tails(self, file_id: int) -> tuple[str, str, str]:
-        """The last segments of every key that names a file: of its module key, its file name and its folder."""
+    def _tails(self, file_id: int) -> tuple[str, ...]:
+        """The last segments of every key that names a file: of its module key, its file name and its folder. The
+        folder's is left out when a file's key equals the folder (an ``__init__.py``): a lookup by the folder's
+        keys then finds that file first and never lists the folder's files."""
         path = self.file_paths.get(file_id, "")
-        return module_key(path).rsplit("/", 1)[-1], path.rsplit("/", 1)[-1], posixpath.dirname(path).rsplit("/", 1)[-1]
+        folder = posixpath.dirname(path)
+        named = module_key(path).rsplit("/", 1)[-1], path.rsplit("/", 1)[-1]
+        return named if folder in self._files_by_suffix else (*named, folder.rsplit("/", 1)[-1])
 
     def parent(self, sym: Sym) -> Sym | None:
         """The definition ``sym`` is nested in (None at the top, or when the parent is unknown)."""

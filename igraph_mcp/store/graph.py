@@ -461,13 +461,15 @@ def incoming_bindings(db: Database, file_id: int) -> list[EdgeBinding]:
 
 
 def ambiguous_candidates(db: Database, names: Sequence[str]) -> list[tuple[int, str]]:
-    """(edge id, candidates JSON) of unbound ambiguous edges naming one of ``names`` (the partial name index)."""
+    """(edge id, candidates JSON) of ambiguous edges (never bound) naming one of ``names``, by the name index."""
     out: list[tuple[int, str]] = []
     for chunk in batches(sorted(names)):
+        # No `target_id IS NULL` term: SQLite would take it to the target index and walk every unbound edge
+        # (1M symbols: 1.4 s for two names).
         out.extend(
             (int(e), str(c))
             for e, c in db.rows(
-                "SELECT id, candidates FROM edges WHERE target_id IS NULL AND resolution = 'ambiguous' "  # noqa: S608
+                "SELECT id, candidates FROM edges WHERE resolution = 'ambiguous' "  # noqa: S608
                 f"AND target_name IN ({placeholders(len(chunk))})",
                 tuple(chunk),
             )
@@ -653,9 +655,13 @@ def token_doc_freqs(db: Database, tokens: list[str]) -> dict[str, int]:
 # -- counts ----------------------------------------------------------------------------------------------------
 def counts(db: Database) -> dict[str, int]:
     """Row counts for status output."""
+    files = int(db.scalar("SELECT count(*) FROM files", default=0))
+    # Every file has exactly one module node (the indexer writes it first): counting the rows reads an index, where
+    # `kind != 'module'` reads the whole table (1M symbols: 0.04 s against 1.5 s).
+    nodes = int(db.scalar("SELECT count(*) FROM nodes", default=0))
     return {
-        "files": int(db.scalar("SELECT count(*) FROM files", default=0)),
-        "symbols": int(db.scalar("SELECT count(*) FROM nodes WHERE kind != 'module'", default=0)),
+        "files": files,
+        "symbols": nodes - files,
         "edges": int(db.scalar("SELECT count(*) FROM edges WHERE target_id IS NOT NULL", default=0)),
         "unresolvedRefs": int(db.scalar("SELECT count(*) FROM edges WHERE target_id IS NULL", default=0)),
     }
