@@ -135,6 +135,39 @@ def facts_by_name(rows: list[tuple[str, str, str]]) -> FactsByName:
     return by_name
 
 
+class _DirOf:
+    """file id -> its folder, worked out when asked (most runs ask about a few files)."""
+
+    __slots__ = ("_paths",)
+
+    def __init__(self, file_paths: dict[int, str]) -> None:
+        self._paths = file_paths
+
+    def get(self, file_id: int) -> str | None:
+        """The folder of a file, or None for an unknown id."""
+        path = self._paths.get(file_id)
+        return posixpath.dirname(path) if path is not None else None
+
+
+@functools.lru_cache(maxsize=2)
+def _suffix_index(paths: tuple[str, ...]) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    """(key suffix -> paths, folder suffix -> paths) of sorted ``paths``; remembered, since consecutive runs of a
+    long-lived indexer (a server, a watch) mostly see the same paths (18k files: 0.5 s to build)."""
+    by_suffix: dict[str, list[str]] = defaultdict(list)
+    by_dir_suffix: dict[str, list[str]] = defaultdict(list)
+    for path in paths:
+        parts = module_key(path).split("/")
+        for i in range(len(parts)):
+            by_suffix["/".join(parts[i:])].append(path)
+        dparts = posixpath.dirname(path).split("/")
+        for i in range(len(dparts)):
+            by_dir_suffix["/".join(dparts[i:])].append(path)
+        full = path.split("/")  # exact file names with extension, for C includes and JS paths with extensions
+        for i in range(len(full)):
+            by_suffix["/".join(full[i:])].append(path)
+    return dict(by_suffix), dict(by_dir_suffix)
+
+
 class SymbolReader(Protocol):
     """Where a lazily filled SymbolTable reads definitions: by file, by name and by id, through indexed queries."""
 
@@ -272,21 +305,11 @@ class SymbolTable:
             self.children = _Filled[tuple[int, str], list[Sym]](children, lambda key: load_node(key[0]))
             self.members = _Filled[int, list[Sym]](members, load_node)
             self.module_of_file = _Filled[int, Sym](module_of_file, load_file)
-        self.dir_of_file = {fid: posixpath.dirname(p) for fid, p in file_paths.items()}
-        # Module key suffixes -> files, so "requests.sessions" finds "src/requests/sessions.py"; in path order, so
+        self.dir_of_file = _DirOf(file_paths)
+        # Module key suffixes -> paths, so "requests.sessions" finds "src/requests/sessions.py"; in path order, so
         # the files of an ambiguous import come in the same order whatever ids an incremental run gave them.
-        self._files_by_suffix: dict[str, list[int]] = defaultdict(list)
-        self._files_by_dir_suffix: dict[str, list[int]] = defaultdict(list)
-        for fid, path in sorted(file_paths.items(), key=lambda item: item[1]):
-            parts = module_key(path).split("/")
-            for i in range(len(parts)):
-                self._files_by_suffix["/".join(parts[i:])].append(fid)
-            dparts = posixpath.dirname(path).split("/")
-            for i in range(len(dparts)):
-                self._files_by_dir_suffix["/".join(dparts[i:])].append(fid)
-            full = path.split("/")  # exact file names with extension, for C includes and JS paths with extensions
-            for i in range(len(full)):
-                self._files_by_suffix["/".join(full[i:])].append(fid)
+        self._files_by_suffix, self._files_by_dir_suffix = _suffix_index(tuple(sorted(file_paths.values())))
+        self._id_of_path = {path: fid for fid, path in file_paths.items()}
         # (module string, importer file) -> files: a large repository asks the same question ~100k times.
         self._module_files: dict[tuple[str, int], list[int]] = {}
 
@@ -309,7 +332,8 @@ class SymbolTable:
     def _find_module_files(self, module: str, importer: int) -> list[int]:
         importer_path = self.file_paths.get(importer, "")
         for key in module_candidates(module, importer_path):
-            hits = self._files_by_suffix.get(key) or self._files_by_dir_suffix.get(key)
+            found = self._files_by_suffix.get(key) or self._files_by_dir_suffix.get(key)
+            hits = [self._id_of_path[path] for path in found] if found else []
             if hits:
                 if len(hits) > 1:  # prefer the candidate closest to the importer
                     hits = sorted(hits, key=lambda f: -len(posixpath.commonpath([self.file_paths[f], importer_path])))
