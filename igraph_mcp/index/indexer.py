@@ -255,8 +255,7 @@ class Indexer:
         report("resolve", 0, 1)
         summary.rebound = self._resolve(stored, everything=everything)
         report("resolve", 1, 1)
-        c = graph.counts(self.db)
-        summary.files, summary.symbols, summary.edges = c["files"], c["symbols"], c["edges"]
+        summary.files, summary.symbols, summary.edges = graph.index_totals(self.db)
         with self.db.atomic() as con:
             self.db.set_meta(con, "last_build", str(time.time()))
             gen = int(self.db.get_meta("generation", "0") or 0) + 1

@@ -47,7 +47,7 @@ def _node(row: Sequence[Any]) -> NodeRow:
 # -- files ---------------------------------------------------------------------------------------------------
 def file_states(db: Database) -> dict[str, FileState]:
     """All indexed files keyed by path."""
-    return {r[1]: FileState(*r) for r in db.rows("SELECT id, path, sha256, size, mtime_ns FROM files")}
+    return {r[1]: FileState._make(r) for r in db.rows("SELECT id, path, sha256, size, mtime_ns FROM files")}
 
 
 def file_stats(db: Database, paths: Sequence[str]) -> dict[str, tuple[int, int]]:
@@ -653,6 +653,14 @@ def token_doc_freqs(db: Database, tokens: list[str]) -> dict[str, int]:
 
 
 # -- counts ----------------------------------------------------------------------------------------------------
+def index_totals(db: Database) -> tuple[int, int, int]:
+    """(files, symbols, bound edges): what an index run reports, without counting the unbound references."""
+    files = int(db.scalar("SELECT count(*) FROM files", default=0))
+    nodes = int(db.scalar("SELECT count(*) FROM nodes", default=0))  # one module node per file: see counts
+    edges = int(db.scalar("SELECT count(*) FROM edges WHERE target_id IS NOT NULL", default=0))
+    return files, nodes - files, edges
+
+
 def counts(db: Database) -> dict[str, int]:
     """Row counts for status output."""
     files = int(db.scalar("SELECT count(*) FROM files", default=0))
