@@ -8,10 +8,12 @@ A repository of a size is built from the sdists of real projects (``--base``, fr
 never the twelve SWE-bench projects, pallets or Textualize), copied as often as the size needs, each copy under a
 distinct package name (``sqlalchemy`` -> ``sqlalchemy_r3`` in its folder and in every ``.py`` file), so the
 copies' symbols, imports and calls resolve within their own copy. Per size and store it prints: the cold structure
-index (no vectors), one one-file incremental update, the embedding phase, FTS / dense / hybrid ``igraph_explore``
-p50 and p95 (each query once to warm up, then timed), and the store's size. ``--indexers N`` then starts N
-``igraph-mcp index`` processes at once, on N single-copy repositories, into one database (on SQLite: N files),
-and checks that each finished without an error with the symbol count of a solo build.
+index (no vectors), one-file incremental updates of five kinds (one line each, UPDATE_KINDS: a function appended to
+the middle file, which is ``one_file_update_s``; a body edit and a new top-level name in the middle copy's most
+imported file; a file nobody imports deleted, then added back), the embedding phase, FTS / dense / hybrid
+``igraph_explore`` p50 and p95 (each query once to warm up, then timed), and the store's size. ``--indexers N``
+then starts N ``igraph-mcp index`` processes at once, on N single-copy repositories, into one database (on SQLite:
+N files), and checks that each finished without an error with the symbol count of a solo build.
 
 Vectors (``--embedder replicated``, the default): the real default model embeds each distinct text of the base
 projects once; a copy's text gets its base text's vector plus a small deterministic perturbation (cosine ~0.995),
@@ -219,14 +221,20 @@ def _update_victims(svc: IGraphService, root: Path) -> dict[str, Path]:
 
 def update_kinds(svc: IGraphService, root: Path) -> dict[str, dict[str, Any]]:
     """One timed incremental update per kind (UPDATE_KINDS), each undone (and indexed) before the next: seconds,
-    files parsed, the edited file and the run's phases."""
+    files parsed, reference edges bound again, the edited file and the run's phases."""
     out: dict[str, dict[str, Any]] = {}
 
     def timed(kind: str, path: Path) -> None:
         t = time.perf_counter()
         done = svc.index(embed=False)
         seconds = round(time.perf_counter() - t, 3)
-        out[kind] = {"s": seconds, "parsed": done.parsed, "file": str(path.relative_to(root)), "phases": done.phases}
+        out[kind] = {
+            "s": seconds,
+            "parsed": done.parsed,
+            "rebound": done.rebound,
+            "file": str(path.relative_to(root)),
+            "phases": done.phases,
+        }
 
     for kind, path in _update_victims(svc, root).items():
         original = path.read_bytes()
