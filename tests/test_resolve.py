@@ -308,7 +308,7 @@ def _importers_by_brute_force(table: SymbolTable, start: int) -> set[int]:
 
 
 class _ByWord:
-    """ImportRows over a dict, matching words as the store's imports_mentioning does (substrings, ASCII case)."""
+    """ImportRows over a dict, matching words as the store's imports_mentioning does (substrings, case kept)."""
 
     def __init__(self, files: dict[int, str], imports: dict[int, list[tuple[str, str, str]]]) -> None:
         self.files, self.imports = files, imports
@@ -316,7 +316,7 @@ class _ByWord:
     def mentioning(self, words: list[str]) -> dict[int, list[tuple[str, str, str]]]:
         def hit(importer: int, module: str, name: str) -> bool:
             texts = [module, name] + ([self.files[importer]] if module.startswith(".") else [])
-            return any(w.lower() in t.lower() for w in words for t in texts)
+            return any(w in t for w in words for t in texts)
 
         found = {f: [r for r in rows if hit(f, r[0], r[1])] for f, rows in self.imports.items()}
         return {f: rows for f, rows in found.items() if rows}

@@ -425,12 +425,13 @@ def test_imports_mentioning_finds_words_in_module_name_and_relative_importer_pat
             con,
             [
                 NewImport(fa, ".", "base", "", 1),  # relative: found through the importer's path (models)
-                NewImport(fb, "app.Models.user", "User", "", 1),  # ASCII case ignored, as SQLite's LIKE does
+                NewImport(fb, "app.models.user", "User", "", 1),
+                NewImport(fb, "app.Models.base", "Base", "", 3),  # case is kept, as module keys keep it
                 NewImport(fb, "os", "path", "", 2),
                 NewImport(fc, "lib_%", "x", "", 1),  # LIKE's wildcards in a word are literal
             ],
         )
-    assert graph.imports_mentioning(db, ["models"]) == {fa: [(".", "base", "")], fb: [("app.Models.user", "User", "")]}
+    assert graph.imports_mentioning(db, ["models"]) == {fa: [(".", "base", "")], fb: [("app.models.user", "User", "")]}
     assert graph.imports_mentioning(db, ["path"]) == {fb: [("os", "path", "")]}
-    assert graph.imports_mentioning(db, ["i_"]) == {}  # "_" would match the "b" of "lib"
+    assert graph.imports_mentioning(db, ["i_"]) == {}  # no LIKE pattern: "_" would match the "b" of "lib"
     assert graph.imports_mentioning(db, ["_%"]) == {fc: [("lib_%", "x", "")]}

@@ -189,7 +189,7 @@ class ImportRows(Protocol):
 
     def mentioning(self, words: list[str]) -> dict[int, list[tuple[str, str, str]]]:
         """file id -> [(module, name, alias)] of imports whose module, name or (relative) importer path contains one
-        of ``words`` (more may come; none that does may be missing)."""
+        of ``words``, case kept (more may come; none that does may be missing)."""
         ...
 
     def every(self) -> dict[int, list[tuple[str, str, str]]]:

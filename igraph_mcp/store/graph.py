@@ -374,22 +374,26 @@ def imports_by_file(db: Database) -> dict[int, list[tuple[str, str, str]]]:
     return out
 
 
+# `x contains y` as each store spells it (a plain substring test, case kept: cheaper than LIKE's patterns).
+_CONTAINS = {SQLITE: "instr({0}, ?) > 0", POSTGRESQL: "strpos({0}, ?) > 0"}
+
+
 def imports_mentioning(db: Database, words: Sequence[str]) -> dict[int, list[tuple[str, str, str]]]:
     """file id -> [(module, name, alias)] of the imports whose module or name contains one of ``words``, and the
     relative ones (module starting with ".") of files whose path contains one: one scan instead of every row."""
     out: dict[int, list[tuple[str, str, str]]] = {}
     seen: set[int] = set()
-    like = like_operator(db.dialect)
+    contains = _CONTAINS[db.dialect]
+    path = "(SELECT f.path FROM files f WHERE f.id = i.file_id)"  # asked only of relative imports
     for chunk in batches(list(words), 100):
         clause = " OR ".join(
-            f"i.module {like} ? ESCAPE '\\' OR i.name {like} ? ESCAPE '\\' "
-            f"OR (i.module {like} '.%' AND f.path {like} ? ESCAPE '\\')"
+            f"{contains.format('i.module')} OR {contains.format('i.name')} "
+            f"OR (substr(i.module, 1, 1) = '.' AND {contains.format(path)})"
             for _ in chunk
         )
-        params = tuple(p for w in chunk for p in ("%" + like_literal(w) + "%",) * 3)
+        params = tuple(p for w in chunk for p in (w, w, w))
         for iid, fid, module, name, alias in db.rows(
-            "SELECT i.id, i.file_id, i.module, i.name, i.alias FROM imports i JOIN files f ON f.id = i.file_id "  # noqa: S608
-            f"WHERE {clause} ORDER BY i.id",
+            f"SELECT i.id, i.file_id, i.module, i.name, i.alias FROM imports i WHERE {clause} ORDER BY i.id",  # noqa: S608
             params,
         ):
             if iid not in seen:
