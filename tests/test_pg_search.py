@@ -167,3 +167,53 @@ def test_hnsw_path_answers_like_the_exact_scan(
         assert len({i for i, _, _ in got} & {i for i, _, _ in exact[nid]}) >= 9
     assert len(vec_store.knn_nodes(pg, queries[ids[0]], 300)) == min(300, vec_store.node_vector_count(pg))
     pg.rows("SELECT set_config('enable_seqscan', 'on', false)")
+
+
+def _has_hnsw(db: Database) -> bool:
+    return bool(db.scalar("SELECT count(*) FROM pg_indexes WHERE indexname = ?", (pg_vectors.NODE_INDEX,)))
+
+
+def test_a_bulk_load_builds_the_vector_index_once_at_the_end(
+    tree: Path, pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(pg_vectors, "BULK_FROM", 50)  # the tree's few hundred vectors count as a bulk load
+    events: list[str] = []
+    real_drop, real_build = pg_vectors.drop_node_index, pg_vectors.build_node_index
+    monkeypatch.setattr(pg_vectors, "drop_node_index", lambda con: (events.append("drop"), real_drop(con)))
+    monkeypatch.setattr(pg_vectors, "build_node_index", lambda con: (events.append("build"), real_build(con)))
+    pg = _pg(pg_url, "bulk")
+    try:
+        first = _index(tree, pg)
+        assert first.embedded > 100 and events == ["drop", "build"] and _has_hnsw(pg)
+        edit_file(tree, "pkg/store/fts.py", "def one_more_function():\n    return 1\n")
+        _index(tree, pg)  # a few vectors added to many: into the graph as they come
+        assert events == ["drop", "build"] and _has_hnsw(pg)
+        ids = sorted(vec_store.all_node_vectors(pg)[0])[:3]
+        for nid, q in vec_store.node_vectors_by_id(pg, ids).items():
+            assert vec_store.knn_nodes(pg, q, 5)[0][0] == nid
+    finally:
+        pg.close()
+
+
+def test_a_bulk_load_stopped_on_the_way_leaves_the_index_to_the_next_run(
+    tree: Path, pg_url: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setattr(pg_vectors, "BULK_FROM", 50)
+    pg = _pg(pg_url, "stopped")
+    try:
+        monkeypatch.setattr(
+            pg_vectors, "build_node_index", lambda con: con.execute("SELECT pg_terminate_backend(pg_backend_pid())")
+        )
+        with caplog.at_level("WARNING"):
+            result = _index(tree, pg)  # every vector is committed; only the index build lost its connection
+        assert result.embedded > 100 and "the next index run builds it" in caplog.text
+    finally:
+        pg.close()
+    monkeypatch.undo()
+    again = _pg(pg_url, "stopped")
+    try:
+        assert not _has_hnsw(again)
+        _index(tree, again)
+        assert _has_hnsw(again) and vec_store.node_vector_count(again) == again.scalar("SELECT count(*) FROM nodes")
+    finally:
+        again.close()

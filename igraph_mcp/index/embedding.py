@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import ChainMap
+from typing import Any
 
 from igraph_mcp import crashpoints
 from igraph_mcp.embed.base import Embedder
@@ -27,35 +28,39 @@ def embed_nodes(
     total = vec_store.count_nodes_to_embed(db)
     done = embedded = reused = 0
     report("embed", 0, total)
-    while True:
-        rows = vec_store.nodes_to_embed(db, batch_size)
-        if not rows:
-            break
-        texts = [
-            symbol_embedding_text(
-                kind=kind,
-                name=name,
-                qualified_name=qname,
-                path=path,
-                signature=signature,
-                docstring=docstring,
-                body=body,
-            )
-            for _id, _fid, kind, name, qname, path, signature, docstring, body in rows
-        ]
-        # Texts another repository of the same store already embedded (a team's shared cache) are not embedded again.
-        missing = [h for h in map(text_hash, texts) if h not in reuse]
-        shared = vec_store.shared_vectors(db, embedder, missing)
-        got = embed_reusing(embedder, texts, ChainMap(reuse, shared), batch_size=len(texts))
-        with db.atomic() as con:
-            vec_store.store_node_vectors(
-                con, ((rows[i][0], rows[i][1], got.vectors[i], got.hashes[i]) for i in range(len(rows)))
-            )
-            # Readers keep an in-memory copy of the vectors; a new version tells them to reload it.
-            db.set_meta(con, "vectors_version", str(int(db.get_meta("vectors_version", "0") or 0) + 1))
-            crashpoints.reached("embed.batch")
-        embedded += len(rows) - got.reused
-        reused += got.reused
-        done += len(rows)
-        report("embed", min(done, total), total)
+    with vec_store.bulk_loading(db, total):
+        while rows := vec_store.nodes_to_embed(db, batch_size):
+            batch_reused = _embed_batch(db, embedder, rows, reuse)
+            embedded += len(rows) - batch_reused
+            reused += batch_reused
+            done += len(rows)
+            report("embed", min(done, total), total)
     return embedded, reused
+
+
+def _embed_batch(db: Database, embedder: Embedder, rows: list[tuple[Any, ...]], reuse: dict[str, bytes]) -> int:
+    """Embed and store one batch of nodes in one transaction; returns how many vectors were reused."""
+    texts = [
+        symbol_embedding_text(
+            kind=kind,
+            name=name,
+            qualified_name=qname,
+            path=path,
+            signature=signature,
+            docstring=docstring,
+            body=body,
+        )
+        for _id, _fid, kind, name, qname, path, signature, docstring, body in rows
+    ]
+    # Texts another repository of the same store already embedded (a team's shared cache) are not embedded again.
+    missing = [h for h in map(text_hash, texts) if h not in reuse]
+    shared = vec_store.shared_vectors(db, embedder, missing)
+    got = embed_reusing(embedder, texts, ChainMap(reuse, shared), batch_size=len(texts))
+    with db.atomic() as con:
+        vec_store.store_node_vectors(
+            con, ((rows[i][0], rows[i][1], got.vectors[i], got.hashes[i]) for i in range(len(rows)))
+        )
+        # Readers keep an in-memory copy of the vectors; a new version tells them to reload it.
+        db.set_meta(con, "vectors_version", str(int(db.get_meta("vectors_version", "0") or 0) + 1))
+        crashpoints.reached("embed.batch")
+    return got.reused

@@ -513,7 +513,7 @@ def all_reference_edges(db: Database) -> list[RefToResolve]:
 # Indexes on what a binding changes. Rebinding every edge of a large repository spent more time keeping them up to
 # date row by row than building them afresh (sympy 1.1.1, ~200k reference edges, loaded machine: 3.1 s of CPU
 # against 1.4 s).
-_BINDING_INDEXES = ("edges_target", "edges_target_name")
+_BINDING_INDEXES = ("edges_source_order", "edges_target_order", "edges_target_name")
 
 
 def set_edge_targets(con: WriteConnection, rows: Iterable[EdgeBinding], *, bulk: bool = False) -> None:
@@ -528,7 +528,9 @@ def set_edge_targets(con: WriteConnection, rows: Iterable[EdgeBinding], *, bulk:
         # DROP INDEX would lock readers out of the table until commit: the indexes stay, the rows come by COPY.
         _pg_bulk().rebind_edges(con, rows)
         return
-    found = "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND name IN (?, ?)"
+    found = (
+        f"SELECT name, sql FROM sqlite_master WHERE type = 'index' AND name IN ({placeholders(len(_BINDING_INDEXES))})"  # noqa: S608
+    )
     indexes = list(con.execute(found, _BINDING_INDEXES)) if bulk else []
     for name, _sql in indexes:
         con.execute(f'DROP INDEX "{name}"')
@@ -602,6 +604,49 @@ def edges_of(
                 (*chunk, *kinds),
             )
         )
+    return out
+
+
+_EDGE_COLUMNS = (
+    "e.id, e.source_id, e.target_id, e.kind, e.target_name, e.qualifier, e.resolution, e.line, e.confidence, "
+    "e.candidates"
+)
+
+
+def first_edges_of(
+    db: Database, node_ids: Sequence[int], *, outgoing: bool, kinds: Sequence[str], per_node: int, certain: float
+) -> list[EdgeRow]:
+    """Resolved edges leaving (outgoing) or entering the given nodes: for each node, kind and certainty (confidence
+    at least ``certain`` or not), only the first ``per_node`` by the other end's id and then the edge id.
+
+    Each group is one range of an ``edges_*_order`` index read in that order and stopped early, so a hub's
+    thousands of callers stay in the database. A group with ``per_node`` edges may hold more.
+    """
+    col, other = ("source_id", "target_id") if outgoing else ("target_id", "source_id")
+    kinds = list(kinds)
+    out: list[EdgeRow] = []
+    if db.dialect == POSTGRESQL:
+        # One statement: per (node, kind) a LATERAL index range per certainty class, then the rows by id.
+        group = (
+            f"CROSS JOIN LATERAL (SELECT id FROM edges WHERE {col} = s.node AND kind = k.kind "  # noqa: S608
+            f"AND target_id IS NOT NULL AND confidence {{op}} ? ORDER BY {other}, id LIMIT ?) x"
+        )
+        sql = " UNION ALL ".join(
+            f"SELECT {_EDGE_COLUMNS} FROM unnest(?::bigint[]) AS s(node) CROSS JOIN unnest(?::text[]) AS k(kind) "  # noqa: S608
+            f"{group.format(op=op)} JOIN edges e ON e.id = x.id"
+            for op in (">=", "<")
+        )
+        ids = [int(n) for n in node_ids]
+        rows = db.rows(sql, (ids, kinds, certain, per_node, ids, kinds, certain, per_node))
+        return [EdgeRow(*r) for r in rows]
+    for op in (">=", "<"):
+        sql = (
+            f"SELECT {_EDGE_COLUMNS} FROM edges e WHERE e.{col} = ? AND e.kind = ? AND e.target_id IS NOT NULL "  # noqa: S608
+            f"AND e.confidence {op} ? ORDER BY e.{other}, e.id LIMIT ?"
+        )
+        for node in node_ids:
+            for kind in kinds:
+                out.extend(EdgeRow(*r) for r in db.rows(sql, (node, kind, certain, per_node)))
     return out
 
 

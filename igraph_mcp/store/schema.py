@@ -6,7 +6,7 @@ from pathlib import Path
 
 from igraph_mcp.errors import SchemaTooNew
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 
 def schema_too_new(path: Path, version: int) -> SchemaTooNew:
@@ -140,4 +140,14 @@ _V2 = [
     "UPDATE files SET sha256 = '', mtime_ns = 0",
 ]
 
-MIGRATIONS: list[tuple[int, list[str]]] = [(1, _V1), (2, _V2)]
+# Version 3: edge indexes in the order graph expansion takes a node's edges (by kind, the other end, the edge),
+# with the confidence in the key, so it reads a hub's first few callers of each kind and certainty from one
+# index range instead of all of its thousands (graph.first_edges_of).
+_V3 = [
+    "CREATE INDEX edges_source_order ON edges(source_id, kind, target_id, id, confidence)",
+    "CREATE INDEX edges_target_order ON edges(target_id, kind, source_id, id, confidence)",
+    "DROP INDEX edges_source",  # both are prefixes of the new ones
+    "DROP INDEX edges_target",
+]
+
+MIGRATIONS: list[tuple[int, list[str]]] = [(1, _V1), (2, _V2), (3, _V3)]

@@ -1,0 +1,109 @@
+"""Graph expansion reads only a few edges per node first: its answer must equal the one from reading every edge."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _factories import make_repo, make_service
+
+from igraph_mcp.retrieve import expand as expand_mod
+from igraph_mcp.retrieve.expand import expand
+from igraph_mcp.service import IGraphService
+from igraph_mcp.store import graph
+from igraph_mcp.vocab.edges import CERTAIN
+
+pytestmark = pytest.mark.both_stores
+
+HUB_CALLERS = 70
+
+FILES = {
+    # A hub called by many functions, most of them several times (several edges to one target), some by a
+    # name that two modules define (a guessed edge), some from a class that also inherits.
+    "core/hub.py": "def hub():\n    return 1\n\ndef other_hub():\n    return 2\n",
+    "core/twin_a.py": "def twin():\n    return 'a'\n",
+    "core/twin_b.py": "def twin():\n    return 'b'\n",
+    "core/base.py": "class Base:\n    def run(self):\n        return 0\n",
+    "app/callers.py": "from core.hub import hub, other_hub\nfrom core.base import Base\n\n"
+    + "".join(
+        f"def caller_{i}():\n"
+        + "    hub()\n" * (1 + i % 4)
+        + ("    other_hub()\n" if i % 3 == 0 else "")
+        + ("    twin()\n" if i % 5 == 0 else "")
+        + (f"    caller_{i - 1}()\n" if i else "")
+        + "    return 0\n\n"
+        for i in range(HUB_CALLERS)
+    )
+    + "".join(f"class Kind{i}(Base):\n    def run(self):\n        return hub()\n\n" for i in range(12)),
+}
+
+
+@pytest.fixture(scope="module")
+def svc(tmp_path_factory: pytest.TempPathFactory, store_kind: str) -> Iterator[IGraphService]:
+    root: Path = make_repo(tmp_path_factory.mktemp("expand_reads"), FILES, filler=False)
+    service = make_service(root)
+    service.index(embed=False)
+    yield service
+    service.close()
+
+
+def _every_edge(db: Any, seeds: dict[int, float], hops: int, cap: int) -> list[expand_mod.Reached]:
+    # `cut` wanted: every edge is read at once, the way expansion read them before it read a few first.
+    return expand(db, seeds, hops, limit=500, per_node_cap=cap, cut=set())
+
+
+def test_the_fixture_has_a_hub_with_repeated_edges(svc: IGraphService) -> None:
+    db = svc.db
+    hub = graph.nodes_named(db, "hub")[0]
+    callers = graph.edges_of(db, [hub.id], outgoing=False, kinds=("calls",))
+    assert len(callers) > 2 * HUB_CALLERS  # callers call it up to four times each
+    assert len({e.source_id for e in callers}) >= HUB_CALLERS
+
+
+@pytest.mark.parametrize("cap", [1, 3, 6])
+def test_reading_a_few_edges_first_gives_the_answer_of_reading_all(
+    svc: IGraphService, cap: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = svc.db
+    ids = [int(r[0]) for r in db.rows("SELECT id FROM nodes WHERE kind IN ('function', 'method', 'class')")]
+    calls = {"first": 0, "all": 0}
+    real_first, real_all = graph.first_edges_of, graph.edges_of
+
+    def first(*a: Any, **k: Any) -> Any:
+        calls["first"] += 1
+        return real_first(*a, **k)
+
+    def every(*a: Any, **k: Any) -> Any:
+        calls["all"] += 1
+        return real_all(*a, **k)
+
+    monkeypatch.setattr(expand_mod, "FIRST_EDGES", 2)  # the smallest read, so that re-reads happen too
+    rng = random.Random(cap)
+    for trial in range(40):
+        seeds = {nid: rng.uniform(0.1, 1.0) for nid in rng.sample(ids, 1 + trial % 5)}
+        hops = 1 + trial % 2
+        want = _every_edge(db, seeds, hops, cap)
+        monkeypatch.setattr(graph, "first_edges_of", first)
+        monkeypatch.setattr(graph, "edges_of", every)
+        got = expand(db, seeds, hops, limit=500, per_node_cap=cap)
+        monkeypatch.setattr(graph, "first_edges_of", real_first)
+        monkeypatch.setattr(graph, "edges_of", real_all)
+        assert got == want, f"seeds {seeds} hops {hops}"
+    assert calls["first"] > 0
+    if cap > 1:  # some node used up its first edges (repeated ones) before its cap and was read again in full
+        assert calls["all"] > 0
+
+
+def test_a_hub_seed_reads_few_of_its_callers(svc: IGraphService) -> None:
+    db = svc.db
+    hub = graph.nodes_named(db, "hub")[0]
+    every = graph.edges_of(db, [hub.id], outgoing=False, kinds=("calls",))
+    edges = graph.first_edges_of(db, [hub.id], outgoing=False, kinds=("calls",), per_node=5, certain=CERTAIN)
+    for certain in (True, False):
+        group = sorted((e for e in every if (e.confidence >= CERTAIN) == certain), key=lambda e: (e.source_id, e.id))
+        got = [e.id for e in edges if (e.confidence >= CERTAIN) == certain]
+        assert got == [e.id for e in group[:5]]  # the first five by the caller's id, then the edge id
+    assert len(every) > 2 * HUB_CALLERS and len(edges) <= 10
