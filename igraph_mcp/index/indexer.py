@@ -350,7 +350,9 @@ class Indexer:
             # they are found while the file is still in the table.
             before = _scoped_table(self.db, graph.file_paths(self.db), {})
             stored.scope |= before.importers_closure(gone_ids) - set(gone_ids)
-            stored.edge_ids += [b.edge_id for fid in gone_ids for b in graph.incoming_bindings(self.db, fid)]
+            for fid in gone_ids:
+                nodes = [s.id for s in graph.file_symbols(self.db, fid)]
+                stored.edge_ids += [b.edge_id for b in graph.incoming_bindings(self.db, nodes)]
             with self.db.atomic() as con:
                 self.db.set_meta(con, "resolve_pending", "1")
                 for st in gone.values():
@@ -372,19 +374,15 @@ class Indexer:
         """What a modified file looked like to other files, and their edges into it, before it is re-parsed."""
         db = self.db
         symbols = graph.file_symbols(db, file_id)
+        ids = [s.id for s in symbols]
         interface = stored_interface(
             symbols,
-            graph.facts_in_file(db, file_id),
+            graph.facts_of_nodes(db, ids),
             graph.imports_in_file(db, file_id),
-            graph.base_refs_in_file(db, file_id),
+            graph.base_refs_of_nodes(db, ids),
         )
         names = {s.name for s in symbols[1:]}
-        return _OldFile(
-            [s.id for s in symbols],
-            interface,
-            graph.incoming_bindings(db, file_id),
-            graph.ambiguous_candidates(db, sorted(names)),
-        )
+        return _OldFile(ids, interface, graph.incoming_bindings(db, ids), graph.ambiguous_candidates(db, sorted(names)))
 
     def _store_batch(
         self, parsed: list[tuple[_Change, ParsedFile]], stored: _Stored, vectors: bool, summary: IndexResult
