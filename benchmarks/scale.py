@@ -8,10 +8,12 @@ A repository of a size is built from the sdists of real projects (``--base``, fr
 never the twelve SWE-bench projects, pallets or Textualize), copied as often as the size needs, each copy under a
 distinct package name (``sqlalchemy`` -> ``sqlalchemy_r3`` in its folder and in every ``.py`` file), so the
 copies' symbols, imports and calls resolve within their own copy. Per size and store it prints: the cold structure
-index (no vectors), one one-file incremental update, the embedding phase, FTS / dense / hybrid ``igraph_explore``
-p50 and p95 (each query once to warm up, then timed), and the store's size. ``--indexers N`` then starts N
-``igraph-mcp index`` processes at once, on N single-copy repositories, into one database (on SQLite: N files),
-and checks that each finished without an error with the symbol count of a solo build.
+index (no vectors), one-file incremental updates of five kinds (one line each, UPDATE_KINDS: a function appended to
+the middle file, which is ``one_file_update_s``; a body edit and a new top-level name in the middle copy's most
+imported file; a file nobody imports deleted, then added back), the embedding phase, FTS / dense / hybrid
+``igraph_explore`` p50 and p95 (each query once to warm up, then timed), and the store's size. ``--indexers N``
+then starts N ``igraph-mcp index`` processes at once, on N single-copy repositories, into one database (on SQLite:
+N files), and checks that each finished without an error with the symbol count of a solo build.
 
 Vectors (``--embedder replicated``, the default): the real default model embeds each distinct text of the base
 projects once; a copy's text gets its base text's vector plus a small deterministic perturbation (cosine ~0.995),
@@ -50,6 +52,7 @@ from igraph_mcp.embed.base import Embedder, Vectors
 from igraph_mcp.embed.hashing import HashingEmbedder
 from igraph_mcp.embed.registry import embedder_from_config
 from igraph_mcp.service import IGraphService
+from igraph_mcp.store import graph
 
 DEFAULT_BASES = ["SQLAlchemy==2.0.36"]
 REFUSED = re.compile(
@@ -191,6 +194,69 @@ def _timed_queries(svc: IGraphService, channels: tuple[str, ...]) -> dict[str, f
     return {"p50_ms": round(statistics.median(ms), 1), "p95_ms": round(percentile(ms, 95), 1)}
 
 
+_ADDED_FUNCTION = b"\n\ndef scale_benchmark_added_function():\n    return 1\n"
+_RETURN_LINE = re.compile(rb"^([ \t]+)return\b", re.MULTILINE)
+UPDATE_KINDS = ("append_function", "body_edit", "widely_imported_new_name", "delete_file", "new_file")
+
+
+def _update_victims(svc: IGraphService, root: Path) -> dict[str, Path]:
+    """The file each update kind edits: the middle file (the benchmark's first kind, a function appended); of the
+    middle copy, the most imported file with a function body (a line added in it: definitions, imports and
+    signatures unchanged), the most imported file (a new top-level name), and a middle file nobody imports
+    (deleted, then added back: the new-file kind)."""
+    sources = sorted(root.rglob("*.py"))
+    middle = len(sources) // 2
+    copy = sources[middle].relative_to(root).parts[0]
+    fan_in = graph.import_fan_in(svc.db, copy + "/")
+    widest = sorted(fan_in, key=lambda path: (-fan_in[path], path))
+    with_body = next(path for path in widest if _RETURN_LINE.search((root / path).read_bytes()))
+    leaves = sorted(path for path, n in fan_in.items() if n == 0 and not path.endswith("__init__.py"))
+    return {
+        "append_function": sources[middle],
+        "body_edit": root / with_body,
+        "widely_imported_new_name": root / widest[0],
+        "delete_file": root / leaves[len(leaves) // 2],
+    }
+
+
+def update_kinds(svc: IGraphService, root: Path) -> dict[str, dict[str, Any]]:
+    """One timed incremental update per kind (UPDATE_KINDS), each undone (and indexed) before the next: seconds,
+    files parsed, reference edges bound again, the edited file and the run's phases."""
+    out: dict[str, dict[str, Any]] = {}
+
+    def timed(kind: str, path: Path) -> None:
+        t = time.perf_counter()
+        done = svc.index(embed=False)
+        seconds = round(time.perf_counter() - t, 3)
+        out[kind] = {
+            "s": seconds,
+            "parsed": done.parsed,
+            "rebound": done.rebound,
+            "file": str(path.relative_to(root)),
+            "phases": done.phases,
+        }
+
+    for kind, path in _update_victims(svc, root).items():
+        original = path.read_bytes()
+        try:
+            if kind == "delete_file":
+                path.unlink()
+            elif kind == "body_edit":
+                m = _RETURN_LINE.search(original)
+                assert m is not None
+                path.write_bytes(original[: m.start()] + m.group(1) + b"pass\n" + original[m.start() :])
+            else:
+                path.write_bytes(original + _ADDED_FUNCTION)
+            timed(kind, path)
+        finally:
+            path.write_bytes(original)  # the next kind and the next store index the same tree
+        if kind == "delete_file":
+            timed("new_file", path)  # the deleted file added back
+        else:
+            svc.index(embed=False)
+    return out
+
+
 def measure(root: Path, store: str | None, embedder: Embedder | None) -> dict[str, Any]:
     """Cold structure index, one-file update, embedding, query latencies and size of one repository on one store."""
     out: dict[str, Any] = {}
@@ -199,18 +265,8 @@ def measure(root: Path, store: str | None, embedder: Embedder | None) -> dict[st
         built = svc.index(full=True, embed=False)
         out["cold_structure_s"] = round(time.perf_counter() - t, 2)
         out["files"], out["symbols"], out["edges"] = built.files, built.symbols, built.edges
-        sources = sorted(root.rglob("*.py"))
-        victim = sources[len(sources) // 2]
-        original = victim.read_bytes()
-        victim.write_bytes(original + b"\n\ndef scale_benchmark_added_function():\n    return 1\n")
-        try:
-            t = time.perf_counter()
-            update = svc.index(embed=False)
-            out["one_file_update_s"] = round(time.perf_counter() - t, 3)
-            out["one_file_update_parsed"] = update.parsed
-        finally:
-            victim.write_bytes(original)  # the next store indexes the same tree
-        svc.index(embed=False)
+        out["updates"] = update_kinds(svc, root)
+        out["one_file_update_s"] = out["updates"]["append_function"]["s"]
     if embedder is not None:
         with _service(root, store, embedder) as svc:
             t = time.perf_counter()
@@ -292,6 +348,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             url = fresh_pg_database(args.pg_url, f"igraph_scale_{size}") if store == "postgresql" else None
             shutil.rmtree(root / ".igraph", ignore_errors=True)
             row[store] = measure(root, url, embedder)
+            for kind, update in row[store]["updates"].items():  # one line per kind of one-file update
+                print(json.dumps({size: {store: {"update": kind, **update}}}), flush=True)
             print(json.dumps({size: {store: row[store]}}), flush=True)
         report["sizes"][size] = row
 

@@ -224,6 +224,7 @@ class IndexResult(BaseModel):
     unchanged: int = 0
     parsed: int = 0
     parseErrors: int = 0
+    rebound: int = Field(0, description="reference edges bound again (all of them after a deletion or a rename)")
     parseWorkers: int = Field(1, description="processes that parsed the changed files (1 = the indexer alone)")
     skipped: dict[str, int] = Field(default_factory=dict)
     embedded: int = 0

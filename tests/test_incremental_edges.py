@@ -1,6 +1,7 @@
-"""Every edge after an incremental update (target, resolution, confidence, candidates) equals a fresh full index of
-the same tree: edits, additions, deletions and renames across cross-file calls, imports, inheritance, type facts,
-re-exports and ambiguous names, in Python (scope inference) and Go (name-only rules)."""
+"""Every edge after an incremental update (target, resolution, confidence, candidates in their order) equals a fresh
+full index of the same tree: edits, additions, deletions and renames across cross-file calls, imports, inheritance,
+type facts, re-exports and ambiguous names (more candidates than are kept, too), in Python (scope inference) and Go
+(name-only rules); and an edit other files cannot see (a function body) binds only the edited file's references."""
 
 from __future__ import annotations
 
@@ -67,6 +68,11 @@ REPO = {
             Handler().handle("x")
             return helper()
         """,
+    **{f"many/m{i}.py": f"class C{i}:\n    def close(self):\n        return {i}\n" for i in range(10)},
+    # `import util` names two files equally near: an ambiguous import whose candidates are module nodes.
+    "amb/one/util.py": "def f():\n    return 1\n",
+    "amb/two/util.py": "def f():\n    return 2\n",
+    "amb/main.py": "import util\n",
     "go/util/util.go": """
         package util
 
@@ -91,6 +97,38 @@ REPO = {
 
 # Each step changes the tree, then the incremental index must equal a fresh full index of it.
 STEPS: list[tuple[str, dict[str, str | None]]] = [
+    # Bodies only (lines move, no definition, import, base or outside-visible fact changes): the fast path.
+    (
+        "edit function bodies",
+        {
+            "pkg/models.py": REPO["pkg/models.py"].replace("return 1", "n = 1\n\n                return n"),
+            "many/m0.py": "class C0:\n    def close(self):\n\n        x = 10\n        return x\n",
+            "amb/one/util.py": "def f():\n    x = 3\n    return x\n",
+        },
+    ),
+    # A method's local names reach other files through the attribute it types: not a body-only edit.
+    (
+        "type an attribute through a local",
+        {
+            "pkg/store.py": REPO["pkg/store.py"].replace(
+                "self.session = Session()", "s = Session()\n                self.session = s"
+            )
+        },
+    ),
+    # Same name, another kind: edges naming it elsewhere see another definition.
+    ("turn a function into a class", {"pkg/api.py": REPO["pkg/api.py"].replace("def helper():", "class helper:")}),
+    ("and back", {"pkg/api.py": REPO["pkg/api.py"]}),
+    # Two same-named methods swap places in one file: candidate lists keep source order.
+    (
+        "reorder same-named definitions",
+        {
+            "many/m1.py": "class D1:\n    def close(self):\n        return 0\n\n"
+            "class C1:\n    def close(self):\n        return 1\n"
+        },
+    ),
+    # Deleting a file binds its importers again without a pass over every edge; adding it back likewise.
+    ("delete a file others import", {"pkg/store.py": None}),
+    ("add it back", {"pkg/store.py": REPO["pkg/store.py"]}),
     # A second `helper` elsewhere: unbound references to that name now see two candidates.
     (
         "add a same-named definition",
@@ -150,10 +188,8 @@ def _edges(db: Database) -> list[tuple[Any, ...]]:
     for sid, tid, kind, name, qualifier, resolution, confidence, candidates, line in db.rows(
         "SELECT source_id, target_id, kind, target_name, qualifier, resolution, confidence, candidates, line FROM edges"
     ):
-        # Candidates follow node id order, which differs between an incremental and a full build: compared as a set.
-        cands = tuple(
-            sorted(key_of.get(int(c), ("?", str(c), 0)) for c in (json.loads(candidates) if candidates else []))
-        )
+        # In their stored order: file path, then source order, whatever ids an incremental run gave a file.
+        cands = tuple(key_of.get(int(c), ("?", str(c), 0)) for c in (json.loads(candidates) if candidates else []))
         target = key_of.get(int(tid), ("?", str(tid), 0)) if tid is not None else None
         out.append(
             (key_of[int(sid)], kind, name, qualifier, line, target, resolution, round(float(confidence), 6), cands)
@@ -193,6 +229,7 @@ def test_every_incremental_step_leaves_the_edges_of_a_full_index(tmp_path: Path)
         assert _edges(svc.db) == _full_index_edges(root, tmp_path)
         resolutions = {e[6] for e in _edges(svc.db)}
         assert {"import", "ambiguous"} <= resolutions  # the fixture exercises bound and ambiguous references
+        assert any(e[1] == "imports" and e[6] == "ambiguous" and len(e[8]) == 2 for e in _edges(svc.db))
         failures: list[str] = []
         for label, change in STEPS:
             _apply(root, change)
@@ -203,5 +240,33 @@ def test_every_incremental_step_leaves_the_edges_of_a_full_index(tmp_path: Path)
             failures.extend(f"after '{label}': incremental only {e}" for e in extra)
             failures.extend(f"after '{label}': full only {e}" for e in missing)
         assert not failures, "\n".join(failures)
+    finally:
+        svc.close()
+
+
+def _references_from(db: Database, path: str) -> int:
+    rows = db.rows(
+        "SELECT count(*) FROM edges e JOIN nodes n ON n.id = e.source_id JOIN files f ON f.id = n.file_id "
+        "WHERE f.path = ? AND e.kind != 'contains'",
+        (path,),
+    )
+    return int(rows[0][0])
+
+
+def test_a_body_edit_binds_only_the_edited_files_references(tmp_path: Path) -> None:
+    root = make_repo(tmp_path, REPO)
+    svc = index_repo(root)
+    try:
+        closed = [e for e in _edges(svc.db) if e[2] == "close" and e[6] == "ambiguous"]
+        assert closed and all(len(e[8]) == 8 for e in closed)  # more `close` methods than candidates kept
+        edit_file(root, "pkg/models.py", REPO["pkg/models.py"].replace("return 1", "n = 1\n\n                return n"))
+        done = svc.index()
+        assert done.parsed == 1
+        assert done.rebound == _references_from(svc.db, "pkg/models.py")  # not store.py, api.py or cli.py
+        assert _edges(svc.db) == _full_index_edges(root, tmp_path)
+        # A new top-level name is seen by importers: those are bound again too.
+        edit_file(root, "pkg/models.py", REPO["pkg/models.py"] + "\n\ndef added():\n    return 4\n")
+        assert svc.index().rebound > _references_from(svc.db, "pkg/models.py")
+        assert _edges(svc.db) == _full_index_edges(root, tmp_path)
     finally:
         svc.close()

@@ -8,7 +8,7 @@ import pytest
 from _factories import edge_target, index_repo, make_repo
 
 from igraph_mcp.index.resolve import Resolver
-from igraph_mcp.index.symbols import Sym, SymbolTable, module_candidates, submodule
+from igraph_mcp.index.symbols import OnDemand, Sym, SymbolTable, module_candidates, submodule
 from igraph_mcp.vocab.edges import CONFIDENCE
 
 
@@ -307,6 +307,24 @@ def _importers_by_brute_force(table: SymbolTable, start: int) -> set[int]:
     return seen
 
 
+class _ByWord:
+    """ImportRows over a dict, matching words as the store's imports_mentioning does (substrings, case kept)."""
+
+    def __init__(self, files: dict[int, str], imports: dict[int, list[tuple[str, str, str]]]) -> None:
+        self.files, self.imports = files, imports
+
+    def mentioning(self, words: list[str]) -> dict[int, list[tuple[str, str, str]]]:
+        def hit(importer: int, module: str, name: str) -> bool:
+            texts = [module, name] + ([self.files[importer]] if module.startswith(".") else [])
+            return any(w in t for w in words for t in texts)
+
+        found = {f: [r for r in rows if hit(f, r[0], r[1])] for f, rows in self.imports.items()}
+        return {f: rows for f, rows in found.items() if rows}
+
+    def every(self) -> dict[int, list[tuple[str, str, str]]]:
+        return self.imports
+
+
 def test_importers_closure_equals_asking_every_import() -> None:
     paths = [
         "main.py",
@@ -337,6 +355,8 @@ def test_importers_closure_equals_asking_every_import() -> None:
         13: [("main", "", "")],
     }
     table = SymbolTable([], files, imports)
+    on_demand = SymbolTable([], files, OnDemand(lambda f: imports.get(f, [])), import_rows=_ByWord(files, imports))
     for f in files:
         assert table.importers_closure([f]) == _importers_by_brute_force(table, f), files[f]
+        assert on_demand.importers_closure([f]) == table.importers_closure([f]), files[f]
     assert table.importers_closure([3]) >= {1, 2, 4}  # store.py <- pkg.sub.store, the package, a sibling

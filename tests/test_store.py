@@ -299,7 +299,7 @@ def test_nodes_named_prefers_qualified_and_skips_modules(db: Database) -> None:
     assert [n.id for n in graph.nodes_named(db, "Job.run")] == [meth]
 
 
-def test_edges_to_resolve_collects_changed_named_and_stale(db: Database) -> None:
+def test_edges_to_resolve_collects_changed_named_and_listed(db: Database) -> None:
     fa, ids_a = _add_file(db, "a.py", ["one"])
     _fb, ids_b = _add_file(db, "b.py", ["two"])
     _fc, ids_c = _add_file(db, "c.py", ["three"])
@@ -313,7 +313,9 @@ def test_edges_to_resolve_collects_changed_named_and_stale(db: Database) -> None
                 NewEdge(ids_c[0], ids_c[1], "contains", "three", "", "same_file", 1),
             ],
         )
-    rows = graph.edges_to_resolve(db, [fa], {"wanted"})
+    stale = [r.edge_id for r in graph.all_reference_edges(db) if r.target_name == "y"]
+    assert sorted(r.target_name for r in graph.edges_to_resolve(db, [fa], {"wanted"})) == ["wanted", "x"]
+    rows = graph.edges_to_resolve(db, [fa], {"wanted"}, stale)
     assert sorted(r.target_name for r in rows) == ["wanted", "x", "y"]
     assert len(graph.all_reference_edges(db)) == 3
 
@@ -412,3 +414,24 @@ def test_load_vec_reports_failure(monkeypatch: pytest.MonkeyPatch, tmp_path: Pat
     finally:
         con.close()
     assert reason is not None and "dense retrieval is off" in reason
+
+
+def test_imports_mentioning_finds_words_in_module_name_and_relative_importer_path(db: Database) -> None:
+    fa, _ = _add_file(db, "app/models/user.py", [])
+    fb, _ = _add_file(db, "app/views.py", [])
+    fc, _ = _add_file(db, "lib/other.py", [])
+    with db.atomic() as con:
+        graph.insert_imports(
+            con,
+            [
+                NewImport(fa, ".", "base", "", 1),  # relative: found through the importer's path (models)
+                NewImport(fb, "app.models.user", "User", "", 1),
+                NewImport(fb, "app.Models.base", "Base", "", 3),  # case is kept, as module keys keep it
+                NewImport(fb, "os", "path", "", 2),
+                NewImport(fc, "lib_%", "x", "", 1),  # LIKE's wildcards in a word are literal
+            ],
+        )
+    assert graph.imports_mentioning(db, ["models"]) == {fa: [(".", "base", "")], fb: [("app.models.user", "User", "")]}
+    assert graph.imports_mentioning(db, ["path"]) == {fb: [("os", "path", "")]}
+    assert graph.imports_mentioning(db, ["i_"]) == {}  # no LIKE pattern: "_" would match the "b" of "lib"
+    assert graph.imports_mentioning(db, ["_%"]) == {fc: [("lib_%", "x", "")]}

@@ -4,20 +4,22 @@ from __future__ import annotations
 
 import gc
 import hashlib
+import json
 import logging
 import re
 import time
 from collections.abc import Iterator
 from contextlib import closing, contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from igraph_mcp import crashpoints
 from igraph_mcp.index import parse_pool
+from igraph_mcp.index.interface import Interface, matched_ids, parsed_interface, stored_interface
 from igraph_mcp.index.model import ParsedFile, Symbol
 from igraph_mcp.index.phases import Progress
 from igraph_mcp.index.resolve import Binding, Resolver
-from igraph_mcp.index.symbols import OnDemand, SymbolTable, facts_by_name
+from igraph_mcp.index.symbols import OnDemand, Sym, SymbolTable, facts_by_name
 from igraph_mcp.index.walk import WalkedFile, walk_repository
 from igraph_mcp.models import IndexResult
 from igraph_mcp.store import graph
@@ -64,6 +66,11 @@ def module_names(path: str) -> tuple[str, str]:
 SCOPED_MAX_FILES = 50
 
 
+def _is_package_marker(path: str) -> bool:
+    """Whether a file makes its folder a Python package (``__init__.py``, ``__init__.pyi``)."""
+    return path.rsplit("/", 1)[-1] in ("__init__.py", "__init__.pyi")
+
+
 @contextmanager
 def _collector_paused() -> Iterator[None]:
     """No cyclic garbage collection inside the block: building the symbol table allocates a few hundred thousand
@@ -76,6 +83,73 @@ def _collector_paused() -> Iterator[None]:
     finally:
         if was_enabled:
             gc.enable()
+
+
+@dataclass(slots=True)
+class _OldFile:
+    """A modified file before its re-parse: node ids (module first), interface, other files' edges into it and the
+    ambiguous edges naming its definitions (edge id, candidates)."""
+
+    ids: list[int]
+    interface: Interface
+    incoming: list[EdgeBinding]
+    ambiguous: list[tuple[int, str]]
+
+
+@dataclass(slots=True)
+class _Stored:
+    """What storing changed files leaves for binding."""
+
+    changed_ids: list[int] = field(default_factory=list)  # new file ids: every reference from them is bound
+    reach: list[int] = field(default_factory=list)  # files whose interface changed: their importers are bound too
+    names: set[str] = field(default_factory=set)  # names whose definitions changed: every edge naming one
+    edge_ids: list[int] = field(default_factory=list)  # edges that lost their target or a candidate
+    scope: set[int] = field(default_factory=set)  # files that imported a deleted file: every reference from them
+
+
+class _StoreSymbols:
+    """The index's definitions read through the store's indexed lookups (a SymbolReader)."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    def file_symbols(self, file_id: int) -> list[Sym]:
+        """Every definition of one file, in id order."""
+        return graph.file_symbols(self._db, file_id)
+
+    def symbols_named(self, name: str) -> list[Sym]:
+        """Every non-module definition called ``name``, by path, then id."""
+        return graph.symbols_named(self._db, name)
+
+    def file_of_node(self, node_id: int) -> int | None:
+        """The file of one node, if there is one."""
+        return graph.node_file(self._db, node_id)
+
+
+class _StoreImports:
+    """The index's imports read by word or all at once (an ImportRows, for importers_closure)."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    def mentioning(self, words: list[str]) -> dict[int, list[tuple[str, str, str]]]:
+        """Imports that may contain one of ``words``."""
+        return graph.imports_mentioning(self._db, words)
+
+    def every(self) -> dict[int, list[tuple[str, str, str]]]:
+        """Every import."""
+        return graph.imports_by_file(self._db)
+
+
+def _scoped_table(db: Database, paths: dict[int, str], languages: dict[int, str]) -> SymbolTable:
+    """A symbol table that reads definitions and imports when a question needs them (a scoped run)."""
+    return SymbolTable(
+        _StoreSymbols(db),
+        paths,
+        OnDemand(lambda fid: graph.imports_in_file(db, fid)),
+        languages=languages,
+        import_rows=_StoreImports(db),
+    )
 
 
 class Indexer:
@@ -122,13 +196,23 @@ class Indexer:
             summary.phases[name] = round(now - lap, 3)
             lap = now
 
+        states = {} if full else graph.file_states(self.db)
+        racy_ns = self._racy_ns()
+
+        def known(path: str, size: int, mtime_ns: int) -> bool:
+            old = states.get(path)
+            return old is not None and old.size == size and old.mtime_ns == mtime_ns and mtime_ns < racy_ns
+
         walked = walk_repository(
-            self.root, language_for_path, max_file_bytes=self.max_file_bytes, extra_ignores=self.extra_ignores
+            self.root,
+            language_for_path,
+            max_file_bytes=self.max_file_bytes,
+            extra_ignores=self.extra_ignores,
+            known=known,
         )
         summary.skipped = dict(walked.skipped)
         if full and not dry_run:
             self._clear()
-        states = {} if full else graph.file_states(self.db)
         changes, unchanged, touched = self._diff(walked.files, states, summary, report)
         seen = {w.path for w in walked.files}
         gone = {p: s for p, s in states.items() if p not in seen}
@@ -158,18 +242,20 @@ class Indexer:
             crashpoints.reached("index.renames")
         # A previous run that died between storing files and binding their edges left this flag set.
         pending = self.db.get_meta("resolve_pending") == "1"
-        # A deleted file's importers may now resolve to another file or none, which no row left behind names:
-        # bind every reference again, as after a rename.
         # Many changed files (a first build, a branch switch) reach most of the repository through their importers:
-        # one pass over every edge with the whole table read at once is then cheaper than scoping.
-        everything = full or pending or bool(gone) or len(changes) > max(len(states) // 20, SCOPED_MAX_FILES)
-        changed_ids, names, dropped = self._store_changes(changes, gone, summary, report)
+        # one pass over every edge with the whole table read at once is then cheaper than scoping. A package marker
+        # that comes or goes changes which files absolute imports anywhere may name (infer.py): bind everything.
+        many = len(changes) + len(gone) > max(len(states) // 20, SCOPED_MAX_FILES)
+        markers = any(_is_package_marker(p) for p in gone) or any(
+            _is_package_marker(c.walked.path) for c in changes if c.old_id is None
+        )
+        everything = full or pending or many or markers
+        stored = self._store_changes(changes, gone, summary, report)
         phase_done("parse")
         report("resolve", 0, 1)
-        self._resolve(changed_ids, names, dropped, everything=everything)
+        summary.rebound = self._resolve(stored, everything=everything)
         report("resolve", 1, 1)
-        c = graph.counts(self.db)
-        summary.files, summary.symbols, summary.edges = c["files"], c["symbols"], c["edges"]
+        summary.files, summary.symbols, summary.edges = graph.index_totals(self.db)
         with self.db.atomic() as con:
             self.db.set_meta(con, "last_build", str(time.time()))
             gen = int(self.db.get_meta("generation", "0") or 0) + 1
@@ -190,6 +276,15 @@ class Indexer:
             graph.clear_code_tables(con)
             crashpoints.reached("index.clear")
 
+    def _racy_ns(self) -> int:
+        """Files modified after this mtime are hashed, not trusted by their stat.
+
+        Like git's "racily clean" entries: a file modified within the timestamp tick of the last build could have
+        changed again without a new mtime or size.
+        """
+        last_build = float(self.db.get_meta("last_build", "0") or 0)
+        return int((last_build - RACY_WINDOW_S) * 1e9)
+
     def _diff(
         self,
         files: list[WalkedFile],
@@ -200,10 +295,7 @@ class Indexer:
         changes: list[_Change] = []
         touched: list[tuple[int, int]] = []
         unchanged = 0
-        # Like git's "racily clean" entries: a file modified within the timestamp tick of the last build could
-        # have changed again without a new mtime or size, so those are hashed instead of trusted.
-        last_build = float(self.db.get_meta("last_build", "0") or 0)
-        racy_ns = int((last_build - RACY_WINDOW_S) * 1e9)
+        racy_ns = self._racy_ns()
         for i, w in enumerate(files):
             if i % 200 == 0:
                 report("scan", i, len(files))
@@ -247,17 +339,20 @@ class Indexer:
         gone: dict[str, FileState],
         summary: IndexResult,
         report: Progress,
-    ) -> tuple[list[int], set[str], set[str]]:
-        """Parse and write changed files in batches; each batch (whole files only) is one transaction.
-
-        Returns the new file ids, the names whose definitions changed, and the names of re-parsed definitions.
-        """
-        names: set[str] = set()
-        dropped: set[str] = set()
-        changed_ids: list[int] = []
+    ) -> _Stored:
+        """Parse and write changed files in batches; each batch (whole files only) is one transaction."""
+        stored = _Stored()
         vectors = self.db.vec_available and vec_store.has_node_vectors(self.db)
         if gone:
-            names |= graph.names_in_files(self.db, [s.id for s in gone.values()])
+            gone_ids = [s.id for s in gone.values()]
+            stored.names |= graph.names_in_files(self.db, gone_ids)
+            # A deleted file's importers may now resolve to another file or none, which no row left behind names:
+            # they are found while the file is still in the table.
+            before = _scoped_table(self.db, graph.file_paths(self.db), {})
+            stored.scope |= before.importers_closure(gone_ids) - set(gone_ids)
+            for fid in gone_ids:
+                nodes = [s.id for s in graph.file_symbols(self.db, fid)]
+                stored.edge_ids += [b.edge_id for b in graph.incoming_bindings(self.db, nodes)]
             with self.db.atomic() as con:
                 self.db.set_meta(con, "resolve_pending", "1")
                 for st in gone.values():
@@ -271,25 +366,36 @@ class Indexer:
             for start in range(0, total, FILES_PER_TRANSACTION):
                 batch = changes[start : start + FILES_PER_TRANSACTION]
                 parsed = [(c, self._outcome(next(outcomes), summary)) for c in batch]
-                self._store_batch(parsed, names, dropped, changed_ids, vectors, summary)
+                self._store_batch(parsed, stored, vectors, summary)
                 report("parse", min(start + len(batch), total), total)
-        return changed_ids, names, dropped
+        return stored
+
+    def _old_state(self, file_id: int) -> _OldFile:
+        """What a modified file looked like to other files, and their edges into it, before it is re-parsed."""
+        db = self.db
+        symbols = graph.file_symbols(db, file_id)
+        ids = [s.id for s in symbols]
+        interface = stored_interface(
+            symbols,
+            graph.facts_of_nodes(db, ids),
+            graph.imports_in_file(db, file_id),
+            graph.base_refs_of_nodes(db, ids),
+        )
+        names = {s.name for s in symbols[1:]}
+        return _OldFile(ids, interface, graph.incoming_bindings(db, ids), graph.ambiguous_candidates(db, sorted(names)))
 
     def _store_batch(
-        self,
-        parsed: list[tuple[_Change, ParsedFile]],
-        names: set[str],
-        dropped: set[str],
-        changed_ids: list[int],
-        vectors: bool,
-        summary: IndexResult,
+        self, parsed: list[tuple[_Change, ParsedFile]], stored: _Stored, vectors: bool, summary: IndexResult
     ) -> None:
-        """Write one batch of parsed files (whole files only) in one transaction."""
+        """Write one batch of parsed files (whole files only) in one transaction.
+
+        A modified file's nodes get new ids. A definition that keeps its place among its name's definitions
+        (index/interface.py) keeps what other files bound to it: their edges and candidate lists take the new id.
+        The rest are bound again: edges to a definition that changed or vanished, and every edge naming a name whose
+        definitions changed. A file whose interface stayed equal needs no other file bound again (``reach``).
+        """
         old_ids = [c.old_id for c, _ in parsed if c.old_id is not None]
-        old_names = {fid: graph.names_in_files(self.db, [fid]) for fid in old_ids}
-        # Re-parsed nodes get new ids: an ambiguous edge listing an old one as a candidate must be bound again.
-        for fid in old_ids:
-            dropped |= old_names[fid]
+        olds = {fid: self._old_state(fid) for fid in old_ids}
         if old_ids and vectors:
             self.reusable_vectors.update(vec_store.vectors_for_files(self.db, old_ids))
         with self.db.atomic() as con:
@@ -297,15 +403,40 @@ class Indexer:
             for c, pf in parsed:
                 if c.old_id is not None:
                     graph.delete_file(con, c.old_id, vectors=vectors)
-                file_id = self._write_file(con, c, pf)
-                changed_ids.append(file_id)
-                new_names = {s.name for s in pf.symbols if s.name}
-                # Edges that pointed at a re-parsed symbol are marked stale and re-bound anyway; elsewhere
-                # only a name whose set of definitions changed (added or removed) can bind differently.
-                names |= new_names ^ old_names.get(c.old_id, set()) if c.old_id is not None else new_names
+                old = olds.get(c.old_id) if c.old_id is not None else None
+                file_id, ids = self._write_file(con, c, pf, module_id=old.ids[0] if old is not None else None)
+                stored.changed_ids.append(file_id)
+                new = parsed_interface(pf)
+                if old is None:
+                    stored.names |= {d.name for d in new.definitions[1:]}
+                    stored.reach.append(file_id)
+                else:
+                    self._carry_bindings(con, old, new, ids, stored)
+                    if old.interface != new:
+                        stored.reach.append(file_id)
                 summary.parsed += 1
                 summary.parseErrors += int(pf.has_error)
             crashpoints.reached("index.batch")
+
+    @staticmethod
+    def _carry_bindings(con: WriteConnection, old: _OldFile, new: Interface, ids: list[int], stored: _Stored) -> None:
+        """Give other files' edges into a re-parsed file the new ids of the definitions that kept their place."""
+        mapping, changed = matched_ids(old.interface, old.ids, new, ids)
+        stored.names |= changed
+        moved = [b._replace(target_id=mapping[b.target_id]) for b in old.incoming if b.target_id in mapping]
+        stored.edge_ids += [b.edge_id for b in old.incoming if b.target_id not in mapping]
+        graph.set_edge_targets(con, moved)
+        gone_ids = set(old.ids)
+        rewritten: list[tuple[str, int]] = []
+        for edge_id, candidates in old.ambiguous:
+            listed = json.loads(candidates) if candidates else []
+            if gone_ids.isdisjoint(listed):
+                continue
+            if all(c in mapping or c not in gone_ids for c in listed):
+                rewritten.append((json.dumps([mapping.get(c, c) for c in listed]), edge_id))
+            else:
+                stored.edge_ids.append(edge_id)  # a candidate vanished: its name is bound again anyway
+        graph.set_candidates(con, rewritten)
 
     @staticmethod
     def _outcome(outcome: parse_pool.ParseOutcome, summary: IndexResult) -> ParsedFile:
@@ -316,7 +447,14 @@ class Indexer:
             log.warning("%s", outcome.warning)
         return outcome.parsed
 
-    def _write_file(self, con: WriteConnection, change: _Change, pf: ParsedFile) -> int:
+    def _write_file(
+        self, con: WriteConnection, change: _Change, pf: ParsedFile, *, module_id: int | None = None
+    ) -> tuple[int, list[int]]:
+        """Insert one parsed file's rows; returns its file id and its node ids (module node first).
+
+        A re-parsed file's module node keeps its id (``module_id``, below the fresh ids of its definitions): import
+        edges and ambiguous imports elsewhere that name the file stay valid without being bound again.
+        """
         w = change.walked
         source = normalize_source(change.data)
         text_lines = source.count(b"\n") + 1
@@ -341,7 +479,10 @@ class Indexer:
             if s.parent is not None:
                 first_child.setdefault(s.parent, s.start_byte)
         # Ids first, so a file's nodes go in as one batch (a round-trip per node dominated a cold PostgreSQL build).
-        ids = graph.reserve_node_ids(con, len(symbols))
+        if module_id is None:
+            ids = graph.reserve_node_ids(con, len(symbols))
+        else:
+            ids = [module_id, *graph.reserve_node_ids(con, len(symbols) - 1, above=module_id)]
         nodes: list[NewNode] = []
         fts_rows: list[NodeText] = []
         edges: list[NewEdge] = []
@@ -410,36 +551,44 @@ class Indexer:
         graph.insert_edges(con, edges)
         graph.insert_facts(con, [(ids[f.source], f.name, f.kind, f.text) for f in pf.facts if f.source < len(ids)])
         graph.insert_imports(con, [NewImport(file_id, imp.module, imp.name, imp.alias, imp.line) for imp in pf.imports])
-        return file_id
+        return file_id, ids
 
-    def _resolve(self, changed_ids: list[int], names: set[str], dropped: set[str], *, everything: bool) -> int:
-        """Bind reference edges from changed files, from the files that import them (directly or through others),
-        edges elsewhere that name what changed, and ambiguous ones naming a re-parsed definition.
+    def _resolve(self, stored: _Stored, *, everything: bool) -> int:
+        """Bind reference edges and return how many: those from changed files, from files that import a file whose
+        interface changed or a deleted file (directly or through others), edges elsewhere naming a name whose
+        definitions changed, and edges that lost their target.
 
         Why that is all a full rebuild would change: a reference reaches definitions only through its own file, the
         files its file imports (transitively: re-exports, type facts, bases), or by its own name anywhere (a
-        candidate of a name-only guess); deleted files and renames re-bind everything.
+        candidate of a name-only guess); renames and package markers re-bind everything.
         """
         with _collector_paused():
-            return self._bind(changed_ids, names, dropped, everything=everything)
+            return self._bind(stored, everything=everything)
 
-    def _bind(self, changed_ids: list[int], names: set[str], dropped: set[str], *, everything: bool) -> int:
-        if not everything and not changed_ids and not names:
+    def _bind(self, stored: _Stored, *, everything: bool) -> int:
+        if not (everything or stored.changed_ids or stored.names or stored.edge_ids or stored.scope):
             with self.db.atomic() as con:
                 self.db.set_meta(con, "resolve_pending", "0")
                 crashpoints.reached("index.resolve")
             return 0
         db = self.db
         paths = graph.file_paths(db)
-        table = SymbolTable(
-            graph.symbol_table(db), paths, graph.imports_by_file(db), languages=graph.file_language_ids(db)
-        )
+        # A scoped run reads the definitions (and imports) its references ask about, not all of them.
+        symbols = graph.symbol_table(db) if everything else _StoreSymbols(db)
+        languages = graph.file_language_ids(db)
+        if everything:
+            table = SymbolTable(symbols, paths, graph.imports_by_file(db), languages=languages)
+        else:
+            table = _scoped_table(db, paths, languages)
         if everything:
             rows = graph.all_reference_edges(self.db)
+            scope: set[int] = set()
         else:
             # A binding may go through any file the source imports, transitively (re-exports, type facts, bases).
-            scope = table.importers_closure(changed_ids)
-            rows = graph.edges_to_resolve(self.db, sorted(scope), names, dropped)
+            scope = set(stored.changed_ids) | stored.scope
+            if stored.reach:
+                scope |= table.importers_closure(stored.reach)
+            rows = graph.edges_to_resolve(self.db, sorted(scope), stored.names, stored.edge_ids)
         if everything or len(scope) > len(paths) // 20:
             table.set_facts(graph.facts_by_node(db), graph.base_refs(db))
         else:
@@ -451,7 +600,6 @@ class Indexer:
             )
         resolver = Resolver(table)
         updates: list[EdgeBinding] = []
-        bound = 0
         for r in rows:
             try:
                 if r.kind == "imports":
@@ -461,7 +609,6 @@ class Indexer:
             except RecursionError:  # one pathological chain of definitions must not stop the run
                 log.warning("resolving %s recursed too deeply; left unresolved", r.target_name[:80])
                 b = Binding(None, "unresolved")
-            bound += b.target is not None
             candidates = b.candidates_json()
             if (b.target, b.how, b.confidence, candidates) != (r.target_id, r.resolution, r.confidence, r.candidates):
                 # Most references of a fresh build stay unresolved as inserted: no write for those.
@@ -470,4 +617,4 @@ class Indexer:
             graph.set_edge_targets(con, updates, bulk=everything)
             self.db.set_meta(con, "resolve_pending", "0")
             crashpoints.reached("index.resolve")
-        return bound
+        return len(rows)

@@ -7,11 +7,12 @@ never from library code into test code (vocab/testcode.py), and carry a low conf
 ways read one SymbolTable (index/symbols.py). Whatever does not bind to exactly one
 definition stays unbound ("ambiguous" with its candidates, "external" for the language's own names, or
 "unresolved").
-An incremental run re-binds edges from changed files and from the files importing them (transitively, so a type
-fact or a re-export elsewhere that went through a changed file is refreshed), edges naming a definition that
-appeared or vanished, ambiguous edges naming a re-parsed one, and edges whose target was re-parsed; it leaves the
-edges a full index would (tests/test_incremental_edges.py) except for the order of candidates, which follows node
-ids (a re-parsed file's are the newest), and so which ones are kept when more than MAX_CANDIDATES tie.
+An incremental run re-binds edges from changed files and from the files importing a file whose interface changed
+(index/interface.py; transitively, so a type fact or a re-export elsewhere that went through it is refreshed),
+edges naming a name whose definitions changed, and edges whose target vanished; an edge or candidate naming a
+re-parsed definition that kept its place takes its new id. Candidates come in file path order, then source order
+(a fresh build's id order), so the same MAX_CANDIDATES are kept: it leaves the edges a full index would
+(tests/test_incremental_edges.py).
 """
 
 from __future__ import annotations
@@ -89,19 +90,22 @@ class Resolver:
         files = self.table.files_for_module(module, file_id)
         if name and name != "*":
             sub = self.table.files_for_module(submodule(module, name), file_id)
-            if len(sub) == 1 and sub[0] in self.table.module_of_file:
-                return _bound(self.table.module_of_file[sub[0]].id, "import")
+            sub_node = self.table.module_of_file.get(sub[0]) if len(sub) == 1 else None
+            if sub_node is not None:
+                return _bound(sub_node.id, "import")
             hits = [s for f in files for s in self.table.by_file_name.get((f, name), [])]
             if len(hits) == 1:
                 return _bound(hits[0].id, "import")
-        if len(files) == 1 and files[0] in self.table.module_of_file:
-            return _bound(self.table.module_of_file[files[0]].id, "import")
+        file_node = self.table.module_of_file.get(files[0]) if len(files) == 1 else None
+        if file_node is not None:
+            return _bound(file_node.id, "import")
         if len(files) > 1:
             return Binding(None, "ambiguous", candidates=self._module_ids(files))
         return Binding(None, "unresolved")
 
     def _module_ids(self, files: list[int]) -> tuple[int, ...]:
-        return tuple(self.table.module_of_file[f].id for f in files[:MAX_CANDIDATES] if f in self.table.module_of_file)
+        modules = (self.table.module_of_file.get(f) for f in files[:MAX_CANDIDATES])
+        return tuple(m.id for m in modules if m is not None)
 
     # -- references --------------------------------------------------------------------------------------------
     def rules(self, file_id: int) -> ResolveRules:

@@ -4,11 +4,12 @@ each scope states about its names, and which files an import's module string nam
 from __future__ import annotations
 
 import functools
+import itertools
 import posixpath
 import re
 from collections import defaultdict
 from collections.abc import Callable
-from typing import Generic, Protocol, TypeVar
+from typing import Generic, Protocol, TypeVar, overload
 
 from igraph_mcp.store.records import SymbolKey
 from igraph_mcp.vocab.languages import LanguageSpec, source_extension, spec_for_path
@@ -99,6 +100,16 @@ class Lookup(Protocol[K_contra, V]):
         ...
 
 
+class Table(Protocol[K_contra, V]):
+    """What the resolver asks of a symbol table's index: ``get(key)`` or ``get(key, default)`` (a dict, or one
+    filled on demand)."""
+
+    @overload
+    def get(self, key: K_contra, /) -> V | None: ...
+    @overload
+    def get(self, key: K_contra, default: V, /) -> V: ...
+
+
 class OnDemand(Generic[K, V]):
     """A per-id table read one key at a time, each key once: an incremental run asks about a few hundred scopes,
     not the whole repository's. A key with no rows reads as an empty value, which equals the eager table's default."""
@@ -124,59 +135,191 @@ def facts_by_name(rows: list[tuple[str, str, str]]) -> FactsByName:
     return by_name
 
 
+class _DirOf:
+    """file id -> its folder, worked out when asked (most runs ask about a few files)."""
+
+    __slots__ = ("_paths",)
+
+    def __init__(self, file_paths: dict[int, str]) -> None:
+        self._paths = file_paths
+
+    def get(self, file_id: int) -> str | None:
+        """The folder of a file, or None for an unknown id."""
+        path = self._paths.get(file_id)
+        return posixpath.dirname(path) if path is not None else None
+
+
+@functools.lru_cache(maxsize=2)
+def _suffix_index(paths: tuple[str, ...]) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    """(key suffix -> paths, folder suffix -> paths) of sorted ``paths``; remembered, since consecutive runs of a
+    long-lived indexer (a server, a watch) mostly see the same paths (18k files: 0.5 s to build)."""
+    by_suffix: dict[str, list[str]] = defaultdict(list)
+    by_dir_suffix: dict[str, list[str]] = defaultdict(list)
+    for path in paths:
+        parts = module_key(path).split("/")
+        for i in range(len(parts)):
+            by_suffix["/".join(parts[i:])].append(path)
+        dparts = posixpath.dirname(path).split("/")
+        for i in range(len(dparts)):
+            by_dir_suffix["/".join(dparts[i:])].append(path)
+        full = path.split("/")  # exact file names with extension, for C includes and JS paths with extensions
+        for i in range(len(full)):
+            by_suffix["/".join(full[i:])].append(path)
+    return dict(by_suffix), dict(by_dir_suffix)
+
+
+class SymbolReader(Protocol):
+    """Where a lazily filled SymbolTable reads definitions: by file, by name and by id, through indexed queries."""
+
+    def file_symbols(self, file_id: int) -> list[Sym]:
+        """Every definition of one file (its module node included), in id order."""
+        ...
+
+    def symbols_named(self, name: str) -> list[Sym]:
+        """Every non-module definition called ``name``, ordered by file path, then id."""
+        ...
+
+    def file_of_node(self, node_id: int) -> int | None:
+        """The file a node belongs to, or None when there is no such node."""
+        ...
+
+
+class ImportRows(Protocol):
+    """Where importers_closure reads imports when the table holds them on demand: by word, or all of them."""
+
+    def mentioning(self, words: list[str]) -> dict[int, list[tuple[str, str, str]]]:
+        """file id -> [(module, name, alias)] of imports whose module, name or (relative) importer path contains one
+        of ``words``, case kept (more may come; none that does may be missing)."""
+        ...
+
+    def every(self) -> dict[int, list[tuple[str, str, str]]]:
+        """file id -> [(module, name, alias)] of every import."""
+        ...
+
+
+class _Filled(Generic[K, V]):
+    """A dict whose keys are made present (``fill(key)``) before they are read: a table filled on demand."""
+
+    __slots__ = ("_data", "_fill")
+
+    def __init__(self, data: dict[K, V], fill: Callable[[K], None]) -> None:
+        self._data = data
+        self._fill = fill
+
+    @overload
+    def get(self, key: K, /) -> V | None: ...
+    @overload
+    def get(self, key: K, default: V, /) -> V: ...
+    def get(self, key: K, default: V | None = None, /) -> V | None:
+        """The value for ``key`` once it is filled, else ``default``."""
+        self._fill(key)
+        return self._data.get(key, default)
+
+
 class SymbolTable:
-    """In-memory tables over the index's definitions, files, imports, facts and bases, built once per resolve."""
+    """In-memory tables over the index's definitions, files, imports, facts and bases, built once per resolve.
+
+    Given every definition (a list), the tables are built at once; given a SymbolReader, a file's definitions are
+    read the first time a question needs that file, and a name's definitions the first time it is asked (an
+    incremental run at 1M symbols asks about a few hundred files, not all of them). Definitions of one name are
+    kept in file path order, then id order, which is a fresh build's id order: cutting candidates at
+    MAX_CANDIDATES picks the same ones after an incremental update as after a rebuild.
+    """
 
     def __init__(
         self,
-        symbols: list[Sym],
+        symbols: list[Sym] | SymbolReader,
         file_paths: dict[int, str],
-        imports: dict[int, list[tuple[str, str, str]]],
+        imports: dict[int, list[tuple[str, str, str]]] | Lookup[int, list[tuple[str, str, str]]],
         *,
         languages: dict[int, str] | None = None,
         facts: dict[int, list[tuple[str, str, str]]] | Lookup[int, FactsByName] | None = None,
         bases: dict[int, list[tuple[str, str]]] | Lookup[int, list[tuple[str, str]]] | None = None,
+        import_rows: ImportRows | None = None,
     ) -> None:
-        """``facts`` and ``bases`` are either every row (a dict) or a Lookup that reads them on demand."""
+        """``imports``, ``facts`` and ``bases`` are either every row (a dict) or a Lookup that reads them on demand;
+        with imports on demand, importers_closure asks ``import_rows``."""
         self.file_paths = file_paths
         self.imports = imports  # file id -> [(module, imported name, alias)]
+        self._import_rows = import_rows
+        self._all_imports: list[tuple[int, str, str, set[str]]] | None = None
         self.languages = languages or {}
         # scope node id -> name -> [(kind, text)]: what each scope states about its names (see model.Fact).
         self.facts: Lookup[int, FactsByName] = {}
         self.bases: Lookup[int, list[tuple[str, str]]] = {}  # class id -> [(base name, qualifier)]
         self.set_facts(facts, bases)
-        self.by_id = {s.id: s for s in symbols}
-        self.by_name: dict[str, list[Sym]] = defaultdict(list)
-        self.by_file_name: dict[tuple[int, str], list[Sym]] = defaultdict(list)
-        self.children: dict[tuple[int, str], list[Sym]] = defaultdict(list)
-        self.members: dict[int, list[Sym]] = defaultdict(list)  # class id -> its methods
-        self.module_of_file: dict[int, Sym] = {}
-        for s in symbols:
-            if s.kind == "module":
-                self.module_of_file[s.file_id] = s
-                continue
-            self.by_name[s.name].append(s)
-            self.by_file_name[(s.file_id, s.name)].append(s)
-            if s.parent_id is not None:
-                self.children[(s.parent_id, s.name)].append(s)
-                if s.kind == "method":
-                    self.members[s.parent_id].append(s)
-        self.dir_of_file = {fid: posixpath.dirname(p) for fid, p in file_paths.items()}
-        # Module key suffixes -> files, so "requests.sessions" finds "src/requests/sessions.py".
-        self._files_by_suffix: dict[str, list[int]] = defaultdict(list)
-        self._files_by_dir_suffix: dict[str, list[int]] = defaultdict(list)
-        for fid, path in file_paths.items():
-            parts = module_key(path).split("/")
-            for i in range(len(parts)):
-                self._files_by_suffix["/".join(parts[i:])].append(fid)
-            dparts = posixpath.dirname(path).split("/")
-            for i in range(len(dparts)):
-                self._files_by_dir_suffix["/".join(dparts[i:])].append(fid)
-            full = path.split("/")  # exact file names with extension, for C includes and JS paths with extensions
-            for i in range(len(full)):
-                self._files_by_suffix["/".join(full[i:])].append(fid)
+        by_id: dict[int, Sym] = {}
+        by_name: dict[str, list[Sym]] = {}
+        by_file_name: dict[tuple[int, str], list[Sym]] = {}
+        children: dict[tuple[int, str], list[Sym]] = {}
+        members: dict[int, list[Sym]] = {}  # class id -> its methods
+        module_of_file: dict[int, Sym] = {}
+        self.by_id: Table[int, Sym] = by_id
+        self.by_name: Table[str, list[Sym]] = by_name
+        self.by_file_name: Table[tuple[int, str], list[Sym]] = by_file_name
+        self.children: Table[tuple[int, str], list[Sym]] = children
+        self.members: Table[int, list[Sym]] = members
+        self.module_of_file: Table[int, Sym] = module_of_file
+        loaded: set[int] = set()
+
+        def add(syms: list[Sym], *, named: bool) -> None:
+            for s in syms:
+                by_id[s.id] = s
+                if s.kind == "module":
+                    module_of_file[s.file_id] = s
+                    continue
+                if named:
+                    by_name.setdefault(s.name, []).append(s)
+                by_file_name.setdefault((s.file_id, s.name), []).append(s)
+                if s.parent_id is not None:
+                    children.setdefault((s.parent_id, s.name), []).append(s)
+                    if s.kind == "method":
+                        members.setdefault(s.parent_id, []).append(s)
+
+        if isinstance(symbols, list):
+            add(self._in_path_order(symbols), named=True)
+        else:
+            reader = symbols
+            absent: set[int] = set()
+
+            def load_file(file_id: int) -> None:
+                if file_id not in loaded:
+                    loaded.add(file_id)
+                    add(reader.file_symbols(file_id), named=False)
+
+            def load_node(node_id: int) -> None:
+                if node_id not in by_id and node_id not in absent:
+                    file_id = reader.file_of_node(node_id)
+                    if file_id is None:
+                        absent.add(node_id)
+                    else:
+                        load_file(file_id)
+
+            def load_name(name: str) -> None:
+                if name not in by_name:
+                    by_name[name] = reader.symbols_named(name)
+
+            self.by_id = _Filled[int, Sym](by_id, load_node)
+            self.by_name = _Filled[str, list[Sym]](by_name, load_name)
+            self.by_file_name = _Filled[tuple[int, str], list[Sym]](by_file_name, lambda key: load_file(key[0]))
+            self.children = _Filled[tuple[int, str], list[Sym]](children, lambda key: load_node(key[0]))
+            self.members = _Filled[int, list[Sym]](members, load_node)
+            self.module_of_file = _Filled[int, Sym](module_of_file, load_file)
+        self.dir_of_file = _DirOf(file_paths)
+        # Module key suffixes -> paths, so "requests.sessions" finds "src/requests/sessions.py"; in path order, so
+        # the files of an ambiguous import come in the same order whatever ids an incremental run gave them.
+        self._files_by_suffix, self._files_by_dir_suffix = _suffix_index(tuple(sorted(file_paths.values())))
+        self._id_of_path = {path: fid for fid, path in file_paths.items()}
         # (module string, importer file) -> files: a large repository asks the same question ~100k times.
         self._module_files: dict[tuple[str, int], list[int]] = {}
+
+    def _in_path_order(self, symbols: list[Sym]) -> list[Sym]:
+        """``symbols`` ordered by their file's path, then id (a fresh build's order already: then left as it is)."""
+        rank = {fid: i for i, (fid, _path) in enumerate(sorted(self.file_paths.items(), key=lambda item: item[1]))}
+        keys = [(rank.get(s.file_id, -1), s.id) for s in symbols]
+        if all(a <= b for a, b in itertools.pairwise(keys)):
+            return symbols
+        return [s for _key, s in sorted(zip(keys, symbols, strict=True), key=lambda pair: pair[0])]
 
     def files_for_module(self, module: str, importer: int) -> list[int]:
         """Files an import's module string may name, the ones closest to the importer first."""
@@ -189,7 +332,8 @@ class SymbolTable:
     def _find_module_files(self, module: str, importer: int) -> list[int]:
         importer_path = self.file_paths.get(importer, "")
         for key in module_candidates(module, importer_path):
-            hits = self._files_by_suffix.get(key) or self._files_by_dir_suffix.get(key)
+            found = self._files_by_suffix.get(key) or self._files_by_dir_suffix.get(key)
+            hits = [self._id_of_path[path] for path in found] if found else []
             if hits:
                 if len(hits) > 1:  # prefer the candidate closest to the importer
                     hits = sorted(hits, key=lambda f: -len(posixpath.commonpath([self.file_paths[f], importer_path])))
@@ -212,11 +356,6 @@ class SymbolTable:
 
     def importers_closure(self, file_ids: list[int]) -> set[int]:
         """``file_ids`` and every file whose imports name one of them, directly or through other such files."""
-        imports = [
-            (importer, module, name, self._import_pieces(importer, module, name))
-            for importer, rows in self.imports.items()
-            for module, name, _alias in rows
-        ]
         seen = set(file_ids)
         frontier = set(file_ids)
         while frontier:
@@ -225,7 +364,7 @@ class SymbolTable:
             # test costs more than asking (files_for_module remembers its answers).
             every = len(tails) > 96 or any(t == {""} for t in tails)
             found: set[int] = set()
-            for importer, module, name, pieces in imports:
+            for importer, module, name, pieces in self._imports_naming(None if every else tails):
                 if importer in seen or importer in found:
                     continue
                 # Cheap and necessary: a key that names the file ends in one of its tails, and every key of an
@@ -241,6 +380,29 @@ class SymbolTable:
             frontier = found
         return seen
 
+    def _imports_naming(self, tails: list[set[str]] | None) -> list[tuple[int, str, str, set[str]]]:
+        """(importer, module, name, pieces) of every import that may name a file with one of ``tails`` (None:
+        every import): all of them from a table given every import, else those the ImportRows find by word."""
+        if isinstance(self.imports, dict):
+            if self._all_imports is None:
+                self._all_imports = self._with_pieces(self.imports)
+            return self._all_imports
+        if self._import_rows is None:
+            raise TypeError("importers_closure reads imports: give the table every import or an ImportRows")
+        if tails is None:
+            if self._all_imports is None:
+                self._all_imports = self._with_pieces(self._import_rows.every())
+            return self._all_imports
+        # Each tail's longest piece must occur in an import that names the file: asked by word, not all read.
+        return self._with_pieces(self._import_rows.mentioning(sorted({max(t, key=len) for t in tails})))
+
+    def _with_pieces(self, imports: dict[int, list[tuple[str, str, str]]]) -> list[tuple[int, str, str, set[str]]]:
+        return [
+            (importer, module, name, self._import_pieces(importer, module, name))
+            for importer, rows in imports.items()
+            for module, name, _alias in rows
+        ]
+
     def _import_pieces(self, importer: int, module: str, name: str) -> set[str]:
         """Every piece a key of module_candidates for this import (or its submodule) can contain: the module's and
         the imported name's, and for a relative import also the importer's folders it is joined to."""
@@ -249,10 +411,14 @@ class SymbolTable:
             pieces |= _pieces(self.file_paths.get(importer, ""))
         return pieces
 
-    def _tails(self, file_id: int) -> tuple[str, str, str]:
-        """The last segments of every key that names a file: of its module key, its file name and its folder."""
+    def _tails(self, file_id: int) -> tuple[str, ...]:
+        """The last segments of every key that names a file: of its module key, its file name and its folder. The
+        folder's is left out when a file's key equals the folder (an ``__init__.py``): a lookup by the folder's
+        keys then finds that file first and never lists the folder's files."""
         path = self.file_paths.get(file_id, "")
-        return module_key(path).rsplit("/", 1)[-1], path.rsplit("/", 1)[-1], posixpath.dirname(path).rsplit("/", 1)[-1]
+        folder = posixpath.dirname(path)
+        named = module_key(path).rsplit("/", 1)[-1], path.rsplit("/", 1)[-1]
+        return named if folder in self._files_by_suffix else (*named, folder.rsplit("/", 1)[-1])
 
     def parent(self, sym: Sym) -> Sym | None:
         """The definition ``sym`` is nested in (None at the top, or when the parent is unknown)."""

@@ -148,9 +148,9 @@ class NodeRow:
     exported: bool
 
 
-@dataclass(frozen=True, slots=True)
-class FileState:
-    """What the index remembers about one file, to detect changes."""
+class FileState(NamedTuple):
+    """What the index remembers about one file, to detect changes (a tuple: every run reads one per file, and
+    18k frozen dataclasses took 0.23 s)."""
 
     id: int
     path: str
