@@ -13,6 +13,8 @@ import sys
 import textwrap
 import time
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -55,6 +57,20 @@ def _name(names: list[str]) -> str:
     name = "t-" + uuid.uuid4().hex[:10]
     names.append(name)
     return name
+
+
+@contextmanager
+def _writer_and_reader(url: str, name: str) -> Iterator[tuple[Any, Any]]:
+    """A writer and a reader of repository ``name``, both closed afterwards."""
+    writer = PgDatabase.open_for_write(url, name)
+    try:
+        reader = PgDatabase.open_for_read(url, name)
+        try:
+            yield writer, reader
+        finally:
+            reader.close()
+    finally:
+        writer.close()
 
 
 def _add_file(con: Any, path: str) -> int:
@@ -160,14 +176,8 @@ def test_a_reader_cannot_write(url: str, names: list[str]) -> None:
 def test_every_session_gets_the_search_work_mem(url: str, names: list[str]) -> None:
     from igraph_mcp.store.pg_text import SEARCH_WORK_MEM
 
-    name = _name(names)
-    writer = PgDatabase.open_for_write(url, name)
-    reader = PgDatabase.open_for_read(url, name)
-    try:
+    with _writer_and_reader(url, _name(names)) as (writer, reader):
         assert writer.scalar("SHOW work_mem") == reader.scalar("SHOW work_mem") == SEARCH_WORK_MEM
-    finally:
-        reader.close()
-        writer.close()
 
 
 def test_placeholders_translate_and_a_literal_percent_survives() -> None:
@@ -178,10 +188,7 @@ def test_placeholders_translate_and_a_literal_percent_survives() -> None:
 
 # -- transactions ----------------------------------------------------------------------------------------------
 def test_a_files_rows_change_in_one_transaction(url: str, names: list[str]) -> None:
-    name = _name(names)
-    writer = PgDatabase.open_for_write(url, name)
-    reader = PgDatabase.open_for_read(url, name)
-    try:
+    with _writer_and_reader(url, _name(names)) as (writer, reader):
         with pytest.raises(RuntimeError), writer.atomic() as con:
             fid = _add_file(con, "half.py")
             con.execute(
@@ -199,25 +206,16 @@ def test_a_files_rows_change_in_one_transaction(url: str, names: list[str]) -> N
             # A reader sees nothing of a transaction still open.
             assert reader.scalar("SELECT count(*) FROM files") == 0
         assert [r[0] for r in reader.rows("SELECT path FROM files")] == ["kept.py"]
-    finally:
-        writer.close()
-        reader.close()
 
 
 def test_a_snapshot_reads_one_committed_state(url: str, names: list[str]) -> None:
-    name = _name(names)
-    writer = PgDatabase.open_for_write(url, name)
-    reader = PgDatabase.open_for_read(url, name)
-    try:
+    with _writer_and_reader(url, _name(names)) as (writer, reader):
         with reader.snapshot():
             before = reader.scalar("SELECT count(*) FROM files")
             with writer.atomic() as con:
                 _add_file(con, "landed.py")
             assert reader.scalar("SELECT count(*) FROM files") == before == 0  # the commit is not seen halfway
         assert reader.scalar("SELECT count(*) FROM files") == 1
-    finally:
-        writer.close()
-        reader.close()
 
 
 # -- the writer lock ---------------------------------------------------------------------------------------------

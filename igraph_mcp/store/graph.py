@@ -613,6 +613,13 @@ def file_language_ids(db: Database) -> dict[int, str]:
     return {int(r[0]): str(r[1]) for r in db.rows("SELECT id, language FROM files")}
 
 
+# An EdgeRow's columns, in its field order, of `edges e`.
+_EDGE_COLUMNS = (
+    "e.id, e.source_id, e.target_id, e.kind, e.target_name, e.qualifier, e.resolution, e.line, e.confidence, "
+    "e.candidates"
+)
+
+
 def edges_of(
     db: Database, node_ids: Sequence[int], *, outgoing: bool, kinds: Sequence[str], resolved_only: bool = True
 ) -> list[EdgeRow]:
@@ -625,19 +632,12 @@ def edges_of(
         out.extend(
             EdgeRow(*r)
             for r in db.rows(
-                "SELECT id, source_id, target_id, kind, target_name, qualifier, resolution, line, confidence, "  # noqa: S608
-                "candidates FROM edges "
+                f"SELECT {_EDGE_COLUMNS} FROM edges e "  # noqa: S608
                 f"WHERE {col} IN ({placeholders(len(chunk))}) AND kind IN ({kind_ph}){cond}",
                 (*chunk, *kinds),
             )
         )
     return out
-
-
-_EDGE_COLUMNS = (
-    "e.id, e.source_id, e.target_id, e.kind, e.target_name, e.qualifier, e.resolution, e.line, e.confidence, "
-    "e.candidates"
-)
 
 
 def first_edges_of(

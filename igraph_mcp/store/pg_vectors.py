@@ -97,39 +97,38 @@ def build_node_index(con: Connection) -> None:
 def store_node_vectors(con: Connection, rows: Iterable[tuple[int, int, bytes, str]]) -> None:
     """Write (node id, file id, vector, text hash) rows, mark the nodes embedded and share the vectors."""
     batch = sorted(rows)
-    if not batch:
-        return
-    ids = [r[0] for r in batch]
-    con.execute(
-        "INSERT INTO node_vectors(node_id, file_id, embedding) "  # noqa: S608 - fixed type name
-        f"SELECT n, f, v::{VECTOR_TYPE} FROM unnest(?::bigint[], ?::bigint[], ?::text[]) AS u(n, f, v) "
-        "ON CONFLICT (node_id) DO UPDATE SET file_id = excluded.file_id, embedding = excluded.embedding",
-        (ids, [r[1] for r in batch], [literal(r[2]) for r in batch]),
-    )
-    con.execute(
-        "UPDATE nodes SET embed_hash = u.h FROM unnest(?::bigint[], ?::text[]) AS u(n, h) WHERE nodes.id = u.n",
-        (ids, [r[3] for r in batch]),
-    )
-    _share(con, [(r[3], r[2]) for r in batch])
+    _store(con, "node_vectors", "nodes", [(r[0], r[1]) for r in batch], [r[2] for r in batch], [r[3] for r in batch])
 
 
 def store_resource_vectors(con: Connection, rows: Iterable[tuple[int, bytes, str]]) -> None:
     """Write (resource id, vector, text hash) rows and mark the chunks embedded."""
     batch = sorted(rows)
-    if not batch:
+    _store(con, "resource_vectors", "resources", [(r[0],) for r in batch], [r[1] for r in batch], [r[2] for r in batch])
+
+
+def _store(
+    con: Connection, table: str, owners: str, keys: list[tuple[int, ...]], blobs: list[bytes], hashes: list[str]
+) -> None:
+    """Upsert vectors into ``table`` under their keys (owner id first, then node_vectors' file id), record each
+    owner row's text hash and share the vectors."""
+    if not keys:
         return
-    ids = [r[0] for r in batch]
+    columns = ["node_id", "file_id"] if table == "node_vectors" else ["resource_id"]
+    names = ", ".join(columns)
+    unnest = ", ".join(["?::bigint[]"] * len(columns) + ["?::text[]"])
+    updates = ", ".join(f"{c} = excluded.{c}" for c in [*columns[1:], "embedding"])
+    ids = [k[0] for k in keys]
     con.execute(
-        "INSERT INTO resource_vectors(resource_id, embedding) "  # noqa: S608 - fixed type name
-        f"SELECT r, v::{VECTOR_TYPE} FROM unnest(?::bigint[], ?::text[]) AS u(r, v) "
-        "ON CONFLICT (resource_id) DO UPDATE SET embedding = excluded.embedding",
-        (ids, [literal(r[1]) for r in batch]),
+        f"INSERT INTO {table}({names}, embedding) SELECT {names}, v::{VECTOR_TYPE} "  # noqa: S608 - fixed names
+        f"FROM unnest({unnest}) AS u({names}, v) ON CONFLICT ({columns[0]}) DO UPDATE SET {updates}",
+        (*([k[i] for k in keys] for i in range(len(columns))), [literal(b) for b in blobs]),
     )
     con.execute(
-        "UPDATE resources SET embed_hash = u.h FROM unnest(?::bigint[], ?::text[]) AS u(r, h) WHERE resources.id = u.r",
-        (ids, [r[2] for r in batch]),
+        f"UPDATE {owners} SET embed_hash = u.h FROM unnest(?::bigint[], ?::text[]) AS u(i, h) "  # noqa: S608
+        f"WHERE {owners}.id = u.i",
+        (ids, hashes),
     )
-    _share(con, [(r[2], r[1]) for r in batch])
+    _share(con, list(zip(hashes, blobs, strict=True)))
 
 
 # -- the shared cache ----------------------------------------------------------------------------------------------
