@@ -14,7 +14,7 @@ from igraph_mcp.config import Config
 from igraph_mcp.embed.hashing import HashingEmbedder
 from igraph_mcp.index.build import build_index
 from igraph_mcp.models import IndexResult
-from igraph_mcp.store import graph, pg_vectors
+from igraph_mcp.store import graph, pg_counts, pg_vectors
 from igraph_mcp.store import resources as res_store
 from igraph_mcp.store import vectors as vec_store
 from igraph_mcp.store.db import Database, SqliteDatabase
@@ -109,6 +109,39 @@ def test_text_channel_follows_edits_renames_and_deletes(stores: tuple[Database, 
     best = _qnames(pg, graph.fts_search(pg, ["bm25_weights_changed"], 5))[0][0]
     assert best.startswith("pkg/store/fts.py:")
     assert pg.scalar("SELECT count(*) FROM nodes_fts") == lite.scalar("SELECT count(*) FROM nodes_fts")
+
+
+def _counted(db: Database) -> dict[str, int]:
+    return {
+        "files": int(db.scalar("SELECT count(*) FROM files")),
+        "nodes": int(db.scalar("SELECT count(*) FROM nodes")),
+        "edges": int(db.scalar("SELECT count(*) FROM edges")),
+        "bound_edges": int(db.scalar("SELECT count(*) FROM edges WHERE target_id IS NOT NULL")),
+    }
+
+
+def test_trigger_kept_counts_follow_every_kind_of_write(stores: tuple[Database, Database], tree: Path) -> None:
+    lite, pg = stores
+    assert pg_counts.row_counts(pg) == _counted(pg) and _counted(pg)["bound_edges"] > 100
+    steps = [
+        lambda: edit_file(tree, "pkg/store/fts.py", "def bm25_weights_changed(x_y):\n    return x_y\n"),
+        lambda: (tree / "pkg/store/lock.py").unlink(),  # its nodes and edges cascade, edges into it lose targets
+        lambda: edit_file(
+            tree,
+            "pkg/store/new_mod.py",
+            "from pkg.store.graph import fts_search\n\n\ndef uses():\n    return fts_search(None, [], 1)\n",
+        ),
+        lambda: (tree / "pkg/store/graph.py").unlink(),  # a widely imported file: many edges re-bound
+    ]
+    for step in steps:
+        step()
+        for db in (lite, pg):
+            _index(tree, db)
+        assert pg_counts.row_counts(pg) == _counted(pg)
+        assert graph.counts(pg) == graph.counts(lite)
+    _index(tree, pg, full=True)
+    assert pg_counts.row_counts(pg) == _counted(pg)
+    assert graph.index_totals(pg) == graph.index_totals(lite)
 
 
 def test_dense_channel_matches_sqlite(stores: tuple[Database, Database]) -> None:

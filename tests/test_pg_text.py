@@ -123,7 +123,7 @@ def _fill(pg: PgShim) -> apsw.Connection:
             rows,
         )
     with pg.atomic() as con:
-        for sql in pg_text.DDL:
+        for sql in pg_text.DDL + pg_text.DDL_V4:
             con.execute(sql)
         pg_text.insert_rows(con, pg_text.NODE_TEXT, rows)
     return lite

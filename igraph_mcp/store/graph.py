@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
-from igraph_mcp.store import pg_text
+from igraph_mcp.store import pg_counts, pg_text
 from igraph_mcp.store.bind import batches, placeholders
 from igraph_mcp.store.db import Database
 from igraph_mcp.store.dialect import (
@@ -731,6 +731,9 @@ def token_doc_freqs(db: Database, tokens: list[str]) -> dict[str, int]:
 # -- counts ----------------------------------------------------------------------------------------------------
 def index_totals(db: Database) -> tuple[int, int, int]:
     """(files, symbols, bound edges): what an index run reports, without counting the unbound references."""
+    if db.dialect == POSTGRESQL:
+        kept = pg_counts.row_counts(db)
+        return kept["files"], kept["nodes"] - kept["files"], kept["bound_edges"]
     files = int(db.scalar("SELECT count(*) FROM files", default=0))
     nodes = int(db.scalar("SELECT count(*) FROM nodes", default=0))  # one module node per file: see counts
     edges = int(db.scalar("SELECT count(*) FROM edges WHERE target_id IS NOT NULL", default=0))
@@ -739,6 +742,14 @@ def index_totals(db: Database) -> tuple[int, int, int]:
 
 def counts(db: Database) -> dict[str, int]:
     """Row counts for status output."""
+    if db.dialect == POSTGRESQL:
+        kept = pg_counts.row_counts(db)
+        return {
+            "files": kept["files"],
+            "symbols": kept["nodes"] - kept["files"],
+            "edges": kept["bound_edges"],
+            "unresolvedRefs": kept["edges"] - kept["bound_edges"],
+        }
     files = int(db.scalar("SELECT count(*) FROM files", default=0))
     # Every file has exactly one module node (the indexer writes it first): counting the rows reads an index, where
     # `kind != 'module'` reads the whole table (1M symbols: 0.04 s against 1.5 s).

@@ -21,7 +21,7 @@ from psycopg import sql as pg_sql
 from psycopg.adapt import Dumper
 
 from igraph_mcp.errors import IGraphError, IndexBusy, NotIndexed, SchemaTooNew, StorageError
-from igraph_mcp.store import pg_schema, pg_text
+from igraph_mcp.store import pg_resident, pg_schema, pg_text
 from igraph_mcp.store.db import Database
 from igraph_mcp.store.dialect import POSTGRESQL, Dialect, WriteConnection
 from igraph_mcp.store.schema import SCHEMA_VERSION
@@ -211,6 +211,7 @@ class PgDatabase(Database):
         self.recovered_from: str | None = None  # PostgreSQL recovers itself: nothing is ever moved aside
         self._lock = threading.RLock()
         self._depth = 0
+        self._resident: dict[str, pg_resident.Resident] = {}
         self.raw = connect(url)
         self.con = PgConnection(self.raw)
         try:
@@ -246,6 +247,22 @@ class PgDatabase(Database):
     def close(self) -> None:
         """Close the connection (a writer's session-level state goes with it)."""
         self.raw.close()
+
+    def resident_text(self, index: pg_text.TextIndex) -> pg_resident.Resident | None:
+        """This reader's in-memory copy holder of a text index (pg_resident); a writer searches in SQL."""
+        from_rows = pg_resident.from_rows_setting()
+        if not self.readonly or from_rows is None:
+            return None
+        found = self._resident.get(index.name)
+        if found is None:
+            found = self._resident[index.name] = pg_resident.Resident(self._side_connection, index, from_rows=from_rows)
+        return found
+
+    def _side_connection(self) -> psycopg.Connection[tuple[Any, ...]]:
+        """A second connection to this repository's schema (a resident copy's loader reads through it)."""
+        con = connect(self.url)
+        con.execute(pg_sql.SQL("SET search_path TO {}, public").format(pg_sql.Identifier(self.schema)))
+        return con
 
     def file_identity(self) -> tuple[int, int] | None:
         """The repository this connection reads, or None once the connection is lost (the reader reopens it)."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from igraph_mcp.store import pg_text, pg_vectors
+from igraph_mcp.store import pg_counts, pg_text, pg_vectors
 from igraph_mcp.store.schema import MIGRATIONS, SCHEMA_VERSION
 
 REGISTRY = "igraph"
@@ -50,9 +50,10 @@ REGISTRY_DDL: list[str] = [
 # ---- P2 (text index and vectors): registry-level DDL, e.g. the shared vector cache, is appended here. ----
 REGISTRY_SEARCH_DDL: list[str] = list(pg_vectors.REGISTRY_DDL)
 
-# ---- P2 (text index and vectors): per-repository DDL by schema version (tables replacing nodes_fts,
-# nodes_fts_vocab and resources_fts), run right after that version's tables below. ----
-SEARCH_MIGRATIONS: dict[int, list[str]] = {1: list(pg_text.DDL)}  # vector tables: on demand (pg_vectors)
+# Per-repository DDL of PostgreSQL's own by schema version, run right after that version's tables below: the
+# text index replacing nodes_fts, nodes_fts_vocab and resources_fts (vector tables: on demand, pg_vectors); in 4
+# its change log and the trigger-kept row counts.
+SEARCH_MIGRATIONS: dict[int, list[str]] = {1: list(pg_text.DDL), 4: [*pg_text.DDL_V4, *pg_counts.DDL]}
 
 
 def schema_name(repo_id: int) -> str:

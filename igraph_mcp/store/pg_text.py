@@ -20,9 +20,12 @@ import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from igraph_mcp.store.fts import fts_terms
+
+if TYPE_CHECKING:
+    from igraph_mcp.store.pg_resident import Resident, Snapshot
 
 K1 = 1.2
 B = 0.75
@@ -82,6 +85,11 @@ class TextIndex:
         return f"{self.name}_totals"
 
     @property
+    def changes(self) -> str:
+        """(version, row) for every row a write added or removed: how a resident copy catches up (pg_resident)."""
+        return f"{self.name}_changes"
+
+    @property
     def freq_columns(self) -> list[str]:
         """Names of the per-column frequency columns of the postings table."""
         return [f"c{i}" for i in range(len(self.columns))]
@@ -114,6 +122,25 @@ def ddl(index: TextIndex) -> list[str]:
 
 
 DDL: list[str] = ddl(NODE_TEXT) + ddl(RESOURCE_TEXT)
+
+
+def change_log_ddl(index: TextIndex) -> list[str]:
+    """Schema 4: a version on the totals, bumped by every write, and the log of the rows each version changed.
+    ``log_from``: a copy of the postings taken at a version below it cannot be brought up to date from the log."""
+    return [
+        f"ALTER TABLE {index.totals} ADD COLUMN version bigint NOT NULL DEFAULT 0",
+        f"ALTER TABLE {index.totals} ADD COLUMN log_from bigint NOT NULL DEFAULT 0",
+        f"CREATE TABLE {index.changes}(version bigint NOT NULL, row_id bigint NOT NULL)",
+        f"CREATE INDEX {index.changes}_version ON {index.changes}(version)",
+    ]
+
+
+DDL_V4: list[str] = change_log_ddl(NODE_TEXT) + change_log_ddl(RESOURCE_TEXT)
+
+# The log keeps this many versions (one per insert or delete call: about one per file written); a resident copy
+# older than that reloads. Pruned every PRUNE_EVERY versions.
+LOG_VERSIONS = 20_000
+PRUNE_EVERY = 1_000
 
 
 # -- terms -------------------------------------------------------------------------------------------------------
@@ -175,10 +202,21 @@ def insert_rows(con: Connection, index: TextIndex, rows: Iterable[Sequence[Any]]
         "ON CONFLICT (term) DO UPDATE SET docs = t.docs + excluded.docs",
         [ordered, [docs[t] for t in ordered]],
     )
-    con.execute(
-        f"UPDATE {index.totals} SET rows = rows + ?, tokens = tokens + ?",  # noqa: S608
+    version = con.execute(
+        f"UPDATE {index.totals} SET rows = rows + ?, tokens = tokens + ?, version = version + 1 "  # noqa: S608
+        "RETURNING version",
         (len(analysed), sum(r.length for r in analysed)),
-    )
+    ).fetchall()[0][0]
+    _log(con, index, int(version), [r.row_id for r in analysed])
+
+
+def _log(con: Connection, index: TextIndex, version: int, row_ids: Sequence[int]) -> None:
+    """Record the rows ``version`` changed; every PRUNE_EVERY versions drop what is older than LOG_VERSIONS."""
+    _copy(con, index.changes, ("version", "row_id"), ((version, rid) for rid in row_ids))
+    if version % PRUNE_EVERY == 0 and version > LOG_VERSIONS:
+        cut = version - LOG_VERSIONS
+        con.execute(f"DELETE FROM {index.changes} WHERE version <= ?", (cut,))  # noqa: S608
+        con.execute(f"UPDATE {index.totals} SET log_from = greatest(log_from, ?)", (cut,))  # noqa: S608
 
 
 def delete_rows(con: Connection, index: TextIndex, ids_sql: str, params: Sequence[Any] = ()) -> None:
@@ -190,10 +228,12 @@ def delete_rows(con: Connection, index: TextIndex, ids_sql: str, params: Sequenc
     if not gone:
         return
     ids = [int(r[0]) for r in gone]
-    con.execute(
-        f"UPDATE {index.totals} SET rows = rows - ?, tokens = tokens - ?",  # noqa: S608
+    version = con.execute(
+        f"UPDATE {index.totals} SET rows = rows - ?, tokens = tokens - ?, version = version + 1 "  # noqa: S608
+        "RETURNING version",
         (len(ids), sum(int(r[1]) for r in gone)),
-    )
+    ).fetchall()[0][0]
+    _log(con, index, int(version), ids)
     left = con.execute(
         f"WITH gone AS (DELETE FROM {index.postings} WHERE row_id = ANY(?::bigint[]) RETURNING term), "  # noqa: S608
         "counted AS (SELECT term, count(*) AS n FROM gone GROUP BY term) "
@@ -230,9 +270,12 @@ def update_rows(
 
 def clear(con: Connection, index: TextIndex) -> None:
     """Empty one text index."""
-    for table in (index.name, index.postings, index.terms):
+    for table in (index.name, index.postings, index.terms, index.changes):
         con.execute(f"DELETE FROM {table}")  # noqa: S608 - fixed names
-    con.execute(f"UPDATE {index.totals} SET rows = 0, tokens = 0")  # noqa: S608
+    # Every row changed and none is logged: no earlier copy of the postings can catch up.
+    con.execute(
+        f"UPDATE {index.totals} SET rows = 0, tokens = 0, version = version + 1, log_from = version + 1"  # noqa: S608
+    )
 
 
 # -- reads -------------------------------------------------------------------------------------------------------
@@ -263,21 +306,25 @@ class _Stats:
     rows: int
     tokens: int
     docs: dict[str, int]  # term key -> rows holding it (terms no row holds are absent)
+    version: int = 0  # the totals' version and log_from (pg_resident)
+    log_from: int = 0
 
 
 def _stats(db: Reader, index: TextIndex, terms: Sequence[str]) -> _Stats:
     """N, the token total and the document counts of some terms, in one snapshot of the statistics."""
     found = db.rows(
-        f"SELECT t.rows, t.tokens, d.term, d.docs FROM {index.totals} t "  # noqa: S608
+        f"SELECT t.rows, t.tokens, t.version, t.log_from, d.term, d.docs FROM {index.totals} t "  # noqa: S608
         f"LEFT JOIN {index.terms} d ON d.term = ANY(?::text[]) AND d.docs > 0",
         (sorted(set(terms)),),
     )
     if not found:
         return _Stats(0, 0, {})
-    return _Stats(int(found[0][0]), int(found[0][1]), {str(r[2]): int(r[3]) for r in found if r[2] is not None})
+    first = found[0]
+    docs = {str(r[4]): int(r[5]) for r in found if r[4] is not None}
+    return _Stats(int(first[0]), int(first[1]), docs, int(first[2]), int(first[3]))
 
 
-def _score_sql(index: TextIndex, within_sql: str | None) -> str:
+def _score_sql(index: TextIndex, within_sql: str | None, *, listed: bool = False) -> str:
     """Per-row bm25() sums over the postings of the given (term, docs) phrases.
 
     The arithmetic follows fts5_aux.c operation by operation in float8, so scores agree with FTS5's to the last
@@ -286,13 +333,16 @@ def _score_sql(index: TextIndex, within_sql: str | None) -> str:
     """
     tf = " + ".join(f"p.{c} * ?::float8" for c in index.freq_columns)
     cond = f" AND p.row_id IN ({within_sql})" if within_sql else ""
+    # ``listed``: only the rows of one more array parameter, probed per term in the primary key (a resident
+    # copy's changed rows: a handful, where ``within_sql`` would scan each term's postings and filter).
+    probe = " AND p.row_id = ANY(?::bigint[])" if listed else ""
     return (
         "SELECT p.row_id, sum(q.idf * ((f.tf * (?::float8 + 1.0::float8)) / "  # noqa: S608 - fixed names
         "(f.tf + ?::float8 * ((1.0::float8 - ?::float8) + (?::float8 * p.length::float8) / ?::float8)))) AS score "
         "FROM (SELECT k.term, CASE WHEN x.idf <= 0 THEN ?::float8 ELSE x.idf END AS idf "
         "FROM unnest(?::text[], ?::float8[]) AS k(term, docs) "
         "CROSS JOIN LATERAL (SELECT ln(((?::float8 - k.docs) + 0.5::float8) / (k.docs + 0.5::float8)) AS idf) x) q "
-        f"JOIN {index.postings} p ON p.term = q.term CROSS JOIN LATERAL (SELECT {tf} AS tf) f "
+        f"JOIN {index.postings} p ON p.term = q.term{probe} CROSS JOIN LATERAL (SELECT {tf} AS tf) f "
         f"WHERE true{cond} GROUP BY p.row_id"
     )
 
@@ -323,6 +373,11 @@ def search(
         return []
     singles = [t for t in singles if t in stats.docs]  # a term no row holds scores nothing
     query = _Query(db, index, stats, w, within_sql, tuple(within_params))
+    resident = _resident(db, index)
+    if resident is not None and singles and not multi and within_sql is None:
+        snap = resident.usable(stats.rows, stats.version, stats.log_from)
+        if snap is not None:
+            return _resident_search(query, resident, snap, singles, limit)
     if multi:
         scores = dict(query.scores(singles)) if singles else {}
         allowed = None if within_sql is None else {int(r[0]) for r in db.rows(within_sql, tuple(within_params))}
@@ -334,6 +389,36 @@ def search(
     if not singles:
         return []
     return query.scores(singles, limit=limit)
+
+
+def _resident(db: Reader, index: TextIndex) -> Resident | None:
+    """The reader's in-memory copy holder for this index, where the reader keeps them (PgDatabase)."""
+    holder = getattr(db, "resident_text", None)
+    return holder(index) if callable(holder) else None
+
+
+def _resident_search(
+    query: _Query, resident: Resident, snap: Snapshot, terms: Sequence[str], limit: int
+) -> list[tuple[int, float]]:
+    """search() from the in-memory copy, with the rows changed since its version scored in SQL."""
+    stats, index = query.stats, query.index
+    changed: list[int] = []
+    if snap.version != stats.version:
+        changed = [
+            int(r[0])
+            for r in query.db.rows(
+                f"SELECT DISTINCT row_id FROM {index.changes} WHERE version > ?",  # noqa: S608 - fixed names
+                (snap.version,),
+            )
+        ]
+        if len(changed) > resident.max_pending:
+            resident.refresh()
+    docs = [stats.docs[t] for t in terms]
+    found = snap.search(terms, docs, stats.rows, stats.tokens, query.weights, limit, leave_out=changed)
+    if not changed:
+        return found
+    found += query.scores_of(terms, changed)
+    return sorted(found, key=lambda kv: (-kv[1], kv[0]))[:limit]
 
 
 @dataclass(slots=True)
@@ -362,6 +447,13 @@ class _Query:
             sql += " LIMIT ?"
             params.append(limit)
         return [(int(r[0]), float(r[1])) for r in self.db.rows(sql, tuple(params))]
+
+    def scores_of(self, terms: Sequence[str], row_ids: Sequence[int]) -> list[tuple[int, float]]:
+        """The scores over ``terms`` of those of ``row_ids`` that match (no row restriction of its own)."""
+        sql = _score_sql(self.index, None, listed=True)
+        params = self._params(terms)
+        at = len(params) - len(self.weights)  # the probe's array comes before the weights
+        return [(int(r[0]), float(r[1])) for r in self.db.rows(sql, (*params[:at], list(row_ids), *params[at:]))]
 
 
 def _instances(terms: list[str], phrase: list[str]) -> int:

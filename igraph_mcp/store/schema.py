@@ -6,7 +6,7 @@ from pathlib import Path
 
 from igraph_mcp.errors import SchemaTooNew
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 
 def schema_too_new(path: Path, version: int) -> SchemaTooNew:
@@ -150,4 +150,7 @@ _V3 = [
     "DROP INDEX edges_target",
 ]
 
-MIGRATIONS: list[tuple[int, list[str]]] = [(1, _V1), (2, _V2), (3, _V3)]
+# Version 4: PostgreSQL only (the text index's change log, store/pg_text.py); nothing changes in a SQLite file.
+_V4: list[str] = []
+
+MIGRATIONS: list[tuple[int, list[str]]] = [(1, _V1), (2, _V2), (3, _V3), (4, _V4)]
