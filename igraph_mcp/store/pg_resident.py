@@ -50,6 +50,7 @@ def from_rows_setting() -> int | None:
 
 
 _SIGNATURE = b"PGCOPY\n\xff\r\n\x00"
+_BATCH_BYTES = 1 << 23  # COPY output parsed at once
 
 
 class CopyFormatError(RuntimeError):
@@ -65,34 +66,40 @@ def _tuple_type(fields: Sequence[tuple[str, str]]) -> np.dtype[Any]:
 
 
 def _batches(copy: Iterable[Any], fields: Sequence[tuple[str, str]], total: int) -> Iterator[np.ndarray]:
-    """The tuples of a binary COPY of ``total`` rows of fixed-width non-NULL fields, one received chunk at a time
-    (a million-row index's postings are ~3 GB of COPY output: never all in memory)."""
+    """The tuples of a binary COPY of ``total`` rows of fixed-width non-NULL fields, a few MB at a time (the
+    server sends one message per row; a million-row index's postings are ~3 GB of COPY output)."""
     dtype = _tuple_type(fields)
     size = dtype.itemsize
-    rest = b""
+    buf = bytearray()
     header = True
     seen = 0
-    for chunk in copy:
-        data = rest + bytes(chunk)
+
+    def parse(final: bool) -> Iterator[np.ndarray]:
+        nonlocal header, seen
         if header:
-            if len(data) < 19 or len(data) < 19 + int.from_bytes(data[15:19], "big"):
-                rest = data
-                continue
-            if data[:11] != _SIGNATURE:
+            if len(buf) < 19 or len(buf) < 19 + int.from_bytes(buf[15:19], "big"):
+                return
+            if bytes(buf[:11]) != _SIGNATURE:
                 raise CopyFormatError("not a binary COPY stream")
-            data = data[19 + int.from_bytes(data[15:19], "big") :]
+            del buf[: 19 + int.from_bytes(buf[15:19], "big")]
             header = False
-        whole = min(len(data) // size, total - seen)
-        if whole:
-            batch = np.frombuffer(data, dtype=dtype, count=whole)
+        whole = min(len(buf) // size, total - seen)
+        if whole and (final or whole * size >= _BATCH_BYTES):
+            batch = np.frombuffer(bytes(buf[: whole * size]), dtype=dtype)
+            del buf[: whole * size]
             if (batch["n"] != len(fields)).any() or any(
                 (batch[f"{name}_len"] != np.dtype(kind).itemsize).any() for name, kind in fields
             ):
                 raise CopyFormatError("a field is NULL or not of the expected width")
             seen += whole
             yield batch
-        rest = data[whole * size :]
-    if header or seen != total or rest != b"\xff\xff":
+
+    for chunk in copy:
+        buf.extend(chunk)
+        if len(buf) >= _BATCH_BYTES:
+            yield from parse(final=False)
+    yield from parse(final=True)
+    if header or seen != total or bytes(buf) != b"\xff\xff":
         raise CopyFormatError(f"expected {total} rows and the trailer, got {seen} rows")
 
 
