@@ -96,7 +96,8 @@ class ReplicatedEmbedder:
 
     def __init__(self, base: Embedder, packages: Sequence[str]) -> None:
         self._base = base
-        self._undo = re.compile(r"\b(" + "|".join(map(re.escape, packages)) + r")_r\d+\b")
+        # A copy's package names and its folder (copy<k>/, in every path) back to one base text.
+        self._undo = re.compile(r"\b(?:(" + "|".join(map(re.escape, packages)) + r")_r\d+|copy\d{3})\b")
         self._cache: dict[str, Vectors] = {}
         self.embedded_by_model = 0
 
@@ -117,7 +118,7 @@ class ReplicatedEmbedder:
 
     def embed(self, texts: Sequence[str]) -> Vectors:
         """Vectors of ``texts``: the model embeds only base texts it has not seen."""
-        bases = [self._undo.sub(r"\1", t) for t in texts]
+        bases = [self._undo.sub(lambda m: m.group(1) or "copy000", t) for t in texts]
         missing = sorted({b for b in bases if b not in self._cache})
         if missing:
             for text, vector in zip(missing, self._base.embed(missing), strict=True):
