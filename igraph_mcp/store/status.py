@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from igraph_mcp.store import pg_counts
 from igraph_mcp.store.db import Database
+from igraph_mcp.store.dialect import POSTGRESQL
 
 
 def node_count(db: Database) -> int:
-    """All nodes, module nodes included (the denominator of dense coverage)."""
+    """All nodes, module nodes included (the denominator of dense coverage; the FTS channel's N, every query)."""
+    if db.dialect == POSTGRESQL:  # count(*) reads every row: 80 ms a query at 1M symbols
+        return pg_counts.row_counts(db)["nodes"]
     return int(db.scalar("SELECT count(*) FROM nodes", default=0))
 
 
