@@ -20,12 +20,9 @@ import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from igraph_mcp.store.fts import fts_terms
-
-if TYPE_CHECKING:
-    from igraph_mcp.store.pg_resident import Resident, Snapshot
 
 K1 = 1.2
 B = 0.75
@@ -389,6 +386,35 @@ def search(
     if not singles:
         return []
     return query.scores(singles, limit=limit)
+
+
+class Snapshot(Protocol):
+    """What search() needs of a resident copy (store/pg_resident.py's Snapshot)."""
+
+    @property
+    def version(self) -> int: ...
+
+    def search(
+        self,
+        terms: Sequence[str],
+        docs: Sequence[int],
+        n_rows: int,
+        n_tokens: int,
+        weights: Sequence[float],
+        limit: int,
+        *,
+        leave_out: Sequence[int] = (),
+    ) -> list[tuple[int, float]]: ...
+
+
+class Resident(Protocol):
+    """What search() needs of a reader's copy holder (store/pg_resident.py's Resident)."""
+
+    max_pending: int
+
+    def usable(self, rows: int, version: int, log_from: int) -> Snapshot | None: ...
+
+    def refresh(self) -> None: ...
 
 
 def _resident(db: Reader, index: TextIndex) -> Resident | None:
