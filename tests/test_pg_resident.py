@@ -201,6 +201,28 @@ def test_log_is_pruned_and_an_older_copy_reloads(
     assert resident.usable(stats.rows, stats.version, stats.log_from) is None
 
 
+def test_a_failed_load_leaves_sql_answering_and_waits_before_retrying(
+    index: tuple[PgShim, _Reader, list[str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sql, reader, _vocab = index
+    tries: list[int] = []
+
+    def refused() -> Any:
+        tries.append(1)
+        raise psycopg.OperationalError("connection refused")
+
+    reader.resident = pg_resident.Resident(refused, TEXT, from_rows=1)
+    for _ in range(3):
+        expected, got = _both(sql, reader, ["self", "value"], 20, NODE_BM25_WEIGHTS)
+        assert _same(got, expected)
+        reader.resident.wait(30)
+    assert len(tries) == 1 and "connection refused" in (reader.resident.error or "")
+    monkeypatch.setattr(pg_resident, "RETRY_AFTER_S", 0.0)
+    _both(sql, reader, ["self"], 5, NODE_BM25_WEIGHTS)
+    reader.resident.wait(30)
+    assert len(tries) == 2 and reader.resident.held is None
+
+
 def test_a_cut_copy_stream_is_refused() -> None:
     header = b"PGCOPY\n\xff\r\n\x00" + bytes(8)
     one = (1).to_bytes(2, "big") + (8).to_bytes(4, "big") + (7).to_bytes(8, "big")

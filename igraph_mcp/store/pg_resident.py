@@ -17,6 +17,7 @@ import logging
 import math
 import os
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -32,6 +33,7 @@ log = logging.getLogger(__name__)
 RESIDENT_FROM_ROWS = 200_000
 # Changed rows scored in SQL beside the copy before a fresh copy is loaded (each costs one index probe per term).
 MAX_PENDING = 2_000
+RETRY_AFTER_S = 60.0  # after a failed load (server gone, out of memory), SQL answers this long before a new try
 ROWS_ENV = "IGRAPH_PG_RESIDENT_ROWS"  # rows from which readers hold a copy; "off": never
 
 
@@ -268,6 +270,7 @@ class Resident:
         self.loads = 0
         self.answered = 0  # searches answered from a copy
         self.error: str | None = None
+        self._failed_at = -math.inf
 
     @property
     def held(self) -> Snapshot | None:
@@ -296,6 +299,8 @@ class Resident:
     def _start(self) -> None:
         if self._loader is not None and self._loader.is_alive():
             return
+        if time.monotonic() - self._failed_at < RETRY_AFTER_S:
+            return
         self._loader = threading.Thread(target=self._load, name=f"igraph-resident-{self.index.name}", daemon=True)
         self._loader.start()
 
@@ -304,6 +309,7 @@ class Resident:
             self.load_now()
         except Exception as exc:  # SQL keeps answering; the reason is kept for status and logs
             self.error = f"{type(exc).__name__}: {exc}"
+            self._failed_at = time.monotonic()
             log.warning("could not load %s into memory, searching it in SQL: %s", self.index.name, self.error)
 
     def load_now(self) -> Snapshot:
