@@ -291,6 +291,23 @@ class Resident:
             self.answered += fits
         return snap if fits else None
 
+    def search(self, query: pg_text.Query, terms: Sequence[str], limit: int) -> list[tuple[int, float]] | None:
+        """pg_text.search() from the copy, with the rows changed since its version scored in SQL; None where no
+        copy fits this state of the index (SQL answers)."""
+        stats = query.stats
+        snap = self.usable(stats.rows, stats.version, stats.log_from)
+        if snap is None:
+            return None
+        changed = [] if snap.version == stats.version else pg_text.changed_since(query.db, query.index, snap.version)
+        if len(changed) > self.max_pending:
+            self.refresh()
+        docs = [stats.docs[t] for t in terms]
+        found = snap.search(terms, docs, stats.rows, stats.tokens, query.weights, limit, leave_out=changed)
+        if not changed:
+            return found
+        found += query.scores_of(terms, changed)
+        return sorted(found, key=lambda kv: (-kv[1], kv[0]))[:limit]
+
     def refresh(self) -> None:
         """Load a fresh copy in the background (the log since the current one has grown long)."""
         with self._lock:

@@ -299,7 +299,7 @@ SEARCH_WORK_MEM = "128MB"
 
 
 @dataclass(frozen=True, slots=True)
-class _Stats:
+class Stats:
     rows: int
     tokens: int
     docs: dict[str, int]  # term key -> rows holding it (terms no row holds are absent)
@@ -307,7 +307,7 @@ class _Stats:
     log_from: int = 0
 
 
-def _stats(db: Reader, index: TextIndex, terms: Sequence[str]) -> _Stats:
+def _stats(db: Reader, index: TextIndex, terms: Sequence[str]) -> Stats:
     """N, the token total and the document counts of some terms, in one snapshot of the statistics."""
     found = db.rows(
         f"SELECT t.rows, t.tokens, t.version, t.log_from, d.term, d.docs FROM {index.totals} t "  # noqa: S608
@@ -315,10 +315,10 @@ def _stats(db: Reader, index: TextIndex, terms: Sequence[str]) -> _Stats:
         (sorted(set(terms)),),
     )
     if not found:
-        return _Stats(0, 0, {})
+        return Stats(0, 0, {})
     first = found[0]
     docs = {str(r[4]): int(r[5]) for r in found if r[4] is not None}
-    return _Stats(int(first[0]), int(first[1]), docs, int(first[2]), int(first[3]))
+    return Stats(int(first[0]), int(first[1]), docs, int(first[2]), int(first[3]))
 
 
 def _score_sql(index: TextIndex, within_sql: str | None, *, listed: bool = False) -> str:
@@ -369,12 +369,12 @@ def search(
     if stats.rows == 0:
         return []
     singles = [t for t in singles if t in stats.docs]  # a term no row holds scores nothing
-    query = _Query(db, index, stats, w, within_sql, tuple(within_params))
+    query = Query(db, index, stats, w, within_sql, tuple(within_params))
     resident = _resident(db, index)
     if resident is not None and singles and not multi and within_sql is None:
-        snap = resident.usable(stats.rows, stats.version, stats.log_from)
-        if snap is not None:
-            return _resident_search(query, resident, snap, singles, limit)
+        found = resident.search(query, singles, limit)
+        if found is not None:
+            return found
     if multi:
         scores = dict(query.scores(singles)) if singles else {}
         allowed = None if within_sql is None else {int(r[0]) for r in db.rows(within_sql, tuple(within_params))}
@@ -388,33 +388,11 @@ def search(
     return query.scores(singles, limit=limit)
 
 
-class Snapshot(Protocol):
-    """What search() needs of a resident copy (store/pg_resident.py's Snapshot)."""
-
-    @property
-    def version(self) -> int: ...
-
-    def search(
-        self,
-        terms: Sequence[str],
-        docs: Sequence[int],
-        n_rows: int,
-        n_tokens: int,
-        weights: Sequence[float],
-        limit: int,
-        *,
-        leave_out: Sequence[int] = (),
-    ) -> list[tuple[int, float]]: ...
-
-
 class Resident(Protocol):
-    """What search() needs of a reader's copy holder (store/pg_resident.py's Resident)."""
+    """A reader's in-memory copy of a text index (store/pg_resident.py)."""
 
-    max_pending: int
-
-    def usable(self, rows: int, version: int, log_from: int) -> Snapshot | None: ...
-
-    def refresh(self) -> None: ...
+    def search(self, query: Query, terms: Sequence[str], limit: int) -> list[tuple[int, float]] | None:
+        """The answer from the copy, or None where SQL must answer."""
 
 
 def _resident(db: Reader, index: TextIndex) -> Resident | None:
@@ -423,37 +401,21 @@ def _resident(db: Reader, index: TextIndex) -> Resident | None:
     return holder(index) if callable(holder) else None
 
 
-def _resident_search(
-    query: _Query, resident: Resident, snap: Snapshot, terms: Sequence[str], limit: int
-) -> list[tuple[int, float]]:
-    """search() from the in-memory copy, with the rows changed since its version scored in SQL."""
-    stats, index = query.stats, query.index
-    changed: list[int] = []
-    if snap.version != stats.version:
-        changed = [
-            int(r[0])
-            for r in query.db.rows(
-                f"SELECT DISTINCT row_id FROM {index.changes} WHERE version > ?",  # noqa: S608 - fixed names
-                (snap.version,),
-            )
-        ]
-        if len(changed) > resident.max_pending:
-            resident.refresh()
-    docs = [stats.docs[t] for t in terms]
-    found = snap.search(terms, docs, stats.rows, stats.tokens, query.weights, limit, leave_out=changed)
-    if not changed:
-        return found
-    found += query.scores_of(terms, changed)
-    return sorted(found, key=lambda kv: (-kv[1], kv[0]))[:limit]
+def changed_since(db: Reader, index: TextIndex, version: int) -> list[int]:
+    """Rows that writes after ``version`` added or removed (the change log)."""
+    return [
+        int(r[0])
+        for r in db.rows(f"SELECT DISTINCT row_id FROM {index.changes} WHERE version > ?", (version,))  # noqa: S608
+    ]
 
 
 @dataclass(slots=True)
-class _Query:
+class Query:
     """One search's fixed inputs: where, the statistics, the weights and the row restriction."""
 
     db: Reader
     index: TextIndex
-    stats: _Stats
+    stats: Stats
     weights: list[float]
     within_sql: str | None
     within_params: tuple[Any, ...]
