@@ -731,9 +731,9 @@ def token_doc_freqs(db: Database, tokens: list[str]) -> dict[str, int]:
 # -- counts ----------------------------------------------------------------------------------------------------
 def index_totals(db: Database) -> tuple[int, int, int]:
     """(files, symbols, bound edges): what an index run reports, without counting the unbound references."""
-    if db.dialect == POSTGRESQL:
-        kept = pg_counts.row_counts(db)
-        return kept["files"], kept["nodes"] - kept["files"], kept["bound_edges"]
+    if db.dialect == POSTGRESQL:  # the trigger-kept counts: status's own, read in one query
+        kept = counts(db)
+        return kept["files"], kept["symbols"], kept["edges"]
     files = int(db.scalar("SELECT count(*) FROM files", default=0))
     nodes = int(db.scalar("SELECT count(*) FROM nodes", default=0))  # one module node per file: see counts
     edges = int(db.scalar("SELECT count(*) FROM edges WHERE target_id IS NOT NULL", default=0))

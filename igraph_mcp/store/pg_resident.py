@@ -207,8 +207,7 @@ def load(con: Any, index: pg_text.TextIndex) -> Snapshot:
     with con.transaction(), con.cursor() as cur:
         cur.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
         cur.execute("SET LOCAL enable_sort = off")  # the primary keys' order, not a sort of every posting
-        version = int(cur.execute(f"SELECT version FROM {index.totals}").fetchall()[0][0])  # noqa: S608
-        n_rows = int(cur.execute(f"SELECT count(*) FROM {index.name}").fetchall()[0][0])  # noqa: S608
+        version, n_rows = (int(v) for v in cur.execute(f"SELECT version, rows FROM {index.totals}").fetchall()[0])  # noqa: S608
         terms = cur.execute(f"SELECT term, docs FROM {index.terms} ORDER BY term").fetchall()  # noqa: S608
         total = sum(int(d) for _, d in terms)
         with cur.copy(
