@@ -34,6 +34,8 @@ _SRC = Path(__file__).resolve().parents[1]
 if str(_SRC) not in sys.path:
     sys.path.insert(0, str(_SRC))
 
+from igraph_mcp.embed.text import symbol_embedding_text  # noqa: E402
+from igraph_mcp.index.indexer import stored_body  # noqa: E402
 from igraph_mcp.index.parse import parse_source  # noqa: E402
 from igraph_mcp.vocab.languages import language_for_path  # noqa: E402
 from igraph_mcp.vocab.testcode import is_test_path  # noqa: E402
@@ -53,7 +55,7 @@ MAX_CHANGED_LINES = 1500
 MAX_PARENT_BYTES = 1_000_000  # larger files are generated or data; not parsed
 MAX_CODE_CHARS = 12_000  # code of one function kept in a pair
 HELDOUT_PERCENT = 10  # of repositories, by hash of the name
-MINER_VERSION = 3  # bump when a filter or the output changes: stats of another version are mined again
+MINER_VERSION = 4  # bump when a filter or the output changes: stats of another version are mined again
 SETTINGS = f"v{MINER_VERSION}:{MIN_QUERY_WORDS}:{MAX_SOURCE_FILES}:{MAX_FUNCTIONS}:{MAX_CHANGED_LINES}"
 
 # Never mined, by repository or owner name (normalised: lower case, runs of -_. as one "-"): SWE-bench's twelve,
@@ -431,6 +433,10 @@ def edited_definitions(source: bytes, path: str, ranges: list[tuple[int, int]]) 
     except ValueError:
         return []
     syms = pf.symbols
+    first_child: dict[int, int] = {}
+    for s in syms[1:]:
+        if s.parent is not None:
+            first_child.setdefault(s.parent, s.start_byte)
     hit: set[int] = set()
     for start, end in ranges:
         # Overlap with [start, end]; for an insertion (end = start - 1) this asks for both neighbouring lines.
@@ -451,6 +457,16 @@ def edited_definitions(source: bytes, path: str, ranges: list[tuple[int, int]]) 
                 "start_line": s.start_line,
                 "end_line": s.end_line,
                 "code": code[:MAX_CODE_CHARS],
+                # What the index embeds for this definition (the dense channel's document, for training the model).
+                "text": symbol_embedding_text(
+                    kind=s.kind,
+                    name=s.name,
+                    qualified_name=s.qualified_name,
+                    path=path,
+                    signature=s.signature,
+                    docstring=s.docstring,
+                    body=stored_body(source, s, first_child.get(i)),
+                ),
             }
         )
     return out

@@ -32,9 +32,8 @@ if str(_SRC) not in sys.path:
     sys.path.insert(0, str(_SRC))
 
 from igraph_mcp.embed.text import collapse_whitespace, symbol_embedding_text  # noqa: E402
-from igraph_mcp.index.indexer import MAX_BODY_CHARS  # noqa: E402
+from igraph_mcp.index.indexer import stored_body  # noqa: E402
 from igraph_mcp.index.parse import parse_source  # noqa: E402
-from igraph_mcp.vocab.languages import CONTAINER_KINDS  # noqa: E402
 
 CACHE = Path.home() / ".cache" / "igraph-mcp-train"
 PACKAGES_FILE = Path(__file__).with_name("packages.txt")
@@ -189,12 +188,7 @@ def mine_file(path: Path, rel: str) -> Iterator[tuple[str, str]]:
         query = query_from_docstring(doc)
         if query is None:
             continue
-        # The stored body, cut exactly as index/indexer.py cuts it.
-        end = s.end_byte
-        if s.kind in CONTAINER_KINDS and i in first_child:
-            end = max(first_child[i], s.start_byte)
-        end = min(end, s.start_byte + MAX_BODY_CHARS * 2)
-        body = source[s.start_byte : end].decode("utf-8", "replace")[:MAX_BODY_CHARS]
+        body = stored_body(source, s, first_child.get(i))
         if len(collapse_whitespace(body)) < 40:
             continue
         document = symbol_embedding_text(

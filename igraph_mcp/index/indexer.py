@@ -49,6 +49,16 @@ class _Change:
     old_id: int | None  # set for a modified file
 
 
+def stored_body(source: bytes, sym: Symbol, first_child_start: int | None) -> str:
+    """The body stored (and embedded) for a non-module symbol; training's miners cut it the same way."""
+    end = sym.end_byte
+    if sym.kind in CONTAINER_KINDS and first_child_start is not None:
+        # A class body would repeat every method; keep its header, docstring and attributes.
+        end = max(first_child_start, sym.start_byte)
+    end = min(end, sym.start_byte + MAX_BODY_CHARS * 2)
+    return source[sym.start_byte : end].decode("utf-8", "replace")[:MAX_BODY_CHARS]
+
+
 def fts_body(body: str) -> str:
     """Body text for FTS plus the words of its compound identifiers (``resolve_parameter`` also as ``resolve
     parameter``, ``getAttribute`` as ``get attribute``), so prose queries reach code that only names things."""
@@ -492,12 +502,7 @@ class Indexer:
                 body = source[: MODULE_HEAD_CHARS * 2].decode("utf-8", "replace")[:MODULE_HEAD_CHARS]
             else:
                 name, qname = s.name, s.qualified_name
-                end = s.end_byte
-                if s.kind in CONTAINER_KINDS and i in first_child:
-                    # A class body would repeat every method; keep its header, docstring and attributes.
-                    end = max(first_child[i], s.start_byte)
-                end = min(end, s.start_byte + MAX_BODY_CHARS * 2)
-                body = source[s.start_byte : end].decode("utf-8", "replace")[:MAX_BODY_CHARS]
+                body = stored_body(source, s, first_child.get(i))
             parent = ids[s.parent] if i > 0 and s.parent is not None and s.parent < i else None
             nid = ids[i]
             nodes.append(
