@@ -11,6 +11,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from _factories import open_service
+
+from igraph_mcp.embed.text import text_hash
 
 _PATH = Path(__file__).resolve().parents[1] / "training" / "mine_commits.py"
 _spec = importlib.util.spec_from_file_location("mine_commits", _PATH)
@@ -215,6 +218,30 @@ def test_exactly_the_two_requests_become_pairs(history: tuple[Path, dict[str, st
     assert branch["parent"] == ids["bot"]
     assert _spans(branch) == [("pkg/core.py", "beta", "function", 11, 12)]
     assert branch["functions"][0]["code"] == "def beta(x):\n    return x*2"  # type: ignore[index]
+
+
+def test_each_edited_definition_carries_the_text_the_index_embeds_for_it(
+    history: tuple[Path, dict[str, str]], tmp_path: Path
+) -> None:
+    root, ids = history
+    _, rows = _mine(root, tmp_path / "mined")
+    fix = next(row for row in rows if row["commit"] == ids["fix"])
+    parent = tmp_path / "parent"
+    parent.mkdir()
+    archive = subprocess.run(["git", "-C", str(root), "archive", str(fix["parent"])], check=True, capture_output=True)
+    subprocess.run(["tar", "-x", "-C", str(parent)], input=archive.stdout, check=True)
+    with open_service(parent, index=True) as svc:
+        stored = dict(
+            svc.db.rows(
+                "SELECT n.qualified_name, n.embed_hash FROM nodes n JOIN files f ON f.id = n.file_id WHERE f.path = ?",
+                ("pkg/core.py",),
+            )
+        )
+    functions = fix["functions"]
+    assert [f["qualified_name"] for f in functions] == ["alpha", "Gamma.run"]  # type: ignore[index]
+    for f in functions:  # type: ignore[attr-defined]
+        assert f["text"].startswith(f"{f['kind']} {f['qualified_name']}")
+        assert text_hash(f["text"]) == stored[f["qualified_name"]]
 
 
 def test_a_bare_mirror_gives_the_same_pairs(history: tuple[Path, dict[str, str]], tmp_path: Path) -> None:

@@ -419,6 +419,15 @@ class BlobReader:
             self._proc.stdout.close()
 
 
+def issue_text(rec: dict[str, object]) -> str:
+    """The query as an issue is written: the cleaned subject as its title line, the body below it (the miner
+    joined them into one line; the service reads a title line and a body as issue-shaped)."""
+    query, subject = str(rec["query"]), str(rec.get("subject") or "")
+    if subject and query.startswith(subject + ". "):
+        return subject + "\n\n" + query[len(subject) + 2 :]
+    return query
+
+
 def edited_definitions(source: bytes, path: str, ranges: list[tuple[int, int]]) -> list[dict[str, object]]:
     """The innermost definitions of the parent file whose lines the change touched, with their parent code.
 

@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
 import metrics as m
 import snapshots as snap
-from mine_commits import MIRRORS, is_vendored, mirror_dir
+from mine_commits import MIRRORS, is_vendored, issue_text, mirror_dir
 
 from igraph_mcp.vocab.languages import language_for_path
 
@@ -77,15 +77,6 @@ def queries_of(p: snap.Planned, keys: dict[str, int], paths: set[str], limit: in
         if len(out) >= limit:
             break
     return out
-
-
-def issue_text(rec: dict[str, Any]) -> str:
-    """The query as an issue is written: the cleaned subject as its title line, the body below it (the miner
-    joined them into one line; the service reads a title line and a body as issue-shaped)."""
-    query, subject = str(rec["query"]), str(rec.get("subject") or "")
-    if subject and query.startswith(subject + ". "):
-        return subject + "\n\n" + query[len(subject) + 2 :]
-    return query
 
 
 def dump_query(svc: Any, rec: dict[str, Any], keys: dict[str, int], class_keys: frozenset[str]) -> dict[str, Any]:

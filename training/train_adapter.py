@@ -33,6 +33,8 @@ try:
 except ImportError:
     raise SystemExit("training needs the torch extra: pip install -e '.[torch]' (CPU torch first on Linux)") from None
 
+import adapter_pairs  # noqa: E402
+
 from igraph_mcp.embed import local  # noqa: E402
 from igraph_mcp.embed.adapter import save_adapter  # noqa: E402
 
@@ -77,21 +79,40 @@ def encode(model: nn.Module, tok: Any, texts: list[str], max_len: int) -> torch.
     return nn.functional.normalize(pooled, dim=-1)
 
 
+def encode_all(model: nn.Module, tok: Any, texts: list[str] | tuple[str, ...], max_len: int) -> torch.Tensor:
+    """``encode`` in batches of 64 (no gradient: the caller holds ``torch.no_grad``)."""
+    return torch.cat([encode(model, tok, list(texts[i : i + 64]), max_len) for i in range(0, len(texts), 64)])
+
+
 def heldout_mrr(model: nn.Module, tok: Any, pairs: list[dict[str, str]], max_len: int) -> float:
     """MRR@10 of each held-out query against all held-out documents."""
     model.eval()
     with torch.no_grad():
-        q = torch.cat(
-            [encode(model, tok, [p["q"] for p in pairs[i : i + 64]], max_len) for i in range(0, len(pairs), 64)]
-        )
-        d = torch.cat(
-            [encode(model, tok, [p["d"] for p in pairs[i : i + 64]], max_len) for i in range(0, len(pairs), 64)]
-        )
+        q = encode_all(model, tok, [p["q"] for p in pairs], max_len)
+        d = encode_all(model, tok, [p["d"] for p in pairs], max_len)
     model.train()
     scores = q @ d.t()
     gold = scores.diagonal().unsqueeze(1)
     ranks = (scores > gold).sum(1) + 1
     return float(torch.where(ranks <= 10, 1.0 / ranks.float(), torch.zeros_like(ranks, dtype=torch.float)).mean())
+
+
+def pool_mrr(model: nn.Module, tok: Any, pools: list[adapter_pairs.Pool], max_len: int) -> float:
+    """MRR@10 over every held-out repository's queries, each ranked against its repository's pool (the first
+    edited definition found counts)."""
+    model.eval()
+    total, count = 0.0, 0
+    with torch.no_grad():
+        for pool in pools:
+            q = encode_all(model, tok, pool.queries, max_len)
+            d = encode_all(model, tok, pool.documents, max_len)
+            order = torch.argsort(q @ d.t(), dim=1, descending=True)[:, :10].tolist()
+            for row, gold in zip(order, pool.gold, strict=True):
+                rank = next((k + 1 for k, j in enumerate(row) if j in gold), None)
+                total += 1.0 / rank if rank else 0.0
+                count += 1
+    model.train()
+    return total / max(count, 1)
 
 
 def read_pairs(path: Path) -> list[dict[str, str]]:
@@ -108,7 +129,12 @@ def lr_at(elapsed: float, budget: float, peak: float, warmup: float) -> float:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--pairs", type=Path, default=CACHE / "pairs")
+    ap.add_argument("--pairs", type=Path, default=CACHE / "pairs", help="docstring pairs (mine_pairs.py)")
+    ap.add_argument("--commits", type=Path, default=None, help="mined commits (mine_commits.py), e.g. CACHE/commits")
+    ap.add_argument("--per-repo", type=int, default=300, help="newest commit pairs used per training repository")
+    ap.add_argument("--docstring-share", type=float, default=0.25, help="share of docstring batches with --commits")
+    ap.add_argument("--pool-queries", type=int, default=60, help="queries per held-out repository's pool check")
+    ap.add_argument("--pool-history", type=int, default=250, help="commits whose definitions form that pool")
     ap.add_argument("--out", type=Path, default=CACHE / "code-v1.npz")
     ap.add_argument("--minutes", type=float, default=40.0, help="wall-clock budget for the training steps")
     ap.add_argument("--rank", type=int, default=8)
@@ -147,61 +173,89 @@ def main(argv: list[str] | None = None) -> int:
     held = read_pairs(args.pairs / "heldout.jsonl")
     rng.shuffle(held)
     held = held[: args.heldout]
-    rng.shuffle(train)
-    print(f"{len(train)} training pairs, {len(held)} held-out pairs", flush=True)
+    print(f"{len(train)} docstring training pairs, {len(held)} held-out pairs", flush=True)
+    docstrings = [(p["q"], p["d"]) for p in train]
+    commits: list[adapter_pairs.CommitPair] = []
+    pools: list[adapter_pairs.Pool] = []
+    share = 1.0
+    if args.commits is not None:
+        commits = adapter_pairs.commit_pairs(args.commits, "train", args.per_repo)
+        held_commits = adapter_pairs.commit_pairs(args.commits, "heldout", args.pool_history)
+        pools = adapter_pairs.heldout_pools(held_commits, args.pool_queries, args.pool_history)
+        share = args.docstring_share
+        print(
+            f"{len(commits)} commit pairs from {len({p.repository for p in commits})} training repositories; "
+            f"held-out pools: {', '.join(f'{p.repository} {len(p.queries)}/{len(p.documents)}' for p in pools)}",
+            flush=True,
+        )
+
+    def check(label: str) -> None:
+        mrr = heldout_mrr(model, tok, held, args.max_len)
+        line = f"held-out MRR@10 {label}: docstrings {mrr:.4f}"
+        if pools:
+            line += f", commit pools {pool_mrr(model, tok, pools, args.max_len):.4f}"
+        print(line, flush=True)
 
     def save(path: Path) -> None:
         factors = {n: (w.A.detach().numpy(), w.B.detach().numpy()) for n, w in wrapped.items()}
         save_adapter(path, factors, rank=args.rank, alpha=args.alpha, base_sha256=local.BUNDLED_WEIGHTS_SHA256)
 
     t0 = time.perf_counter()
-    base_mrr = heldout_mrr(model, tok, held, args.max_len)
-    print(f"held-out MRR@10 before: {base_mrr:.4f} ({time.perf_counter() - t0:.0f} s)", flush=True)
+    check("before")
+    print(f"(checked in {time.perf_counter() - t0:.0f} s)", flush=True)
 
     opt = torch.optim.AdamW(params, lr=args.lr, weight_decay=0.01)
     budget = args.minutes * 60.0
     start = time.perf_counter()
-    step, losses, mid_done = 0, [], False
+    step, pairs_seen, losses, mid_done = 0, 0, [], False
     labels = torch.arange(args.batch)
-    for i in range(0, len(train) - args.batch + 1, args.batch):
-        elapsed = time.perf_counter() - start
-        if elapsed >= budget:
-            break
-        for g in opt.param_groups:
-            g["lr"] = lr_at(elapsed, budget, args.lr, 0.05)
-        batch = train[i : i + args.batch]
-        q = encode(model, tok, [p["q"] for p in batch], args.max_len)
-        d = encode(model, tok, [p["d"] for p in batch], args.max_len)
-        loss = nn.functional.cross_entropy(q @ d.t() * args.scale, labels[: len(batch)])
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        step += 1
-        losses.append(float(loss.detach()))
-        if step % 25 == 0:
-            rate = step * args.batch / (time.perf_counter() - start)
-            print(
-                f"step {step} pairs {step * args.batch} loss {np.mean(losses[-25:]):.4f} "
-                f"lr {opt.param_groups[0]['lr']:.2e} {rate:.1f} pairs/s {elapsed / 60:.1f} min",
-                flush=True,
-            )
-        if args.mid_check and not mid_done and elapsed >= budget / 2:
-            mid_done = True
-            save(args.out.with_suffix(".mid.npz"))
-            pause = time.perf_counter()
-            mrr = heldout_mrr(model, tok, held, args.max_len)
-            start += time.perf_counter() - pause  # the check does not eat the training budget
-            print(f"held-out MRR@10 at step {step}: {mrr:.4f}", flush=True)
+    epoch = 0
+    while True:
+        epoch_batches = adapter_pairs.batches(commits, docstrings, args.batch, share, rng)
+        if not epoch_batches:
+            raise SystemExit("no training pairs: mine them first (mine_pairs.py, mine_commits.py)")
+        for batch in epoch_batches:
+            elapsed = time.perf_counter() - start
+            if elapsed >= budget:
+                break
+            for g in opt.param_groups:
+                g["lr"] = lr_at(elapsed, budget, args.lr, 0.05)
+            q = encode(model, tok, [p[0] for p in batch], args.max_len)
+            d = encode(model, tok, [p[1] for p in batch], args.max_len)
+            loss = nn.functional.cross_entropy(q @ d.t() * args.scale, labels[: len(batch)])
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            step += 1
+            pairs_seen += len(batch)
+            losses.append(float(loss.detach()))
+            if step % 25 == 0:
+                rate = pairs_seen / (time.perf_counter() - start)
+                print(
+                    f"epoch {epoch} step {step} pairs {pairs_seen} loss {np.mean(losses[-25:]):.4f} "
+                    f"lr {opt.param_groups[0]['lr']:.2e} {rate:.1f} pairs/s {elapsed / 60:.1f} min",
+                    flush=True,
+                )
+            if args.mid_check and not mid_done and elapsed >= budget / 2:
+                mid_done = True
+                save(args.out.with_suffix(".mid.npz"))
+                pause = time.perf_counter()
+                check(f"at step {step}")
+                start += time.perf_counter() - pause  # the check does not eat the training budget
+        else:
+            epoch += 1
+            continue
+        break
     train_s = time.perf_counter() - start
     args.out.parent.mkdir(parents=True, exist_ok=True)
     save(args.out)
-    final = heldout_mrr(model, tok, held, args.max_len)
     print(
-        f"done: {step} steps, {step * args.batch} pairs, {train_s / 60:.1f} min training; "
+        f"done: {step} steps, {pairs_seen} pairs, {epoch} full epochs, {train_s / 60:.1f} min training; "
         f"loss first 25 {np.mean(losses[:25]):.4f} last 25 {np.mean(losses[-25:]):.4f}; "
-        f"held-out MRR@10 {base_mrr:.4f} -> {final:.4f}; saved {args.out} ({args.out.stat().st_size:,} bytes)",
+        f"saved {args.out} ({args.out.stat().st_size:,} bytes)",
         flush=True,
     )
+    check("after")
     return 0
 
 
