@@ -59,6 +59,8 @@ def test_batches_stay_in_one_repository_without_repeats_and_mix_in_docstrings() 
         assert len({q.split("-")[0] for q, _ in b}) == 1  # one repository per batch
         assert all(d[1:] == q[1:] for q, d in b)  # each query with one of its own edited definitions
     assert sorted(q for b in commit_batches for q, _ in b) == sorted(p.query for p in commits)
+    only_docstrings = ap.batches([], docstrings, size=8, docstring_share=1.0, rng=random.Random(3))
+    assert sorted(q for b in only_docstrings for q, _ in b) == sorted(q for q, _ in docstrings)
     only_commits = ap.batches(commits, docstrings, size=8, docstring_share=0.0, rng=random.Random(3))
     assert len(only_commits) == 6 and not any(q.startswith("doc ") for b in only_commits for q, _ in b)
 

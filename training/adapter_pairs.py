@@ -99,7 +99,8 @@ def batches(
         rng.shuffle(rows)
         out.extend(_cut(rows, size))
     if docstrings and docstring_share > 0:
-        wanted = len(out) * docstring_share / (1.0 - docstring_share) if out else len(docstrings) / size
+        every = not out or docstring_share >= 1.0  # no commits, or docstrings only: all of them
+        wanted = len(docstrings) / size if every else len(out) * docstring_share / (1.0 - docstring_share)
         rows = list(docstrings)
         rng.shuffle(rows)
         out.extend(b for i, b in enumerate(_cut(rows, size)) if i < max(1, int(wanted)))
