@@ -35,7 +35,7 @@ if str(_SRC) not in sys.path:
     sys.path.insert(0, str(_SRC))
 
 from igraph_mcp.embed.text import symbol_embedding_text  # noqa: E402
-from igraph_mcp.index.indexer import stored_body  # noqa: E402
+from igraph_mcp.index.indexer import first_child_starts, stored_body  # noqa: E402
 from igraph_mcp.index.parse import parse_source  # noqa: E402
 from igraph_mcp.vocab.languages import language_for_path  # noqa: E402
 from igraph_mcp.vocab.testcode import is_test_path  # noqa: E402
@@ -442,10 +442,7 @@ def edited_definitions(source: bytes, path: str, ranges: list[tuple[int, int]]) 
     except ValueError:
         return []
     syms = pf.symbols
-    first_child: dict[int, int] = {}
-    for s in syms[1:]:
-        if s.parent is not None:
-            first_child.setdefault(s.parent, s.start_byte)
+    first_child = first_child_starts(syms)
     hit: set[int] = set()
     for start, end in ranges:
         # Overlap with [start, end]; for an insertion (end = start - 1) this asks for both neighbouring lines.

@@ -32,7 +32,7 @@ if str(_SRC) not in sys.path:
     sys.path.insert(0, str(_SRC))
 
 from igraph_mcp.embed.text import collapse_whitespace, symbol_embedding_text  # noqa: E402
-from igraph_mcp.index.indexer import stored_body  # noqa: E402
+from igraph_mcp.index.indexer import first_child_starts, stored_body  # noqa: E402
 from igraph_mcp.index.parse import parse_source  # noqa: E402
 
 CACHE = Path.home() / ".cache" / "igraph-mcp-train"
@@ -175,10 +175,7 @@ def mine_file(path: Path, rel: str) -> Iterator[tuple[str, str]]:
     except ValueError:
         return
     symbols = pf.symbols
-    first_child: dict[int, int] = {}
-    for s in symbols[1:]:
-        if s.parent is not None:
-            first_child.setdefault(s.parent, s.start_byte)
+    first_child = first_child_starts(symbols)
     for i, s in enumerate(symbols):
         if i == 0 or s.kind not in ("function", "method", "class"):
             continue

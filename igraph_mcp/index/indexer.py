@@ -49,6 +49,15 @@ class _Change:
     old_id: int | None  # set for a modified file
 
 
+def first_child_starts(symbols: list[Symbol]) -> dict[int, int]:
+    """Where each symbol's first child starts (by index in ``symbols``): a class-like body is cut there."""
+    starts: dict[int, int] = {}
+    for s in symbols[1:]:
+        if s.parent is not None:
+            starts.setdefault(s.parent, s.start_byte)
+    return starts
+
+
 def stored_body(source: bytes, sym: Symbol, first_child_start: int | None) -> str:
     """The body stored (and embedded) for a non-module symbol; training's miners cut it the same way."""
     end = sym.end_byte
@@ -483,11 +492,7 @@ class Indexer:
         )
         mod_name, mod_qname = module_names(w.path)
         symbols = pf.symbols or [Symbol("module", "", "", 1, text_lines, 0, len(source))]
-        # Where each class-like symbol's first child starts, to cut its stored body there.
-        first_child: dict[int, int] = {}
-        for s in symbols[1:]:
-            if s.parent is not None:
-                first_child.setdefault(s.parent, s.start_byte)
+        first_child = first_child_starts(symbols)
         # Ids first, so a file's nodes go in as one batch (a round-trip per node dominated a cold PostgreSQL build).
         if module_id is None:
             ids = graph.reserve_node_ids(con, len(symbols))
