@@ -1,13 +1,16 @@
 """Train the code-retrieval LoRA adapter of the bundled all-MiniLM-L6-v2 on mined pairs (plain torch, CPU).
 
     nice -n 15 python training/train_adapter.py --minutes 40 --out igraph_mcp/embed/adapters/code-v1.npz
+    python training/train_adapter.py --commits ~/.cache/igraph-mcp-train/commits ...   # commits-v1: commit pairs too
 
 Low-rank factors A (rank x in, small random) and B (out x rank, zero) sit beside each frozen target linear
 layer; the model output is mean-pooled over the attention mask and L2-normalised as the served model does,
 and the loss is the in-batch-negatives contrastive loss (each query against every document of its batch,
 cosine x scale, cross-entropy on the diagonal). The learning rate follows the wall clock (warm-up, then a
 linear decay to zero at the time limit), so a time-boxed run still ends on a decayed rate. Held-out pair
-MRR@10 (each held-out query ranked against all held-out documents) is logged before, midway and after.
+MRR@10 (each held-out query ranked against all held-out documents) is logged before, midway and after. With
+``--commits``, mined commit pairs are batched within one repository (``adapter_pairs.py``), docstring batches make
+up ``--docstring-share`` of the rest, and each held-out repository's pool MRR@10 is logged too.
 """
 
 from __future__ import annotations
