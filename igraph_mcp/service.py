@@ -209,6 +209,11 @@ class IGraphService:
         return self._lookup.node(name, file)
 
     @_one_snapshot
+    def node_by_id(self, node_id: int) -> NodeDetail:
+        """``node`` for a symbol by its id (the view's clicks)."""
+        return self._lookup.node_by_id(node_id)
+
+    @_one_snapshot
     def file(self, path: str) -> FileDetail:
         """Outline of one file: exact path or an unambiguous suffix."""
         return self._lookup.file(path)
@@ -219,6 +224,13 @@ class IGraphService:
     ) -> RelatedResult:
         """Callers and/or callees of a symbol up to ``hops`` away (at most ``limit``; the rest is counted)."""
         return self._lookup.related(name, direction, hops, limit)
+
+    @_one_snapshot
+    def related_by_id(
+        self, node_id: int, direction: str = "both", hops: int | None = None, limit: int | None = None
+    ) -> RelatedResult:
+        """``related`` for a symbol by its id (the view's Symbol tab)."""
+        return self._lookup.related_by_id(node_id, direction, hops, limit)
 
     # -- resources -------------------------------------------------------------------------------------------
     def mount(self, path: str, source_type: str = "auto", name: str | None = None) -> MountResult:

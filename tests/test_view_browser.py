@@ -156,10 +156,12 @@ def test_live_page_search_expand_map(browser: Any, live_url: str, indexed_servic
     _wait(browser, "return document.getElementById('symbol-source')", "the symbol's source")
     assert "def login" in browser.find_element(By.ID, "symbol-source").text
     before = browser.execute_script("return window.igraphView.graphs.symbol.nodes.length")
-    _click_node(browser, "symbol", f"n{_node_id(indexed_service, 'check_password')}")
+    check, hashing = (f"n{_node_id(indexed_service, n)}" for n in ("check_password", "hash_password"))
+    _click_node(browser, "symbol", check)
     _wait(browser, "return window.igraphView.expandedCount === 2", "the clicked symbol to expand")
     after = browser.execute_script("return window.igraphView.graphs.symbol.nodes.getIds()")
-    assert len(after) > before and f"n{_node_id(indexed_service, 'hash_password')}" in after
+    edges = browser.execute_script("return window.igraphView.graphs.symbol.edges.getIds()")
+    assert len(after) >= before and hashing in after and f"{check}>{hashing}>calls" in edges
     assert "def check_password" in browser.find_element(By.ID, "symbol-source").text
     graphml = browser.execute_script(
         "const t = window.igraphView.exportText('graphml');"

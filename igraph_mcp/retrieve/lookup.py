@@ -41,6 +41,10 @@ def _candidate_ids(text: str) -> list[int]:
     return [int(i) for i in ids if isinstance(i, int)]
 
 
+def _gone(node_id: int) -> str:
+    return f"no symbol with id {node_id}; the index may have been rebuilt: search again and pick it from the hits"
+
+
 class Lookup:
     """Answers node, file and related questions against one repository's index."""
 
@@ -97,6 +101,16 @@ class Lookup:
                 candidates=[node_summary(r) for r in rows],
             )
         return self.detail(self.reader.db, rows[0])
+
+    def node_by_id(self, node_id: int) -> NodeDetail:
+        """``node`` for a symbol reached by id (a click in the view: a name may stand for several symbols)."""
+        row = self._row(node_id)
+        if row is None:
+            return NodeDetail(found=False, message=_gone(node_id))
+        return self.detail(self.reader.db, row)
+
+    def _row(self, node_id: int) -> NodeRow | None:
+        return graph.nodes_by_ids(self.reader.require_index(), [node_id]).get(node_id)
 
     def detail(self, db: Database, row: NodeRow) -> NodeDetail:
         """What ``igraph_node`` says of one stored row (also reached by id, as the view does)."""
@@ -220,14 +234,6 @@ class Lookup:
         self, name: str, direction: str = "both", hops: int | None = None, limit: int | None = None
     ) -> RelatedResult:
         """Callers and/or callees of a symbol up to ``hops`` away; what did not fit is counted, never hidden."""
-        if direction not in ("both", "callers", "callees"):
-            raise InvalidInput("direction must be 'both', 'callers' or 'callees'")
-        hops = 1 if hops is None else hops
-        if not 1 <= hops <= 5:
-            raise InvalidInput("hops must be between 1 and 5")
-        limit = DEFAULT_RELATED if limit is None else limit
-        if not 1 <= limit <= MAX_RELATED:
-            raise InvalidInput(f"limit must be between 1 and {MAX_RELATED}")
         rows = self.find(name, None)
         if not rows:
             return RelatedResult(found=False, message=f"no symbol named '{name}'; try igraph_explore")
@@ -237,7 +243,29 @@ class Lookup:
                 message=f"'{name}' is ambiguous; call again with a qualified name",
                 candidates=[node_summary(r) for r in rows],
             )
-        row = rows[0]
+        return self.related_to(rows[0], direction, hops, limit)
+
+    def related_by_id(
+        self, node_id: int, direction: str = "both", hops: int | None = None, limit: int | None = None
+    ) -> RelatedResult:
+        """``related`` for a symbol reached by id."""
+        row = self._row(node_id)
+        if row is None:
+            return RelatedResult(found=False, message=_gone(node_id))
+        return self.related_to(row, direction, hops, limit)
+
+    def related_to(
+        self, row: NodeRow, direction: str = "both", hops: int | None = None, limit: int | None = None
+    ) -> RelatedResult:
+        """``related`` of one stored row."""
+        if direction not in ("both", "callers", "callees"):
+            raise InvalidInput("direction must be 'both', 'callers' or 'callees'")
+        hops = 1 if hops is None else hops
+        if not 1 <= hops <= 5:
+            raise InvalidInput("hops must be between 1 and 5")
+        limit = DEFAULT_RELATED if limit is None else limit
+        if not 1 <= limit <= MAX_RELATED:
+            raise InvalidInput(f"limit must be between 1 and {MAX_RELATED}")
         db = self.reader.db
         dirs = {"both": ("callee", "caller"), "callers": ("caller",), "callees": ("callee",)}[direction]
         cut: set[int] = set()

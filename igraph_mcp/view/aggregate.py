@@ -11,13 +11,18 @@ from __future__ import annotations
 import heapq
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
 from igraph_mcp.store.overview import FileEdge, FileSummary
+from igraph_mcp.vocab.testcode import TEST_DIRS
 
 MAX_UNITS = 80  # nodes on one map: readable labels; the page offers 40 to 400
 MAX_EDGES = 1500
 MAX_OUTSIDE = 30  # units outside a focused folder that it talks to, heaviest first
+DOMINANT_TESTS = 0.25  # a test folder with this share of a map's files stays one node (its own map unfolds it)
+MAX_LABELS = 30  # labels drawn at the overview zoom: folders first, then the biggest files; the rest on zooming in
+LABEL_CHARS = 24  # a longer label is cut in the middle (the full path is in the node's tooltip)
 
 
 @dataclass
@@ -31,6 +36,7 @@ class MapUnit:
     files: int = 0
     group: str = ""  # the first path part below the focus: the map is coloured by it
     outside: bool = False  # outside the focused folder (only its links to the focus are shown)
+    folded: bool = False  # a dominant test folder kept as one node however much room the map has
     languages: dict[str, int] = field(default_factory=dict)
 
 
@@ -60,6 +66,7 @@ class MapView:
     symbols: int
     omitted_edges: int = 0
     omitted_outside: int = 0
+    labelled: set[str] = field(default_factory=set)  # units whose label is drawn at the overview zoom
 
 
 def normalize_focus(focus: str) -> str:
@@ -72,6 +79,35 @@ def _parent(path: str) -> str:
     """The folder id holding ``path`` ('' for the root)."""
     trimmed = path.rstrip("/")
     return trimmed.rsplit("/", 1)[0] + "/" if "/" in trimmed else ""
+
+
+def is_test_folder(unit: str) -> bool:
+    """A folder id ('pkg/tests/') named the way test folders are (``vocab.testcode.TEST_DIRS``)."""
+    return unit.endswith("/") and unit.rstrip("/").rsplit("/", 1)[-1].lower() in TEST_DIRS
+
+
+def dominant_tests(weight: dict[str, tuple[int, int]], files: int) -> set[str]:
+    """Test folders holding at least ``DOMINANT_TESTS`` of a map's ``files`` (but not all of them): each is drawn
+    as one folded node, so hundreds of test files never crowd the code they test off the map."""
+    return {
+        u for u, (_, n) in weight.items() if is_test_folder(u) and DOMINANT_TESTS * files <= n < files and files > 0
+    }
+
+
+def abbreviate(label: str, limit: int = LABEL_CHARS) -> str:
+    """``label`` within ``limit`` characters, cut in the middle so both its start and its end (an extension, a
+    folder's '/') stay readable."""
+    if len(label) <= limit:
+        return label
+    tail = (limit - 1) // 2
+    return label[: limit - 1 - tail] + "…" + (label[-tail:] if tail else "")
+
+
+def overview_labels(units: Sequence[MapUnit], max_labels: int = MAX_LABELS) -> set[str]:
+    """The units labelled at the overview zoom: folders (and the 'rest' node) before files, bigger before smaller,
+    units outside the focus last; at most ``max_labels``."""
+    ranked = sorted(units, key=lambda u: (u.outside, u.kind == "file", -u.symbols, -u.files, u.id))
+    return {u.id for u in ranked[: max(0, max_labels)]}
 
 
 def _children_index(paths: Iterable[str], base: str) -> dict[str, set[str]]:
@@ -89,18 +125,22 @@ def _children_index(paths: Iterable[str], base: str) -> dict[str, set[str]]:
 
 
 def _split_to_fit(
-    children: dict[str, set[str]], base: str, weight: dict[str, tuple[int, int]], max_units: int
+    children: dict[str, set[str]],
+    base: str,
+    weight: dict[str, tuple[int, int]],
+    max_units: int,
+    keep: AbstractSet[str] = frozenset(),
 ) -> tuple[list[str], set[str]]:
     """Units below ``base`` and the children folded into one 'rest' unit (when ``base`` alone has too many).
 
-    Start with the children of ``base``, then split the biggest folders while the map fits.
+    Start with the children of ``base``, then split the biggest folders (never those in ``keep``) while the map fits.
     """
     units = set(children.get(base, set()))
     rest: set[str] = set()
     if len(units) > max_units:  # a folder of 200 packages: show the biggest, fold the others into one node
         ranked = sorted(units, key=lambda u: (-weight[u][0], -weight[u][1], u))
         units, rest = set(ranked[: max_units - 1]), set(ranked[max_units - 1 :])
-    heap = [(-weight[u][0], -weight[u][1], u) for u in units if u.endswith("/")]
+    heap = [(-weight[u][0], -weight[u][1], u) for u in units if u.endswith("/") and u not in keep]
     heapq.heapify(heap)
     while heap:
         _, _, folder = heapq.heappop(heap)
@@ -110,7 +150,7 @@ def _split_to_fit(
         units.discard(folder)
         units |= inner
         for u in inner:
-            if u.endswith("/"):
+            if u.endswith("/") and u not in keep:
                 heapq.heappush(heap, (-weight[u][0], -weight[u][1], u))
     return sorted(units), rest
 
@@ -156,7 +196,8 @@ def fold_map(
             languages[node][f.language] = languages[node].get(f.language, 0) + 1
             node = _parent(node)
     children = _children_index((f.path for f in inside), base)
-    shown, rest = _split_to_fit(children, base, weight, max(2, max_units))
+    folded = dominant_tests(weight, len(inside))
+    shown, rest = _split_to_fit(children, base, weight, max(2, max_units), folded)
     shown_set = set(shown)
     rest_id = base + "…"
     by_id = {f.id: f for f in files}
@@ -191,7 +232,7 @@ def fold_map(
     kept_outside = set(sorted(outside_weight, key=lambda u: (-outside_weight[u], u))[: max(0, max_outside)])
     kept = [e for e in pairs.values() if _touches_only(e, shown_set | {rest_id}, kept_outside)]
     kept.sort(key=lambda e: (-e.total, e.source, e.target))
-    units = [_unit(u, base, weight[u], languages[u]) for u in shown]
+    units = [_unit(u, base, weight[u], languages[u], folded=u in folded) for u in shown]
     if rest:
         units.append(
             MapUnit(
@@ -215,6 +256,7 @@ def fold_map(
         symbols=sum(f.symbols for f in inside),
         omitted_edges=max(0, len(kept) - max_edges),
         omitted_outside=len(outside_weight) - len(kept_outside),
+        labelled=overview_labels(units),
     )
 
 
@@ -222,7 +264,7 @@ def _touches_only(edge: MapEdge, shown: set[str], outside: set[str]) -> bool:
     return all(end in shown or end in outside for end in (edge.source, edge.target))
 
 
-def _unit(unit: str, base: str, weight: tuple[int, int], languages: dict[str, int]) -> MapUnit:
+def _unit(unit: str, base: str, weight: tuple[int, int], languages: dict[str, int], *, folded: bool) -> MapUnit:
     rel = unit[len(base) :]
     return MapUnit(
         id=unit,
@@ -231,5 +273,6 @@ def _unit(unit: str, base: str, weight: tuple[int, int], languages: dict[str, in
         symbols=weight[0],
         files=weight[1],
         group=rel.split("/", 1)[0] if "/" in rel else "(files here)",
+        folded=folded,
         languages=dict(languages),
     )

@@ -11,12 +11,8 @@ import threading
 from typing import TYPE_CHECKING, Any
 
 from igraph_mcp.errors import InvalidInput
-from igraph_mcp.models import NodeDetail
-from igraph_mcp.render import render_explore
-from igraph_mcp.store import graph
+from igraph_mcp.render import render_explore, render_related
 from igraph_mcp.store import overview as ov
-from igraph_mcp.store.db import Database
-from igraph_mcp.store.records import NodeRow
 from igraph_mcp.view.aggregate import MAX_UNITS, fold_map, normalize_focus
 from igraph_mcp.view.graph_doc import explore_doc, map_doc, node_doc
 from igraph_mcp.vocab.edges import CERTAIN
@@ -28,6 +24,8 @@ MAX_QUERY_CHARS = 10_000  # the page's box; the explore call itself accepts more
 RESOURCE_PAGE = 100  # chunks per resources page
 LINKS_PER_RESOURCE = 10
 MAX_STALE_LISTED = 50
+RELATED_HOPS = 2  # the Symbol tab's related entries: igraph_related at two hops, as an agent would ask
+RELATED_LIMIT = 30
 
 
 class ViewData:
@@ -51,15 +49,16 @@ class ViewData:
 
     # -- one symbol ------------------------------------------------------------------------------------------
     def node(self, node_id: int) -> dict[str, Any]:
-        """A symbol by id: source on the side, callers / callees / bases with their totals, as a graph."""
+        """A symbol by id: what ``igraph_node`` and ``igraph_related`` say of it (the service's own answers), its
+        imports and edge totals, as a graph."""
         db = self.lookup.reader.require_index()
         with db.snapshot():
-            row = graph.nodes_by_ids(db, [node_id]).get(node_id)
-            if row is None:
-                return {"found": False, "message": f"no symbol with id {node_id}; the index may have been rebuilt"}
-            detail = self._detail(db, row)
-            imports = self.lookup.edge_refs(db, row.id, outgoing=True, kinds=("imports",))
-            imported_by = self.lookup.edge_refs(db, row.id, outgoing=False, kinds=("imports",))
+            detail = self.service.node_by_id(node_id)
+            if not detail.found:
+                return {"found": False, "message": detail.message}
+            related = self.service.related_by_id(node_id, "both", RELATED_HOPS, RELATED_LIMIT)
+            imports = self.lookup.edge_refs(db, node_id, outgoing=True, kinds=("imports",))
+            imported_by = self.lookup.edge_refs(db, node_id, outgoing=False, kinds=("imports",))
             t = ov.edge_totals(db, node_id)
         imports = [r for r in imports if r.nodeId is not None]  # an unbound import names a module outside the index
         totals = {
@@ -72,15 +71,14 @@ class ViewData:
         return {
             "found": True,
             "detail": detail.model_dump(mode="json"),
+            "related": related.model_dump(mode="json", include={"related", "truncated", "omitted", "message"}),
+            "relatedHops": RELATED_HOPS,
+            "relatedText": render_related(related),
             "imports": [r.model_dump(mode="json") for r in imports],
             "importedBy": [r.model_dump(mode="json") for r in imported_by],
             "totals": totals,
-            "graph": node_doc(detail, totals, imports=imports, imported_by=imported_by),
+            "graph": node_doc(detail, totals, imports=imports, imported_by=imported_by, related=related.related),
         }
-
-    def _detail(self, db: Database, row: NodeRow) -> NodeDetail:
-        """What ``igraph_node`` says of one stored row, reached by id (a name may stand for several symbols)."""
-        return self.lookup.detail(db, row)
 
     def file(self, path: str) -> dict[str, Any]:
         """A file's outline (``igraph_file``)."""

@@ -11,8 +11,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from igraph_mcp.models import EdgeRef, ExploreResult, NodeDetail, NodeSummary
-from igraph_mcp.view.aggregate import MapView
+from igraph_mcp.models import EdgeRef, ExploreResult, Neighbour, NodeDetail, NodeSummary
+from igraph_mcp.view.aggregate import MapUnit, MapView, abbreviate
 
 GraphDoc = dict[str, Any]
 
@@ -57,23 +57,27 @@ def _edge(source: str, target: str, kind: str, *, certain: bool | None = None, w
 
 
 def map_doc(view: MapView) -> GraphDoc:
-    """The repository map: units sized by their symbols, edges weighted by how many symbol edges they sum."""
+    """The repository map: units sized by their symbols, edges weighted by how many symbol edges they sum; only
+    ``view.labelled`` units carry a label at the overview zoom (``fullLabel`` is drawn on zooming in)."""
     nodes = [
         _node(
             u.id,
-            u.label,
+            abbreviate(u.label) + (f" ({u.files} files, folded)" if u.folded else ""),
             u.kind,
             kind=u.kind,
             path=u.id,
             size=max(1, u.symbols),
             group=u.group,
-            title=(
-                f"{u.id}: {u.symbols} symbols in {u.files} file{'s' if u.files != 1 else ''}"
-                if not u.outside
-                else f"{u.id} (outside {view.focus or 'the root'})"
-            ),
+            title=_unit_title(u, view.focus),
         )
-        | {"files": u.files, "outside": u.outside, "languages": u.languages}
+        | {
+            "files": u.files,
+            "outside": u.outside,
+            "folded": u.folded,
+            "labelled": u.id in view.labelled,
+            "fullLabel": u.label,
+            "languages": u.languages,
+        }
         for u in view.units
     ]
     edges = [
@@ -93,6 +97,15 @@ def map_doc(view: MapView) -> GraphDoc:
             "omittedOutside": view.omitted_outside,
         },
     }
+
+
+def _unit_title(u: MapUnit, focus: str) -> str:
+    if u.outside:
+        return f"{u.id} (outside {focus or 'the root'})"
+    files = f"{u.symbols} symbols in {u.files} file{'s' if u.files != 1 else ''}"
+    if u.folded:
+        return f"{u.id}: tests, folded into one node: {files}; double-click to open its map"
+    return f"{u.id}: {files}"
 
 
 def _summary_node(s: NodeSummary, type: str) -> dict[str, Any]:
@@ -129,14 +142,58 @@ def _ref_node(ref: EdgeRef) -> dict[str, Any]:
     )
 
 
+def _drawn(edges: list[dict[str, Any]], nodes: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each edge once (the first of the same ends and kind), and only between drawn nodes: a via-node left out of a
+    capped list is named in the side list, not drawn as a dangling end."""
+    seen: set[tuple[str, str, str]] = set()
+    out = []
+    for e in edges:
+        key = (e["from"], e["to"], e["kind"])
+        if key not in seen and e["from"] in nodes and e["to"] in nodes:
+            seen.add(key)
+            out.append(e)
+    return out
+
+
+def relation(n: Neighbour) -> str:
+    """How a neighbour hangs off its via-node, as the service says: 'callee of X, distance 2'."""
+    return f"{n.direction} of {n.viaName or symbol_id(n.viaNodeId)}, distance {n.distance}"
+
+
+def _neighbour_node(n: Neighbour) -> dict[str, Any]:
+    return _node(
+        symbol_id(n.nodeId),
+        n.qualifiedName or n.name,
+        "neighbour",
+        kind=n.kind,
+        path=n.filePath,
+        line=n.startLine,
+        node_id=n.nodeId,
+        title=f"{n.kind} {n.qualifiedName} {n.filePath}:{n.startLine} ({relation(n)})",
+    ) | {"distance": n.distance}
+
+
+def _neighbour_edge(n: Neighbour) -> dict[str, Any]:
+    """The edge between a neighbour and its via-node, drawn the way the call goes (a callee is called by its via)."""
+    nid, via = symbol_id(n.nodeId), symbol_id(n.viaNodeId)
+    source, target = (via, nid) if n.direction == "callee" else (nid, via)
+    return _edge(source, target, n.edgeKind, certain=n.certain) | {
+        "resolution": n.resolution,
+        "direction": n.direction,
+        "distance": n.distance,
+    }
+
+
 def node_doc(
     detail: NodeDetail,
     totals: dict[str, int],
     *,
     imports: Sequence[EdgeRef] = (),
     imported_by: Sequence[EdgeRef] = (),
+    related: Sequence[Neighbour] = (),
 ) -> GraphDoc:
-    """One symbol and its callers, callees, bases and imports; certain edges apart from guesses (``certain``)."""
+    """One symbol and its callers, callees, bases and imports; certain edges apart from guesses (``certain``);
+    then its related entries (``igraph_related``), each hung off the entry it names as its via-node."""
     if not detail.found or detail.node is None:
         return {"nodes": [], "edges": [], "meta": {"view": "node", "found": False}}
     centre = _summary_node(detail.node, "focus")
@@ -156,9 +213,12 @@ def node_doc(
             nodes.setdefault(other["id"], other)
             source, target = (other["id"], me) if incoming else (me, other["id"])
             edges.append(_edge(source, target, ref.edgeKind, certain=ref.certain) | {"resolution": ref.resolution})
+    for n in related:
+        nodes.setdefault(symbol_id(n.nodeId), _neighbour_node(n))
+        edges.append(_neighbour_edge(n))
     return {
         "nodes": list(nodes.values()),
-        "edges": edges,
+        "edges": _drawn(edges, nodes),
         "meta": {"view": "node", "found": True, "centre": me, "totals": totals},
     }
 
@@ -185,20 +245,9 @@ def explore_doc(result: ExploreResult) -> GraphDoc:
     for n in result.neighbours:
         nid = symbol_id(n.nodeId)
         if nid not in nodes:
-            nodes[nid] = _node(
-                nid,
-                n.qualifiedName or n.name,
-                "neighbour",
-                kind=n.kind,
-                path=n.filePath,
-                line=n.startLine,
-                node_id=n.nodeId,
-                title=f"{n.kind} {n.qualifiedName} {n.filePath}:{n.startLine} ({n.direction} of {n.viaName})",
-            )
+            nodes[nid] = _neighbour_node(n)
             at.setdefault((n.filePath, n.startLine), nid)
-        via = symbol_id(n.viaNodeId)
-        source, target = (via, nid) if n.direction == "callee" else (nid, via)
-        edges.append(_edge(source, target, n.edgeKind, certain=n.certain) | {"resolution": n.resolution})
+        edges.append(_neighbour_edge(n))
     for r in result.resources:
         rid = f"r{r.resourceId}"
         nodes[rid] = _node(
@@ -215,4 +264,8 @@ def explore_doc(result: ExploreResult) -> GraphDoc:
             linked = at.get((m.group("path"), int(m.group("line")))) if m else None
             if linked is not None:
                 edges.append(_edge(rid, linked, "links"))
-    return {"nodes": list(nodes.values()), "edges": edges, "meta": {"view": "search", "query": result.query}}
+    return {
+        "nodes": list(nodes.values()),
+        "edges": _drawn(edges, nodes),
+        "meta": {"view": "search", "query": result.query},
+    }

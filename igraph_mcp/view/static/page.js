@@ -11,6 +11,7 @@
     hit: "#4f6df5", neighbour: "#9aa9d6", focus: "#f59f00", symbol: "#8fb3ff", unresolved: "#c9cdd6",
     resource: "#2fb380", file: "#8fb3ff", folder: "#6b8cff",
   };
+  const ALL_LABELS_AT = 1.6;  // map zoom from which every unit is labelled
   const EDGE_COLOURS = { calls: "#5b6fb5", inherits: "#c2410c", implements: "#c2410c", imports: "#2f9e6f",
     references: "#8a8fa3", links: "#2fb380" };
 
@@ -75,14 +76,18 @@
   }
 
   // -- drawing ----------------------------------------------------------------------------------------------
+  // A map unit is labelled at the overview zoom only when the server picked it (folders, the biggest files);
+  // zoomed in, every unit is.
+  function mapLabel(n, all) { return n.labelled === false && !all ? "" : n.label; }
   function visNode(n) {
     const colour = n.type === "file" || n.type === "folder" || n.type === "rest" ? hue(n.group) : (TYPE_COLOURS[n.type] || "#8fb3ff");
+    const label = "labelled" in n ? mapLabel(n, false) : (n.rank ? n.rank + ". " : "") + short(n.label, 42);
     return {
-      id: n.id, label: (n.rank ? n.rank + ". " : "") + short(n.label, 42), title: n.title, value: n.size || 1,
-      shape: n.type === "resource" ? "box" : n.type === "folder" ? "diamond" : n.type === "rest" ? "square"
+      id: n.id, label, title: n.title, value: n.size || 1,
+      shape: n.type === "resource" ? "box" : n.folded ? "hexagon" : n.type === "folder" ? "diamond" : n.type === "rest" ? "square"
         : n.type === "unresolved" ? "text" : "dot",
       color: { background: colour, border: n.outside ? "#999" : "#2b3a67" },
-      borderWidth: n.type === "focus" ? 3 : 1,
+      borderWidth: n.type === "focus" || n.folded ? 3 : 1,
       font: { size: n.type === "hit" ? 14 : 12, color: n.type === "unresolved" ? "#889" : "#1d2330" },
     };
   }
@@ -123,6 +128,12 @@
     if (onDouble) network.on("doubleClick", (p) => { if (p.nodes.length) onDouble(p.nodes[0]); });
     return g;
   }
+  // Take a view's drawing away (an answer that could not be had must not leave the last one looking current).
+  function forget(tab) {
+    if (state.graphs[tab]) state.graphs[tab].network.destroy();
+    delete state.graphs[tab];
+    state.ready[tab] = true;
+  }
   function docNode(tab, id) { return (state.graphs[tab]?.doc.nodes || []).find((n) => n.id === id); }
   // Where a node is drawn, from the top left of its view's drawing area (the browser test clicks there).
   state.nodePosition = function (tab, id) {
@@ -153,14 +164,20 @@
   async function runSearch(query) {
     const side = document.getElementById("search-side");
     clear(side, el("p", { class: "muted" }, "searching…"));
+    forget("search");
     let answer;
     try {
       answer = await api("search", { q: query });
     } catch (err) {
-      clear(side, el("p", { class: "muted" }, err.message));
+      const why = boot.mode === "static"
+        ? `This offline file cannot answer “${short(query, 80)}”: ${err.message}. For live queries run \`igraph-mcp view\` in the repository (it serves this page with a server behind it), or write the file again with --query.`
+        : `The search failed: ${err.message}`;
+      notice(why, true);
+      clear(side, el("p", { id: "search-failed" }, why));
       if (boot.mode === "static") side.append(staticQueries());
       return;
     }
+    notice(boot.mode === "static" ? staticNotice() : "");
     const r = answer.result;
     const d = r.diagnostics || {};
     const total = Object.values(d.timingsMs || {}).reduce((a, b) => Math.max(a, b), 0);
@@ -169,10 +186,7 @@
     el("b", {}, `${i + 1}. `), el("span", { class: "kind" }, h.kind), el("b", {}, h.qualifiedName || h.name), " ",
     el("span", { class: "loc" }, `${h.filePath}:${h.startLine}-${h.endLine}`), el("br"),
     el("span", { class: "badge" }, `${h.matchChannel} ${h.score.toFixed(4)}`), ...channelBadges(h))));
-    const neighbours = el("ul", {}, ...r.neighbours.map((n) => el("li", { class: "clickable", onclick: () => openSymbol(n.nodeId) },
-      n.viaName, n.direction === "callee" ? " → " : " ← ", el("span", { class: "kind" }, n.edgeKind),
-      el("b", {}, n.qualifiedName), " ", el("span", { class: "loc" }, `${n.filePath}:${n.startLine}`),
-      n.certain ? null : el("span", { class: "badge guess" }, "guess: " + n.resolution))));
+    const neighbours = el("ul", { id: "neighbours" }, ...r.neighbours.map(neighbourItem(openSymbol)));
     const resources = el("ul", {}, ...r.resources.map((x) => el("li", {},
       el("span", { class: "kind" }, x.kind), el("b", {}, (x.headingPath || []).join(" › ") || x.title), " ",
       el("span", { class: "loc" }, `${x.sourceName} (${x.reason})`))));
@@ -185,6 +199,19 @@
       el("h2", {}, `Resources attached (${r.resources.length})`), r.resources.length ? resources : el("p", { class: "muted" }, "none mounted or none matched"),
       el("details", {}, el("summary", {}, "What the agent reads (the text part of the answer)"), el("pre", { id: "agent-text" }, answer.text)));
     draw("search", answer.graph, (id) => { const n = docNode("search", id); if (n && n.nodeId) openSymbol(n.nodeId); });
+  }
+  // One neighbour or related entry as the service gave it: what it is, and how it hangs off its via-node.
+  function relation(n) { return `${n.direction} of ${n.viaName || "#" + n.viaNodeId}, distance ${n.distance}`; }
+  function neighbourItem(onPick) {
+    return (n) => el("li", { class: "clickable neighbour", dataset: { nodeId: n.nodeId, distance: n.distance, via: n.viaNodeId },
+      onclick: () => onPick(n.nodeId) },
+    el("span", { class: "kind" }, n.edgeKind), el("b", {}, n.qualifiedName || n.name), " ",
+    el("span", { class: "loc" }, `${n.filePath}:${n.startLine}`), el("br"),
+    el("span", { class: "badge" }, `d${n.distance}`), el("span", { class: "relation" }, relation(n)),
+    n.certain ? null : el("span", { class: "badge guess" }, "guess: " + n.resolution));
+  }
+  function staticNotice() {
+    return `An offline snapshot written ${boot.written}: the map, the status and the resources are complete; search answers and symbols only as listed.`;
   }
   function staticQueries() {
     const qs = boot.queries || [];
@@ -215,14 +242,32 @@
       ...refList("Bases", d.bases, t.bases),
       ...(t.imports ? refList("Imports", answer.imports, t.imports) : []),
       ...(t.importedBy ? refList("Imported by", answer.importedBy, t.importedBy) : []),
+      ...relatedList(answer),
       el("h3", {}, "Source" + (d.sourceTruncated ? " (cut)" : "")), el("pre", { id: "symbol-source" }, d.source));
+  }
+  function relatedList(answer) {
+    const r = answer.related;
+    if (!r) return [];
+    return [el("h3", {}, `Related within ${answer.relatedHops} hops (igraph_related): ${r.related.length}`),
+      r.related.length ? el("ul", { id: "related" }, ...r.related.map(neighbourItem(expandSymbol))) : el("p", { class: "muted" }, "none"),
+      r.message ? el("p", { class: "muted" }, r.message) : null,
+      el("details", {}, el("summary", {}, "What the agent reads (igraph_related's text)"), el("pre", { id: "related-text" }, answer.relatedText))];
+  }
+  // The Symbol tab with nothing in it: why, and how to pick a symbol.
+  function symbolEmpty(why) {
+    forget("symbol");
+    clear(document.getElementById("symbol-side"),
+      el("h2", { id: "symbol-empty" }, why ? "Symbol not found" : "No symbol chosen"),
+      why ? el("p", {}, why) : null,
+      el("p", {}, "To pick one: search on the Search tab and click a hit or a neighbour; or click a file on the Map tab, then a symbol in its outline; or click a symbol linked to a section under Resources."),
+      boot.mode === "static" ? el("p", { class: "muted" }, "This offline file holds only the symbols of its searches and resources; run `igraph-mcp view` in the repository to open any symbol.") : null);
   }
   async function openSymbol(nodeId) {
     show("symbol");
     let answer;
-    try { answer = await api("node", { id: nodeId }); } catch (err) { notice(err.message, true); return; }
-    if (!answer.found) { notice(answer.message, true); return; }
-    notice("");
+    try { answer = await api("node", { id: nodeId }); } catch (err) { notice(err.message, true); symbolEmpty(err.message); return; }
+    if (!answer.found) { notice(answer.message, true); symbolEmpty(answer.message); return; }
+    notice(boot.mode === "static" ? staticNotice() : "");
     state.expanded = new Set([answer.graph.meta.centre]);
     draw("symbol", answer.graph, (id) => { const x = docNode("symbol", id); if (x && x.nodeId) expandSymbol(x.nodeId); });
     symbolSide(answer);
@@ -287,7 +332,14 @@
     clear(side, el("div", { id: "map-summary" }, `${m.focus || "repository"}: ${m.files} files, ${m.symbols} symbols as ${doc.nodes.length} nodes, ${doc.edges.length} edges${cut}`),
       detailPicker(), el("div", { id: "map-selection" }), statusBlock(status));
     groupColour.clear();
-    draw("map", doc, (id) => selectUnit(id), (id) => { const n = docNode("map", id); if (n && n.type === "folder") openMap(n.id.replace(/\/$/, "")); });
+    const g = draw("map", doc, (id) => selectUnit(id), (id) => { const n = docNode("map", id); if (n && n.type === "folder") openMap(n.id.replace(/\/$/, "")); });
+    g.allLabels = false;
+    g.network.on("zoom", (p) => {
+      const all = p.scale >= ALL_LABELS_AT;
+      if (all === g.allLabels) return;
+      g.allLabels = all;
+      g.nodes.update(g.doc.nodes.map((n) => ({ id: n.id, label: mapLabel(n, all) })));
+    });
   }
   function detailPicker() {
     if (boot.mode === "static") return null;
@@ -308,6 +360,7 @@
     }
     if (n.type === "folder") {
       clear(box, head, el("div", {}, n.outside ? "outside this map" : `${n.files} files, ${n.size} symbols`),
+        n.folded ? el("p", { id: "folded-note" }, "Tests, folded into one node so they do not crowd the code off the map: double-click it or open its map to see them.") : null,
         el("button", { type: "button", id: "open-folder", onclick: () => openMap(n.id.replace(/\/$/, "")) }, "Open this folder's map"));
       return;
     }
@@ -399,11 +452,14 @@
     if (q) runSearch(q);
   });
   if (boot.mode === "static") {
-    notice(`An offline snapshot written ${boot.written}: the map, the status and the resources are complete; search answers and symbols only as listed.`);
+    notice(staticNotice());
     document.getElementById("search-side").append(staticQueries());
   }
-  const start = new URLSearchParams(location.search).get("tab") || boot.tab || "search";
+  symbolEmpty("");
+  const params = new URLSearchParams(location.search);
+  const start = params.get("tab") || boot.tab || "search";
   show(start);
+  if (start === "symbol" && params.get("id")) openSymbol(Number(params.get("id")));
   if (boot.queries && boot.queries.length && start === "search") {
     document.getElementById("q").value = boot.queries[0];
     runSearch(boot.queries[0]);
