@@ -34,7 +34,7 @@ class MapUnit:
     kind: str  # 'file', 'folder', or 'rest' (the smaller children of a folder too wide to show, as one node)
     symbols: int = 0
     files: int = 0
-    group: str = ""  # the first path part below the focus: the map is coloured by it
+    group: str = ""  # the folder holding the unit, below the focus (a top folder: itself): the map's colours
     outside: bool = False  # outside the focused folder (only its links to the focus are shown)
     folded: bool = False  # a dominant test folder kept as one node however much room the map has
     languages: dict[str, int] = field(default_factory=dict)
@@ -105,9 +105,19 @@ def abbreviate(label: str, limit: int = LABEL_CHARS) -> str:
 
 def overview_labels(units: Sequence[MapUnit], max_labels: int = MAX_LABELS) -> set[str]:
     """The units labelled at the overview zoom: folders (and the 'rest' node) before files, bigger before smaller,
-    units outside the focus last; at most ``max_labels``."""
-    ranked = sorted(units, key=lambda u: (u.outside, u.kind == "file", -u.symbols, -u.files, u.id))
-    return {u.id for u in ranked[: max(0, max_labels)]}
+    units outside the focus last; at most ``max_labels``, and never some of a tie (of 50 files of one size, none is
+    picked by its name)."""
+
+    def rank(u: MapUnit) -> tuple[bool, bool, int, int]:
+        return (u.outside, u.kind == "file", -u.symbols, -u.files)
+
+    ranked = sorted(units, key=lambda u: (rank(u), u.id))
+    if len(ranked) <= max_labels:
+        return {u.id for u in ranked}
+    cut = max(0, max_labels)
+    while 0 < cut and rank(ranked[cut - 1]) == rank(ranked[cut]):
+        cut -= 1
+    return {u.id for u in ranked[:cut]}
 
 
 def _children_index(paths: Iterable[str], base: str) -> dict[str, set[str]]:
@@ -272,7 +282,15 @@ def _unit(unit: str, base: str, weight: tuple[int, int], languages: dict[str, in
         kind="folder" if unit.endswith("/") else "file",
         symbols=weight[0],
         files=weight[1],
-        group=rel.split("/", 1)[0] if "/" in rel else "(files here)",
+        group=_group(rel),
         folded=folded,
         languages=dict(languages),
     )
+
+
+def _group(rel: str) -> str:
+    """A unit's colour group: the folder holding it below the focus ('' -> '(files here)'), a top folder its own."""
+    trimmed = rel.rstrip("/")
+    if "/" in trimmed:
+        return trimmed.rsplit("/", 1)[0]
+    return trimmed if rel.endswith("/") else "(files here)"

@@ -11,7 +11,8 @@
     hit: "#4f6df5", neighbour: "#9aa9d6", focus: "#f59f00", symbol: "#8fb3ff", unresolved: "#c9cdd6",
     resource: "#2fb380", file: "#8fb3ff", folder: "#6b8cff",
   };
-  const ALL_LABELS_AT = 1.6;  // map zoom from which every unit is labelled
+  const LABEL_PX = 13;  // a map label's height on screen at the zoom it was placed for
+  const ZOOM_ALL = 2;  // zoomed in this many times from the map's overview, every unit is labelled
   const EDGE_COLOURS = { calls: "#5b6fb5", inherits: "#c2410c", implements: "#c2410c", imports: "#2f9e6f",
     references: "#8a8fa3", links: "#2fb380" };
 
@@ -76,12 +77,10 @@
   }
 
   // -- drawing ----------------------------------------------------------------------------------------------
-  // A map unit is labelled at the overview zoom only when the server picked it (folders, the biggest files);
-  // zoomed in, every unit is.
-  function mapLabel(n, all) { return n.labelled === false && !all ? "" : n.label; }
   function visNode(n) {
     const colour = n.type === "file" || n.type === "folder" || n.type === "rest" ? hue(n.group) : (TYPE_COLOURS[n.type] || "#8fb3ff");
-    const label = "labelled" in n ? mapLabel(n, false) : (n.rank ? n.rank + ". " : "") + short(n.label, 42);
+    // Map units get their labels once the layout settles (settleMapLabels).
+    const label = "labelled" in n ? "" : (n.rank ? n.rank + ". " : "") + short(n.label, 42);
     return {
       id: n.id, label, title: n.title, value: n.size || 1,
       shape: n.type === "resource" ? "box" : n.folded ? "hexagon" : n.type === "folder" ? "diamond" : n.type === "rest" ? "square"
@@ -103,7 +102,7 @@
       title: `${e.kind}${e.weight > 1 ? " ×" + e.weight : ""}${e.certain === false ? " (guessed by name)" : e.certain ? " (certain)" : ""}`,
     };
   }
-  function draw(tab, doc, onClick, onDouble) {
+  function draw(tab, doc, onClick, onDouble, settled) {
     const box = document.getElementById("graph-" + tab);
     if (state.graphs[tab]) state.graphs[tab].network.destroy();
     state.ready[tab] = false;
@@ -112,7 +111,7 @@
     const edges = new vis.DataSet(doc.edges.map(visEdge));
     const many = doc.nodes.length > 80;
     const network = new vis.Network(box, { nodes, edges }, {
-      nodes: { scaling: { min: 8, max: tab === "map" ? 46 : 28, label: { enabled: tab === "map", min: 11, max: 20 } } },
+      nodes: { scaling: { min: 8, max: tab === "map" ? 46 : 28, label: { enabled: false } } },
       edges: { scaling: { min: 1, max: 8 }, smooth: many ? false : { type: "continuous" }, arrows: { to: { scaleFactor: 0.5 } } },
       layout: { improvedLayout: !many, randomSeed: 7 },
       physics: { solver: "forceAtlas2Based", forceAtlas2Based: { gravitationalConstant: -60, springLength: 90 },
@@ -121,7 +120,11 @@
     });
     const g = { network, nodes, edges, doc: { nodes: [...doc.nodes], edges: [...doc.edges], meta: doc.meta || {} } };
     state.graphs[tab] = g;
-    const done = () => { network.setOptions({ physics: false }); state.ready[tab] = true; };
+    const done = () => {
+      network.setOptions({ physics: false });
+      if (settled) settled(g);
+      state.ready[tab] = true;
+    };
     if (doc.nodes.length === 0) state.ready[tab] = true;
     else network.once("stabilizationIterationsDone", done);
     network.on("click", (p) => { if (p.nodes.length) onClick(p.nodes[0]); });
@@ -332,13 +335,33 @@
     clear(side, el("div", { id: "map-summary" }, `${m.focus || "repository"}: ${m.files} files, ${m.symbols} symbols as ${doc.nodes.length} nodes, ${doc.edges.length} edges${cut}`),
       detailPicker(), el("div", { id: "map-selection" }), statusBlock(status));
     groupColour.clear();
-    const g = draw("map", doc, (id) => selectUnit(id), (id) => { const n = docNode("map", id); if (n && n.type === "folder") openMap(n.id.replace(/\/$/, "")); });
+    draw("map", doc, (id) => selectUnit(id), (id) => { const n = docNode("map", id); if (n && n.type === "folder") openMap(n.id.replace(/\/$/, "")); }, settleMapLabels);
+  }
+  // Map labels, once the layout has settled: the server's picks (folders, the biggest files), LABEL_PX high on
+  // screen, bigger nodes first, a label dropped where it would overlap one already placed; zoomed in ZOOM_ALL
+  // times from there, every unit is labelled.
+  function overlaps(a, b) { return a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom; }
+  function labelFont(scale) { return { size: Math.min(120, Math.round(LABEL_PX / scale)) }; }
+  function settleMapLabels(g) {
+    const overview = g.network.getScale();
+    const picked = g.doc.nodes.filter((n) => n.labelled).sort((a, b) => b.size - a.size || (a.id < b.id ? -1 : 1));
+    g.nodes.update(picked.map((n) => ({ id: n.id, label: n.label, font: labelFont(overview) })));
+    g.network.redraw();
+    const placed = [];
+    const dropped = [];
+    for (const n of picked) {
+      const box = g.network.getBoundingBox(n.id);
+      if (placed.some((p) => overlaps(p, box))) dropped.push(n.id);
+      else placed.push(box);
+    }
+    g.nodes.update(dropped.map((id) => ({ id, label: "" })));
+    const shown = new Set(picked.filter((n) => !dropped.includes(n.id)).map((n) => n.id));
     g.allLabels = false;
+    // Labels keep their size on screen while the map zooms, so zooming in spreads them apart.
     g.network.on("zoom", (p) => {
-      const all = p.scale >= ALL_LABELS_AT;
-      if (all === g.allLabels) return;
-      g.allLabels = all;
-      g.nodes.update(g.doc.nodes.map((n) => ({ id: n.id, label: mapLabel(n, all) })));
+      g.allLabels = p.scale >= overview * ZOOM_ALL;
+      const font = labelFont(p.scale);
+      g.nodes.update(g.doc.nodes.map((n) => ({ id: n.id, label: g.allLabels || shown.has(n.id) ? n.label : "", font })));
     });
   }
   function detailPicker() {
