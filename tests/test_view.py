@@ -13,12 +13,22 @@ import pytest
 from igraph_mcp.cli import main
 from igraph_mcp.embed.hashing import HashingEmbedder
 from igraph_mcp.errors import InvalidInput
+from igraph_mcp.render import render_related
 from igraph_mcp.service import IGraphService
 from igraph_mcp.store import overview as ov
 from igraph_mcp.store.overview import FileEdge, FileSummary
-from igraph_mcp.view.aggregate import fold_map, normalize_focus
+from igraph_mcp.view.aggregate import (
+    MAX_LABELS,
+    MapUnit,
+    abbreviate,
+    fold_map,
+    is_test_folder,
+    normalize_focus,
+    overview_labels,
+)
 from igraph_mcp.view.assets import ViewExtraMissing, load_vis
-from igraph_mcp.view.data import ViewData
+from igraph_mcp.view.data import RELATED_HOPS, RELATED_LIMIT, ViewData
+from igraph_mcp.view.graph_doc import map_doc
 from igraph_mcp.view.graphml import to_graphml
 from igraph_mcp.view.page import render_page, script_json
 from igraph_mcp.view.snapshot import snapshot_key
@@ -138,6 +148,100 @@ def test_edges_beyond_the_cap_are_counted() -> None:
     assert view.edges[0].total == max(e.count for e in edges)
 
 
+# -- a dominant test folder, labels ---------------------------------------------------------------------------
+def test_a_dominant_test_folder_stays_one_node_however_much_room_there_is() -> None:
+    src = [(f"src/p{i}/m{j}.py", 2) for i in range(3) for j in range(3)]
+    tests = [(f"tests/{kind}/test_{j}.py", 3) for kind in ("unit", "e2e") for j in range(10)]
+    view = fold_map(_files(*src, *tests), [], max_units=400)
+    ids = [u.id for u in view.units]
+    assert "tests/" in ids and not any(i.startswith("tests/") and i != "tests/" for i in ids)
+    folded = next(u for u in view.units if u.id == "tests/")
+    assert (folded.kind, folded.folded, folded.files, folded.symbols) == ("folder", True, 20, 60)
+    assert [u.id for u in view.units if u.id.startswith("src/")] == [
+        f"src/p{i}/m{j}.py" for i in range(3) for j in range(3)
+    ]
+    # Its own map unfolds it.
+    inner = fold_map(_files(*src, *tests), [], focus="tests", max_units=400)
+    assert len(inner.units) == 20 and not any(u.folded for u in inner.units)
+
+
+def test_a_small_test_folder_or_a_repository_of_tests_only_is_not_folded() -> None:
+    small = fold_map(_files(*[(f"src/m{j}.py", 1) for j in range(9)], ("tests/test_a.py", 1)), [], max_units=50)
+    assert "tests/test_a.py" in {u.id for u in small.units}  # 1 file in 10: split like any folder
+    only = fold_map(_files(*[(f"tests/test_{j}.py", 1) for j in range(5)]), [], max_units=50)
+    assert len(only.units) == 5 and not any(u.folded for u in only.units)  # folding all would show one node
+
+
+@pytest.mark.parametrize(
+    ("unit", "expected"),
+    [
+        ("tests/", True),
+        ("pkg/__tests__/", True),
+        ("a/Spec/", True),
+        ("tests.py", False),
+        ("contest/", False),
+        ("", False),
+    ],
+)
+def test_is_test_folder(unit: str, expected: bool) -> None:
+    assert is_test_folder(unit) is expected
+
+
+@pytest.mark.parametrize(
+    ("label", "limit", "expected"),
+    [
+        ("short.py", 24, "short.py"),
+        ("exactly_twenty_four.py12", 24, "exactly_twenty_four.py12"),
+        ("module_with_a_long_name_10.py", 24, "module_with_…_name_10.py"),
+        ("a_very_long_folder_name_here/", 12, "a_very…here/"),
+        ("中文中文中文中文中文中文中文中文", 7, "中文中…文中文"),
+        ("😀😀😀😀😀😀😀😀😀", 5, "😀😀…😀😀"),
+        ("abc", 1, "…"),
+    ],
+)
+def test_abbreviate_keeps_both_ends(label: str, limit: int, expected: str) -> None:
+    assert abbreviate(label, limit) == expected
+    assert len(abbreviate(label, limit)) <= max(limit, 1)
+
+
+def _unit(id: str, symbols: int, kind: str = "file", outside: bool = False) -> MapUnit:
+    return MapUnit(id=id, label=id, kind=kind, symbols=symbols, files=1, outside=outside)
+
+
+def test_overview_labels_go_to_folders_then_the_biggest_files_never_to_part_of_a_tie() -> None:
+    units = [
+        _unit("big.py", 50),
+        _unit("pkg/", 5, kind="folder"),
+        _unit("out/", 99, kind="folder", outside=True),
+        *[_unit(f"same{i}.py", 10) for i in range(4)],
+        _unit("small.py", 1),
+    ]
+    assert overview_labels(units, 3) == {"pkg/", "big.py"}  # the four files of 10 symbols tie at the cut
+    assert overview_labels(units, 6) == {"pkg/", "big.py", "same0.py", "same1.py", "same2.py", "same3.py"}
+    assert overview_labels(units, 8) == {u.id for u in units}
+    assert overview_labels(units, 0) == set()
+
+
+def test_the_map_document_labels_a_bounded_set_and_marks_the_folded_folder() -> None:
+    files = _files(*[(f"src/m{j:03d}.py", 1 + j % 3) for j in range(150)], *[(f"tests/t{j}.py", 1) for j in range(150)])
+    doc = map_doc(fold_map(files, [], max_units=80))
+    assert len(doc["nodes"]) <= 80
+    labelled = [n for n in doc["nodes"] if n["labelled"]]
+    assert 0 < len(labelled) <= MAX_LABELS
+    tests = next(n for n in doc["nodes"] if n["id"] == "tests/")
+    assert tests["folded"] and tests["labelled"] and tests["label"] == "tests/ (150 files, folded)"
+    assert "double-click" in tests["title"]
+    assert all(len(n["fullLabel"]) >= len(n["label"]) or n["folded"] for n in doc["nodes"])
+
+
+def test_units_are_coloured_by_the_folder_holding_them() -> None:
+    files = _files(("src/a/x.py", 1), ("src/b/y.py", 1), ("top.py", 1), ("lib/z.py", 1))
+    groups = {u.id: u.group for u in fold_map(files, [], max_units=10).units}
+    assert groups == {"src/a/x.py": "src/a", "src/b/y.py": "src/b", "top.py": "(files here)", "lib/z.py": "lib"}
+    folded = {u.id: u.group for u in fold_map(files, [], max_units=3).units}
+    assert folded["src/"] == "src"
+
+
 # -- store aggregates ----------------------------------------------------------------------------------------
 def test_overview_queries_count_files_edges_and_links(view_service: IGraphService) -> None:
     db = view_service.db
@@ -176,6 +280,52 @@ def test_search_is_the_explore_call_with_its_text_and_graph(view_service: IGraph
     assert answer["result"]["hits"][0]["ranks"]  # the channels' ranks reach the page
     with pytest.raises(InvalidInput):
         data.search("   ")
+
+
+def test_neighbours_in_the_search_graph_hang_off_their_via_nodes(view_service: IGraphService) -> None:
+    answer = ViewData(view_service).search("check the password hash")
+    neighbours = answer["result"]["neighbours"]
+    assert neighbours, "the fixture's question reaches neighbours"
+    edges = {(e["from"], e["to"]): e for e in answer["graph"]["edges"]}
+    nodes = {n["id"]: n for n in answer["graph"]["nodes"]}
+    for n in neighbours:
+        me, via = f"n{n['nodeId']}", f"n{n['viaNodeId']}"
+        if me not in nodes or via not in nodes:
+            continue
+        key = (via, me) if n["direction"] == "callee" else (me, via)
+        assert edges[key]["distance"] == n["distance"] and edges[key]["direction"] == n["direction"]
+        if nodes[me]["type"] == "neighbour":
+            assert f"distance {n['distance']}" in nodes[me]["title"]
+    assert all(e["from"] in nodes and e["to"] in nodes for e in answer["graph"]["edges"])
+
+
+def test_a_symbols_related_entries_are_the_services_own(view_service: IGraphService) -> None:
+    data = ViewData(view_service)
+    (login_id,) = view_service.db.rows("SELECT id FROM nodes WHERE name = 'login'")[0]
+    answer = data.node(int(login_id))
+    direct = view_service.related_by_id(int(login_id), "both", RELATED_HOPS, RELATED_LIMIT)
+    assert answer["related"]["related"] == [n.model_dump(mode="json") for n in direct.related]
+    assert answer["relatedText"] == render_related(direct)
+    assert {n["name"] for n in answer["related"]["related"]} >= {"main", "refresh", "check_password", "hash_password"}
+    ids = {n["id"] for n in answer["graph"]["nodes"]}
+    drawn = {(e["from"], e["to"], e["kind"]) for e in answer["graph"]["edges"]}
+    for n in direct.related:
+        me, via = f"n{n.nodeId}", f"n{n.viaNodeId}"
+        assert me in ids
+        if via in ids:
+            assert ((via, me) if n.direction == "callee" else (me, via)) + (n.edgeKind,) in drawn
+    assert len(drawn) == len(answer["graph"]["edges"])  # each edge once
+
+
+def test_the_service_answers_by_id_as_it_does_by_name(view_service: IGraphService) -> None:
+    (login_id,) = view_service.db.rows("SELECT id FROM nodes WHERE name = 'login'")[0]
+    assert view_service.node_by_id(int(login_id)) == view_service.node("login")
+    assert view_service.related_by_id(int(login_id), "callers", 2) == view_service.related("login", "callers", 2)
+    gone = view_service.node_by_id(10**9)
+    assert not gone.found and gone.message and "search again" in gone.message
+    assert not view_service.related_by_id(10**9).found
+    with pytest.raises(InvalidInput, match="hops"):
+        view_service.related_by_id(int(login_id), hops=9)
 
 
 def test_node_by_id_has_source_edges_and_totals(view_service: IGraphService) -> None:

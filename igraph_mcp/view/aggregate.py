@@ -115,7 +115,7 @@ def overview_labels(units: Sequence[MapUnit], max_labels: int = MAX_LABELS) -> s
     if len(ranked) <= max_labels:
         return {u.id for u in ranked}
     cut = max(0, max_labels)
-    while 0 < cut and rank(ranked[cut - 1]) == rank(ranked[cut]):
+    while cut > 0 and rank(ranked[cut - 1]) == rank(ranked[cut]):
         cut -= 1
     return {u.id for u in ranked[:cut]}
 
