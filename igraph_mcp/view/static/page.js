@@ -187,7 +187,9 @@
     const hits = el("ul", { id: "hits" }, ...r.hits.map((h, i) => el("li", {
       class: "clickable hit", dataset: { nodeId: h.nodeId }, onclick: () => openSymbol(h.nodeId) },
     el("b", {}, `${i + 1}. `), el("span", { class: "kind" }, h.kind), el("b", {}, h.qualifiedName || h.name), " ",
-    el("span", { class: "loc" }, `${h.filePath}:${h.startLine}-${h.endLine}`), el("br"),
+    el("span", { class: "loc" }, `${h.filePath}:${h.startLine}-${h.endLine}`),
+    // A declaration the service folded into this implementation (a .d.ts, an interface member): shown as it says.
+    h.declaredAt ? el("div", { class: "loc declared" }, `declared at ${h.declaredAt}${h.declaredSignature ? ": " + h.declaredSignature : ""}`) : el("br"),
     el("span", { class: "badge" }, `${h.matchChannel} ${h.score.toFixed(4)}`), ...channelBadges(h))));
     const neighbours = el("ul", { id: "neighbours" }, ...r.neighbours.map(neighbourItem(openSymbol)));
     const resources = el("ul", {}, ...r.resources.map((x) => el("li", {},
