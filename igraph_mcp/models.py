@@ -55,7 +55,7 @@ class FileHit(BaseModel):
 
 
 class Neighbour(BaseModel):
-    """A symbol reached from a hit along the graph."""
+    """A symbol reached from a hit along same-side edges (callees of callees, callers of callers)."""
 
     repo: RepoLabel = None
     nodeId: int
@@ -67,12 +67,12 @@ class Neighbour(BaseModel):
     endLine: int
     signature: str = ""
     score: float
-    viaNodeId: int = Field(description="The hit this neighbour was reached from")
+    viaNodeId: int = Field(description="The node it hangs off: the hit at distance 1, else one at distance-1")
     viaName: str
     edgeKind: str = Field(description="calls, inherits, implements or imports")
-    direction: str = Field(description="'callee' (the hit uses it) or 'caller' (it uses the hit)")
+    direction: str = Field(description="'callee' (via uses it) or 'caller' (it uses via); via's side too")
     distance: int
-    resolution: str = Field("", description="How the last edge on the way was resolved")
+    resolution: str = Field("", description="How the edge from via was resolved")
     certain: bool = Field(True, description="False when an edge on the way is a name-only guess")
 
 

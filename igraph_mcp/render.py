@@ -10,6 +10,7 @@ from igraph_mcp.models import (
     ExploreResult,
     FileDetail,
     IndexResult,
+    Neighbour,
     NodeDetail,
     RelatedResult,
     StatusResult,
@@ -55,6 +56,17 @@ def render_index(r: IndexResult) -> str:
     return "\n".join(lines)
 
 
+def relation(n: Neighbour) -> str:
+    """One stored edge as ``via ->[calls] callee  file:line`` or ``via <-[calls] caller  file:line``: the arrow
+    points from the node that calls (inherits, imports) to the one it uses; via is the hit or an entry one hop
+    nearer on the same side."""
+    arrow = "->" if n.direction == "callee" else "<-"
+    mark = "" if n.certain else f" [? {n.resolution}]"
+    return (
+        f"{n.viaName} {arrow}[{n.edgeKind}] {n.qualifiedName or n.name}  {at(n.repo, n.filePath)}:{n.startLine}{mark}"
+    )
+
+
 def render_explore(r: ExploreResult) -> str:
     """Hits, neighbours and resources as short lines an agent can act on."""
     out: list[str] = []
@@ -71,11 +83,7 @@ def render_explore(r: ExploreResult) -> str:
             out.extend("   | " + line for line in h.snippet.splitlines())
     if r.neighbours:
         out.append("related:")
-        for n in r.neighbours:
-            arrow = "->" if n.direction == "callee" else "<-"
-            mark = "" if n.certain else f" [? {n.resolution}]"
-            where = at(n.repo, n.filePath)
-            out.append(f"  {n.viaName} {arrow}[{n.edgeKind}] {n.qualifiedName}  {where}:{n.startLine}{mark}")
+        out += [f"  {relation(n)}{f'  (d{n.distance})' if n.distance > 1 else ''}" for n in r.neighbours]
         if any(not n.certain for n in r.neighbours):
             out.append("  note: '?' marks a name-only guess on the way (no scope, import or type says so)")
     if r.resources:
@@ -148,11 +156,7 @@ def render_related(r: RelatedResult) -> str:
             [r.message or "not found", *(f"  {c.qualifiedName}  {at(c.repo, c.filePath)}" for c in r.candidates)]
         )
     lines = [f"{r.node.kind} {r.node.qualifiedName}  {at(r.node.repo, r.node.filePath)}:{r.node.startLine}"]
-    for n in r.related:
-        lines.append(
-            f"  {'caller' if n.direction == 'caller' else 'callee'} d={n.distance} [{n.edgeKind}] "
-            f"{n.qualifiedName}  {at(n.repo, n.filePath)}:{n.startLine}{'' if n.certain else f' [? {n.resolution}]'}"
-        )
+    lines += [f"  {n.direction} d={n.distance}  {relation(n)}" for n in r.related]
     if any(not n.certain for n in r.related):
         lines.append("  note: '?' marks a name-only guess on the way (no scope, import or type says so)")
     if r.truncated:

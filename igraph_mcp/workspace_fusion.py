@@ -11,10 +11,10 @@ max-normalised, 39.9 min-max; pytest + pylint 43.1 against 30.3, 29.5, 30.2.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TypeVar
 
-from igraph_mcp.models import ExploreResult, FileDetail, NodeDetail, NodeSummary, RelatedResult
+from igraph_mcp.models import ExploreResult, FileDetail, Neighbour, NodeDetail, NodeSummary, RelatedResult
 from igraph_mcp.retrieve.budget import fit_to_budget
 
 # (repository -> its scores, best first) -> (repository, index in its list), best first
@@ -58,15 +58,27 @@ def fuse_answers(
     kept = {(h.repo, h.nodeId) for h in hits}
     files_order = order({name: [f.score for f in r.files] for name, r in answers})
     files = [by_repo[name].files[i] for name, i in files_order[: max(top_k, 10)]]
-    neighbours = sorted(
-        (n for _, r in answers for n in r.neighbours if (n.repo, n.viaNodeId) in kept), key=lambda n: -n.score
-    )[:neighbour_limit]
+    neighbours = _hanging_off(kept, (n for _, r in answers for n in r.neighbours), neighbour_limit)
     resources = sorted((x for _, r in answers for x in r.resources), key=lambda x: -x.score)
     result = ExploreResult(
         query=answers[0][1].query, hits=hits, files=files, neighbours=neighbours, resources=resources
     )
     _merge_diagnostics(result, answers, unavailable or {})
     return fit_to_budget(result, max_tokens)
+
+
+def _hanging_off(kept: set[tuple[str | None, int]], candidates: Iterable[Neighbour], limit: int) -> list[Neighbour]:
+    """The best ``limit`` neighbours whose path starts at a kept hit: each hangs off a kept hit or off a neighbour
+    taken before it (one repository's list is best first, so that one comes first; sorting keeps ties in order)."""
+    held = set(kept)
+    out: list[Neighbour] = []
+    for n in sorted(candidates, key=lambda n: -n.score):
+        if len(out) >= limit:
+            break
+        if (n.repo, n.viaNodeId) in held:
+            out.append(n)
+            held.add((n.repo, n.nodeId))
+    return out
 
 
 def _merge_diagnostics(

@@ -191,7 +191,7 @@ def test_node_file_related_status_commands(repo: Path, capsys: pytest.CaptureFix
     code, out, _ = _run(capsys, "file", "auth.py", "--root", str(repo))
     assert code == 0 and out.startswith("app/auth.py (python")
     code, out, _ = _run(capsys, "related", "decode_token", "--root", str(repo), "--direction", "callers")
-    assert code == 0 and "caller d=1 [calls] verify_token" in out
+    assert code == 0 and "caller d=1  decode_token <-[calls] verify_token  app/auth.py:1" in out
     code, out, _ = _run(capsys, "status", "--root", str(repo), "--json")
     assert code == 0 and json.loads(out)["indexed"] is True
 

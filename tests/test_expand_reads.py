@@ -82,9 +82,14 @@ def test_reading_a_few_edges_first_gives_the_answer_of_reading_all(
 
     monkeypatch.setattr(expand_mod, "FIRST_EDGES", 2)  # the smallest read, so that re-reads happen too
     rng = random.Random(cap)
-    for trial in range(40):
-        seeds = {nid: rng.uniform(0.1, 1.0) for nid in rng.sample(ids, 1 + trial % 5)}
-        hops = 1 + trial % 2
+    hub = graph.nodes_named(db, "hub")[0].id
+    first_callers = sorted({e.source_id for e in graph.edges_of(db, [hub], outgoing=False, kinds=("calls",))})[:3]
+    # The hub with its first callers as seeds (never neighbours): its first edges lead mostly to them, so they
+    # run out before the cap and the hub's callers are read again in full.
+    trials = [{hub: 1.0, **dict.fromkeys(first_callers, 0.5)}]
+    trials += [{nid: rng.uniform(0.1, 1.0) for nid in rng.sample(ids, 1 + trial % 5)} for trial in range(40)]
+    for trial, seeds in enumerate(trials):
+        hops = 1 + trial % 3
         want = _every_edge(db, seeds, hops, cap)
         monkeypatch.setattr(graph, "first_edges_of", first)
         monkeypatch.setattr(graph, "edges_of", every)

@@ -14,6 +14,11 @@ CALLERS = 12  # more than expansion's per-node cap for explore answers
 HUB = {
     "hub/core.py": "def hub(x):\n    return x\n",
     **{f"hub/user_{i}.py": f"from hub.core import hub\n\ndef use_{i}(x):\n    return hub(x)\n" for i in range(CALLERS)},
+    # top -> wide -> use_0..use_11: a fan-out two hops out on one side.
+    "hub/wide.py": "".join(f"from hub.user_{i} import use_{i}\n" for i in range(CALLERS))
+    + "\n\ndef wide(x):\n"
+    + "".join(f"    use_{i}(x)\n" for i in range(CALLERS)),
+    "hub/top.py": "from hub.wide import wide\n\n\ndef top(x):\n    return wide(x)\n",
 }
 
 
@@ -41,12 +46,25 @@ def test_a_cut_answer_says_how_many_and_how_to_get_them(svc) -> None:  # type: i
 
 
 def test_a_capped_fan_out_two_hops_out_is_counted(svc) -> None:  # type: ignore[no-untyped-def]
-    # use_0 -> hub <- use_1..use_11: from use_0, hub is one hop out and its other callers two; with limit 3 the
-    # hub's fan-out is cut by the per-node cap, and every cut symbol is in `omitted`.
-    result = svc.related("use_0", "both", hops=2, limit=3)
-    full = svc.related("use_0", "both", hops=2, limit=1000)
+    # top -> wide -> use_0..use_11: wide is one hop out and its callees two; with limit 3 wide's fan-out is cut
+    # by the per-node cap, and every cut symbol is in `omitted`.
+    result = svc.related("top", "callees", hops=2, limit=3)
+    full = svc.related("top", "callees", hops=2, limit=1000)
     assert len(result.related) == 3 and result.truncated
-    assert len(result.related) + result.omitted == len(full.related) and full.omitted == 0
+    assert len(result.related) + result.omitted == len(full.related) == 1 + CALLERS and full.omitted == 0
+    assert [(n.name, n.distance, n.viaName) for n in result.related[:1]] == [("wide", 1, "top")]
+    assert all((n.distance, n.viaName) == (2, "wide") for n in full.related if n.name.startswith("use_"))
+
+
+def test_a_caller_of_a_callee_is_not_listed(svc) -> None:  # type: ignore[no-untyped-def]
+    # use_0 -> hub <- use_1: use_1 shares a callee with use_0 but neither calls the other.
+    result = svc.related("use_0", "both", hops=2)
+    assert {(n.name, n.direction, n.distance) for n in result.related} == {
+        ("hub", "callee", 1),
+        ("wide", "caller", 1),
+        ("top", "caller", 2),
+    }
+    assert not result.truncated
 
 
 def test_limit_is_validated(svc) -> None:  # type: ignore[no-untyped-def]

@@ -1,33 +1,42 @@
-"""Graph expansion: neighbours of the hits along calls, inheritance and imports, scored by seed and distance."""
+"""Graph expansion: neighbours of the hits along calls, inheritance and imports, scored by seed and distance.
+
+Every neighbour hangs off one stored edge: at distance 1 off a seed, further out off a neighbour one hop nearer
+*on the same side* (a callee of a callee, a caller of a caller, a base of a base), which is its ``via``. A caller of
+a callee is not a caller of the seed, so such mixed paths are never followed.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import heapq
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 
 from igraph_mcp.store import graph
 from igraph_mcp.store.db import Database
 from igraph_mcp.store.records import EdgeRow
 from igraph_mcp.vocab.edges import CERTAIN
+from igraph_mcp.vocab.testcode import is_test_path
 
 EXPAND_KINDS = ("calls", "inherits", "implements", "imports")
 DECAY = 0.5  # each hop halves the seed's score
-PER_NODE_CAP = 6  # at most this many neighbours taken from one node per hop, so a hub cannot flood the answer
+PER_NODE_CAP = 6  # at most this many new neighbours taken from one node, so a hub cannot flood the answer
 FIRST_EDGES = 24  # edges read per node and direction at first; all of them only if these do not reach the cap
 # Edges toward the definitions a hit relies on are usually more useful than its (possibly many) callers.
 _EDGE_PRIORITY = {"inherits": 0, "implements": 0, "calls": 1, "imports": 2}
+SIDES = ("callee", "caller")
 
 
 @dataclass(slots=True)
 class Reached:
-    """A node reached by expansion."""
+    """A node reached by expansion, and the one stored edge it hangs off."""
 
     node_id: int
     score: float
-    via: int  # the seed (hit) it descends from
+    via: int  # the other end of that edge: the seed at distance 1, else a Reached one hop nearer on the same side
     edge_kind: str
-    direction: str  # "callee": the seed side uses it; "caller": it uses the seed side
+    direction: str  # "callee": via uses it (calls, inherits, imports it); "caller": it uses via
     distance: int
-    resolution: str = ""  # how the last edge on the way was resolved
+    resolution: str = ""  # how that edge was resolved
     certain: bool = True  # every edge on the way is certain (see vocab.edges.CERTAIN)
 
 
@@ -37,120 +46,221 @@ def expand(
     hops: int,
     *,
     limit: int,
-    directions: tuple[str, ...] = ("callee", "caller"),
+    directions: tuple[str, ...] = SIDES,
     kinds: tuple[str, ...] = EXPAND_KINDS,
     per_node_cap: int = PER_NODE_CAP,
     decay: float = DECAY,
     cut: set[int] | None = None,
+    test_cap: int | None = None,
 ) -> list[Reached]:
-    """Breadth-first expansion from ``seeds`` (node id -> score), best first, at most ``limit`` nodes; a node
-    ``distance`` hops away scores its seed's score times ``decay ** distance`` (times a guessed edge's confidence).
+    """Best-first expansion from ``seeds`` (node id -> score), at most ``limit`` nodes, best first.
+
+    A node ``distance`` hops out along same-side edges scores its seed's score times ``decay ** distance`` (times
+    each guessed edge's confidence); each node is listed once, by its best path, and after the node it hangs off,
+    so any prefix of the answer holds every ``via`` of its entries. ``decay`` must lie in (0, 1].
 
     Neighbours left out by ``per_node_cap`` are added to ``cut`` when given, so a caller can say what it omitted.
+    ``test_cap`` (None: no cap) bounds the nodes listed from test code; one left out is not expanded either.
     """
     if hops <= 0 or not seeds or limit <= 0:
         return []
-    best: dict[int, Reached] = {}
-    # node -> (seed, product of the confidences of the guessed edges on the way, every edge so far certain)
-    frontier: dict[int, tuple[int, float, bool]] = {nid: (nid, 1.0, True) for nid in seeds}
-    hop = _Hop(seeds, best, per_node_cap, decay, cut)
     # With `cut` wanted every edge is read (it must name all that was left out); else a few per node first.
     first = None if cut is not None else max(FIRST_EDGES, 2 * per_node_cap + len(seeds))
-    for distance in range(1, hops + 1):
-        ids = list(frontier)
-        kept = dict(best)
-        candidates, horizon = _candidates(db, ids, directions, kinds, first)
-        nxt, capped_at = hop.visit(frontier, candidates, distance)
-        if any(src not in capped_at or capped_at[src] > key for src, key in horizon.items()):
-            # A node used up the edges read for it before its cap: read all of its edges and redo the hop.
-            best.clear()
-            best.update(kept)
-            candidates, _ = _candidates(db, ids, directions, kinds, None)
-            nxt, _ = hop.visit(frontier, candidates, distance)
-        frontier = nxt
-        if not frontier:
-            break
-    ranked = sorted(best.values(), key=lambda r: (-r.score, r.distance, r.node_id))
-    return ranked[:limit]
-
-
-# (guessed, kind rank, toward a caller, the other end's id, edge id): the order a node's edges are taken in.
-_Key = tuple[bool, int, bool, int, int]
-_Candidate = tuple[int, int, EdgeRow, str, _Key]  # (from, to, edge, direction, order)
-
-
-def _key(edge: EdgeRow, direction: str, dst: int) -> _Key:
-    return (edge.confidence < CERTAIN, _EDGE_PRIORITY.get(edge.kind, 9), direction != "callee", dst, edge.id)
-
-
-def _candidates(
-    db: Database, ids: list[int], directions: tuple[str, ...], kinds: tuple[str, ...], first: int | None
-) -> tuple[list[_Candidate], dict[int, _Key]]:
-    """The hop's edges in the order they are taken, and for each node whose edges were not all read, the order
-    key of the last one read (past it, that node's order is unknown)."""
-    out: list[_Candidate] = []
-    horizon: dict[int, _Key] = {}
-    for direction in ("callee", "caller"):
-        if direction not in directions:
+    search = _Search(_EdgeReader(db, kinds, first), seeds, hops, per_node_cap, decay, cut)
+    ordered = sorted(seeds, key=lambda s: (-seeds[s], s))
+    search.edges.load([(s, side) for s in ordered for side in directions])
+    for s in ordered:
+        search.take_from(s, seeds[s], 0, directions, True)
+    tests = _TestPaths(db)
+    found: list[Reached] = []
+    in_tests = 0
+    while search.queue and (cut is not None or len(found) < limit):
+        r = search.pop()
+        if r is None:
             continue
-        outgoing = direction == "callee"
-        if first is None:
-            edges = graph.edges_of(db, ids, outgoing=outgoing, kinds=kinds)
-        else:
-            edges = graph.first_edges_of(db, ids, outgoing=outgoing, kinds=kinds, per_node=first, certain=CERTAIN)
-        read: dict[tuple[int, str, bool], list[_Key]] = {}  # (node, kind, certain) -> keys of the edges read
-        for e in edges:
-            src, dst = (e.source_id, e.target_id) if outgoing else (e.target_id, e.source_id)
-            if src is None or dst is None:
-                continue
-            key = _key(e, direction, dst)
-            out.append((src, dst, e, direction, key))
-            read.setdefault((src, e.kind, e.confidence >= CERTAIN), []).append(key)
-        if first is not None:
-            for (src, _kind, _certain), keys in read.items():
-                if len(keys) >= first:  # the group may hold more: past its last key read, the order is unknown
-                    last = max(keys)
-                    horizon[src] = min(horizon.get(src, last), last)
-    out.sort(key=lambda c: c[4])
-    return out, horizon
+        if test_cap is not None and tests.is_test(r.node_id, search.pending_ids):
+            if in_tests >= test_cap:
+                continue  # left out, so nothing hangs off it
+            in_tests += 1
+        found.append(r)
+        if r.distance < hops:
+            search.take_from(r.node_id, r.score, r.distance, (r.direction,), r.certain)
+    return found[:limit]
+
+
+# (guessed, kind rank, the other end's id, edge id): the order a node's edges on one side are taken in.
+_Key = tuple[bool, int, int, int]
+_Side = tuple[int, str]  # (node, "callee" or "caller")
+
+
+def _key(edge: EdgeRow, other: int) -> _Key:
+    return (edge.confidence < CERTAIN, _EDGE_PRIORITY.get(edge.kind, 9), other, edge.id)
 
 
 @dataclass(slots=True)
-class _Hop:
-    """What every hop shares: the seeds, the best reach so far, the cap and the decay."""
+class _Read:
+    """One node's edges on one side, in the order they are taken; ``horizon``: past this key the order is unknown
+    (some group was read only in part), None when every edge was read."""
 
+    edges: list[tuple[_Key, int, EdgeRow]]
+    horizon: _Key | None
+
+
+@dataclass(slots=True)
+class _EdgeReader:
+    """Edges read in batches and kept: a few per node first (``first``), all of a node's when those run out."""
+
+    db: Database
+    kinds: tuple[str, ...]
+    first: int | None
+    read: dict[_Side, _Read] = field(default_factory=dict)
+
+    def load(self, sides: Sequence[_Side], *, every: bool = False) -> None:
+        """Read the edges of every (node, side) in ``sides`` not read yet (all of them with ``every``)."""
+        per_node = None if every else self.first
+        for side in SIDES:
+            ids = sorted({n for n, s in sides if s == side and (every or (n, s) not in self.read)})
+            if not ids:
+                continue
+            outgoing = side == "callee"
+            if per_node is None:
+                rows = graph.edges_of(self.db, ids, outgoing=outgoing, kinds=self.kinds)
+            else:
+                rows = graph.first_edges_of(
+                    self.db, ids, outgoing=outgoing, kinds=self.kinds, per_node=per_node, certain=CERTAIN
+                )
+            got: dict[int, list[tuple[_Key, int, EdgeRow]]] = {n: [] for n in ids}
+            groups: dict[tuple[int, str, bool], list[_Key]] = {}  # (node, kind, certain) -> keys read
+            for e in rows:
+                src, dst = (e.source_id, e.target_id) if outgoing else (e.target_id, e.source_id)
+                if src is None or dst is None:
+                    continue
+                key = _key(e, dst)
+                got[src].append((key, dst, e))
+                groups.setdefault((src, e.kind, e.confidence >= CERTAIN), []).append(key)
+            horizon: dict[int, _Key] = {}
+            if per_node is not None:
+                for (src, _kind, _certain), keys in groups.items():
+                    if len(keys) >= per_node:  # the group may hold more: past its last key read, order is unknown
+                        last = max(keys)
+                        horizon[src] = min(horizon.get(src, last), last)
+            for n, edges in got.items():
+                edges.sort(key=lambda t: t[0])
+                self.read[(n, side)] = _Read(edges, horizon.get(n))
+
+    def of(self, side: _Side) -> _Read:
+        """The edges read for ``side`` (load first)."""
+        return self.read[side]
+
+
+# A queued path's heap entry: (-score, distance, node, via, side, edge kind, resolution, certain).
+_Queued = tuple[float, int, int, int, str, str, str, bool]
+# An edge in the order a node's edges are taken over its sides: a side's key with "callee" before "caller" after
+# the kind, so a certain caller still comes before a guessed callee.
+_Order = tuple[bool, int, bool, int, int]
+
+
+def _order(key: _Key, side: str) -> _Order:
+    return (key[0], key[1], side != "callee", key[2], key[3])
+
+
+@dataclass(slots=True)
+class _Search:
+    """The state of one expansion: queued paths best first, the nodes settled, the edges still to read."""
+
+    edges: _EdgeReader
     seeds: dict[int, float]
-    best: dict[int, Reached]
+    hops: int
     per_node_cap: int
     decay: float
     cut: set[int] | None
+    queue: list[_Queued] = field(default_factory=list)
+    best: dict[int, _Queued] = field(default_factory=dict)  # node -> its best queued path
+    settled: set[int] = field(default_factory=set)  # listed, or left out for good
+    unread: set[_Side] = field(default_factory=set)  # queued sides that may be expanded, edges not read yet
 
-    def visit(
-        self, frontier: dict[int, tuple[int, float, bool]], candidates: list[_Candidate], distance: int
-    ) -> tuple[dict[int, tuple[int, float, bool]], dict[int, _Key]]:
-        """Take each node's best edges up to the cap; the next frontier, and the key at which each node hit it."""
-        nxt: dict[int, tuple[int, float, bool]] = {}
-        taken: dict[int, int] = {}
-        capped_at: dict[int, _Key] = {}
-        for src, dst, edge, direction, key in candidates:
-            if dst in self.seeds or dst == src:
-                continue
-            if taken.get(src, 0) >= self.per_node_cap:
-                if self.cut is not None:
-                    self.cut.add(dst)
-                continue
-            seed, trust, certain_so_far = frontier[src]
-            certain = certain_so_far and edge.confidence >= CERTAIN
-            # A guessed edge passes on only as much of the seed's score as it is likely to be right.
-            trust *= 1.0 if edge.confidence >= CERTAIN else edge.confidence
-            score = self.seeds[seed] * (self.decay**distance) * trust
+    def pop(self) -> Reached | None:
+        """The best queued path whose node is not settled yet (None when the one on top was settled already)."""
+        neg, distance, node, via, side, kind, resolution, certain = heapq.heappop(self.queue)
+        if node in self.settled:
+            return None
+        self.settled.add(node)  # listed now or left out for good: a worse path to it changes nothing
+        return Reached(node, -neg, via, kind, side, distance, resolution, certain)
+
+    def pending_ids(self) -> list[int]:
+        """Nodes queued and not settled yet."""
+        return [q[2] for q in self.queue if q[2] not in self.settled]
+
+    def take_from(self, node: int, score: float, distance: int, sides: tuple[str, ...], certain: bool) -> None:
+        """Queue up to ``per_node_cap`` new neighbours of ``node`` on ``sides``, one hop further out."""
+        missing = [(node, side) for side in sides if (node, side) not in self.edges.read]
+        if missing:
+            # Read ahead for every queued node that may be expanded next: one batch per hop, not one per node.
+            ahead = [(n, side) for n, side in self.unread if n not in self.settled and self.best[n][4] == side]
+            self.edges.load([*missing, *ahead])
+            self.unread.clear()
+        picks = self._picks(node, sides)
+        if picks is None:  # the edges read ran out before the cap: read all of them and choose again
+            self.edges.load([(node, side) for side in sides], every=True)
+            picks = self._picks(node, sides)
+            assert picks is not None
+        for dst, side, edge in picks:
+            # A guessed edge passes on only as much of the score as it is likely to be right.
+            guessed = edge.confidence < CERTAIN
+            s = score * self.decay * (edge.confidence if guessed else 1.0)
+            q = (-s, distance + 1, dst, node, side, edge.kind, edge.resolution, certain and not guessed)
             prev = self.best.get(dst)
-            if prev is not None and prev.score >= score:
+            if prev is None or q < prev:
+                self.best[dst] = q
+                heapq.heappush(self.queue, q)
+                if distance + 1 < self.hops and (dst, side) not in self.edges.read:
+                    self.unread.add((dst, side))
+
+    def _picks(self, node: int, sides: tuple[str, ...]) -> list[tuple[int, str, EdgeRow]] | None:
+        """``node``'s edges on ``sides`` as taken: (other end, side, edge), the first edge to each other end, up to
+        ``per_node_cap`` ends new to this search; None when the edges read do not decide it."""
+        merged: list[tuple[_Order, int, str, EdgeRow]] = []
+        horizon: _Order | None = None
+        for side in sides:
+            read = self.edges.of((node, side))
+            merged += [(_order(key, side), dst, side, e) for key, dst, e in read.edges]
+            if read.horizon is not None:
+                h = _order(read.horizon, side)
+                horizon = h if horizon is None else min(horizon, h)
+        merged.sort(key=lambda t: t[0])
+        out: list[tuple[int, str, EdgeRow]] = []
+        seen: set[int] = set()
+        left = self.per_node_cap
+        for order, dst, side, edge in merged:
+            if horizon is not None and order > horizon:
+                return None if left > 0 else out  # unread edges may come first from here on
+            if dst == node or dst in self.seeds or dst in self.settled or dst in seen:
                 continue
-            if prev is None:
-                taken[src] = taken.get(src, 0) + 1
-                if taken[src] >= self.per_node_cap:
-                    capped_at[src] = key
-            self.best[dst] = Reached(dst, score, seed, edge.kind, direction, distance, edge.resolution, certain)
-            nxt[dst] = (seed, trust, certain)
-        return nxt, capped_at
+            if left <= 0:
+                if self.cut is None:
+                    return out
+                self.cut.add(dst)
+                continue
+            seen.add(dst)
+            if dst not in self.best:
+                left -= 1
+            out.append((dst, side, edge))
+        return None if horizon is not None and left > 0 else out
+
+
+@dataclass(slots=True)
+class _TestPaths:
+    """Whether a node lives in test code, its path read in batches with the other queued nodes'."""
+
+    db: Database
+    known: dict[int, bool] = field(default_factory=dict)
+
+    def is_test(self, node: int, queued: Callable[[], list[int]]) -> bool:
+        """True when ``node``'s file is test code (the ``queued`` nodes' paths are read with its own)."""
+        if node not in self.known:
+            ids = {node, *queued()} - self.known.keys()
+            rows = graph.nodes_by_ids(self.db, sorted(ids))
+            for i in ids:
+                row = rows.get(i)
+                self.known[i] = row is not None and is_test_path(row.path)
+        return self.known[node]

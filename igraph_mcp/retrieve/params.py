@@ -81,7 +81,10 @@ class RetrievalParams:
 
     # -- expand -------------------------------------------------------------------------------------------------
     hop_decay: float = expand.DECAY  # a neighbour's score: its seed's times this per hop
-    per_node_cap: int = expand.PER_NODE_CAP  # neighbours taken from one node per hop, so a hub cannot flood
+    per_node_cap: int = expand.PER_NODE_CAP  # new neighbours taken from one node, so a hub cannot flood
+    # Neighbours from test code per answer unless the query mentions tests: tests call everything, and filled 16 of
+    # 72 neighbour slots in fastify answers (issue 29) where the hits themselves demote test code.
+    test_neighbours: int = 2
 
     # -- answer -------------------------------------------------------------------------------------------------
     snippet_hits: int = SNIPPET_HITS

@@ -31,21 +31,28 @@ def node_summary(row: NodeRow) -> NodeSummary:
     return NodeSummary(**location(row))
 
 
-def neighbours(db: Database, reached: Sequence[Reached], via_names: Mapping[int, str]) -> list[Neighbour]:
-    """Result models for nodes reached by expansion, each naming the seed it came from."""
+def neighbours(db: Database, reached: Sequence[Reached], seed_names: Mapping[int, str]) -> list[Neighbour]:
+    """Result models for nodes reached by expansion, each naming the node it hangs off: a seed (named by
+    ``seed_names``) or another of ``reached``, one hop nearer."""
     rows = graph.nodes_by_ids(db, [r.node_id for r in reached])
-    return [
-        Neighbour(
-            **location(row),
-            score=round(r.score, 6),
-            viaNodeId=r.via,
-            viaName=via_names.get(r.via, ""),
-            edgeKind=r.edge_kind,
-            direction=r.direction,
-            distance=r.distance,
-            resolution=r.resolution,
-            certain=r.certain,
+    names = {**seed_names, **{i: row.qualified_name or row.name for i, row in rows.items()}}
+    out: list[Neighbour] = []
+    for r in reached:  # best first, so the node each one hangs off comes before it
+        row = rows.get(r.node_id)
+        if row is None or r.via not in names:  # gone since it was reached (or hangs off one that is)
+            names.pop(r.node_id, None)
+            continue
+        out.append(
+            Neighbour(
+                **location(row),
+                score=round(r.score, 6),
+                viaNodeId=r.via,
+                viaName=names[r.via],
+                edgeKind=r.edge_kind,
+                direction=r.direction,
+                distance=r.distance,
+                resolution=r.resolution,
+                certain=r.certain,
+            )
         )
-        for r in reached
-        if (row := rows.get(r.node_id)) is not None
-    ]
+    return out

@@ -63,7 +63,7 @@ def run(
     hits = all_hits[: request.top_k]
     trace.timings_ms["fuse"] = _ms(t)
     t = time.perf_counter()
-    reached = expand_hits(db, hits, request.hops, params)
+    reached = expand_hits(db, hits, request.hops, params, about_tests=query.analysis.mentions_tests)
     trace.timings_ms["expand"] = _ms(t)
     result = answer(db, query, hits, files.files[: max(request.top_k, 10)], reached, params)
     attach(result, query, lists.query_vector, trace, resource_finder, stale_check)
@@ -340,8 +340,11 @@ def refile(hits: list[Hit], files: RankedFiles, query: AnalyzedQuery, params: Re
 
 
 # -- expand ---------------------------------------------------------------------------------------------------------
-def expand_hits(db: Database, hits: list[Hit], hops: int, params: RetrievalParams) -> list[Neighbour]:
-    """Callers and callees of the hits up to ``hops`` away, scored by seed and distance."""
+def expand_hits(
+    db: Database, hits: list[Hit], hops: int, params: RetrievalParams, *, about_tests: bool = False
+) -> list[Neighbour]:
+    """Callees and callers of the hits (and theirs, on the same side) up to ``hops`` away, scored by seed and
+    distance; test code takes at most ``params.test_neighbours`` of them unless the query is ``about_tests``."""
     if hops <= 0 or not hits:
         return []
     reached = expand(
@@ -351,6 +354,7 @@ def expand_hits(db: Database, hits: list[Hit], hops: int, params: RetrievalParam
         limit=params.neighbour_limit,
         per_node_cap=params.per_node_cap,
         decay=params.hop_decay,
+        test_cap=None if about_tests else params.test_neighbours,
     )
     return neighbours(db, reached, {h.nodeId: h.qualifiedName or h.name for h in hits})
 
