@@ -129,6 +129,8 @@ FIXTURES: dict[str, dict[str, str]] = {
         "tests/test_chain.c": "int test_alpha(void) {\n    return alpha();\n}\n",
     },
 }
+pytestmark = pytest.mark.both_stores
+
 LANGUAGES = sorted(FIXTURES)
 RELATED_KINDS = ("calls", "inherits", "implements")
 SIDES = {"both": ("callee", "caller"), "callers": ("caller",), "callees": ("callee",)}
@@ -176,12 +178,12 @@ class Repo:
 
 
 @pytest.fixture(scope="module")
-def repos(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Repo]]:
+def repos(tmp_path_factory: pytest.TempPathFactory, store_kind: str) -> Iterator[dict[str, Repo]]:
     """Every fixture indexed once."""
     out: dict[str, Repo] = {}
     try:
         for lang, files in FIXTURES.items():
-            svc = index_repo(make_repo(tmp_path_factory.mktemp(lang), files, filler=False))
+            svc = index_repo(make_repo(tmp_path_factory.mktemp(lang), files, filler=False, name=lang))
             out[lang] = Repo(svc, _graph(svc))
         yield out
     finally:
@@ -413,8 +415,8 @@ CORE = {
 
 
 @pytest.fixture(scope="module")
-def core_svc(tmp_path_factory: pytest.TempPathFactory) -> Iterator[IGraphService]:
-    svc = index_repo(make_repo(tmp_path_factory.mktemp("core"), CORE, filler=False))
+def core_svc(tmp_path_factory: pytest.TempPathFactory, store_kind: str) -> Iterator[IGraphService]:
+    svc = index_repo(make_repo(tmp_path_factory.mktemp("core"), CORE, filler=False, name="core"))
     yield svc
     svc.close()
 

@@ -84,6 +84,7 @@ def expand(
             in_tests += 1
         found.append(r)
         if r.distance < hops:
+            search.room = None if cut is not None else limit - len(found)
             search.take_from(r.node_id, r.score, r.distance, (r.direction,), r.certain)
     return found[:limit]
 
@@ -178,6 +179,7 @@ class _Search:
     best: dict[int, _Queued] = field(default_factory=dict)  # node -> its best queued path
     settled: set[int] = field(default_factory=set)  # listed, or left out for good
     unread: set[_Side] = field(default_factory=set)  # queued sides that may be expanded, edges not read yet
+    room: int | None = None  # how many more nodes may be listed (None: all), so at most that many expanded
 
     def pop(self) -> Reached | None:
         """The best queued path whose node is not settled yet (None when the one on top was settled already)."""
@@ -195,10 +197,16 @@ class _Search:
         """Queue up to ``per_node_cap`` new neighbours of ``node`` on ``sides``, one hop further out."""
         missing = [(node, side) for side in sides if (node, side) not in self.edges.read]
         if missing:
-            # Read ahead for every queued node that may be expanded next: one batch per hop, not one per node.
-            ahead = [(n, side) for n, side in self.unread if n not in self.settled and self.best[n][4] == side]
-            self.edges.load([*missing, *ahead])
-            self.unread.clear()
+            # Read ahead for the queued nodes that may be expanded next, best first and no more than may still be
+            # listed: one batch per hop rather than one read per node.
+            live = sorted(
+                (self.best[n], (n, side))
+                for n, side in self.unread
+                if n not in self.settled and self.best[n][4] == side
+            )
+            ahead = live if self.room is None else live[: self.room]
+            self.edges.load([*missing, *(side for _, side in ahead)])
+            self.unread = {side for _, side in live[len(ahead) :]}
         picks = self._picks(node, sides)
         if picks is None:  # the edges read ran out before the cap: read all of them and choose again
             self.edges.load([(node, side) for side in sides], every=True)
