@@ -220,7 +220,7 @@ async def _first_answer(root: Path, runtime: str, first_only: bool = False) -> d
                 out["first_answer_s"] = round(first - t0, 2)
                 out["first_answer_call_s"] = round(first - t, 2)
                 out["first_answer_after_structure_s"] = round(first - (structure_seen or t), 2)
-                out["first_answer_degraded"] = data.get("degraded")
+                out["first_answer_degraded"] = data.get("degraded", False)
                 out["first_answer_note"] = data.get("note")
                 break
             await anyio.sleep(0.05)

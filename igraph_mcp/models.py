@@ -14,6 +14,17 @@ def _unlabelled(value: str | None) -> bool:
     return value is None
 
 
+class _NotStructured:
+    """Marks a field that MCP structuredContent leaves out (igraph_mcp.structured): the answer's text holds it, or
+    it is a debug figure. The CLI's --json keeps every field."""
+
+    def __repr__(self) -> str:
+        return "NOT_STRUCTURED"
+
+
+NOT_STRUCTURED = _NotStructured()
+
+
 # The repository a result belongs to, in a server over several repositories (a workspace). Left out of the wire
 # form when unset, so the answers of a one-repository server stay exactly what they were.
 RepoLabel = Annotated[
@@ -33,16 +44,18 @@ class Hit(BaseModel):
     filePath: str
     startLine: int
     endLine: int
-    signature: str = ""
+    signature: Annotated[str, NOT_STRUCTURED] = ""  # the text shows it, or the snippet that starts with it
     score: float
-    matchChannel: str = Field(
+    matchChannel: Annotated[str, NOT_STRUCTURED] = Field(
         description="Which channels found it: 'dense+fts5', 'dense' or 'fts5' ('named' or 'graph' when only "
         "the lookup of names the query mentions, or their call graph, found it; see ranks)"
     )
-    ranks: dict[str, int] = Field(default_factory=dict, description="Rank (from 1) in each channel that found it")
+    ranks: Annotated[dict[str, int], NOT_STRUCTURED] = Field(
+        default_factory=dict, description="Rank (from 1) in each channel that found it"
+    )
     boosts: list[str] = Field(default_factory=list, description="Boosts applied after fusion")
-    docstring: str = ""
-    snippet: str = ""
+    docstring: Annotated[str, NOT_STRUCTURED] = ""
+    snippet: Annotated[str, NOT_STRUCTURED] = ""
     stale: bool = Field(False, description="The file changed on disk since it was indexed")
 
 
@@ -65,14 +78,14 @@ class Neighbour(BaseModel):
     filePath: str
     startLine: int
     endLine: int
-    signature: str = ""
+    signature: Annotated[str, NOT_STRUCTURED] = ""
     score: float
     viaNodeId: int = Field(description="The node it hangs off: the hit at distance 1, else one at distance-1")
     viaName: str
     edgeKind: str = Field(description="calls, inherits, implements or imports")
     direction: str = Field(description="'callee' (via uses it) or 'caller' (it uses via); via's side too")
     distance: int
-    resolution: str = Field("", description="How the edge from via was resolved")
+    resolution: Annotated[str, NOT_STRUCTURED] = Field("", description="How the edge from via was resolved")
     certain: bool = Field(True, description="False when an edge on the way is a name-only guess")
 
 
@@ -99,12 +112,12 @@ class Diagnostics(BaseModel):
     """How the answer was produced."""
 
     channels: list[str] = Field(default_factory=list)
-    degraded: bool = False
-    note: str | None = None
+    degraded: Annotated[bool, NOT_STRUCTURED] = False  # the answer's own degraded and note say it
+    note: Annotated[str | None, NOT_STRUCTURED] = None
     fallbackTriggered: bool = False
     denseCoverage: float | None = None
-    candidates: dict[str, int] = Field(default_factory=dict)
-    timingsMs: dict[str, float] = Field(default_factory=dict)
+    candidates: Annotated[dict[str, int], NOT_STRUCTURED] = Field(default_factory=dict)
+    timingsMs: Annotated[dict[str, float], NOT_STRUCTURED] = Field(default_factory=dict)
     staleFiles: list[str] = Field(default_factory=list)
     resourceNote: str | None = None
 
@@ -112,7 +125,7 @@ class Diagnostics(BaseModel):
 class ExploreResult(BaseModel):
     """The answer to one explore/search call."""
 
-    query: str
+    query: Annotated[str, NOT_STRUCTURED]  # the caller's own words, possibly a whole issue
     degraded: bool = False
     note: str | None = None
     hits: list[Hit] = Field(default_factory=list)
@@ -136,7 +149,9 @@ class EdgeRef(BaseModel):
     callSite: str = Field("", description="file:line of the call or reference, in the caller's file")
     edgeKind: str
     resolution: str
-    confidence: float = Field(0.0, description="How sure the binding is (0 for an unbound reference)")
+    confidence: Annotated[float, NOT_STRUCTURED] = Field(
+        0.0, description="How sure the binding is (0 for an unbound reference)"
+    )
     certain: bool = Field(False, description="Bound by scope, import or inferred type, not guessed by name")
     candidates: list[str] = Field(default_factory=list, description="What an ambiguous reference may mean")
 
@@ -152,7 +167,7 @@ class NodeSummary(BaseModel):
     filePath: str
     startLine: int
     endLine: int
-    signature: str = ""
+    signature: Annotated[str, NOT_STRUCTURED] = ""
 
 
 class NodeDetail(BaseModel):
@@ -162,8 +177,8 @@ class NodeDetail(BaseModel):
     found: bool
     message: str | None = None
     node: NodeSummary | None = None
-    docstring: str = ""
-    source: str = ""
+    docstring: Annotated[str, NOT_STRUCTURED] = ""
+    source: Annotated[str, NOT_STRUCTURED] = ""
     sourceTruncated: bool = False
     callers: list[EdgeRef] = Field(default_factory=list)
     callees: list[EdgeRef] = Field(default_factory=list)

@@ -51,6 +51,7 @@ from igraph_mcp.models import ExploreResult, FileDetail, IndexResult, NodeDetail
 from igraph_mcp.resources.results import MountResult, ResourceList, UnmountResult
 from igraph_mcp.server_state import BuildProgress, ServerState, WorkspaceState
 from igraph_mcp.service import IGraphService
+from igraph_mcp.structured import compact, output_schema
 from igraph_mcp.workspace import Workspace, store_options, workspace_roots
 
 log = logging.getLogger(__name__)
@@ -129,9 +130,8 @@ async def _call(tool: str, fn: Callable[[], _T]) -> _T:
 
 
 def _answer(model: BaseModel, text: str) -> CallToolResult:
-    return CallToolResult(
-        content=[TextContent(type="text", text=text)], structured_content=model.model_dump(mode="json")
-    )
+    """The text models read, and the compact structured form (``structured.compact``) programs read."""
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=compact(model))
 
 
 class _ForbidExtra(ArgModelBase):
@@ -170,15 +170,29 @@ class _StrictTool(Tool):
         cls, fn: Callable[..., Any], title: str, annotations: ToolAnnotations, drop: tuple[str, ...] = ()
     ) -> _StrictTool:
         """Register ``fn`` with ``extra='forbid'`` arguments (the schema says additionalProperties: false),
-        without the arguments named in ``drop`` (the function's defaults apply)."""
-        tool = cls.from_function(fn, title=title, annotations=annotations)
+        without the arguments named in ``drop`` (the function's defaults apply), and with the terse output schema
+        of its answer's compact form (``structured.output_schema``)."""
+        description = " ".join((fn.__doc__ or "").split())  # the docstring on one line: bytes every session pays
+        tool = cls.from_function(fn, title=title, description=description, annotations=annotations)
         base = tool.fn_metadata.arg_model
         fields: dict[str, Any] = {n: (f.annotation, f) for n, f in base.model_fields.items() if n not in drop}
         model = cast(type[BaseModel], create_model(base.__name__, __base__=_ForbidExtra, __module__=__name__, **fields))
-        meta = tool.fn_metadata.model_copy(update={"arg_model": model})
-        strict = tool.model_copy(update={"fn_metadata": meta, "parameters": model.model_json_schema(by_alias=True)})
+        answer = tool.fn_metadata.output_model
+        assert isinstance(answer, type) and issubclass(answer, BaseModel), f"{tool.name} must answer with a model"
+        # No output model: the SDK would validate the compact form against the full one; clients check the schema.
+        meta = tool.fn_metadata.model_copy(
+            update={"arg_model": model, "output_model": None, "output_schema": output_schema(answer)}
+        )
+        parameters = _untitled(model.model_json_schema(by_alias=True))
+        strict = tool.model_copy(update={"fn_metadata": meta, "parameters": parameters})
         assert isinstance(strict, cls)
         return strict
+
+
+def _untitled(schema: dict[str, Any]) -> dict[str, Any]:
+    """An input schema without pydantic's generated titles (``"title": "Topk"``): bytes every session pays for."""
+    properties = {name: {k: v for k, v in prop.items() if k != "title"} for name, prop in schema["properties"].items()}
+    return {k: v for k, v in schema.items() if k != "title"} | {"properties": properties}
 
 
 def describe_invalid(tool: str, error: ValidationError, schema: dict[str, Any]) -> str:
@@ -196,7 +210,7 @@ def describe_invalid(tool: str, error: ValidationError, schema: dict[str, Any]) 
 Name = Annotated[
     str,
     Field(
-        description="Symbol name: plain (`parse_file`) or qualified (`Session.request`, `pkg.mod.func`)",
+        description="Symbol name, plain or qualified (`Session.request`)",
         max_length=500,
     ),
 ]
@@ -218,22 +232,18 @@ async def igraph_explore(
     ctx: Context,
     query: Annotated[
         str,
-        Field(
-            description="What you are looking for: a question, a description of behaviour, "
-            "identifiers, or pasted issue text"
-        ),
+        Field(description="A question, a behaviour, identifiers or pasted issue text"),
     ],
     topK: Annotated[
         int | None,
         Field(
             ge=1,
             le=TOP_K_MAX,
-            description=f"Number of ranked symbols to return (1-{TOP_K_MAX}; default retrieval.nodeTopK of the "
-            f"config, {DEFAULT_TOP_K}). The first {SNIPPET_HITS} carry a source snippet, the rest one line each",
+            description=f"Ranked symbols to return (default {DEFAULT_TOP_K}); the first {SNIPPET_HITS} with a snippet",
         ),
     ] = None,
     hops: Annotated[
-        int, Field(ge=0, le=HOPS_MAX, description=f"Call-graph hops to expand around the hits (0-{HOPS_MAX})")
+        int, Field(ge=0, le=HOPS_MAX, description="Call-graph hops to expand around the hits")
     ] = DEFAULT_HOPS,
     kinds: Annotated[
         list[str] | None,
@@ -251,7 +261,7 @@ async def igraph_explore(
         Field(
             ge=MAX_TOKENS_MIN,
             le=MAX_TOKENS_MAX,
-            description=f"Token budget of the answer (default from the config, {DEFAULT_MAX_TOKENS})",
+            description=f"Token budget of the answer (default {DEFAULT_MAX_TOKENS})",
         ),
     ] = None,
     repo: RepoAll = None,
@@ -284,7 +294,7 @@ async def igraph_node(
         str | None,
         Field(
             max_length=4096,
-            description="Repository-relative file (or a path suffix) to pick one symbol when the name is ambiguous",
+            description="File (or path suffix) that picks one symbol of an ambiguous name",
         ),
     ] = None,
     repo: RepoLookup = None,
@@ -304,7 +314,7 @@ async def igraph_file(
         str,
         Field(
             max_length=4096,
-            description="Repository-relative path, or an unambiguous suffix such as `auth/session.py`",
+            description="Repository-relative path or an unambiguous suffix (`auth/session.py`)",
         ),
     ],
     repo: RepoLookup = None,
@@ -324,10 +334,10 @@ async def igraph_related(
         Literal["both", "callers", "callees"],
         Field(description="'callers' (who uses it), 'callees' (what it uses) or 'both'"),
     ] = "both",
-    hops: Annotated[int | None, Field(ge=1, le=5, description="How far to follow the graph (1-5, default 1)")] = None,
+    hops: Annotated[int | None, Field(ge=1, le=5, description="Graph hops to follow (default 1)")] = None,
     limit: Annotated[
         int | None,
-        Field(ge=1, le=1000, description="Symbols to list, best first (default 100); 'omitted' counts the rest"),
+        Field(ge=1, le=1000, description="Symbols to list, best first (default 100)"),
     ] = None,
     repo: RepoLookup = None,
 ) -> Annotated[CallToolResult, RelatedResult]:

@@ -170,7 +170,7 @@ async def _run(root: Path, rounds: int, hold: Path) -> Tally:
                     tally.errors.append(f"R {what}: {_text(res)}")
             if not status.is_error and (status.structured_content or {})["files"] != FILES:
                 tally.errors.append(f"R: partial index: {status.structured_content}")
-            if not hits.is_error and [h["name"] for h in (hits.structured_content or {})["hits"]][:1] != [
+            if not hits.is_error and [h["qualifiedName"] for h in (hits.structured_content or {})["hits"]][:1] != [
                 f"settle_batch_{i}"
             ]:
                 tally.errors.append(f"R: settle_batch_{i} not found first: {_text(hits)[:300]}")

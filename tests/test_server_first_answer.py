@@ -49,7 +49,7 @@ async def test_degraded_answer_before_embedding_finishes_then_dense_joins(sample
     first = _data(early)
     assert first["degraded"] is True
     assert "dense channel: 0/" in first["note"] and "symbols embedded" in first["note"]
-    assert "check_password" in [h["name"] for h in first["hits"]]  # FTS + graph already answer
+    assert "check_password" in [h["qualifiedName"] for h in first["hits"]]  # FTS + graph already answer
     assert first["diagnostics"]["channels"] == ["fts5"]
     # While the gate is shut the status shows the phases done so far and the embed phase at 0.
     phases = {p["phase"]: p for p in during["phases"]}
@@ -57,7 +57,7 @@ async def test_degraded_answer_before_embedding_finishes_then_dense_joins(sample
     to_embed = phases["embed"]["total"]  # every node, module nodes included
     assert phases["embed"]["done"] == 0 and to_embed >= during["symbols"] > 0
     assert f"dense channel: 0/{to_embed} symbols embedded" in first["note"]
-    assert during["vectors"] == 0
+    assert during.get("vectors", 0) == 0  # a field left out of structuredContent is empty
     # Once the vectors are in, the dense channel joins and the answer is whole.
-    assert late["degraded"] is False and "dense" in late["diagnostics"]["channels"]
+    assert "degraded" not in late and "dense" in late["diagnostics"]["channels"]
     assert {p["phase"] for p in status["phases"]} >= {"scan", "parse", "resolve", "embed"}
