@@ -7,7 +7,8 @@ A variant is ``hits/snippets/neighbours``: ranked symbols returned, how many of 
 rest are one line: name, place, signature), and how many graph neighbours are listed. For each it prints the share
 of issues whose answer holds a function the fix edits (any / all of them), function Acc@10 of the answer's list
 (hits, then neighbours; every edited function within the first 10, as retrieval.py counts it) and the median
-and 90th-percentile tokens of the rendered text an agent reads.
+and 90th-percentile tokens of the rendered text an agent reads, the median tokens of its structuredContent (the
+compact form MCP clients get) and of both together.
 
 Only the tuning half chooses defaults (issue 11's protocol); run the held-out half to confirm a choice, not to make it.
 """
@@ -36,8 +37,8 @@ def parse_variant(text: str) -> tuple[int, int, int]:
     return hits, snippets, neighbours
 
 
-def run_variant(svc: Any, query: str, variant: tuple[int, int, int]) -> tuple[list[tuple[str, str]], int]:
-    """One default call (graph hops from the config) at this size: (hits then neighbours, tokens of its text)."""
+def run_variant(svc: Any, query: str, variant: tuple[int, int, int]) -> tuple[list[tuple[str, str]], sr.AnswerTokens]:
+    """One default call (graph hops from the config) at this size: (hits then neighbours, tokens of its answer)."""
     hits, snippets, neighbours = variant
     params = svc.retrieval_params.with_assignments([f"snippet_hits={snippets}", f"neighbour_limit={neighbours}"])
     ranking, tokens = sr.default_call(svc, query, params, top_k=hits)
@@ -62,7 +63,7 @@ def main() -> None:
     holds: dict[tuple[str, tuple[int, int, int]], list[float]] = defaultdict(list)
     holds_all: dict[tuple[str, tuple[int, int, int]], list[float]] = defaultdict(list)
     acc10: dict[tuple[str, tuple[int, int, int]], list[float]] = defaultdict(list)
-    tokens: dict[tuple[str, tuple[int, int, int]], list[int]] = defaultdict(list)
+    tokens: dict[tuple[str, tuple[int, int, int]], list[sr.AnswerTokens]] = defaultdict(list)
     for task in sr.devset_tasks(args, cache):
         bm25 = Bm25Index(task.root)
         svc, _, _ = sr.open_service(task.root)
@@ -83,19 +84,34 @@ def main() -> None:
         finally:
             sr.close_service(svc)
         print(f"{task.label}: {len(task.cases)} issues", file=sys.stderr, flush=True)
-    head = ("half", "hits/snip/nbrs", "issues", "holds", "all", "fAcc@10", "tok p50", "tok p90")
-    print(" ".join(f"{h:>{w}}" for h, w in zip(head, (8, 15, 6, 6, 6, 8, 8, 8), strict=True)))
+    head = (
+        "half",
+        "hits/snip/nbrs",
+        "issues",
+        "holds",
+        "all",
+        "fAcc@10",
+        "tok p50",
+        "tok p90",
+        "stok p50",
+        "tok+s p50",
+    )
+    widths = (8, 15, 6, 6, 6, 8, 8, 8, 9, 10)
+    print(" ".join(f"{h:>{w}}" for h, w in zip(head, widths, strict=True)))
     for half in ("tuning", "heldout"):
         for variant in variants:
             key = (half, variant)
             if not holds[key]:
                 continue
-            toks = sorted(tokens[key])
+            toks = sorted(t.text for t in tokens[key])
             p90 = toks[min(len(toks) - 1, int(0.9 * len(toks)))]
+            structured = statistics.median(t.structured for t in tokens[key])
+            both = statistics.median(t.both for t in tokens[key])
             print(
                 f"{half:>8} {'/'.join(map(str, variant)):>15} {len(holds[key]):>6}"
                 f" {100 * statistics.fmean(holds[key]):>6.1f} {100 * statistics.fmean(holds_all[key]):>6.1f}"
                 f" {100 * statistics.fmean(acc10[key]):>8.1f} {statistics.median(toks):>8.0f} {p90:>8}"
+                f" {structured:>9.0f} {both:>10.0f}"
             )
 
 

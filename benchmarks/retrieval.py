@@ -44,7 +44,7 @@ def run_task(task: TreeTask, systems: list[str], log: Callable[[str], None]) -> 
     )
     svc = None
     index_summary: dict[str, Any] = {}
-    tokens: dict[str, int] = {}  # query text -> tokens of the default call's answer
+    tokens: dict[str, sr.AnswerTokens] = {}  # query text -> tokens of the default call's answer
     if any(s.removesuffix("-hand") in sr.SERVICE_SYSTEMS or s.startswith("default") for s in systems):
         repo_name = sr.store_repo_name(task.set_name, task.label) if sr.STORE else None
         svc, timings["service_index_s"], index_summary = sr.open_service(task.root, repo_name)
@@ -84,7 +84,9 @@ def run_task(task: TreeTask, systems: list[str], log: Callable[[str], None]) -> 
                 rec = _evaluate(task, case, golds, system, search, bm25.class_keys)
                 key = "hand:" + case.text if system == "default-hand" else case.text
                 if system.startswith("default") and key in tokens:
-                    rec["tokens"] = tokens.pop(key)
+                    answer = tokens.pop(key)
+                    rec["tokens"], rec["structured_tokens"] = answer.text, answer.structured
+                    rec["total_tokens"] = answer.both
                     if golds:
                         ranked = rec["_ranked"]
                         found = [any(m.function_match(g, h, bm25.class_keys) for h in ranked) for g in golds]
@@ -164,14 +166,20 @@ def summarize(results: list[dict[str, Any]]) -> dict[str, dict[str, dict[str, An
                 grouped[(f"docstrings/{tree['tree']}", rec["system"])].append(rec)
     summary: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
     for (set_name, system), recs in sorted(grouped.items()):
-        sizes = sorted(r["tokens"] for r in recs if "tokens" in r)
+
+        def median_of(key: str, recs: list[dict[str, Any]] = recs) -> int | None:
+            sizes = sorted(r[key] for r in recs if key in r)  # runs from before a column was added lack it
+            return sizes[len(sizes) // 2] if sizes else None
+
         times = sorted(r["seconds"] for r in recs)
         summary[set_name][system] = {
             "n": len(recs),
             "errors": sum(r["error"] is not None for r in recs),
             "ms_per_query": 1000 * sum(times) / len(recs),
             "ms_p50": 1000 * times[len(times) // 2],
-            "median_tokens": sizes[len(sizes) // 2] if sizes else None,
+            "median_tokens": median_of("tokens"),
+            "median_structured_tokens": median_of("structured_tokens"),
+            "median_total_tokens": median_of("total_tokens"),
             "metrics": m.mean_metrics([r["metrics"] for r in recs]),
         }
     return dict(summary)
@@ -180,12 +188,12 @@ def summarize(results: list[dict[str, Any]]) -> dict[str, dict[str, dict[str, An
 def format_table(set_name: str, rows: dict[str, dict[str, Any]], systems: list[str]) -> str:
     """Render one set's summary: rows = systems, columns = metrics in percent, n and ms/query."""
     columns = m.dedupe(c for row in rows.values() for c in row["metrics"])
-    header = ["system", *columns, "n", "err", "ms/q", "p50", "tok"]
+    header = ["system", *columns, "n", "err", "ms/q", "p50", "tok", "stok", "tok+s"]
     body = []
     for system in (s for s in systems if s in rows):
         row = rows[system]
         cells = [_pct(row["metrics"].get(c)) for c in columns]
-        tok = "-" if row["median_tokens"] is None else str(row["median_tokens"])
+        toks = [row.get(f"median_{k}tokens") for k in ("", "structured_", "total_")]
         body.append(
             [
                 system,
@@ -194,7 +202,7 @@ def format_table(set_name: str, rows: dict[str, dict[str, Any]], systems: list[s
                 str(row["errors"]),
                 f"{row['ms_per_query']:.0f}",
                 f"{row['ms_p50']:.0f}",
-                tok,
+                *("-" if t is None else str(t) for t in toks),
             ]
         )
     widths = [max(len(r[i]) for r in [header, *body]) for i in range(len(header))]
@@ -418,6 +426,7 @@ def compare_runs(a_path: Path, b_path: Path, systems: list[str], parity: float) 
                 continue
             ms = f"ms/q {row_a['ms_per_query']:.0f} / {row_b['ms_per_query']:.0f}"
             tok = f"tok {row_a['median_tokens'] or '-'} / {row_b['median_tokens'] or '-'}"
+            tok += f", tok+s {row_a.get('median_total_tokens') or '-'} / {row_b.get('median_total_tokens') or '-'}"
             mine = [k for k in both if k[3] == system and (k[0] == set_name or set_name.startswith(f"{k[0]}/"))]
             mine = [k for k in mine if _in_table(set_name, k, kept[0])]
             same = sum(tops[0][k] == tops[1][k] for k in mine)

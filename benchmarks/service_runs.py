@@ -9,6 +9,7 @@ once (``EMBED_CACHE``, ``REINDEX``, ``PARAMS``, ``MAX_QUERY_CHARS``).
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from dataclasses import dataclass
@@ -122,17 +123,33 @@ def service_search(svc: Any, query: str, system: str, top_k: int = TOP_K, params
     return Ranking(functions, files)
 
 
-def default_call(svc: Any, query: str, params: Any = None, top_k: int | None = None) -> tuple[Ranking, int]:
-    """igraph_explore with only a query, as an agent calls it: (hits then neighbours, tokens of its text)."""
+@dataclass(frozen=True)
+class AnswerTokens:
+    """Estimated tokens of one answer as an MCP client gets it: its text and its structuredContent."""
+
+    text: int
+    structured: int
+
+    @property
+    def both(self) -> int:
+        """Text and structured content together: what a client that forwards both pays."""
+        return self.text + self.structured
+
+
+def default_call(svc: Any, query: str, params: Any = None, top_k: int | None = None) -> tuple[Ranking, AnswerTokens]:
+    """igraph_explore with only a query, as an agent calls it: (hits then neighbours, tokens of its answer)."""
     from igraph_mcp.render import render_explore
     from igraph_mcp.retrieve.budget import estimate_tokens
+    from igraph_mcp.structured import compact
 
     params = params_of(svc) if params is None else params
     result = svc.explore(query[:MAX_QUERY_CHARS], top_k=top_k, params=params)
     nodes = list(result.hits) + list(result.neighbours)
     functions = [(n.filePath, n.qualifiedName) for n in nodes]
     files = [f.filePath for f in result.files]
-    return Ranking(functions, files), estimate_tokens(render_explore(result))
+    structured = json.dumps(compact(result), separators=(",", ":"), ensure_ascii=False)  # as the wire sends it
+    tokens = AnswerTokens(estimate_tokens(render_explore(result)), estimate_tokens(structured))
+    return Ranking(functions, files), tokens
 
 
 def _service_search_as(svc: Any, system: str, query: str) -> Ranking:

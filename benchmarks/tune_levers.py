@@ -57,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
                 for system in systems:
                     if system == "default":
                         ranking, size = sr.default_call(svc, case.text, params)
-                        tokens[label].append(size)
+                        tokens[label].append(size.text)
                     else:
                         ranking = sr.service_search(svc, case.text, system, params=params)
                     scores = m.devset_metrics(case.gold_files, golds, ranking.files, ranking.functions, bm25.class_keys)

@@ -6,6 +6,7 @@ import ast
 import sys
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 import pytest
 
@@ -292,6 +293,37 @@ def test_service_adapter_maps_hits_and_neighbours() -> None:
         (1, retrieval.GRAPH_TOP_K, 2, ("fts", "dense"), budget),  # the agent's default call: 5 hits + neighbours
         (1, 10, 0, ("fts", "dense"), budget),  # files come from the 10-hit ranking
     ]
+
+
+def test_default_call_reports_text_and_structured_tokens(indexed_service: Any) -> None:
+    import json
+
+    import service_runs
+
+    from igraph_mcp.render import render_explore
+    from igraph_mcp.retrieve.budget import estimate_tokens
+    from igraph_mcp.structured import compact
+
+    ranking, tokens = service_runs.default_call(indexed_service, "check the password of a user")
+    answer = indexed_service.explore("check the password of a user")
+    assert ranking.functions and tokens.text == estimate_tokens(render_explore(answer))
+    assert tokens.structured == estimate_tokens(json.dumps(compact(answer), separators=(",", ":")))
+    assert tokens.both == tokens.text + tokens.structured and 0 < tokens.structured < tokens.text * 1.5
+
+
+def test_retrieval_table_shows_text_structured_and_both_token_medians() -> None:
+    import retrieval
+
+    records = [
+        {"system": "default", "half": "heldout", "seconds": 0.1, "error": None, "metrics": {"func_acc@10": 1.0}}
+        | ({"tokens": text, "structured_tokens": text // 2, "total_tokens": text + text // 2} if text else {})
+        for text in (100, 300, 200, 0)
+    ]
+    summary = retrieval.summarize([{"set": "devset", "tree": "t", "records": records}])
+    row = summary["devset/heldout"]["default"]
+    assert (row["median_tokens"], row["median_structured_tokens"], row["median_total_tokens"]) == (200, 100, 300)
+    header, line = retrieval.format_table("devset/heldout", summary["devset/heldout"], ["default"]).splitlines()[1:]
+    assert header.split()[-3:] == ["tok", "stok", "tok+s"] and line.split()[-3:] == ["200", "100", "300"]
 
 
 def test_devset_split_puts_every_repository_with_two_instances_on_both_sides() -> None:
