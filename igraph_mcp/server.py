@@ -216,16 +216,12 @@ Name = Annotated[
 ]
 
 
-_REPO_DOC = "Repository name, as igraph_status lists them; default: "
-RepoAll = Annotated[str | None, Field(max_length=100, description=_REPO_DOC + "every repository, rankings fused")]
+_REPO_DOC = "Repository name (igraph_status lists them); default: "
+RepoAll = Annotated[str | None, Field(max_length=100, description=_REPO_DOC + "all, rankings fused")]
 RepoLookup = Annotated[
-    str | None,
-    Field(
-        max_length=100,
-        description=_REPO_DOC + "every repository; a name found in several lists them as candidates (found: false)",
-    ),
+    str | None, Field(max_length=100, description=_REPO_DOC + "all; a name in several gives candidates")
 ]
-RepoFirst = Annotated[str | None, Field(max_length=100, description=_REPO_DOC + "the server's first repository")]
+RepoFirst = Annotated[str | None, Field(max_length=100, description=_REPO_DOC + "the first")]
 
 
 async def igraph_explore(
