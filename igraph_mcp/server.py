@@ -1,7 +1,8 @@
 """The MCP front: tools over IGraphService, create_server() and serve().
 
 Every tool validates its (flat, camelCase) arguments, calls one service method in a worker thread, and
-returns the service's pydantic model as structured content plus a compact text rendering. Expected failures
+returns a compact text rendering (what models read) plus the model's compact structured form (structured.py:
+each fact once, no snippets or source; the CLI's --json keeps the full model). Expected failures
 (IGraphError) become isError results whose message says what to do next; anything else is logged with its
 traceback on stderr and reported generically, and the server keeps serving. The state the tools share and
 the background indexing live in server_state; the instructions text is built in instructions.
