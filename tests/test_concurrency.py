@@ -237,7 +237,8 @@ async def _run(root: Path, rounds: int, hold: Path) -> Tally:
         final = await w.call_tool("igraph_index", {})
         listed = await rd.call_tool("igraph_list_resources", {})
     assert not final.is_error, _text(final)
-    paths = {s["path"] for s in (listed.structured_content or {})["sources"] if s["indexed"]}
+    sources = (listed.structured_content or {})["sources"]
+    paths = {s["path"] for s in sources if s.get("indexed", True)}  # left out when true: the schema says so
     lost = tally.mounted - paths
     if lost:
         tally.errors.append(f"mounts lost: {sorted(lost)}")
