@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from igraph_mcp.errors import InvalidInput
+from igraph_mcp.vocab.kinds import filterable_kinds
 
 TOP_K_MAX = 50  # ranked symbols one call returns at most (the config's nodeTopK may say more)
 DEFAULT_TOP_K = 10  # the shipped retrieval.nodeTopK
@@ -38,7 +39,8 @@ class ExploreRequest:
         top_k = min(node_top_k, TOP_K_MAX) if self.top_k is None else self.top_k
         hops = graph_hops if self.hops is None else self.hops
         validate(self.query, top_k, hops, self.max_tokens)
-        return dataclasses.replace(self, top_k=top_k, hops=hops)
+        kinds = checked_kinds(self.kinds) if self.kinds else None
+        return dataclasses.replace(self, top_k=top_k, hops=hops, kinds=kinds)
 
 
 def validate(query: str, top_k: int, hops: int, max_tokens: int | None = None) -> None:
@@ -51,3 +53,18 @@ def validate(query: str, top_k: int, hops: int, max_tokens: int | None = None) -
         raise InvalidInput(f"hops must be between 0 and {HOPS_MAX}")
     if max_tokens is not None and not MAX_TOKENS_MIN <= max_tokens <= MAX_TOKENS_MAX:
         raise InvalidInput(f"maxTokens must be between {MAX_TOKENS_MIN} and {MAX_TOKENS_MAX}")
+
+
+def checked_kinds(kinds: Sequence[str]) -> tuple[str, ...]:
+    """``kinds`` in lower case, or InvalidInput naming the positions of unknown ones and listing the valid kinds."""
+    valid = filterable_kinds()
+    wanted = tuple(k.strip().lower() if isinstance(k, str) else "" for k in kinds)
+    # Positions, not values: a message never echoes what the caller sent.
+    unknown = [str(i + 1) for i, k in enumerate(wanted) if k not in valid]
+    if unknown:
+        entries = f"entry {unknown[0]}" if len(unknown) == 1 else f"entries {', '.join(unknown)}"
+        raise InvalidInput(
+            f"unknown symbol kind in kinds ({entries} of {len(wanted)}); valid kinds: {', '.join(valid)}. "
+            "Call again with valid kinds, or without kinds for every kind"
+        )
+    return wanted

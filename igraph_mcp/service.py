@@ -197,7 +197,7 @@ class IGraphService:
         # With nothing mounted the resource step is skipped, so an FTS-only query never pays for a query vector.
         finder = self.resource_finder if status_store.has_resource_sources(db) else None
         dense = self.dense_state() if "dense" in channels or finder else DenseState(None, None, None)
-        return stages.run(db, request, params or self.retrieval_params, dense, finder, self.stale_files)
+        return stages.run(db, request, params or self.retrieval_params, dense, finder, self.stale_files, self.root)
 
     def stale_files(self, paths: list[str]) -> set[str]:
         """Those of ``paths`` whose file on disk differs from what was indexed (or is gone)."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import random
 import sys
 from pathlib import Path
 
@@ -60,7 +61,7 @@ def test_unsupported_language_counted_without_reading(tmp_path: Path, monkeypatc
 
     # Only m.py may be opened: unsupported files are decided by name alone.
     real_read_head = walk._read_head
-    monkeypatch.setattr(walk, "_read_head", lambda p: real_read_head(p) if p.endswith("m.py") else no_reads(p))
+    monkeypatch.setattr(walk, "_read_head", lambda p, *a: real_read_head(p, *a) if p.endswith("m.py") else no_reads(p))
     result = run(root)
     assert [f.path for f in result.files] == ["m.py"]
     assert result.skipped["unsupported_language"] == 2
@@ -313,51 +314,149 @@ def test_too_large(tmp_path: Path) -> None:
 
 
 def test_minified_by_name_and_content(tmp_path: Path) -> None:
-    one_line = "!function(){" + "var a=1;" * 200 + "}();"  # > 1,000 chars on one line
-    wide = "\n".join("a" * 350 for _ in range(10))  # average line length > 300
+    bundle = "/*! lib v1 | MIT */\n!function(){" + "var a=f(1);if(a){b=c}" * 300 + "}();\n//# sourceMappingURL=x.map\n"
+    wide = "\n".join("a{b:c;d:e;f:g}" * 40 for _ in range(10))  # minified CSS, ten long lines
     normal = "\n".join(f"const v{i} = {i};" for i in range(400))
+    data_uri = "\n".join(
+        ["// A logo", 'export const logo = "data:image/png;base64,' + "iVBORw0KGgo" * 455 + '";', "x;"]
+    )
     root = make_plain_repo(
         tmp_path,
         {
             "vendor.min.js": "let a;\n",
             "app.bundle.js": "let a;\n",
             "style.min.css": "a{}\n",
-            "one.js": "/*! license */\n" + one_line,
+            "one.js": bundle,
             "wide.css": wide,
             "normal.js": normal,
-            "long_string.py": "DATA = '" + "x" * 5000 + "'\n",  # Python is never "minified"
+            "logo.js": data_uri,  # H2: one long literal in a hand-written file never decides
+            "long_string.py": "DATA = '" + "x;" * 5000 + "'\n",  # Python is never "minified"
         },
     )
     result = run(root)
-    assert [f.path for f in result.files] == ["long_string.py", "normal.js"]
+    assert [f.path for f in result.files] == ["logo.js", "long_string.py", "normal.js"]
     assert result.skipped["minified"] == 5
+    by_path = {s.path: s for s in result.skipped_files}
+    assert by_path["vendor.min.js"].detail == "named as a minifier's output"
+    assert (
+        by_path["one.js"].detail.startswith("mean line length ") and "1 of 3 lines over 500" in by_path["one.js"].detail
+    )
+
+
+def test_a_re_included_file_is_indexed_even_if_it_looks_minified(tmp_path: Path) -> None:
+    bundle = "!function(){" + "var a=f(1);" * 300 + "}();"
+    root = make_plain_repo(
+        tmp_path,
+        {"hand.js": bundle, "other.js": bundle, "lib.min.js": bundle, ".igraphignore": "!hand.js\n!lib.min.js\n"},
+    )
+    result = run(root)
+    assert [f.path for f in result.files] == ["hand.js", "lib.min.js"]
+    assert [s.path for s in result.skipped_files] == ["other.js"]
+
+
+def test_file_level_skips_are_listed_with_detail_and_folders_only_counted(tmp_path: Path) -> None:
+    root = make_plain_repo(
+        tmp_path,
+        {
+            "big.py": "x" * 3000,
+            "blob.py": b"\x89PNG\r\n\x1a\n" + bytes(range(1, 200)),
+            "node_modules/dep/index.js": "let a;\n",
+            "README.md": "# hi\n",
+            "ok.py": "x = 1\n",
+            ".gitignore": "ignored.py\n",
+            "ignored.py": "x = 1\n",
+        },
+    )
+    result = run(root, max_file_bytes=2000)
+    assert [(s.path, s.reason) for s in result.skipped_files] == [("big.py", "too_large"), ("blob.py", "binary")]
+    assert result.skipped_files[0].detail == "3.0 KB; index.maxFileBytes is 2000"
+    assert result.skipped_files[1].detail == "PNG image"
+    assert result.skipped["default_excluded"] == 1 and result.skipped["gitignored"] == 1  # counted, not listed
+
+
+BUNDLE_LINE = b"!function(e){var t={};function n(r){if(t[r])return t[r].exports;var o=t[r]={i:r,l:!1};return o}}(e);"
+HAND_LINES = [b"import { thing } from './thing';", b"", b"export function add(a, b) {", b"  return a + b;", b"}"]
 
 
 @pytest.mark.parametrize(
-    ("head", "expected"),
+    ("data", "expected"),
     [
-        (b"", False),
-        (b"\n\n\n", False),
-        (b"x" * 1001, True),
-        (b"short\n" + b"x" * 1001 + b"\nshort\n", True),
-        (b"\n".join([b"y" * 301] * 5), True),
-        (b"\n".join([b"y" * 120] * 40), False),
-        # A 4 KiB sample cut mid-line: the cut line is ignored, the rest are short.
-        (b"\n".join([b"z" * 80] * 50) + b"\n" + b"q" * 5000, False),
+        pytest.param(b"", False, id="empty"),
+        pytest.param(b"\n\n\n\n", False, id="only-newlines"),
+        pytest.param(b"\r\n".join(HAND_LINES * 20), False, id="crlf-hand-written"),
+        pytest.param(b"\xef\xbb\xbf" + b"\n".join(HAND_LINES * 20), False, id="utf8-bom"),
+        pytest.param(
+            "\n".join(["// 你好，世界：一个注释"] * 50 + ["const 名前 = '値';"] * 50).encode(), False, id="cjk"
+        ),
+        pytest.param(
+            b"module.exports = {a: 1, b: [2, 3], c: {d: 'e'}, f: true, g: null, h: 'x'};", False, id="1-line-config"
+        ),
+        pytest.param(
+            b'export default {"' + b'", "'.join(b"key%d" % i for i in range(400)) + b'"};', False, id="1-line-data"
+        ),
+        pytest.param(
+            b"\n".join(HAND_LINES * 8 + [b'const logo = "data:image/png;base64,' + b"A" * 5000 + b'";']),
+            False,
+            id="hand-written-with-5000-char-data-uri",
+        ),
+        pytest.param(
+            b"\n".join([b"// emoji", b"module.exports = () => /" + b"\\u{1F600}|[\\u2600-\\u27BF]|" * 300 + b"/g;"]),
+            False,
+            id="short-file-with-5000-char-regex",
+        ),
+        pytest.param(
+            b"\n".join(HAND_LINES * 8 + [BUNDLE_LINE * 50]),
+            False,
+            id="hand-written-with-one-long-code-line",
+        ),
+        pytest.param(BUNDLE_LINE * 500, True, id="one-line-bundle"),
+        pytest.param(
+            b"/*! lib v1.0 | MIT */\n" + BUNDLE_LINE * 500 + b"\n//# sourceMappingURL=lib.js.map\n",
+            True,
+            id="bundle-with-banner",
+        ),
+        pytest.param(b"\r\n".join([BUNDLE_LINE * 8] * 30), True, id="wrapped-minifier-output-crlf"),
+        pytest.param(
+            b"\n".join([b"[" + b",".join([b'"abcdefgh"'] * 80) + b"]"] * 10), True, id="many-dense-data-lines"
+        ),
+        pytest.param(
+            b"\n".join(
+                [b"  get<" + b", ".join(b"P%d extends Path<%d>" % (i, i) for i in range(120)) + b">(p: P0): R;"] * 10
+            ),
+            False,
+            id="generated-declarations-with-long-signatures",
+        ),
     ],
 )
-def test_looks_minified(head: bytes, expected: bool) -> None:
-    assert looks_minified(head) is expected
+def test_looks_minified(data: bytes, expected: bool) -> None:
+    assert looks_minified(data) is expected
+
+
+def test_a_minified_sample_cut_mid_line_ignores_the_cut_line() -> None:
+    hand = b"\n".join([b"z" * 80] * 50) + b"\n"
+    assert not looks_minified(hand + BUNDLE_LINE * 100, complete=False)  # the cut line says nothing
+    assert looks_minified(BUNDLE_LINE * 100, complete=False)  # a sample that is one line is that line
 
 
 @pytest.mark.parametrize(
     ("head", "expected"),
     [
-        (b"plain text", False),
-        (b"a\0b", True),
-        ("utf-16 text".encode("utf-16"), False),
-        ("utf-16 big endian".encode("utf-16-be"), True),  # no BOM: indistinguishable from binary
-        (b"\xef\xbb\xbfutf-8 bom", False),
+        pytest.param(b"", False, id="empty"),
+        pytest.param(b"plain text", False, id="ascii"),
+        pytest.param(b"a\0b", True, id="nul"),
+        pytest.param("utf-16 text".encode("utf-16"), False, id="utf16-bom"),
+        pytest.param("utf-16 big endian".encode("utf-16-be"), True, id="utf16-no-bom"),  # indistinguishable from binary
+        pytest.param(b"\xef\xbb\xbfutf-8 bom", False, id="utf8-bom"),
+        pytest.param(
+            "# Kommentar: Größe, Übergröße, naïve façade\nx = 'é'\n".encode("latin-1") * 50, False, id="latin1"
+        ),
+        pytest.param("// Привет, мир: комментарий\nvar x = 1;\n".encode("cp1251") * 50, False, id="cp1251"),
+        pytest.param("// 你好，世界\nconst x = '値';\n".encode() * 50, False, id="utf8-cjk"),
+        pytest.param(b"ESC colours: \x1b[31mred\x1b[0m\tand a form feed \x0c\n" * 20, False, id="escape-and-form-feed"),
+        pytest.param(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", True, id="png"),
+        pytest.param(b"PK\x03\x04\x14\x00\x08\x00", True, id="zip"),
+        pytest.param(b"\x7fELF\x02\x01\x01", True, id="elf"),
+        pytest.param(bytes(b for b in random.Random(7).randbytes(8192) if b), True, id="random-bytes-without-nul"),
     ],
 )
 def test_looks_binary(head: bytes, expected: bool) -> None:
@@ -394,10 +493,10 @@ def test_unreadable_simulated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
     root = make_plain_repo(tmp_path, {"locked.py": "", "closed/x.py": "", "ok.py": ""})
     real_read_head, real_list_dir = walk._read_head, walk._list_dir
 
-    def read_head(path: str) -> object:
+    def read_head(path: str, *limit: int) -> object:
         if path.endswith("locked.py"):
             raise PermissionError(13, "Permission denied", path)
-        return real_read_head(path)
+        return real_read_head(path, *limit)
 
     def list_dir(path: str) -> object:
         if path.endswith("closed"):
@@ -593,9 +692,9 @@ def test_two_thousand_files_walk_with_work_in_proportion(tmp_path: Path, monkeyp
         listed.append(path)
         return real_list(path)
 
-    def read_head(path: str) -> tuple[os.stat_result, bytes]:
+    def read_head(path: str, *limit: int) -> tuple[os.stat_result, bytes]:
         opened.append(path)
-        return real_read(path)
+        return real_read(path, *limit)
 
     def decide(self: walk.IgnoreRules, rel: str, is_dir: bool) -> tuple[bool | None, str]:
         decided.append(rel)

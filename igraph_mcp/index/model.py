@@ -4,20 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-# Node kinds a parser may emit. "module" is the file itself; every other symbol lies inside it.
-NODE_KINDS = (
-    "module",
-    "class",
-    "struct",
-    "interface",
-    "trait",
-    "enum",
-    "function",
-    "method",
-    "type",
-    "constant",
-    "namespace",
-)
+# Node kinds (NODE_KINDS) live in vocab/kinds.py, shared with the filters that name them.
 
 # Reference kinds; each becomes an edge once its target is resolved.
 REF_KINDS = ("calls", "imports", "inherits", "implements", "references")

@@ -27,6 +27,7 @@ from pathspec import GitIgnoreSpec
 
 from igraph_mcp.errors import InvalidInput
 from igraph_mcp.paths import is_inside
+from igraph_mcp.vocab.skips import SkippedPath, byte_size, is_file_reason
 
 # Never entered, whatever an ignore file says: VCS internals and our own index.
 ALWAYS_EXCLUDED_DIRS = frozenset({".git", ".hg", ".svn", ".igraph"})
@@ -65,16 +66,45 @@ DEFAULT_EXCLUDED_SUFFIXES = (".egg-info",)
 VENV_MARKER = "pyvenv.cfg"
 
 BINARY_SNIFF_BYTES = 8192
-MINIFIED_SNIFF_BYTES = 4096
-MINIFIED_MAX_LINE = 1000
-MINIFIED_MAX_AVG_LINE = 300
+# Whole-file minification check: the file's lines taken together, never one line alone (RELIABILITY.md H2). A file
+# up to this size is read whole; a larger one by this much of its head (a bundle is one long line from its start).
+MINIFIED_SAMPLE_BYTES = 256 * 1024
+LONG_LINE = 500  # chars: hand-written code rarely passes it, a minifier's lines run to thousands
+MINIFIED_MEAN_LINE = 300  # mean non-blank line length above which the long lines hold most of the text
+# Long lines that make a file minified (or generated) by their number alone: at least this many, and this share of
+# the non-blank lines (a minifier that wraps its output, highlight.js's bundled grammars).
+MINIFIED_LONG_LINES = 3
+MINIFIED_LONG_SHARE = 0.2
+# ... when they are also dense: spaces and tabs per char of the long lines below this. Minified code: 0.013-0.025;
+# generated declarations (hono's types.d.ts, lines of 2,400 chars): 0.15.
+MINIFIED_SPACES = 0.05
+# Semicolons per char of the long lines. Minified JavaScript: 0.0057-0.0096 and minified CSS 0.015 (jQuery, select2,
+# elasticlunr, clipboard.js, ace, rustdoc); a data URI, a long regex or a data table: under 0.001. Below it a long
+# line is a literal in a hand-written file, not code.
+MINIFIED_SEMICOLONS = 0.003
+# Binary without NUL bytes: control bytes other than whitespace, backspace and escape; random bytes hold 11%,
+# text (ASCII, UTF-8, Latin-1, cp1251 ...) next to none.
+BINARY_CONTROL_SHARE = 0.05
+_CONTROL_BYTES = bytes([*range(0, 8), *range(14, 27), *range(28, 32), 127])
+# Formats whose header says what they are, whatever follows (some headers are NUL-free).
+_BINARY_MAGIC: tuple[tuple[bytes, str], ...] = (
+    (b"\x89PNG\r\n\x1a\n", "PNG image"),
+    (b"PK\x03\x04", "ZIP archive"),
+    (b"\x7fELF", "ELF executable"),
+    (b"\x1f\x8b", "gzip data"),
+    (b"GIF8", "GIF image"),
+    (b"\xff\xd8\xff", "JPEG image"),
+    (b"%PDF-", "PDF document"),
+    (b"\xca\xfe\xba\xbe", "Java class or Mach-O file"),
+    (b"\x00asm", "WebAssembly module"),
+)
 # Content-based minification check only for text that bundlers minify; a long line in Python is not that.
 MINIFIABLE_SUFFIXES = frozenset(
     {".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx", ".css", ".scss", ".less", ".html", ".htm"}
 )
 _MINIFIED_NAME = re.compile(r"[.-]min\.(?:js|mjs|cjs|css)$|\.(?:bundle|chunk)\.js$", re.IGNORECASE)
-# UTF-16/32 text is full of NUL bytes; a BOM tells it apart from binary data.
-_TEXT_BOMS = (b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")
+# UTF-16/32 text is full of NUL bytes; a BOM tells it apart from binary data (UTF-8's BOM: text as well).
+_TEXT_BOMS = (b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff", b"\xef\xbb\xbf")
 _MAX_IGNORE_FILE_BYTES = 1_000_000
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
 _MAX_EXAMPLES = 5
@@ -98,18 +128,22 @@ class WalkedFile:
 
 @dataclass(slots=True)
 class WalkResult:
-    """Accepted files (sorted by path) and every skip, counted by reason."""
+    """Accepted files (sorted by path) and every skip, counted by reason; the skips a user is told about file by
+    file (vocab/skips.FILE_REASONS) are also listed whole, with a detail each."""
 
     files: list[WalkedFile] = field(default_factory=list)
     skipped: collections.Counter[str] = field(default_factory=collections.Counter)
     skipped_examples: dict[str, list[str]] = field(default_factory=dict)
+    skipped_files: list[SkippedPath] = field(default_factory=list)
 
-    def skip(self, reason: str, path: str) -> None:
-        """Count one skipped file or directory and keep a few example paths per reason."""
+    def skip(self, reason: str, path: str, detail: str = "") -> None:
+        """Count one skipped file or directory, keep a few example paths per reason, and list a file-level skip."""
         self.skipped[reason] += 1
         examples = self.skipped_examples.setdefault(reason, [])
         if len(examples) < _MAX_EXAMPLES:
             examples.append(path)
+        if is_file_reason(reason):
+            self.skipped_files.append(SkippedPath(path, reason, detail))
 
 
 @dataclass(frozen=True, slots=True)
@@ -237,22 +271,84 @@ def is_minified_name(name: str) -> bool:
     return _MINIFIED_NAME.search(name) is not None
 
 
+def binary_sign(head: bytes) -> str | None:
+    """What shows the first block of a file to be binary (a NUL byte, a known header, many control bytes), or None
+    for text: ASCII, UTF-8 with or without a BOM, UTF-16/32 with a BOM, Latin-1 and other 8-bit encodings."""
+    if not head or head.startswith(_TEXT_BOMS):
+        return None
+    for magic, what in _BINARY_MAGIC:
+        if head.startswith(magic):
+            return what
+    if b"\0" in head:
+        return "NUL bytes"
+    control = len(head) - len(head.translate(None, _CONTROL_BYTES))
+    if control / len(head) > BINARY_CONTROL_SHARE:
+        return f"{control / len(head):.0%} control bytes"
+    return None
+
+
 def looks_binary(head: bytes) -> bool:
-    """True when the first block holds a NUL byte and no UTF-16/32 byte-order mark explains it."""
-    return b"\0" in head and not head.startswith(_TEXT_BOMS)
+    """True when the first block of a file is binary (see ``binary_sign``)."""
+    return binary_sign(head) is not None
 
 
-def looks_minified(head: bytes) -> bool:
-    """True when the first 4 KiB has a line over 1,000 chars or lines averaging over 300 chars."""
-    sample = head[:MINIFIED_SNIFF_BYTES]
-    lines = sample.split(b"\n")
-    if len(sample) == MINIFIED_SNIFF_BYTES and len(lines) > 1:
-        lines.pop()  # the last line is cut by the sample size; its length says nothing
-    if not any(lines):
-        return False
-    if max(len(line) for line in lines) > MINIFIED_MAX_LINE:
-        return True
-    return len(sample) / len(lines) > MINIFIED_MAX_AVG_LINE
+@dataclass(frozen=True, slots=True)
+class LineStats:
+    """The non-blank lines of a text: how many, how many are long, their mean length, and the density of
+    semicolons and of blanks (spaces, tabs) in the long ones."""
+
+    lines: int
+    long_lines: int
+    mean_length: float
+    long_semicolons: float
+    long_blanks: float
+
+
+def line_stats(data: bytes, *, complete: bool = True) -> LineStats:
+    """Line statistics of ``data`` (``complete`` False: a sample cut off mid-line, whose last line is left out unless
+    it is the only one). CRLF counts as one line break; blank lines are not counted."""
+    lines = data.split(b"\n")
+    if not complete and len(lines) > 1:
+        lines.pop()  # cut by the sample size; its length says nothing
+    sizes: list[int] = []
+    long_chars = semicolons = blanks = 0
+    for line in lines:
+        line = line.rstrip(b"\r")
+        if not line.strip():
+            continue
+        sizes.append(len(line))
+        if len(line) > LONG_LINE:
+            long_chars += len(line)
+            semicolons += line.count(b";")
+            blanks += line.count(b" ") + line.count(b"\t")
+    if not sizes:
+        return LineStats(0, 0, 0.0, 0.0, 0.0)
+    long_lines = sum(1 for size in sizes if size > LONG_LINE)
+    per_char = 1 / long_chars if long_chars else 0.0
+    return LineStats(len(sizes), long_lines, sum(sizes) / len(sizes), semicolons * per_char, blanks * per_char)
+
+
+def minified_sign(data: bytes, *, complete: bool = True) -> str | None:
+    """Why ``data`` (a whole file, or its head when ``complete`` is False) reads as minified, or None.
+
+    Decided on the file as a whole: the long lines must hold most of the text (mean line length) and either read as
+    code (semicolons) or be many and dense (a share of the lines, few blanks). So a hand-written file with one long
+    literal (a data URI, a regex) is indexed, and so is one with a long line of code among enough ordinary lines to
+    keep the mean low, and generated declarations with long signatures.
+    """
+    s = line_stats(data, complete=complete)
+    if s.long_lines == 0 or s.mean_length <= MINIFIED_MEAN_LINE:
+        return None
+    many = s.long_lines >= MINIFIED_LONG_LINES and s.long_lines / s.lines >= MINIFIED_LONG_SHARE
+    many = many and s.long_blanks < MINIFIED_SPACES
+    if not many and s.long_semicolons < MINIFIED_SEMICOLONS:
+        return None
+    return f"mean line length {round(s.mean_length)} chars, {s.long_lines} of {s.lines} lines over {LONG_LINE}"
+
+
+def looks_minified(data: bytes, *, complete: bool = True) -> bool:
+    """True when ``data`` reads as a minifier's output as a whole (see ``minified_sign``)."""
+    return minified_sign(data, complete=complete) is not None
 
 
 def _is_utf8_name(name: str) -> bool:
@@ -270,15 +366,15 @@ def _list_dir(path: str) -> list[os.DirEntry[str]]:
         return sorted(entries, key=lambda entry: entry.name)
 
 
-def _read_head(path: str) -> tuple[os.stat_result, bytes]:
-    """Open without blocking (a FIFO swapped in must not hang us), fstat, and read the first block."""
+def _read_head(path: str, limit: int = BINARY_SNIFF_BYTES) -> tuple[os.stat_result, bytes]:
+    """Open without blocking (a FIFO swapped in must not hang us), fstat, and read the first ``limit`` bytes."""
     fd = os.open(path, _OPEN_FLAGS)
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             return st, b""
         chunks: list[bytes] = []
-        remaining = BINARY_SNIFF_BYTES
+        remaining = limit
         while remaining > 0:
             chunk = os.read(fd, remaining)
             if not chunk:
@@ -438,13 +534,15 @@ class _Walker:
         if verdict:
             self.result.skip(reason, rel)
             return
+        # A file re-included by name in .igraphignore (or index.exclude) is indexed even if it looks minified.
+        wanted = verdict is False and reason == "igraphignored"
         name = rel.rsplit("/", 1)[-1]
         language = self.language_of(rel)
         if language is None:
             self.result.skip("unsupported_language", rel)
             return
-        if is_minified_name(name):
-            self.result.skip("minified", rel)
+        if is_minified_name(name) and not wanted:
+            self.result.skip("minified", rel, "named as a minifier's output")
             return
         if self.known is not None:
             # A file indexed with this size and mtime passed the content checks then: a stat instead of a read
@@ -462,18 +560,22 @@ class _Walker:
                 walked = WalkedFile(rel, path, st.st_size, st.st_mtime_ns, language)
                 self.candidates.append(_Candidate(walked, (st.st_dev, st.st_ino), via_link))
                 return
-        st, head = _read_head(path)
+        minifiable = not wanted and os.path.splitext(name)[1].lower() in MINIFIABLE_SUFFIXES
+        st, head = _read_head(path, MINIFIED_SAMPLE_BYTES if minifiable else BINARY_SNIFF_BYTES)
         if not stat.S_ISREG(st.st_mode):  # swapped for something else since it was listed
             self.result.skip("not_regular_file", rel)
             return
         if st.st_size > self.max_file_bytes:
-            self.result.skip("too_large", rel)
+            limit = f"index.maxFileBytes is {self.max_file_bytes}"
+            self.result.skip("too_large", rel, f"{byte_size(st.st_size)}; {limit}")
             return
-        if looks_binary(head):
-            self.result.skip("binary", rel)
+        binary = binary_sign(head[:BINARY_SNIFF_BYTES])
+        if binary is not None:
+            self.result.skip("binary", rel, binary)
             return
-        if os.path.splitext(name)[1].lower() in MINIFIABLE_SUFFIXES and looks_minified(head):
-            self.result.skip("minified", rel)
+        minified = minified_sign(head, complete=len(head) >= st.st_size) if minifiable else None
+        if minified is not None:
+            self.result.skip("minified", rel, minified)
             return
         walked = WalkedFile(
             path=rel,
@@ -495,6 +597,7 @@ class _Walker:
                     continue
                 seen.add(candidate.identity)
             self.result.files.append(candidate.walked)
+        self.result.skipped_files.sort(key=lambda skip: skip.path)
 
 
 def walk_repository(

@@ -7,9 +7,11 @@ channel lists) instead of copying them.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -21,6 +23,7 @@ from igraph_mcp.retrieve import ranking, rerank
 from igraph_mcp.retrieve.analyze import QueryAnalysis, analyze_query, cut_query
 from igraph_mcp.retrieve.budget import fit_to_budget, snippet_of
 from igraph_mcp.retrieve.channels import count_definitions, dense_channel, fts_channel, graph_channel, named_channel
+from igraph_mcp.retrieve.context_files import check_context_files
 from igraph_mcp.retrieve.dense_state import DenseState
 from igraph_mcp.retrieve.expand import expand
 from igraph_mcp.retrieve.fusion import Fused, rrf
@@ -46,11 +49,18 @@ def run(
     dense: DenseState,
     resource_finder: ResourceFinder | None = None,
     stale_check: StaleCheck | None = None,
+    root: Path | None = None,
 ) -> ExploreResult:
-    """One explore call, stage by stage (topK and hops default to the parameters'; bounds are checked first)."""
+    """One explore call, stage by stage (topK and hops default to the parameters'; bounds are checked first;
+    context files outside ``root`` or matching no indexed file are named in the note and not used)."""
     request = request.resolved(params.node_top_k, params.graph_hops)
     assert request.top_k is not None and request.hops is not None  # resolved() sets both
     trace = Trace()
+    if request.context_files:
+        context = check_context_files(db, root, request.context_files)
+        request = dataclasses.replace(request, context_files=context.usable)
+        if note := context.note():
+            trace.notes.append(note)
     t0 = time.perf_counter()
     query = analyze(db, request.query, params, trace)
     lists = search_channels(db, query, dense, params, request.channels, resource_finder is not None, trace)
