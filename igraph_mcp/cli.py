@@ -139,6 +139,7 @@ def cmd_index(args: argparse.Namespace) -> int:
         try:
             with _progress(not args.json) as progress:
                 kwargs = {"full": args.full, "dry_run": args.dry_run, "embed": not args.no_embed}
+                kwargs["all_skipped"] = args.all_skipped or args.verbose
                 result = ws.service(name).index(**kwargs, progress=progress)
         except IGraphError as exc:
             if len(names) == 1:
@@ -361,6 +362,13 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--full", action="store_true", help="rebuild from scratch")
     s.add_argument("--dry-run", action="store_true", help="show what would change, write nothing")
     s.add_argument("--no-embed", action="store_true", help="structure and FTS only, skip embeddings")
+    s.add_argument(
+        "-v",
+        "--verbose",
+        dest="all_skipped",
+        action="store_true",
+        help="name every skipped file (default: the first 20, then a count)",
+    )
     s.set_defaults(func=cmd_index)
 
     s = sub.add_parser(

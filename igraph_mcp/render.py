@@ -13,8 +13,10 @@ from igraph_mcp.models import (
     Neighbour,
     NodeDetail,
     RelatedResult,
+    SkippedFile,
     StatusResult,
 )
+from igraph_mcp.vocab.skips import COUNTED_REASONS, is_file_reason, skip_advice
 
 
 def at(repo: str | None, path: str) -> str:
@@ -45,8 +47,7 @@ def render_index(r: IndexResult) -> str:
         f"changes: {r.added} added, {r.modified} modified, {r.deleted} deleted, {r.renamed} renamed, "
         f"{r.unchanged} unchanged ({r.parsed} parsed, {r.parseErrors} with syntax errors)",
     ]
-    if r.skipped:
-        lines.append("skipped: " + ", ".join(f"{k} {v}" for k, v in sorted(r.skipped.items())))
+    lines += _skipped_lines(r)
     if r.embedded or r.embedReused:
         lines.append(f"embedded {r.embedded} symbols ({r.embedReused} reused unchanged)")
     if r.embedNote:
@@ -65,6 +66,43 @@ def relation(n: Neighbour) -> str:
     return (
         f"{n.viaName} {arrow}[{n.edgeKind}] {n.qualifiedName or n.name}  {at(n.repo, n.filePath)}:{n.startLine}{mark}"
     )
+
+
+def _skipped_lines(r: IndexResult) -> list[str]:
+    """The files skipped for a reason worth knowing, grouped by reason with what to do, then the other skips as
+    counts (ignore files, excluded folders, file types without a grammar)."""
+    named = {k: v for k, v in sorted(r.skipped.items()) if is_file_reason(k)}
+    lines: list[str] = []
+    if named:
+        counts = ", ".join(f"{k} {v}" for k, v in named.items())
+        lines.append(f"skipped {sum(named.values())} files: {counts}")
+        reason = ""
+        for skip in r.skippedFiles:
+            if skip.reason != reason:
+                reason = skip.reason
+                lines.append(f"  {reason}: {skip_advice(reason)}")
+            lines.append(f"    {skip.path}" + (f"  ({skip.detail})" if skip.detail else ""))
+        more = r.skippedFilesTotal - len(r.skippedFiles)
+        if more > 0:
+            lines.append(f"  … and {more} more (`igraph-mcp index --verbose` lists them all)")
+    others = {k: v for k, v in sorted(r.skipped.items()) if not is_file_reason(k)}
+    if others:
+        described = (
+            f"{k} {v}" + (f" ({COUNTED_REASONS[k]})" if k in COUNTED_REASONS else "") for k, v in others.items()
+        )
+        lines.append("not indexed by rule: " + ", ".join(described))
+    return lines
+
+
+def _skipped_summary(counts: dict[str, int], examples: list[SkippedFile]) -> list[str]:
+    """One status line: the skipped files by reason and a few of their paths."""
+    if not counts:
+        return []
+    shown = ", ".join(s.path for s in examples)
+    more = sum(counts.values()) - len(examples)
+    names = f" (e.g. {shown}{', …' if more > 0 else ''})" if shown else ""
+    listed = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
+    return [f"skipped files: {listed}{names}; igraph_file on one says why"]
 
 
 def render_explore(r: ExploreResult) -> str:
@@ -178,6 +216,7 @@ def render_status(r: StatusResult) -> str:
         f"embedder: {r.embedder or 'none'}; dense coverage {r.denseCoverage:.0%} ({r.vectors} vectors)",
         f"resources: {r.resources} chunks from {r.resourceSources} sources",
         f"stale files: {r.staleCount}; index size {r.dbBytes / 1e6:.1f} MB",
+        *_skipped_summary(r.skipped, r.skippedFiles),
         *([f"store: {r.store}"] if r.store else []),
     ]
     if r.phases:

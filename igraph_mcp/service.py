@@ -22,7 +22,15 @@ from igraph_mcp.explore_request import CHANNELS, ExploreRequest
 from igraph_mcp.index.build import AfterIndex, build_index
 from igraph_mcp.index.phases import Progress
 from igraph_mcp.index.stale import stale_files
-from igraph_mcp.models import ExploreResult, FileDetail, IndexResult, NodeDetail, RelatedResult, StatusResult
+from igraph_mcp.models import (
+    ExploreResult,
+    FileDetail,
+    IndexResult,
+    NodeDetail,
+    RelatedResult,
+    SkippedFile,
+    StatusResult,
+)
 from igraph_mcp.resources.manager import ResourceManager
 from igraph_mcp.resources.results import MountResult, ResourceList, UnmountResult
 from igraph_mcp.retrieve import stages
@@ -32,16 +40,19 @@ from igraph_mcp.retrieve.params import RetrievalParams
 from igraph_mcp.retrieve.resource_channel import ResourceChannel
 from igraph_mcp.retrieve.stages import ResourceFinder
 from igraph_mcp.store import graph
+from igraph_mcp.store import skipped as skipped_store
 from igraph_mcp.store import status as status_store
 from igraph_mcp.store import vectors as vec_store
 from igraph_mcp.store.db import Database
 from igraph_mcp.store.schema import SCHEMA_VERSION
 from igraph_mcp.store.target import open_store
+from igraph_mcp.vocab.skips import SkippedPath, first_of_each
 
 log = logging.getLogger(__name__)
 
 
 _R = TypeVar("_R")
+STATUS_SKIPPED_LISTED = 5  # skipped files status names; the counts say how many there are
 
 
 def _one_snapshot(method: Callable[..., _R]) -> Callable[..., _R]:
@@ -147,8 +158,10 @@ class IGraphService:
         dry_run: bool = False,
         embed: bool = True,
         progress: Progress | None = None,
+        all_skipped: bool = False,
     ) -> IndexResult:
-        """Build or update the index: structure + FTS first (committed), then embeddings batch by batch."""
+        """Build or update the index: structure + FTS first (committed), then embeddings batch by batch; the
+        summary names the first files skipped for a reason worth knowing, or all of them with ``all_skipped``."""
 
         def report(phase: str, done: int, total: int) -> None:
             self._lock.report(phase, done, total)  # a second writer's "busy" answer names this progress
@@ -168,6 +181,7 @@ class IGraphService:
                 embedder_note=self._embedder_error if embed else None,
                 progress=report,
                 after_index=self.on_after_index,
+                all_skipped=all_skipped,
             )
 
     # -- retrieval ----------------------------------------------------------------------------------------------
@@ -292,6 +306,8 @@ class IGraphService:
             resourceSources=status_store.resource_source_count(db),
             staleFiles=sorted(stale)[:50],
             staleCount=len(stale),
+            skipped=skipped_store.skipped_counts(db),
+            skippedFiles=[SkippedFile.of(s) for s in self._skipped_examples(db)],
             dbBytes=db.size_bytes(),
             store=self.store.where,
             notes=([db.vec_error] if db.vec_error else []) + self._location_notes(),
@@ -301,6 +317,11 @@ class IGraphService:
     def lookup(self) -> Lookup:
         """Node, file and related lookups over this index (the fronts' way to a symbol's detail)."""
         return self._lookup
+
+    @staticmethod
+    def _skipped_examples(db: Database) -> list[SkippedPath]:
+        """A few skipped files for status, every reason named before any is named twice."""
+        return first_of_each(skipped_store.skipped_list(db, STATUS_SKIPPED_LISTED), STATUS_SKIPPED_LISTED)
 
     def _location_notes(self) -> list[str]:
         note = self.location.note()

@@ -10,7 +10,7 @@ from igraph_mcp.config import Config
 from igraph_mcp.embed.base import Embedder
 from igraph_mcp.errors import EmbedderError
 from igraph_mcp.index.embedding import embed_nodes
-from igraph_mcp.index.indexer import Indexer
+from igraph_mcp.index.indexer import MAX_SKIPPED_LISTED, Indexer
 from igraph_mcp.index.phases import Progress
 from igraph_mcp.models import IndexResult
 from igraph_mcp.store import vectors as vec_store
@@ -31,8 +31,10 @@ def build_index(
     embedder_note: str | None,
     progress: Progress | None,
     after_index: Sequence[AfterIndex] = (),
+    all_skipped: bool = False,
 ) -> IndexResult:
-    """Index ``root`` into ``db``; ``embedder`` None means no embedding (``embedder_note`` says why, if asked)."""
+    """Index ``root`` into ``db``; ``embedder`` None means no embedding (``embedder_note`` says why, if asked);
+    the summary names the first skipped files, or every one with ``all_skipped``."""
     started = time.perf_counter()
     idx = Indexer(
         root,
@@ -40,6 +42,7 @@ def build_index(
         max_file_bytes=config.index.maxFileBytes,
         extra_ignores=tuple(config.index.exclude),
         parse_workers=config.index.parseWorkers,
+        skipped_listed=None if all_skipped else MAX_SKIPPED_LISTED,
     )
     result = idx.run(full=full, dry_run=dry_run, progress=progress)
     if not dry_run:

@@ -21,14 +21,16 @@ from igraph_mcp.index.phases import Progress
 from igraph_mcp.index.resolve import Binding, Resolver
 from igraph_mcp.index.symbols import OnDemand, Sym, SymbolTable, facts_by_name
 from igraph_mcp.index.walk import WalkedFile, walk_repository
-from igraph_mcp.models import IndexResult
+from igraph_mcp.models import IndexResult, SkippedFile
 from igraph_mcp.store import graph
+from igraph_mcp.store import skipped as skipped_store
 from igraph_mcp.store import vectors as vec_store
 from igraph_mcp.store.db import Database
 from igraph_mcp.store.dialect import WriteConnection
 from igraph_mcp.store.records import EdgeBinding, FileState, NewEdge, NewFile, NewImport, NewNode, NodeText
 from igraph_mcp.text.identifiers import identifier_words, split_identifier
 from igraph_mcp.vocab.languages import CONTAINER_KINDS, language_for_path
+from igraph_mcp.vocab.skips import SkippedPath, first_of_each
 from igraph_mcp.vocab.source import normalize_source
 
 log = logging.getLogger(__name__)
@@ -37,6 +39,7 @@ MAX_BODY_CHARS = 4000  # stored per node: enough for snippets, FTS and the embed
 MODULE_HEAD_CHARS = 1500
 FILES_PER_TRANSACTION = 100
 MAX_REPARSED_LISTED = 50  # paths named in a summary; the counts say how many there were
+MAX_SKIPPED_LISTED = 20  # skipped files named in a summary unless all are asked for; the total says how many
 RACY_WINDOW_S = 2.0
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{3,}")
 
@@ -182,8 +185,10 @@ class Indexer:
         max_file_bytes: int = 1_000_000,
         extra_ignores: tuple[str, ...] = (),
         parse_workers: int = 0,
+        skipped_listed: int | None = MAX_SKIPPED_LISTED,
     ) -> None:
         self.root = root
+        self.skipped_listed = skipped_listed  # skipped files named in the summary (None: all of them)
         self.parse_workers = parse_workers  # 0 = one per core for a large job, 1 = parse in this process
         self.parse_task: parse_pool.ParseTask = parse_pool.parse_job  # tests swap in a task that crashes
         self.db = db
@@ -230,9 +235,14 @@ class Indexer:
             known=known,
         )
         summary.skipped = dict(walked.skipped)
+        skips = list(walked.skipped_files)
         if full and not dry_run:
             self._clear()
-        changes, unchanged, touched = self._diff(walked.files, states, summary, report)
+        changes, unchanged, touched = self._diff(walked.files, states, summary, report, skips)
+        skips.sort(key=lambda skip: (skip.reason, skip.path))
+        summary.skippedFilesTotal = len(skips)
+        listed = skips if self.skipped_listed is None else first_of_each(skips, self.skipped_listed)
+        summary.skippedFiles = [SkippedFile.of(s) for s in listed]
         seen = {w.path for w in walked.files}
         gone = {p: s for p, s in states.items() if p not in seen}
         renames = self._match_renames(changes, gone)
@@ -249,6 +259,9 @@ class Indexer:
             return summary
 
         with self.db.atomic() as con:
+            # The list is replaced whole, with the first write; a newly skipped file leaves ``files`` when the gone
+            # files are deleted below, and until then the store reads it as indexed (store/skipped.py).
+            skipped_store.replace_skipped(con, skips)
             for file_id, w in renames:
                 graph.rename_file(con, file_id, w.path, w.mtime_ns)
                 mod_name, mod_qname = module_names(w.path)
@@ -310,6 +323,7 @@ class Indexer:
         states: dict[str, FileState],
         summary: IndexResult,
         report: Progress,
+        skips: list[SkippedPath],
     ) -> tuple[list[_Change], int, list[tuple[int, int]]]:
         changes: list[_Change] = []
         touched: list[tuple[int, int]] = []
@@ -326,6 +340,7 @@ class Indexer:
                 data = w.abs_path.read_bytes()
             except OSError as exc:
                 summary.skipped["unreadable"] = summary.skipped.get("unreadable", 0) + 1
+                skips.append(SkippedPath(w.path, "unreadable", exc.strerror or ""))
                 log.warning("cannot read %s: %s", w.path, exc.strerror)
                 continue
             sha = hashlib.sha256(data).hexdigest()

@@ -8,15 +8,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from igraph_mcp.errors import InvalidInput
-from igraph_mcp.models import EdgeRef, FileDetail, NodeDetail, RelatedResult
+from igraph_mcp.models import EdgeRef, FileDetail, NodeDetail, RelatedResult, SkippedFile
 from igraph_mcp.paths import resolve_inside, strip_dot_slash
 from igraph_mcp.retrieve.expand import expand
 from igraph_mcp.retrieve.shapes import neighbours, node_summary
 from igraph_mcp.store import graph
+from igraph_mcp.store import skipped as skipped_store
 from igraph_mcp.store.db import Database
 from igraph_mcp.store.reader import IndexReader
 from igraph_mcp.store.records import NodeRow
 from igraph_mcp.vocab.edges import CERTAIN
+from igraph_mcp.vocab.skips import describe_skip
 from igraph_mcp.vocab.source import source_lines
 
 if TYPE_CHECKING:
@@ -200,10 +202,7 @@ class Lookup:
         norm = strip_dot_slash(norm)
         matches = graph.file_paths_with_suffix(db, norm)
         if not matches:
-            return FileDetail(
-                found=False,
-                message=f"no indexed file matches '{path}'; check the path or run igraph_index if it is new",
-            )
+            return self._not_indexed(db, path, norm)
         exact = [m for m in matches if m == norm]
         if len(matches) > 1 and not exact:
             return FileDetail(
@@ -227,6 +226,24 @@ class Lookup:
             symbols=[node_summary(n) for n in nodes[:MAX_OUTLINE_SYMBOLS]],
             imports=imports[:MAX_OUTLINE_IMPORTS],
             stale=bool(self.stale_check([chosen])),
+        )
+
+    @staticmethod
+    def _not_indexed(db: Database, path: str, norm: str) -> FileDetail:
+        """The answer for a path no indexed file matches: why the last run skipped it, if it did."""
+        skips = skipped_store.skipped_matching(db, norm)
+        exact = [s for s in skips if s.path == norm]
+        if exact or len(skips) == 1:
+            skip = (exact or skips)[0]
+            return FileDetail(
+                found=False,
+                filePath=skip.path,
+                message=f"'{skip.path}' is not indexed: the last index run skipped it as {describe_skip(skip)}",
+                skipped=SkippedFile.of(skip),
+            )
+        return FileDetail(
+            found=False,
+            message=f"no indexed file matches '{path}'; check the path or run igraph_index if it is new",
         )
 
     # -- graph -----------------------------------------------------------------------------------------------

@@ -54,13 +54,13 @@ def run(
     """One explore call, stage by stage (topK and hops default to the parameters'; bounds are checked first;
     context files outside ``root`` or matching no indexed file are named in the note and not used)."""
     request = request.resolved(params.node_top_k, params.graph_hops)
-    assert request.top_k is not None and request.hops is not None  # resolved() sets both
     trace = Trace()
     if request.context_files:
         context = check_context_files(db, root, request.context_files)
         request = dataclasses.replace(request, context_files=context.usable)
         if note := context.note():
             trace.notes.append(note)
+    assert request.top_k is not None and request.hops is not None  # resolved() sets both
     t0 = time.perf_counter()
     query = analyze(db, request.query, params, trace)
     lists = search_channels(db, query, dense, params, request.channels, resource_finder is not None, trace)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from igraph_mcp.errors import SchemaTooNew
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 
 def schema_too_new(path: Path, version: int) -> SchemaTooNew:
@@ -153,4 +153,16 @@ _V3 = [
 # Version 4: PostgreSQL only (the text index's change log, store/pg_text.py); nothing changes in a SQLite file.
 _V4: list[str] = []
 
-MIGRATIONS: list[tuple[int, list[str]]] = [(1, _V1), (2, _V2), (3, _V3), (4, _V4)]
+# Version 5: the files the last walk skipped for a reason a user is told about (vocab/skips.FILE_REASONS), so status
+# counts them and a lookup of one says why it is not indexed. Replaced whole by every index run (store/skipped.py).
+# On PostgreSQL the table lands in each repository's own schema, like every table here (pg_schema.repo_migrations).
+_V5 = [
+    """CREATE TABLE skipped_files(
+        path TEXT PRIMARY KEY,
+        reason TEXT NOT NULL,
+        detail TEXT NOT NULL DEFAULT ''
+    )""",
+    "CREATE INDEX skipped_files_reason ON skipped_files(reason, path)",
+]
+
+MIGRATIONS: list[tuple[int, list[str]]] = [(1, _V1), (2, _V2), (3, _V3), (4, _V4), (5, _V5)]

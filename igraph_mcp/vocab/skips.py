@@ -53,10 +53,26 @@ def skip_advice(reason: str) -> str:
 
 
 def describe_skip(skip: SkippedPath) -> str:
-    """``skipped: minified (mean line length 412 chars); if it is hand-written, …`` for one file."""
+    """``minified (mean line length 412 chars); if it is hand-written, add …`` for one file."""
     detail = f" ({skip.detail})" if skip.detail else ""
     advice = skip_advice(skip.reason).replace("<path>", skip.path)
-    return f"skipped: {skip.reason}{detail}" + (f"; {advice}" if advice else "")
+    return f"{skip.reason}{detail}" + (f"; {advice}" if advice else "")
+
+
+def first_of_each(skips: list[SkippedPath], limit: int) -> list[SkippedPath]:
+    """At most ``limit`` of ``skips`` taken a reason at a time (every reason named before any gets a second
+    name), in the order of ``skips`` within a reason, returned by reason and path."""
+    by_reason: dict[str, list[SkippedPath]] = {}
+    for skip in skips:
+        by_reason.setdefault(skip.reason, []).append(skip)
+    chosen: list[SkippedPath] = []
+    depth = 0
+    while len(chosen) < limit and any(len(group) > depth for group in by_reason.values()):
+        for group in by_reason.values():
+            if len(group) > depth and len(chosen) < limit:
+                chosen.append(group[depth])
+        depth += 1
+    return sorted(chosen, key=lambda skip: (skip.reason, skip.path))
 
 
 def byte_size(size: int) -> str:
