@@ -22,6 +22,7 @@ from igraph_mcp import __version__
 from igraph_mcp.errors import IGraphError, IndexBusy
 from igraph_mcp.explore_request import DEFAULT_HOPS, DEFAULT_TOP_K, HOPS_MAX, SNIPPET_HITS, TOP_K_MAX
 from igraph_mcp.index.phases import Progress
+from igraph_mcp.vocab.kinds import filterable_kinds
 
 log = logging.getLogger("igraph_mcp")
 
@@ -391,7 +392,9 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"call-graph hops around the hits, 0-{HOPS_MAX} (default: retrieval.graphHops of the config, "
         f"{DEFAULT_HOPS}); 0 = hits only",
     )
-    s.add_argument("--kind", action="append", help="only these kinds (repeatable)")
+    s.add_argument(
+        "--kind", action="append", help=f"only symbols of this kind (repeatable): {', '.join(filterable_kinds())}"
+    )
     s.add_argument("--context-file", action="append", help="boost symbols in this file (repeatable)")
     s.add_argument("--max-tokens", type=int, default=None)
     s.add_argument("--channels", choices=("hybrid", "fts", "dense"), default="hybrid")
