@@ -292,7 +292,7 @@ def subprocess_env(*, inherit: bool = True, tests: bool = False, **extra: str) -
 
 
 def snapshot(db: Database) -> dict[str, Any]:
-    """The index content independent of row ids: files, nodes, edges, imports and FTS rows."""
+    """The index content independent of row ids: files, nodes, edges, imports, FTS rows and the skipped files."""
     files = sorted(db.rows("SELECT path, language, sha256, size, parse_status FROM files"))
     nodes = sorted(
         db.rows(
@@ -328,6 +328,7 @@ def snapshot(db: Database) -> dict[str, Any]:
         "fts": fts,
         "fts_rows": db.scalar("SELECT count(*) FROM nodes_fts"),
         "node_rows": len(nodes),
+        "skipped": sorted(db.rows("SELECT path, reason, detail FROM skipped_files")),
     }
 
 

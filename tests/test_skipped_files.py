@@ -4,10 +4,11 @@ stores), status counts them, and a lookup of a skipped file says why it is not i
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
-from _factories import edit_file, make_plain_repo, make_service, open_service, write_file
+from _factories import edit_file, make_plain_repo, make_service, open_service, snapshot, write_file
 from mcp import Client
 
 from igraph_mcp import crashpoints
@@ -194,3 +195,23 @@ async def test_mcp_file_and_status_on_a_skipped_file(tmp_path: Path) -> None:
     assert "'web/app.js' is not indexed: the last index run skipped it as minified (mean line length" in text
     assert "igraph_file on one says why" in "\n".join(c.text for c in status.content if c.type == "text")
     assert (status.structured_content or {})["skipped"] == {"minified": 1}
+
+
+def test_incremental_runs_leave_the_list_a_clean_build_makes(tmp_path: Path) -> None:
+    root = _repo(tmp_path, {"web/app.js": HAND_WRITTEN, "web/b.js": HAND_WRITTEN, "data/t.py": "x = 1\n"})
+    steps = [
+        {"web/app.js": BUNDLE},
+        {"data/t.py": "x = 1\n" * 400, "web/b.js": BUNDLE},
+        {"web/app.js": HAND_WRITTEN, ".igraphignore": "!web/b.js\n"},  # b.js re-included by name: indexed
+    ]
+    with open_service(root, index=True) as svc:
+        for n, step in enumerate(steps):
+            for rel, text in step.items():
+                edit_file(root, rel, text)
+            svc.index()
+            clean_root = tmp_path / f"clean{n}"
+            shutil.copytree(root, clean_root, ignore=shutil.ignore_patterns(".igraph"))
+            shutil.copytree(root / ".igraph", clean_root / ".igraph", ignore=shutil.ignore_patterns("igraph.db*"))
+            with open_service(clean_root, index=True) as clean:
+                assert snapshot(svc.db) == snapshot(clean.db)
+        assert svc.status().skipped == {"too_large": 1}
