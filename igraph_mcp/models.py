@@ -189,6 +189,19 @@ class NodeDetail(BaseModel):
     stale: bool = False
 
 
+class SkippedFile(BaseModel):
+    """A file the last index run skipped: why, and what showed it."""
+
+    path: str
+    reason: str
+    detail: str = ""
+
+    @classmethod
+    def of(cls, skip: SkippedPath) -> SkippedFile:
+        """The wire form of one skip (vocab/skips.py)."""
+        return cls(path=skip.path, reason=skip.reason, detail=skip.detail)
+
+
 class FileDetail(BaseModel):
     """A file's outline (igraph_file)."""
 
@@ -203,7 +216,7 @@ class FileDetail(BaseModel):
     imports: list[str] = Field(default_factory=list)
     candidates: list[str] = Field(default_factory=list)
     stale: bool = False
-    skipped: SkippedFile | None = Field(None, description="why the file is not indexed, when the last run skipped it")
+    skipped: SkippedFile | None = Field(None, description="why the last index run skipped it")
 
 
 class RelatedResult(BaseModel):
@@ -228,19 +241,6 @@ class PhaseTiming(BaseModel):
     seconds: float
 
 
-class SkippedFile(BaseModel):
-    """A file the index skipped for a reason worth knowing, and what shows it (see vocab/skips.py)."""
-
-    path: str
-    reason: str = Field(description="too_large, minified, binary, unreadable, a link that leaves the root or is broken")
-    detail: str = ""
-
-    @classmethod
-    def of(cls, skip: SkippedPath) -> SkippedFile:
-        """The wire form of one skip."""
-        return cls(path=skip.path, reason=skip.reason, detail=skip.detail)
-
-
 class IndexResult(BaseModel):
     """Summary of an index run (the indexer fills it in as it goes)."""
 
@@ -257,11 +257,9 @@ class IndexResult(BaseModel):
     parseErrors: int = 0
     rebound: int = Field(0, description="reference edges bound again (all of them after a deletion or a rename)")
     parseWorkers: int = Field(1, description="processes that parsed the changed files (1 = the indexer alone)")
-    skipped: dict[str, int] = Field(default_factory=dict, description="every skip by reason, folders included")
-    skippedFiles: list[SkippedFile] = Field(
-        default_factory=list, description="files skipped for a reason worth knowing, by reason and path (the first 20)"
-    )
-    skippedFilesTotal: int = Field(0, description="how many such files there are in all")
+    skipped: dict[str, int] = Field(default_factory=dict)
+    skippedFiles: list[SkippedFile] = Field(default_factory=list, description="the first 20, by reason")
+    skippedFilesTotal: int = 0
     embedded: int = 0
     embedReused: int = 0
     embedNote: str | None = None
@@ -297,7 +295,7 @@ class StatusResult(BaseModel):
     staleFiles: list[str] = Field(default_factory=list)
     staleCount: int = 0
     skipped: dict[str, int] = Field(default_factory=dict, description="files the last index run skipped, by reason")
-    skippedFiles: list[SkippedFile] = Field(default_factory=list, description="a few of them; igraph_file says why")
+    skippedFiles: list[SkippedFile] = Field(default_factory=list)
     dbBytes: int = 0
     store: str | None = None  # where the index lives: the SQLite file, or the store URL (never its password)
     phases: list[PhaseTiming] = Field(default_factory=list)  # of the running build, else the last one here
