@@ -85,11 +85,13 @@ def test_definition_kinds(pf) -> None:
         "Value": "struct",  # union
         "Color": "enum",
         "LIMIT": "constant",
+        "helper": "function",  # the prototype `static int helper(int a);`: a declaration
         "add": "function",
         "make_point": "function",  # name under a pointer declarator
         "main": "function",
     }
-    # Not definitions: the prototype `static int helper(int a);` and the mutable global `counter`.
+    # Not a definition: the mutable global `counter`.
+    assert [s.qualified_name for s in pf.symbols if s.declaration] == ["helper"]
 
 
 def test_all_symbols_are_top_level(pf) -> None:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from igraph_mcp import crashpoints
 from igraph_mcp.index import parse_pool
+from igraph_mcp.index.declarations import link_declarations
 from igraph_mcp.index.interface import Interface, matched_ids, parsed_interface, stored_interface
 from igraph_mcp.index.model import ParsedFile, Symbol
 from igraph_mcp.index.phases import Progress
@@ -26,6 +27,7 @@ from igraph_mcp.store import graph
 from igraph_mcp.store import skipped as skipped_store
 from igraph_mcp.store import vectors as vec_store
 from igraph_mcp.store.db import Database
+from igraph_mcp.store.declarations import HERITAGE
 from igraph_mcp.store.dialect import WriteConnection
 from igraph_mcp.store.records import EdgeBinding, FileState, NewEdge, NewFile, NewImport, NewNode, NodeText
 from igraph_mcp.text.identifiers import identifier_words, split_identifier
@@ -540,6 +542,7 @@ class Indexer:
                     start_byte=s.start_byte,
                     end_byte=s.end_byte,
                     exported=s.exported,
+                    declaration=s.declaration,
                 ),
             )
             fts_rows.append(
@@ -596,6 +599,23 @@ class Indexer:
                 self.db.set_meta(con, "resolve_pending", "0")
                 crashpoints.reached("index.resolve")
             return 0
+        heritage: set[int] = set()  # nodes on either end of an inheritance edge whose binding changed
+        bound = self._bind_references(stored, everything=everything, heritage=heritage)
+        # Declarations are linked to their implementations once every edge is bound (the links follow inheritance);
+        # resolve_pending stays set until they are, so a run that dies in between links everything next time.
+        if everything:
+            link_declarations(self.db)
+        else:
+            files = {f for n in heritage if (f := graph.node_file(self.db, n)) is not None}
+            names = stored.names | graph.names_in_files(self.db, [*stored.changed_ids, *files])
+            link_declarations(self.db, names)
+        with self.db.atomic() as con:
+            self.db.set_meta(con, "resolve_pending", "0")
+            crashpoints.reached("index.resolve")
+        return bound
+
+    def _bind_references(self, stored: _Stored, *, everything: bool, heritage: set[int]) -> int:
+        """Bind the reference edges in scope; the ends of inheritance edges whose binding changed go to ``heritage``."""
         db = self.db
         paths = graph.file_paths(db)
         # A scoped run reads the definitions (and imports) its references ask about, not all of them.
@@ -638,8 +658,8 @@ class Indexer:
             if (b.target, b.how, b.confidence, candidates) != (r.target_id, r.resolution, r.confidence, r.candidates):
                 # Most references of a fresh build stay unresolved as inserted: no write for those.
                 updates.append(EdgeBinding(b.target, b.how, b.confidence, candidates, r.edge_id))
+                if r.kind in HERITAGE:
+                    heritage.update(n for n in (r.source_id, r.target_id, b.target) if n is not None)
         with self.db.atomic() as con:
             graph.set_edge_targets(con, updates, bulk=everything)
-            self.db.set_meta(con, "resolve_pending", "0")
-            crashpoints.reached("index.resolve")
         return len(rows)

@@ -25,6 +25,9 @@ class Symbol:
     docstring: str = ""  # docstring or leading doc comment, cleaned of comment markers
     parent: int | None = None  # index of the enclosing symbol (None for the module symbol)
     exported: bool = True  # visible outside the file (language rules: _private, lowercase Go, static C ...)
+    # Says what but not how: an overload or ambient signature, an interface/trait/abstract member without a body,
+    # a C/C++ prototype, anything in a declaration file (`.d.ts`); its implementation is linked by index/declarations.
+    declaration: bool = False
 
 
 @dataclass(slots=True)

@@ -4,6 +4,9 @@ Capture names understood in queries/<language>.scm (this list is the convention;
   @definition.<kind> + @name [+ @body] [+ @receiver]   a symbol; @receiver qualifies it ("Server.Start");
                                                        a @receiver holding @name qualifies with its text
                                                        before the name (C++ `A::B::f` -> "A.B.f")
+  @declaration on a @definition node                   a declaration without an implementation (an overload or
+                                                       interface signature, a prototype); any pattern naming the
+                                                       same identifier with it marks the symbol
   @open on a @definition node                          a body-less scope (`namespace A.B;`) that encloses
                                                        its following siblings, up to the next @open one
   @scope + @name                                       a container that qualifies nested names (Rust impl)
@@ -147,6 +150,7 @@ class _Def:
     pattern: int
     is_scope: bool = False
     is_open: bool = False  # @open: extends over the siblings that follow it
+    is_declaration: bool = False  # @declaration: a signature whose implementation lives elsewhere
     end_byte: int = 0  # the node's end, or an @open scope's extended end
     end_line: int = 0
     qualified: str = ""
@@ -220,6 +224,7 @@ def _collect(query: Query, root: Node, roles: dict[int, str]) -> _Matches:
                         pattern=pattern,
                         is_scope=role == "scope",
                         is_open="open" in caps,
+                        is_declaration="declaration" in caps,
                         end_byte=last.end_byte,
                         end_line=_end_line(last),
                     )
@@ -294,6 +299,7 @@ def _dedupe_defs(defs: list[_Def]) -> list[_Def]:
             first.receiver = first.receiver or next((d.receiver for d in group if d.receiver), "")
             first.node, first.end_byte, first.end_line = widest.node, widest.end_byte, widest.end_line
             first.is_open = any(d.is_open for d in group)
+            first.is_declaration = any(d.is_declaration for d in group)
         merged.append(first)
     _extend_open(merged)
     merged.sort(key=lambda d: (d.node.start_byte, -d.end_byte, d.pattern))
@@ -532,6 +538,7 @@ def _build_symbols(source: bytes, spec: LanguageSpec, pf: ParsedFile, m: _Matche
                 docstring=_docstring(source, spec, d),
                 parent=parent_index,
                 exported=_is_exported(source, spec, d, parent, m),
+                declaration=d.is_declaration,
             )
         )
         stack.append(d)
@@ -656,8 +663,11 @@ def rewrite_matches(source: bytes, pattern: str, fills: tuple[str, ...]) -> byte
     return regex.sub(rewrite, source)
 
 
-def parse_source(source: bytes, language: str) -> ParsedFile:
+def parse_source(source: bytes, language: str, path: str = "") -> ParsedFile:
     """Parse one file's bytes into symbols, references and imports; ValueError for an unknown language.
+
+    ``path`` (optional) tells a declaration file (``spec.declaration_suffixes``, e.g. `.d.ts`): all its symbols
+    are declarations.
 
     Syntax errors set has_error and keep what parsed, plus what a re-parse after the error finds (see recover.py).
     Text nested past MAX_NESTING is parsed as blank (see nesting.py): has_error is set and deep_regions counts
@@ -686,6 +696,9 @@ def parse_source(source: bytes, language: str) -> ParsedFile:
     if capped.regions:
         pf.deep_regions = capped.regions
         pf.has_error = True  # stored as a partial parse: the blanked text has no symbols
+    if path and spec.declaration_suffixes and path.lower().endswith(spec.declaration_suffixes):
+        for sym in pf.symbols[1:]:
+            sym.declaration = True
     return pf
 
 

@@ -60,7 +60,7 @@ ParseTask = Callable[[ParseJob], ParseOutcome]
 def parse_job(job: ParseJob) -> ParseOutcome:
     """Parse one file; a file the parser rejects becomes a bare module with the reason, never an exception."""
     try:
-        parsed = parse_mod.parse_source(job.data, job.language)
+        parsed = parse_mod.parse_source(job.data, job.language, job.path)
     except (ValueError, RecursionError, MemoryError) as exc:
         # One bad file must never stop the run: index it as a bare module and say why in the log.
         bare = ParsedFile(language=job.language, has_error=True)

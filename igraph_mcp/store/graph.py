@@ -36,12 +36,12 @@ from igraph_mcp.store.records import (
 
 _NODE_COLUMNS = (
     "n.id, n.file_id, f.path, n.kind, n.name, n.qualified_name, n.signature, n.docstring, "
-    "n.start_line, n.end_line, n.parent_id, n.exported"
+    "n.start_line, n.end_line, n.parent_id, n.exported, n.declaration"
 )
 
 
 def _node(row: Sequence[Any]) -> NodeRow:
-    return NodeRow(*row[:11], bool(row[11]))  # type: ignore[call-arg]  # 11 typed fields from one SQL row
+    return NodeRow(*row[:11], bool(row[11]), bool(row[12]))  # type: ignore[call-arg]  # 13 typed fields from one SQL row
 
 
 # -- files ---------------------------------------------------------------------------------------------------
@@ -188,7 +188,8 @@ def insert_node(con: WriteConnection, node: NewNode) -> int:
     return inserted_id(
         con,
         "INSERT INTO nodes(file_id, parent_id, kind, name, qualified_name, signature, docstring, body, "
-        "start_line, end_line, start_byte, end_byte, exported) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING id",
+        "start_line, end_line, start_byte, end_byte, exported, declaration) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?) "
+        "RETURNING id",
         node,
     )
 
@@ -223,7 +224,7 @@ def insert_nodes(con: WriteConnection, ids: Sequence[int], nodes: Sequence[NewNo
         return
     con.executemany(
         "INSERT INTO nodes(id, file_id, parent_id, kind, name, qualified_name, signature, docstring, body, "
-        "start_line, end_line, start_byte, end_byte, exported) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        "start_line, end_line, start_byte, end_byte, exported, declaration) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
         rows,
     )
 
@@ -410,6 +411,11 @@ _REF_COLUMNS = (
     "e.id, e.source_id, n.file_id, e.kind, e.target_name, e.qualifier, e.target_id, e.resolution, e.confidence, "
     "e.candidates"
 )
+# Edges the resolver binds: not `contains` (bound at insertion) nor `declares` (index/declarations.py makes those).
+_REFS = (
+    f"SELECT {_REF_COLUMNS} FROM edges e JOIN nodes n ON n.id = e.source_id "  # noqa: S608 - fixed columns
+    "WHERE e.kind NOT IN ('contains', 'declares')"
+)
 
 
 def edges_to_resolve(
@@ -417,7 +423,7 @@ def edges_to_resolve(
 ) -> list[RefToResolve]:
     """Reference edges needing (re-)resolution: all from the given files, any elsewhere naming ``names``, and the
     edges ``edge_ids`` (those a re-parse or a deletion left without their target)."""
-    sql = f"SELECT {_REF_COLUMNS} FROM edges e JOIN nodes n ON n.id = e.source_id WHERE e.kind != 'contains' AND "  # noqa: S608 - fixed columns
+    sql = _REFS + " AND "
     out: dict[int, RefToResolve] = {}
     # By the files' node ids, so both stores walk the edges from their source index (PostgreSQL would hash-join a
     # scan of every edge to the files' nodes).
@@ -529,12 +535,7 @@ def import_fan_in(db: Database, path_prefix: str) -> dict[str, int]:
 
 def all_reference_edges(db: Database) -> list[RefToResolve]:
     """Every reference edge (a full re-resolve)."""
-    return [
-        RefToResolve(*r)
-        for r in db.rows(
-            f"SELECT {_REF_COLUMNS} FROM edges e JOIN nodes n ON n.id = e.source_id WHERE e.kind != 'contains'"  # noqa: S608
-        )
-    ]
+    return [RefToResolve(*r) for r in db.rows(_REFS)]
 
 
 # Indexes on what a binding changes. Rebinding every edge of a large repository spent more time keeping them up to

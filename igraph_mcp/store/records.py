@@ -42,6 +42,7 @@ class NewNode(NamedTuple):
     start_byte: int
     end_byte: int
     exported: bool
+    declaration: bool = False  # says what, not how: its implementations are linked by `declares` edges
 
 
 class NodeText(NamedTuple):
@@ -116,6 +117,20 @@ class SymbolKey(NamedTuple):
     parent_id: int | None
 
 
+class LinkNode(NamedTuple):
+    """A node as the declaration linker sees it (index/declarations.py)."""
+
+    id: int
+    file_id: int
+    path: str
+    language: str
+    kind: str
+    name: str
+    qualified_name: str
+    parent_id: int | None
+    declaration: bool
+
+
 @dataclass(frozen=True, slots=True)
 class FileRow:
     """A stored file as the outline shows it."""
@@ -146,6 +161,7 @@ class NodeRow:
     end_line: int
     parent_id: int | None
     exported: bool
+    declaration: bool = False  # an overload or interface signature, a prototype, a `.d.ts` symbol
 
 
 class FileState(NamedTuple):

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from igraph_mcp.errors import SchemaTooNew
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 
 def schema_too_new(path: Path, version: int) -> SchemaTooNew:
@@ -165,4 +165,13 @@ _V5 = [
     "CREATE INDEX skipped_files_reason ON skipped_files(reason, path)",
 ]
 
-MIGRATIONS: list[tuple[int, list[str]]] = [(1, _V1), (2, _V2), (3, _V3), (4, _V4), (5, _V5)]
+# Version 6: a node that only declares (an overload or interface signature, a prototype, a `.d.ts` symbol) is flagged,
+# and linked to its implementations by `declares` edges (index/declarations.py). Files indexed before carry no flag:
+# the next index run re-parses them (vectors are kept by hash).
+_V6 = [
+    "ALTER TABLE nodes ADD COLUMN declaration INTEGER NOT NULL DEFAULT 0",
+    "CREATE INDEX nodes_declaration ON nodes(name) WHERE declaration = 1",
+    "UPDATE files SET sha256 = '', mtime_ns = 0",
+]
+
+MIGRATIONS: list[tuple[int, list[str]]] = [(1, _V1), (2, _V2), (3, _V3), (4, _V4), (5, _V5), (6, _V6)]

@@ -62,6 +62,19 @@ class LanguageSpec:
     # Text the grammar misreads, rewritten into text it reads the same way, before parsing and at the same length
     # (offsets and lines unchanged): (multiline regex, fill per group); see parse.rewrite_matches.
     rewrite_before_parse: tuple[tuple[str, ...], ...] = ()
+    # Files that only declare (`.d.ts`): every symbol in them is a declaration of code written elsewhere.
+    declaration_suffixes: tuple[str, ...] = ()
+    # Declarations and implementations that can name each other: a `.d.ts` declares JavaScript, a C header is
+    # implemented in C or C++ (index/declarations.py links only within one family). Empty: the language's name.
+    family: str = ""
+    # Interfaces are satisfied by method sets, not declared (Go): an interface's methods are linked to the types of
+    # its package that have all of them.
+    structural_interfaces: bool = False
+
+    @property
+    def link_family(self) -> str:
+        """The family whose declarations and implementations are linked to each other."""
+        return self.family or self.name
 
 
 _ROWS = (
@@ -82,6 +95,7 @@ _ROWS = (
         extensions=(".js", ".mjs", ".cjs", ".jsx"),
         queries=("javascript.scm", "tsx.scm"),
         export_rule="js_export_keyword_or_toplevel",
+        family="ecmascript",
         index_stems=frozenset({"index"}),
     ),
     LanguageSpec(
@@ -90,6 +104,8 @@ _ROWS = (
         extensions=(".ts", ".mts", ".cts"),
         queries=("javascript.scm", "typescript.scm"),
         export_rule="js_export_keyword_or_toplevel",
+        family="ecmascript",
+        declaration_suffixes=(".d.ts", ".d.mts", ".d.cts"),
         index_stems=frozenset({"index"}),
     ),
     LanguageSpec(
@@ -98,11 +114,14 @@ _ROWS = (
         extensions=(".tsx",),
         queries=("javascript.scm", "typescript.scm", "tsx.scm"),
         export_rule="js_export_keyword_or_toplevel",
+        family="ecmascript",
+        declaration_suffixes=(".d.ts", ".d.mts", ".d.cts"),
         index_stems=frozenset({"index"}),
     ),
     LanguageSpec(
         name="go",
         grammar="go",
+        structural_interfaces=True,
         extensions=(".go",),
         queries=("go.scm",),
         export_rule="go_capitalized",
@@ -138,6 +157,7 @@ _ROWS = (
     LanguageSpec(
         name="c",
         grammar="c",
+        family="c",
         extensions=(".c", ".h"),
         queries=("c.scm",),
         export_rule="modifier_not_private",
@@ -146,6 +166,7 @@ _ROWS = (
     LanguageSpec(
         name="cpp",
         grammar="cpp",
+        family="c",
         extensions=(".cc", ".cpp", ".cxx", ".c++", ".hh", ".hpp", ".hxx", ".h++", ".ipp", ".tpp"),
         queries=("cpp.scm",),
         export_rule="modifier_not_private",
@@ -332,6 +353,7 @@ _ROWS = (
     LanguageSpec(
         name="objc",
         grammar="objc",
+        family="c",
         extensions=(".m",),
         queries=("objc.scm",),
     ),
@@ -342,6 +364,7 @@ _ROWS = (
         extensions=(".vue",),
         queries=("javascript.scm", "typescript.scm"),
         export_rule="js_export_keyword_or_toplevel",
+        family="ecmascript",
         index_stems=frozenset({"index"}),
         host_grammar="vue",
         host_regions="(script_element (raw_text) @region)",
@@ -352,6 +375,7 @@ _ROWS = (
         extensions=(".svelte",),
         queries=("javascript.scm", "typescript.scm"),
         export_rule="js_export_keyword_or_toplevel",
+        family="ecmascript",
         index_stems=frozenset({"index"}),
         host_grammar="svelte",
         host_regions="(script_element (raw_text) @region)",

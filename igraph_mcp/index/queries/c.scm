@@ -3,7 +3,7 @@
 ; ---------------------------------------------------------------- definitions
 
 ; Function definitions; the name sits under zero, one or two pointer declarators
-; (`int f()`, `char *f()`, `char **f()`). Prototypes without a body are not definitions.
+; (`int f()`, `char *f()`, `char **f()`). Prototypes (no body) are declarations, linked to their definitions.
 (function_definition
   declarator: [
     (function_declarator declarator: (identifier) @name)
@@ -11,6 +11,28 @@
     (pointer_declarator
       declarator: (pointer_declarator declarator: (function_declarator declarator: (identifier) @name)))
   ]) @definition.function
+
+; File-scope prototypes (also inside include guards and #if blocks); never ones inside a function body.
+(translation_unit (declaration
+  declarator: [
+    (function_declarator declarator: (identifier) @name)
+    (pointer_declarator declarator: (function_declarator declarator: (identifier) @name))
+  ]) @definition.function @declaration)
+(preproc_ifdef (declaration
+  declarator: [
+    (function_declarator declarator: (identifier) @name)
+    (pointer_declarator declarator: (function_declarator declarator: (identifier) @name))
+  ]) @definition.function @declaration)
+(preproc_if (declaration
+  declarator: [
+    (function_declarator declarator: (identifier) @name)
+    (pointer_declarator declarator: (function_declarator declarator: (identifier) @name))
+  ]) @definition.function @declaration)
+(preproc_else (declaration
+  declarator: [
+    (function_declarator declarator: (identifier) @name)
+    (pointer_declarator declarator: (function_declarator declarator: (identifier) @name))
+  ]) @definition.function @declaration)
 
 ; struct/union/enum with a body. The parents are listed so that a specifier inside a
 ; `typedef` is not matched here: the typedef pattern below names it by its alias instead.

@@ -136,19 +136,44 @@
     ])) @definition.function
 
 ; Member declarations inside a class body (often the only place a method's doc comment lives;
-; pure virtual methods have nothing else). Namespace-level prototypes are not definitions.
+; pure virtual methods have nothing else), and prototypes at file or namespace scope: declarations, linked to
+; their definitions (and a virtual member to its overrides).
 (field_declaration
   declarator: [
     (function_declarator declarator: [(field_identifier) (operator_name)] @name)
     (pointer_declarator declarator: (function_declarator declarator: (field_identifier) @name))
     (reference_declarator (function_declarator declarator: [(field_identifier) (operator_name)] @name))
-  ]) @definition.function
+  ]) @definition.function @declaration
 (field_declaration_list
   (declaration
-    declarator: (function_declarator declarator: [(identifier) (destructor_name)] @name)) @definition.function)
+    declarator: (function_declarator declarator: [(identifier) (destructor_name)] @name)) @definition.function @declaration)
 (field_declaration_list
   (template_declaration
-    (declaration declarator: (function_declarator declarator: (identifier) @name))) @definition.function)
+    (declaration declarator: (function_declarator declarator: (identifier) @name))) @definition.function @declaration)
+(translation_unit (declaration
+  declarator: [
+    (function_declarator declarator: (identifier) @name)
+    (pointer_declarator declarator: (function_declarator declarator: (identifier) @name))
+    (reference_declarator (function_declarator declarator: (identifier) @name))
+  ]) @definition.function @declaration)
+(declaration_list (declaration
+  declarator: [
+    (function_declarator declarator: (identifier) @name)
+    (pointer_declarator declarator: (function_declarator declarator: (identifier) @name))
+    (reference_declarator (function_declarator declarator: (identifier) @name))
+  ]) @definition.function @declaration)
+(preproc_ifdef (declaration
+  declarator: [
+    (function_declarator declarator: (identifier) @name)
+    (pointer_declarator declarator: (function_declarator declarator: (identifier) @name))
+    (reference_declarator (function_declarator declarator: (identifier) @name))
+  ]) @definition.function @declaration)
+(preproc_if (declaration
+  declarator: [
+    (function_declarator declarator: (identifier) @name)
+    (pointer_declarator declarator: (function_declarator declarator: (identifier) @name))
+    (reference_declarator (function_declarator declarator: (identifier) @name))
+  ]) @definition.function @declaration)
 
 ; ---------------------------------------------------------------- constants
 

@@ -26,7 +26,8 @@
              (pointer_type (generic_type type: (type_identifier) @receiver))]))
   name: (field_identifier) @name) @definition.method
 
-(method_elem name: (field_identifier) @name) @definition.method
+; an interface method: a declaration, linked to the methods of the types that have the whole method set
+(method_elem name: (field_identifier) @name) @definition.method @declaration
 
 (type_declaration . [(type_spec name: (type_identifier) @name) (type_alias name: (type_identifier) @name)] .) @definition.type
 

@@ -15,6 +15,9 @@
 
 (method_declaration name: (identifier) @name) @definition.method
 
+; interface and abstract methods (no body): declarations, linked to the methods of implementing classes
+(method_declaration !body name: (identifier) @name) @definition.method @declaration
+
 (constructor_declaration name: (identifier) @name) @definition.method
 
 (compact_constructor_declaration name: (identifier) @name) @definition.method

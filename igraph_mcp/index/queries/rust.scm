@@ -10,7 +10,7 @@
 
 ; Free functions, methods in impl/trait bodies, and bodiless trait method signatures.
 (function_item name: (identifier) @name) @definition.function
-(function_signature_item name: (identifier) @name) @definition.function
+(function_signature_item name: (identifier) @name) @definition.function @declaration
 
 ; macro_rules! definitions are callable by name, so index them like functions.
 (macro_definition name: (identifier) @name) @definition.function

@@ -21,13 +21,17 @@
   name: (_) @name
   value: [(arrow_function body: (_) @body) (function_expression body: (_) @body)]) @definition.method
 
-(function_signature name: (identifier) @name) @definition.function
+;; declarations: overload and ambient signatures, interface and abstract members (implemented elsewhere)
+(function_signature name: (identifier) @name) @definition.function @declaration
 
-(method_signature name: (_) @name) @definition.method
+(method_signature name: (_) @name) @definition.method @declaration
 
-(construct_signature "new" @name) @definition.method
+(construct_signature "new" @name) @definition.method @declaration
 
-(abstract_method_signature name: (_) @name) @definition.method
+(abstract_method_signature name: (_) @name) @definition.method @declaration
+
+; `declare class A { ... }`: the class is only described here (its methods are method_signatures)
+(ambient_declaration (class_declaration name: (_) @name) @definition.class @declaration)
 
 ; --- inheritance
 (class_heritage
