@@ -59,6 +59,9 @@ class Hit(BaseModel):
     docstring: Annotated[str, NOT_STRUCTURED] = ""
     snippet: Annotated[str, NOT_STRUCTURED] = ""
     stale: bool = Field(False, description="The file changed on disk since it was indexed")
+    # A declaration folded into this implementation ('' when there is none).
+    declaredAt: str = Field("", description="path:line of its declaration (.d.ts, interface...)")
+    declaredSignature: str = Field("", description="The declaration's signature")
 
 
 class FileHit(BaseModel):

@@ -117,6 +117,8 @@ def render_explore(r: ExploreResult) -> str:
         )
         if h.signature and not h.snippet:  # the snippet starts with the signature: say it once
             out.append(f"   {h.signature}")
+        if h.declaredAt:
+            out.append(f"   declared at {h.declaredAt}" + (f": {h.declaredSignature}" if h.declaredSignature else ""))
         if h.snippet:
             out.extend("   | " + line for line in h.snippet.splitlines())
     if r.neighbours:

@@ -666,8 +666,8 @@ def rewrite_matches(source: bytes, pattern: str, fills: tuple[str, ...]) -> byte
 def parse_source(source: bytes, language: str, path: str = "") -> ParsedFile:
     """Parse one file's bytes into symbols, references and imports; ValueError for an unknown language.
 
-    ``path`` (optional) tells a declaration file (``spec.declaration_suffixes``, e.g. `.d.ts`): all its symbols
-    are declarations.
+    ``path`` (optional) tells a declaration file (``spec.declaration_suffixes``, e.g. `.d.ts`): all its symbols,
+    its module's included, are declarations.
 
     Syntax errors set has_error and keep what parsed, plus what a re-parse after the error finds (see recover.py).
     Text nested past MAX_NESTING is parsed as blank (see nesting.py): has_error is set and deep_regions counts
@@ -697,7 +697,7 @@ def parse_source(source: bytes, language: str, path: str = "") -> ParsedFile:
         pf.deep_regions = capped.regions
         pf.has_error = True  # stored as a partial parse: the blanked text has no symbols
     if path and spec.declaration_suffixes and path.lower().endswith(spec.declaration_suffixes):
-        for sym in pf.symbols[1:]:
+        for sym in pf.symbols:  # its module too: a file of signatures, to be read after the code it describes
             sym.declaration = True
     return pf
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from igraph_mcp.config import RetrievalConfig
 from igraph_mcp.explore_request import SNIPPET_HITS
-from igraph_mcp.retrieve import analyze, channels, expand, query_parts
+from igraph_mcp.retrieve import analyze, channels, expand, folding, query_parts
 from igraph_mcp.retrieve.boosts import BoostFactors
 from igraph_mcp.retrieve.budget import SNIPPET_CHARS, SNIPPET_LINES
 from igraph_mcp.retrieve.rerank import RERANK_DEPTH, WEIGHTS
@@ -72,6 +72,12 @@ class RetrievalParams:
     path_word: float = 0.5  # per path word of the file the query uses ...
     path_words_max: int = 3  # ... counting at most this many words
     issue_non_source: float = 0.3  # an issue's test, doc or example file, unless the issue names it
+
+    # -- declarations (retrieve/folding.py) --------------------------------------------------------------------
+    # Declarations folded into their implementations, type-only hits demoted for questions about behaviour, each
+    # qualified name once per answer; False: the hits and neighbours as fused (benchmarks/declarations.py's before).
+    fold_declarations: bool = True
+    type_only: float = folding.TYPE_ONLY  # a type-only hit's score times this, for a question about behaviour
 
     # -- learned re-ranking (issue-shaped queries only) ---------------------------------------------------------
     rerank_weights: tuple[float, ...] = WEIGHTS  # () = off, the fused order stands

@@ -19,7 +19,7 @@ from igraph_mcp.embed.base import Embedder
 from igraph_mcp.errors import EmbedderError
 from igraph_mcp.explore_request import QUERY_ECHO_CHARS, ExploreRequest
 from igraph_mcp.models import Diagnostics, ExploreResult, FileHit, Hit, Neighbour, ResourceHit
-from igraph_mcp.retrieve import ranking, rerank
+from igraph_mcp.retrieve import folding, ranking, rerank
 from igraph_mcp.retrieve.analyze import QueryAnalysis, analyze_query, cut_query
 from igraph_mcp.retrieve.budget import fit_to_budget, snippet_of
 from igraph_mcp.retrieve.channels import count_definitions, dense_channel, fts_channel, graph_channel, named_channel
@@ -31,6 +31,7 @@ from igraph_mcp.retrieve.params import RetrievalParams
 from igraph_mcp.retrieve.query_parts import dense_texts, is_issue_shaped
 from igraph_mcp.retrieve.shapes import neighbours
 from igraph_mcp.retrieve.vector_search import SqliteVecSearch, VectorSearch
+from igraph_mcp.store import declarations as decl_store
 from igraph_mcp.store import graph
 from igraph_mcp.store import vectors as vec_store
 from igraph_mcp.store.db import Database
@@ -66,7 +67,9 @@ def run(
     lists = search_channels(db, query, dense, params, request.channels, resource_finder is not None, trace)
     t = time.perf_counter()
     fused = fuse(lists.ranked, query, params)
-    all_hits = boost(fused, fetch_rows(db, fused), query, params, request.kinds, request.context_files)
+    rows = fetch_rows(db, fused)
+    all_hits = boost(fused, rows, query, params, request.kinds, request.context_files)
+    all_hits = fold(db, all_hits, rows, query, params, request.kinds)
     files = rank_files(all_hits, query, params)
     all_hits = rerank_hits(all_hits, files, query, params)
     files = refile(all_hits, files, query, params)
@@ -74,6 +77,8 @@ def run(
     trace.timings_ms["fuse"] = _ms(t)
     t = time.perf_counter()
     reached = expand_hits(db, hits, request.hops, params, about_tests=query.analysis.mentions_tests)
+    if params.fold_declarations:
+        reached = folding.unique_neighbours(hits, reached)
     trace.timings_ms["expand"] = _ms(t)
     result = answer(db, query, hits, files.files[: max(request.top_k, 10)], reached, params)
     attach(result, query, lists.query_vector, trace, resource_finder, stale_check)
@@ -304,6 +309,37 @@ def boost(
         # reporter's own test_repro.py) makes the tests the topic.
         qa.mentions_tests = ranking.names_non_source({rows[f.id].path for f in fused if f.id in rows}, qa)
     return ranking.rank_hits(fused, rows, qa, context_files=context_files, kinds=kinds, factors=params.boosts)
+
+
+# -- fold declarations ----------------------------------------------------------------------------------------------
+def fold(
+    db: Database,
+    hits: list[Hit],
+    rows: Mapping[int, NodeRow],
+    query: AnalyzedQuery,
+    params: RetrievalParams,
+    kinds: Sequence[str] | None = None,
+) -> list[Hit]:
+    """Declarations folded into their implementations, type-only hits demoted unless the question is about a type,
+    each qualified name once (retrieve/folding.py); the hits as they were when ``params.fold_declarations`` is off."""
+    if not params.fold_declarations:
+        return hits
+    declared = [h.nodeId for h in hits if (row := rows.get(h.nodeId)) is not None and row.declaration]
+    links = decl_store.implementations(db, declared) if declared else {}
+    # A declaration with one implementation outside the candidates is replaced by it: its row is read here.
+    lookup = {impls[0] for impls in links.values() if len(impls) == 1 and impls[0] not in rows}
+    if lookup:
+        rows = {**rows, **graph.nodes_by_ids(db, sorted(lookup))}
+    type_names = {h.name for h in hits if h.kind in folding.TYPE_ONLY_KINDS}
+    folded = folding.fold_declarations(
+        hits,
+        rows,
+        links,
+        type_query=folding.is_type_query(query.analysis, type_names),
+        type_only=params.type_only,
+        kinds=kinds,
+    )
+    return folding.unique_names(folded)
 
 
 # -- rank files -----------------------------------------------------------------------------------------------------

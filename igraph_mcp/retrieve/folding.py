@@ -1,0 +1,132 @@
+"""Implementation before declaration, one name once: the hits after fusion, as an agent should read them (pure).
+
+A declaration hit (an overload or interface signature, a prototype, a `.d.ts` symbol) is folded into its
+implementation: one hit, at the better of the two scores, with the declaration's place and signature attached.
+For a question about behaviour, what only describes a type (an interface, a type alias, a declaration left
+unfolded) is demoted; for a question about a type (it says "interface", "type", "struct"..., or names an interface
+or type alias among the candidates) nothing is folded or demoted. Then each qualified name appears once per answer,
+in its best-placed hit, and a neighbour repeating a name the answer already holds is left out.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Mapping, Sequence
+
+from igraph_mcp.models import Hit, Neighbour
+from igraph_mcp.retrieve.analyze import QueryAnalysis
+from igraph_mcp.retrieve.shapes import location
+from igraph_mcp.store.records import NodeRow
+
+# Kinds that describe a type and run nothing.
+TYPE_ONLY_KINDS = frozenset({"interface", "type"})
+# A hit that only describes a type, for a question about behaviour: its score times this (measured on two
+# TypeScript/JavaScript packages, benchmarks/declarations.py).
+TYPE_ONLY = 0.5
+
+# Words that make a question about types or declarations ("content-type" is a header, not a type).
+_TYPE_WORDS = re.compile(
+    r"(?<![\w-])(?:interfaces?|traits?|structs?|enums?|types?|typedefs?|typings?|signatures?|declarations?|"
+    r"declared|overloads?|prototypes?)(?![\w-])",
+    re.IGNORECASE,
+)
+_PASCAL = re.compile(r"^[A-Z][a-z0-9]+[A-Z]\w*$|^[A-Z][a-z0-9]+$")
+
+
+def is_type_query(qa: QueryAnalysis, type_names: Collection[str]) -> bool:
+    """True when the question is about a type: it says so in words, asks about a `.d.ts` file, or names (in
+    PascalCase) one of ``type_names``, the interfaces and type aliases among the candidates."""
+    if _TYPE_WORDS.search(qa.text):
+        return True
+    if any(p.lower().endswith((".d.ts", ".d.mts", ".d.cts")) for p in qa.paths):
+        return True
+    return any(_PASCAL.match(i) and i in type_names for i in qa.identifiers)
+
+
+def fold_declarations(
+    hits: Sequence[Hit],
+    rows: Mapping[int, NodeRow],
+    links: Mapping[int, Sequence[int]],
+    *,
+    type_query: bool,
+    type_only: float = TYPE_ONLY,
+    kinds: Collection[str] | None = None,
+) -> list[Hit]:
+    """Hits best first with each linked declaration folded into its implementation, type-only hits demoted
+    (``type_only``) unless ``type_query``; ``rows`` holds every hit's and linked implementation's stored row,
+    ``links`` each declaration's implementations. A declaration whose implementations are not among the hits is
+    replaced by its implementation only when it has one (and that one is of ``kinds``, when given)."""
+    if type_query:
+        return list(hits)
+    by_id = {h.nodeId: h for h in hits}
+    order = {h.nodeId: i for i, h in enumerate(hits)}
+    out: dict[int, Hit] = {}
+    for h in hits:
+        row = rows.get(h.nodeId)
+        if row is not None and row.declaration and links.get(h.nodeId):
+            impls = links[h.nodeId]
+            present = sorted((i for i in impls if i in by_id), key=order.__getitem__)
+            if present:
+                target = out.get(present[0]) or by_id[present[0]].model_copy()
+            elif len(impls) == 1 and impls[0] in rows and (not kinds or rows[impls[0]].kind in kinds):
+                target = out.get(impls[0]) or _hit_of(rows[impls[0]], h)
+            else:
+                out.setdefault(h.nodeId, h.model_copy())
+                continue
+            if h.score > target.score:
+                target.score = h.score
+            if not target.declaredAt:
+                target.declaredAt = f"{h.filePath}:{h.startLine}"
+                target.declaredSignature = h.signature
+            out[target.nodeId] = target
+            continue
+        out.setdefault(h.nodeId, h.model_copy())
+    folded = list(out.values())
+    for h in folded:
+        row = rows.get(h.nodeId)
+        if h.kind in TYPE_ONLY_KINDS or (row is not None and row.declaration and not h.declaredAt):
+            h.score *= type_only
+            h.boosts = [*h.boosts, "typeOnly"]
+    folded.sort(key=lambda h: (-h.score, h.nodeId))
+    return folded
+
+
+def _hit_of(row: NodeRow, declaration: Hit) -> Hit:
+    """The implementation as a hit found through its declaration (its channels and boosts)."""
+    return Hit(
+        **location(row),
+        score=declaration.score,
+        matchChannel=declaration.matchChannel,
+        ranks=dict(declaration.ranks),
+        boosts=[*declaration.boosts, "declaration"],
+        docstring=row.docstring[:300],
+    )
+
+
+def name_key(kind: str, qualified_name: str, name: str, path: str) -> str:
+    """What makes two entries of one answer the same name (a module is its file)."""
+    return path if kind == "module" else qualified_name or name
+
+
+def unique_names(hits: Sequence[Hit]) -> list[Hit]:
+    """The hits with each qualified name once, in its best-placed hit."""
+    seen: set[str] = set()
+    out: list[Hit] = []
+    for h in hits:
+        key = name_key(h.kind, h.qualifiedName, h.name, h.filePath)
+        if key not in seen:
+            seen.add(key)
+            out.append(h)
+    return out
+
+
+def unique_neighbours(hits: Sequence[Hit], neighbours: Sequence[Neighbour]) -> list[Neighbour]:
+    """The neighbours whose qualified name neither a hit nor an earlier neighbour holds."""
+    seen = {name_key(h.kind, h.qualifiedName, h.name, h.filePath) for h in hits}
+    out: list[Neighbour] = []
+    for n in neighbours:
+        key = name_key(n.kind, n.qualifiedName, n.name, n.filePath)
+        if key not in seen:
+            seen.add(key)
+            out.append(n)
+    return out

@@ -1,0 +1,297 @@
+"""Declarations: flagged by the parser, linked to their implementations by `declares` edges (both stores, kept right
+by incremental runs), and folded into those implementations in explore answers (one name once per answer)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _factories import edit_file, index_repo, make_repo, make_service, write_file
+from parse_helpers import parse
+
+from igraph_mcp.index.parse import parse_source
+from igraph_mcp.models import ExploreResult
+from igraph_mcp.render import render_explore
+from igraph_mcp.retrieve.params import RetrievalParams
+from igraph_mcp.service import IGraphService
+from igraph_mcp.store.db import Database
+
+pytestmark = pytest.mark.both_stores
+
+REPO: dict[str, str] = {
+    "ts/lib/parse.d.ts": """
+        /** Parse the request body. */
+        export declare function parseBody(raw: string): object;
+        export declare class BodyReader { read(size: number): string; }
+        export interface ParseOptions { strict: boolean; limit: number; }
+        """,
+    "ts/lib/parse.js": """
+        function parseBody(raw) {
+          const trimmed = raw.trim();
+          return JSON.parse(trimmed);
+        }
+        class BodyReader {
+          read(size) { return this.buffer.slice(0, size); }
+        }
+        module.exports = { parseBody, BodyReader };
+        """,
+    "ts/src/format.ts": """
+        export function formatValue(v: string): string;
+        export function formatValue(v: number): string;
+        export function formatValue(v: any): string {
+          return String(v).padStart(4);
+        }
+        """,
+    "java/Shape.java": """
+        package geo;
+        public interface Shape {
+            double area();
+        }
+        """,
+    "java/Circle.java": """
+        package geo;
+        public class Circle implements Shape {
+            private double r;
+            public double area() { return Math.PI * r * r; }
+        }
+        """,
+    "go/store/store.go": """
+        package store
+
+        type Reader interface {
+            Read(key string) string
+            Close() error
+        }
+
+        type FileStore struct{}
+
+        func (f *FileStore) Read(key string) string { return key }
+
+        func (f *FileStore) Close() error { return nil }
+
+        type Half struct{}
+
+        func (h *Half) Read(key string) string { return "" }
+        """,
+    "rust/src/lib.rs": """
+        pub trait Greeter {
+            fn greet(&self) -> String;
+        }
+
+        pub struct English;
+
+        impl Greeter for English {
+            fn greet(&self) -> String { String::from("hello") }
+        }
+        """,
+    "c/counter.h": """
+        #ifndef COUNTER_H
+        #define COUNTER_H
+        int counter_next(int step);
+        #endif
+        """,
+    "c/counter.c": """
+        #include "counter.h"
+        int counter_next(int step) { static int n; n += step; return n; }
+        """,
+}
+
+LINKS = {
+    ("ts/lib/parse.d.ts", "parseBody", "ts/lib/parse.js", "parseBody", "companion"),
+    ("ts/lib/parse.d.ts", "BodyReader", "ts/lib/parse.js", "BodyReader", "companion"),
+    ("ts/lib/parse.d.ts", "BodyReader.read", "ts/lib/parse.js", "BodyReader.read", "companion"),
+    ("ts/src/format.ts", "formatValue", "ts/src/format.ts", "formatValue", "same_file"),
+    ("java/Shape.java", "Shape.area", "java/Circle.java", "Circle.area", "inherits"),
+    # Half has Read but not Close: it does not satisfy Reader.
+    ("go/store/store.go", "Reader.Read", "go/store/store.go", "FileStore.Read", "method_set"),
+    ("go/store/store.go", "Reader.Close", "go/store/store.go", "FileStore.Close", "method_set"),
+    ("rust/src/lib.rs", "Greeter.greet", "rust/src/lib.rs", "English.greet", "inherits"),
+    ("c/counter.h", "counter_next", "c/counter.c", "counter_next", "companion"),
+}
+
+
+def _links(db: Database) -> set[tuple[str, ...]]:
+    """Every declares edge as (declaration path, qualified name, implementation path, qualified name, rule)."""
+    rows = db.rows(
+        "SELECT fs.path, s.qualified_name, ft.path, t.qualified_name, e.resolution FROM edges e "
+        "JOIN nodes s ON s.id = e.source_id JOIN files fs ON fs.id = s.file_id "
+        "JOIN nodes t ON t.id = e.target_id JOIN files ft ON ft.id = t.file_id WHERE e.kind = 'declares'"
+    )
+    return {tuple(str(c) for c in r) for r in rows}
+
+
+def _dangling(db: Database) -> int:
+    return int(db.rows("SELECT count(*) FROM edges WHERE kind = 'declares' AND target_id IS NULL")[0][0])
+
+
+@pytest.fixture(scope="module")
+def indexed(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    root = make_repo(tmp_path_factory.mktemp("decls"), REPO)
+    svc = index_repo(root)
+    yield svc
+    svc.close()
+
+
+# -- the parser's flag ---------------------------------------------------------------------------------------------
+@pytest.mark.sqlite_only
+@pytest.mark.parametrize(
+    ("language", "code", "path", "declared"),
+    [
+        ("typescript", "function f(a: string): void;\nfunction f(a: any) {}\n", "", {"f"}),
+        ("typescript", "interface I { m(): void; p: number }\nclass C implements I { m() {} }\n", "", {"I.m"}),
+        ("typescript", "abstract class A { abstract run(): void; stop() {} }\n", "", {"A.run"}),
+        ("typescript", "declare class D { m(): void; }\n", "", {"D", "D.m"}),
+        ("typescript", "export function g(): void;\ninterface O { a: 1 }\n", "types/x.d.ts", {"", "g", "O"}),
+        ("typescript", "export function g(): void {}\n", "src/x.ts", set()),
+        ("java", "interface I { void m(); default void d() {} }\n", "", {"I.m"}),
+        ("java", "abstract class A { abstract void k(); void j() {} }\n", "", {"A.k"}),
+        ("go", "package p\ntype R interface { Read() int }\nfunc (s *S) Read() int { return 0 }\n", "", {"R.Read"}),
+        ("rust", "trait T { fn a(&self); fn b(&self) {} }\n", "", {"T.a"}),
+        ("c", "int add(int a);\nchar *name(void);\nint add(int a) { int local(int); return a; }\n", "", {"add", "name"}),
+        ("cpp", "namespace g { int f(int); class S { virtual int v() = 0; int w() { return 1; } }; }\n", "", {"g.f", "g.S.v"}),
+        ("python", "def f():\n    return 1\n", "", set()),
+    ],
+)
+def test_the_parser_flags_declarations(language: str, code: str, path: str, declared: set[str]) -> None:
+    pf = parse_source(code.encode(), language, path) if path else parse(language, code)
+    assert {s.qualified_name for s in pf.symbols if s.declaration} == declared
+
+
+# -- the links ---------------------------------------------------------------------------------------------------
+def test_each_declaration_is_linked_to_its_implementations(indexed: IGraphService) -> None:
+    assert _links(indexed.db) == LINKS
+
+
+def test_the_flag_is_stored(indexed: IGraphService) -> None:
+    flagged = {
+        (str(p), str(q))
+        for p, q in indexed.db.rows(
+            "SELECT f.path, n.qualified_name FROM nodes n JOIN files f ON f.id = n.file_id WHERE n.declaration = 1"
+        )
+    }
+    assert ("ts/lib/parse.d.ts", "ParseOptions") in flagged and ("ts/lib/parse.js", "parseBody") not in flagged
+    assert ("c/counter.h", "counter_next") in flagged and ("c/counter.c", "counter_next") not in flagged
+
+
+STEPS: list[tuple[str, dict[str, str | None], set[tuple[str, ...]], set[tuple[str, ...]]]] = [
+    # (label, change, links that must appear, links that must be gone)
+    (
+        "the implementation moves to another file",
+        {
+            "ts/lib/parse.js": "class BodyReader {\n  read(size) { return ''; }\n}\nmodule.exports = { BodyReader };\n",
+            "ts/lib/body.js": "function parseBody(raw) {\n  return JSON.parse(raw);\n}\n",
+        },
+        {("ts/lib/parse.d.ts", "parseBody", "ts/lib/body.js", "parseBody", "qualified_name")},
+        {("ts/lib/parse.d.ts", "parseBody", "ts/lib/parse.js", "parseBody", "companion")},
+    ),
+    (
+        "a type gains the missing method of an interface",
+        {"go/store/half.go": "package store\n\nfunc (h *Half) Close() error { return nil }\n"},
+        {
+            ("go/store/store.go", "Reader.Read", "go/store/store.go", "Half.Read", "method_set"),
+            ("go/store/store.go", "Reader.Close", "go/store/half.go", "Half.Close", "method_set"),
+        },
+        set(),
+    ),
+    (
+        "a class stops implementing the interface",
+        {"java/Circle.java": REPO["java/Circle.java"].replace(" implements Shape", "")},
+        set(),
+        {("java/Shape.java", "Shape.area", "java/Circle.java", "Circle.area", "inherits")},
+    ),
+    (
+        "the declaration is renamed",
+        {"c/counter.h": REPO["c/counter.h"].replace("counter_next", "counter_step")},
+        set(),
+        {("c/counter.h", "counter_next", "c/counter.c", "counter_next", "companion")},
+    ),
+    ("the header is deleted", {"c/counter.h": None}, set(), set()),
+    (
+        "a second implementation of the trait",
+        {"rust/src/french.rs": "use crate::Greeter;\npub struct French;\nimpl Greeter for French {\n"
+         "    fn greet(&self) -> String { String::from(\"bonjour\") }\n}\n"},
+        {("rust/src/lib.rs", "Greeter.greet", "rust/src/french.rs", "French.greet", "inherits")},
+        set(),
+    ),
+]
+
+
+def _full_links(root: Path, tmp_path: Path) -> set[tuple[str, ...]]:
+    copy = tmp_path / "full-copy"
+    if copy.exists():
+        shutil.rmtree(copy)
+    shutil.copytree(root, copy, ignore=shutil.ignore_patterns(".igraph"))
+    svc = make_service(copy)
+    try:
+        svc.index(full=True)
+        return _links(svc.db)
+    finally:
+        svc.close()
+
+
+def test_incremental_runs_keep_the_links_of_a_full_index(tmp_path: Path) -> None:
+    root = make_repo(tmp_path, REPO)
+    svc = index_repo(root)
+    try:
+        for label, change, appear, gone in STEPS:
+            for rel, text in change.items():
+                if text is None:
+                    (root / rel).unlink()
+                elif (root / rel).exists():
+                    edit_file(root, rel, text)
+                else:
+                    write_file(root, rel, text)
+            svc.index()
+            got = _links(svc.db)
+            assert got == _full_links(root, tmp_path), label
+            assert appear <= got and not (gone & got), label
+            assert _dangling(svc.db) == 0, label
+    finally:
+        svc.close()
+
+
+# -- the answers -----------------------------------------------------------------------------------------------------
+def _names(r: ExploreResult) -> list[str]:
+    return [h.qualifiedName for h in r.hits] + [n.qualifiedName for n in r.neighbours]
+
+
+def test_a_behaviour_question_gets_the_implementation_once_with_its_declaration(indexed: IGraphService) -> None:
+    r = indexed.explore("where is the request body parsed", top_k=5, hops=1)
+    parse_hits = [h for h in r.hits if h.name == "parseBody"]
+    assert [(h.filePath, h.declaredAt) for h in parse_hits] == [("ts/lib/parse.js", "ts/lib/parse.d.ts:2")]
+    assert "parseBody(raw: string): object" in parse_hits[0].declaredSignature
+    assert "declared at ts/lib/parse.d.ts:2" in render_explore(r)
+    off = indexed.explore(
+        "where is the request body parsed", top_k=5, hops=1, params=RetrievalParams(fold_declarations=False)
+    )
+    assert sorted(h.filePath for h in off.hits if h.name == "parseBody") == ["ts/lib/parse.d.ts", "ts/lib/parse.js"]
+
+
+def test_an_overload_folds_into_its_implementation(indexed: IGraphService) -> None:
+    r = indexed.explore("format a value padded to four characters", top_k=5, hops=0)
+    formats = [h for h in r.hits if h.name == "formatValue"]
+    assert len(formats) == 1 and formats[0].startLine == 3 and formats[0].declaredAt.startswith("ts/src/format.ts:")
+
+
+def test_an_interface_method_folds_into_the_implementing_method(indexed: IGraphService) -> None:
+    r = indexed.explore("how is the area of a shape computed", top_k=5, hops=0)
+    areas = [h for h in r.hits if h.name == "area"]
+    assert [(h.qualifiedName, h.declaredAt) for h in areas] == [("Circle.area", "java/Shape.java:3")]
+
+
+def test_a_type_question_still_gets_the_type_first(indexed: IGraphService) -> None:
+    r = indexed.explore("ParseOptions interface fields", top_k=5, hops=0)
+    assert r.hits[0].qualifiedName == "ParseOptions"
+    r = indexed.explore("what does the Shape interface declare", top_k=5, hops=0)
+    assert any(h.qualifiedName == "Shape.area" and h.filePath == "java/Shape.java" for h in r.hits)
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["where is the request body parsed", "read a body", "greet in English", "Read a key from the store", "area"],
+)
+def test_no_name_appears_twice_in_an_answer(indexed: IGraphService, query: str) -> None:
+    names = _names(indexed.explore(query, top_k=10, hops=2))
+    assert len(names) == len(set(names)), names

@@ -1,0 +1,139 @@
+"""retrieve/folding.py: declarations folded into implementations, type-only hits demoted, each name once (pure)."""
+
+from __future__ import annotations
+
+import pytest
+
+from igraph_mcp.models import Hit, Neighbour
+from igraph_mcp.retrieve.analyze import analyze_query
+from igraph_mcp.retrieve.folding import fold_declarations, is_type_query, unique_names, unique_neighbours
+from igraph_mcp.store.records import NodeRow
+
+# id -> (kind, qualified name, path, line, declaration)
+NODES: dict[int, tuple[str, str, str, int, bool]] = {
+    1: ("function", "parseBody", "types/parse.d.ts", 3, True),
+    2: ("function", "parseBody", "lib/parse.js", 10, False),
+    3: ("interface", "ParseOptions", "types/parse.d.ts", 9, True),
+    4: ("method", "Shape.area", "Shape.java", 3, True),
+    5: ("method", "Circle.area", "Circle.java", 4, False),
+    6: ("method", "Square.area", "Square.java", 4, False),
+    7: ("function", "helper", "lib/util.js", 1, False),
+    8: ("type", "Options", "lib/types.ts", 1, False),
+    9: ("method", "Reader.read", "reader.go", 5, True),
+}
+
+
+def _row(nid: int) -> NodeRow:
+    kind, qname, path, line, decl = NODES[nid]
+    return NodeRow(nid, 0, path, kind, qname.rsplit(".", 1)[-1], qname, f"sig{nid}", "", line, line + 2, None, True, decl)
+
+
+def _hit(nid: int, score: float) -> Hit:
+    row = _row(nid)
+    return Hit(
+        nodeId=nid,
+        name=row.name,
+        qualifiedName=row.qualified_name,
+        kind=row.kind,
+        filePath=row.path,
+        startLine=row.start_line,
+        endLine=row.end_line,
+        signature=row.signature,
+        score=score,
+        matchChannel="dense",
+    )
+
+
+ROWS = {nid: _row(nid) for nid in NODES}
+LINKS = {1: [2], 4: [5, 6], 9: [12, 13]}
+
+
+def _fold(scores: list[tuple[int, float]], *, type_query: bool = False, kinds: set[str] | None = None) -> list[Hit]:
+    return fold_declarations(
+        [_hit(n, s) for n, s in scores], ROWS, LINKS, type_query=type_query, type_only=0.5, kinds=kinds
+    )
+
+
+@pytest.mark.parametrize(
+    ("scores", "expected"),
+    [
+        # the declaration ranks first: one hit, the implementation's, at the declaration's score
+        ([(1, 0.9), (2, 0.5), (7, 0.4)], [(2, 0.9, "types/parse.d.ts:3"), (7, 0.4, "")]),
+        # the implementation ranks first: it keeps its score and gets the declaration attached
+        ([(2, 0.9), (7, 0.6), (1, 0.5)], [(2, 0.9, "types/parse.d.ts:3"), (7, 0.6, "")]),
+        # the implementation is not a candidate: looked up (one implementation)
+        ([(1, 0.8), (7, 0.4)], [(2, 0.8, "types/parse.d.ts:3"), (7, 0.4, "")]),
+        # an interface member folds into the best-placed of its implementations; the other stays as it is
+        ([(4, 0.9), (6, 0.7), (5, 0.6)], [(6, 0.9, "Shape.java:3"), (5, 0.6, "")]),
+        # several implementations, none a candidate: the declaration stays, demoted as type-only
+        ([(9, 0.8), (7, 0.5)], [(7, 0.5, ""), (9, 0.4, "")]),
+        # interfaces and type aliases are demoted for a question about behaviour
+        ([(3, 0.9), (8, 0.8), (7, 0.6)], [(7, 0.6, ""), (3, 0.45, ""), (8, 0.4, "")]),
+    ],
+)
+def test_fold_declarations(scores: list[tuple[int, float]], expected: list[tuple[int, float, str]]) -> None:
+    got = _fold(scores)
+    assert [(h.nodeId, round(h.score, 6), h.declaredAt) for h in got] == expected
+
+
+def test_a_folded_hit_carries_the_declarations_signature() -> None:
+    (first, _) = _fold([(1, 0.9), (7, 0.4)])
+    assert (first.declaredSignature, first.boosts) == ("sig1", ["declaration"])
+
+
+def test_a_type_question_folds_and_demotes_nothing() -> None:
+    scores = [(3, 0.9), (1, 0.8), (2, 0.5)]
+    assert [(h.nodeId, h.score) for h in _fold(scores, type_query=True)] == scores
+
+
+def test_a_looked_up_implementation_must_be_of_the_asked_kinds() -> None:
+    assert [h.nodeId for h in _fold([(1, 0.9)], kinds={"class"})] == [1]
+    assert [h.nodeId for h in _fold([(1, 0.9)], kinds={"function"})] == [2]
+
+
+def test_the_input_hits_are_not_changed() -> None:
+    hits = [_hit(1, 0.9), _hit(2, 0.5)]
+    fold_declarations(hits, ROWS, LINKS, type_query=False)
+    assert [(h.score, h.declaredAt) for h in hits] == [(0.9, ""), (0.5, "")]
+
+
+@pytest.mark.parametrize(
+    ("query", "type_names", "expected"),
+    [
+        ("where is the request body parsed", set(), False),
+        ("how is the content-type header chosen", set(), False),
+        ("which interface does the pool implement", set(), True),
+        ("what is the type of the options argument", set(), True),
+        ("the overload signatures of formatValue", set(), True),
+        ("what fields does RequestOptions have", {"RequestOptions"}, True),
+        ("how does RetryHandler retry a request", {"RequestOptions"}, False),  # a class, not a type alias
+        ("what is declared in types/index.d.ts", set(), True),
+        ("structured logging of errors", set(), False),
+    ],
+)
+def test_is_type_query(query: str, type_names: set[str], expected: bool) -> None:
+    assert is_type_query(analyze_query(query), type_names) is expected
+
+
+def test_unique_names_keeps_the_best_placed() -> None:
+    hits = [_hit(2, 0.9), _hit(7, 0.8), _hit(1, 0.7)]  # 1 and 2 share the qualified name parseBody
+    assert [h.nodeId for h in unique_names(hits)] == [2, 7]
+
+
+def test_unique_neighbours_drop_names_the_answer_holds() -> None:
+    hits = [_hit(2, 0.9)]
+
+    def neighbour(nid: int) -> Neighbour:
+        h = _hit(nid, 0.1)
+        return Neighbour(
+            **h.model_dump(include={"nodeId", "name", "qualifiedName", "kind", "filePath", "startLine", "endLine"}),
+            score=0.1,
+            viaNodeId=2,
+            viaName="parseBody",
+            edgeKind="calls",
+            direction="callee",
+            distance=1,
+        )
+
+    kept = unique_neighbours(hits, [neighbour(1), neighbour(7), neighbour(7)])
+    assert [n.nodeId for n in kept] == [7]
