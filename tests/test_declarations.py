@@ -149,8 +149,18 @@ def indexed(tmp_path_factory: pytest.TempPathFactory) -> Any:
         ("java", "abstract class A { abstract void k(); void j() {} }\n", "", {"A.k"}),
         ("go", "package p\ntype R interface { Read() int }\nfunc (s *S) Read() int { return 0 }\n", "", {"R.Read"}),
         ("rust", "trait T { fn a(&self); fn b(&self) {} }\n", "", {"T.a"}),
-        ("c", "int add(int a);\nchar *name(void);\nint add(int a) { int local(int); return a; }\n", "", {"add", "name"}),
-        ("cpp", "namespace g { int f(int); class S { virtual int v() = 0; int w() { return 1; } }; }\n", "", {"g.f", "g.S.v"}),
+        (
+            "c",
+            "int add(int a);\nchar *name(void);\nint add(int a) { int local(int); return a; }\n",
+            "",
+            {"add", "name"},
+        ),
+        (
+            "cpp",
+            "namespace g { int f(int); class S { virtual int v() = 0; int w() { return 1; } }; }\n",
+            "",
+            {"g.f", "g.S.v"},
+        ),
         ("python", "def f():\n    return 1\n", "", set()),
     ],
 )
@@ -210,8 +220,10 @@ STEPS: list[tuple[str, dict[str, str | None], set[tuple[str, ...]], set[tuple[st
     ("the header is deleted", {"c/counter.h": None}, set(), set()),
     (
         "a second implementation of the trait",
-        {"rust/src/french.rs": "use crate::Greeter;\npub struct French;\nimpl Greeter for French {\n"
-         "    fn greet(&self) -> String { String::from(\"bonjour\") }\n}\n"},
+        {
+            "rust/src/french.rs": "use crate::Greeter;\npub struct French;\nimpl Greeter for French {\n"
+            '    fn greet(&self) -> String { String::from("bonjour") }\n}\n'
+        },
         {("rust/src/lib.rs", "Greeter.greet", "rust/src/french.rs", "French.greet", "inherits")},
         set(),
     ),
@@ -264,7 +276,10 @@ def test_a_behaviour_question_gets_the_implementation_once_with_its_declaration(
     assert "parseBody(raw: string): object" in parse_hits[0].declaredSignature
     assert "declared at ts/lib/parse.d.ts:2" in render_explore(r)
     off = indexed.explore(
-        "where is the request body parsed", top_k=5, hops=1, params=RetrievalParams(fold_declarations=False)
+        "where is the request body parsed",
+        top_k=5,
+        hops=1,
+        params=RetrievalParams(fold_declarations=False, unique_names=False),
     )
     assert sorted(h.filePath for h in off.hits if h.name == "parseBody") == ["ts/lib/parse.d.ts", "ts/lib/parse.js"]
 

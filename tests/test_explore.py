@@ -14,6 +14,7 @@ from igraph_mcp.errors import EmbedderError
 from igraph_mcp.models import Hit
 from igraph_mcp.retrieve.budget import estimate_tokens
 from igraph_mcp.retrieve.expand import PER_NODE_CAP
+from igraph_mcp.retrieve.params import RetrievalParams
 from igraph_mcp.store import db as db_mod
 from igraph_mcp.store import graph
 
@@ -239,12 +240,16 @@ def test_kinds_filter(svc) -> None:  # type: ignore[no-untyped-def]
 
 
 def test_context_files_boost(svc) -> None:  # type: ignore[no-untyped-def]
-    plain = svc.explore("process_item", hops=0, channels=("fts",))
-    pair = [h for h in plain.hits if h.name == "process_item"]
+    # Two files define process_item; an answer names it once, in the better-placed file (RetrievalParams.unique_names).
+    both = svc.explore("process_item", hops=0, channels=("fts",), params=RetrievalParams(unique_names=False))
+    pair = [h for h in both.hits if h.name == "process_item"]
     assert len(pair) == 2
+    plain = svc.explore("process_item", hops=0, channels=("fts",))
+    assert [h.filePath for h in plain.hits if h.name == "process_item"] == [pair[0].filePath]
     loser = pair[1].filePath
     boosted = svc.explore("process_item", hops=0, channels=("fts",), context_files=[loser])
     assert boosted.hits[0].filePath == loser and "contextFile" in boosted.hits[0].boosts
+    assert [h.filePath for h in boosted.hits if h.name == "process_item"] == [loser]
 
 
 def test_validation_errors_are_clear(svc) -> None:  # type: ignore[no-untyped-def]

@@ -25,7 +25,9 @@ NODES: dict[int, tuple[str, str, str, int, bool]] = {
 
 def _row(nid: int) -> NodeRow:
     kind, qname, path, line, decl = NODES[nid]
-    return NodeRow(nid, 0, path, kind, qname.rsplit(".", 1)[-1], qname, f"sig{nid}", "", line, line + 2, None, True, decl)
+    return NodeRow(
+        nid, 0, path, kind, qname.rsplit(".", 1)[-1], qname, f"sig{nid}", "", line, line + 2, None, True, decl
+    )
 
 
 def _hit(nid: int, score: float) -> Hit:

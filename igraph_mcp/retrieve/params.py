@@ -74,10 +74,11 @@ class RetrievalParams:
     issue_non_source: float = 0.3  # an issue's test, doc or example file, unless the issue names it
 
     # -- declarations (retrieve/folding.py) --------------------------------------------------------------------
-    # Declarations folded into their implementations, type-only hits demoted for questions about behaviour, each
-    # qualified name once per answer; False: the hits and neighbours as fused (benchmarks/declarations.py's before).
+    # Declarations folded into their implementations and type-only hits demoted for questions about behaviour;
+    # False: the hits as fused (benchmarks/declarations.py's "before", with unique_names False too).
     fold_declarations: bool = True
     type_only: float = folding.TYPE_ONLY  # a type-only hit's score times this, for a question about behaviour
+    unique_names: bool = True  # each qualified name once per answer (hits and neighbours), in its best-placed entry
 
     # -- learned re-ranking (issue-shaped queries only) ---------------------------------------------------------
     rerank_weights: tuple[float, ...] = WEIGHTS  # () = off, the fused order stands

@@ -77,7 +77,7 @@ def run(
     trace.timings_ms["fuse"] = _ms(t)
     t = time.perf_counter()
     reached = expand_hits(db, hits, request.hops, params, about_tests=query.analysis.mentions_tests)
-    if params.fold_declarations:
+    if params.unique_names:
         reached = folding.unique_neighbours(hits, reached)
     trace.timings_ms["expand"] = _ms(t)
     result = answer(db, query, hits, files.files[: max(request.top_k, 10)], reached, params)
@@ -320,10 +320,11 @@ def fold(
     params: RetrievalParams,
     kinds: Sequence[str] | None = None,
 ) -> list[Hit]:
-    """Declarations folded into their implementations, type-only hits demoted unless the question is about a type,
-    each qualified name once (retrieve/folding.py); the hits as they were when ``params.fold_declarations`` is off."""
+    """Declarations folded into their implementations and type-only hits demoted unless the question is about a
+    type (``params.fold_declarations``), then each qualified name once (``params.unique_names``); retrieve/folding.py.
+    """
     if not params.fold_declarations:
-        return hits
+        return folding.unique_names(hits) if params.unique_names else hits
     declared = [h.nodeId for h in hits if (row := rows.get(h.nodeId)) is not None and row.declaration]
     links = decl_store.implementations(db, declared) if declared else {}
     # A declaration with one implementation outside the candidates is replaced by it: its row is read here.
@@ -339,7 +340,7 @@ def fold(
         type_only=params.type_only,
         kinds=kinds,
     )
-    return folding.unique_names(folded)
+    return folding.unique_names(folded) if params.unique_names else folded
 
 
 # -- rank files -----------------------------------------------------------------------------------------------------
