@@ -104,6 +104,8 @@ def test_the_input_hits_are_not_changed() -> None:
     [
         ("where is the request body parsed", set(), False),
         ("how is the content-type header chosen", set(), False),
+        ("how is a Content-Type header value parsed into a MIME type", set(), False),
+        ("which event type does the parser emit", set(), False),
         ("which interface does the pool implement", set(), True),
         ("what is the type of the options argument", set(), True),
         ("the overload signatures of formatValue", set(), True),

@@ -24,10 +24,11 @@ TYPE_ONLY_KINDS = frozenset({"interface", "type"})
 # TypeScript/JavaScript packages, benchmarks/declarations.py).
 TYPE_ONLY = 0.5
 
-# Words that make a question about types or declarations ("content-type" is a header, not a type).
+# Words that make a question about types or declarations. "type" after a word that makes it a value ("content-type",
+# "MIME type", "event type") does not: that question asks how something is done.
 _TYPE_WORDS = re.compile(
-    r"(?<![\w-])(?:interfaces?|traits?|structs?|enums?|types?|typedefs?|typings?|signatures?|declarations?|"
-    r"declared|overloads?|prototypes?)(?![\w-])",
+    r"(?<![\w-])(?:interfaces?|traits?|structs?|enums?|typedefs?|typings?|signatures?|declarations?|declared|"
+    r"overloads?|prototypes?|(?<!mime )(?<!media )(?<!content )(?<!file )(?<!event )(?<!message )types?)(?![\w-])",
     re.IGNORECASE,
 )
 _PASCAL = re.compile(r"^[A-Z][a-z0-9]+[A-Z]\w*$|^[A-Z][a-z0-9]+$")
