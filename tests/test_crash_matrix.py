@@ -407,13 +407,14 @@ def _kill_and_check(p: Prepared, site: str, nth: int, work: Path) -> None:
 
 
 # -- the tests -----------------------------------------------------------------------------------------------
-# A sample for CI: one point in each phase (cold batches, --full's savepoints, an update's deletes and its
-# embedding, storing a mount and recording it in mounts.json).
+# A sample for CI: one point in each phase (cold batches, --full's savepoints, an update's deletes, its declaration
+# links and its embedding, storing a mount and recording it in mounts.json).
 SAMPLE = [
     ("cold", "index.batch", 2),
     ("full", "index.batch", 1),
     ("incremental", "index.delete", 1),
     ("incremental", "embed.batch", 1),
+    ("incremental", "index.link", 1),  # references bound, declarations not yet linked
     ("mount", "mount.store", 1),
     ("remount", "mount.save", 1),
 ]

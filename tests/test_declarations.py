@@ -188,6 +188,18 @@ def test_the_flag_is_stored(indexed: IGraphService) -> None:
 STEPS: list[tuple[str, dict[str, str | None], set[tuple[str, ...]], set[tuple[str, ...]]]] = [
     # (label, change, links that must appear, links that must be gone)
     (
+        "the implementation's body is edited (new node ids, same links)",
+        {"ts/lib/parse.js": REPO["ts/lib/parse.js"].replace("raw.trim()", "raw.trim().toString()")},
+        {("ts/lib/parse.d.ts", "BodyReader.read", "ts/lib/parse.js", "BodyReader.read", "companion")},
+        set(),
+    ),
+    (
+        "the declaration file is edited",
+        {"ts/lib/parse.d.ts": REPO["ts/lib/parse.d.ts"].replace("raw: string", "raw: string | Buffer")},
+        {("ts/lib/parse.d.ts", "parseBody", "ts/lib/parse.js", "parseBody", "companion")},
+        set(),
+    ),
+    (
         "the implementation moves to another file",
         {
             "ts/lib/parse.js": "class BodyReader {\n  read(size) { return ''; }\n}\nmodule.exports = { BodyReader };\n",

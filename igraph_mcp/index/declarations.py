@@ -23,6 +23,7 @@ import posixpath
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from igraph_mcp import crashpoints
 from igraph_mcp.store import declarations as store
 from igraph_mcp.store.db import Database
 from igraph_mcp.store.records import LinkNode
@@ -219,4 +220,5 @@ def link_declarations(db: Database, names: Iterable[str] | None = None) -> int:
         links = [(d, impl, rule) for d in decls for impl, rule in links_of(d, inputs)]
     with db.atomic() as con:
         store.replace_links(con, None if wanted is None else [d.id for d in decls], links)
+        crashpoints.reached("index.link")
     return len(links)
