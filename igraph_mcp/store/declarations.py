@@ -10,11 +10,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from igraph_mcp.store import graph
 from igraph_mcp.store.bind import batches, placeholders
 from igraph_mcp.store.db import Database
 from igraph_mcp.store.dialect import WriteConnection, like_operator
 from igraph_mcp.store.fts import like_literal
-from igraph_mcp.store.records import LinkNode
+from igraph_mcp.store.records import LinkNode, NewEdge
 
 DECLARES = "declares"
 HERITAGE = ("inherits", "implements")
@@ -144,12 +145,8 @@ def replace_links(
                 (*chunk, DECLARES),
             )
         con.execute("DELETE FROM edges WHERE target_id IS NULL AND kind = ?", (DECLARES,))
-    rows = [(decl.id, impl, DECLARES, decl.name, "", rule, 0, 1.0) for decl, impl, rule in links]
-    con.executemany(
-        "INSERT INTO edges(source_id, target_id, kind, target_name, qualifier, resolution, line, confidence) "
-        "VALUES(?,?,?,?,?,?,?,?)",
-        rows,
-    )
+    # Bound at insertion (confidence 1.0), by COPY on PostgreSQL.
+    graph.insert_edges(con, [NewEdge(decl.id, impl, DECLARES, decl.name, "", rule, 0) for decl, impl, rule in links])
 
 
 def implementations(db: Database, ids: Sequence[int]) -> dict[int, list[int]]:
