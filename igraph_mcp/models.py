@@ -58,6 +58,11 @@ class Hit(BaseModel):
     boosts: list[str] = Field(default_factory=list, description="Boosts applied after fusion")
     docstring: Annotated[str, NOT_STRUCTURED] = ""
     snippet: Annotated[str, NOT_STRUCTURED] = ""
+    partLines: list[int] | None = Field(
+        None,
+        description="[start, end] lines of the part of a long definition that matched, when the match lies past "
+        "its head (the snippet then shows that part)",
+    )
     stale: bool = Field(False, description="The file changed on disk since it was indexed")
     # A declaration folded into this implementation ('' when there is none).
     declaredAt: str = Field("", description="path:line of its declaration (.d.ts, interface...)")

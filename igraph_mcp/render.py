@@ -113,9 +113,11 @@ def render_explore(r: ExploreResult) -> str:
     for i, h in enumerate(r.hits, 1):
         out.append(
             f"{i}. {h.kind} {h.qualifiedName or h.name}  {at(h.repo, h.filePath)}:{h.startLine}-{h.endLine}"
-            f"  [{h.matchChannel} {h.score:.4f}]{' (stale)' if h.stale else ''}"
+            + (f"  (match in lines {h.partLines[0]}-{h.partLines[1]})" if h.partLines else "")
+            + f"  [{h.matchChannel} {h.score:.4f}]{' (stale)' if h.stale else ''}"
         )
-        if h.signature and not h.snippet:  # the snippet starts with the signature: say it once
+        # The snippet starts with the signature (say it once), unless it is a part from further down.
+        if h.signature and (not h.snippet or h.partLines):
             out.append(f"   {h.signature}")
         if h.declaredAt:
             out.append(f"   declared at {h.declaredAt}" + (f": {h.declaredSignature}" if h.declaredSignature else ""))

@@ -22,19 +22,22 @@ def embed_nodes(
     batch_size: int = 256,
     progress: Progress | None = None,
 ) -> tuple[int, int]:
-    """Embed every node lacking a vector; returns (embedded by the model, reused from unchanged text)."""
+    """Embed every node lacking a vector, symbols before parts; returns (embedded by the model, reused from unchanged
+    text)."""
     report = progress or (lambda _p, _d, _t: None)
     reuse = reuse or {}
     total = vec_store.count_nodes_to_embed(db)
     done = embedded = reused = 0
     report("embed", 0, total)
     with vec_store.bulk_loading(db, total):
-        while rows := vec_store.nodes_to_embed(db, batch_size):
-            batch_reused = _embed_batch(db, embedder, rows, reuse)
-            embedded += len(rows) - batch_reused
-            reused += batch_reused
-            done += len(rows)
-            report("embed", min(done, total), total)
+        # Symbols first, the parts of long definitions after: a build stopped early has every symbol's own vector.
+        for parts in (False, True):
+            while rows := vec_store.nodes_to_embed(db, batch_size, parts=parts):
+                batch_reused = _embed_batch(db, embedder, rows, reuse)
+                embedded += len(rows) - batch_reused
+                reused += batch_reused
+                done += len(rows)
+                report("embed", min(done, total), total)
     return embedded, reused
 
 

@@ -18,6 +18,7 @@ from igraph_mcp.index import parse_pool
 from igraph_mcp.index.declarations import link_declarations
 from igraph_mcp.index.interface import Interface, matched_ids, parsed_interface, stored_interface
 from igraph_mcp.index.model import ParsedFile, Symbol
+from igraph_mcp.index.parts import split_parts
 from igraph_mcp.index.phases import Progress
 from igraph_mcp.index.resolve import Binding, Resolver
 from igraph_mcp.index.symbols import OnDemand, Sym, SymbolTable, facts_by_name
@@ -31,7 +32,7 @@ from igraph_mcp.store.declarations import HERITAGE
 from igraph_mcp.store.dialect import WriteConnection
 from igraph_mcp.store.records import EdgeBinding, FileState, NewEdge, NewFile, NewImport, NewNode, NodeText
 from igraph_mcp.text.identifiers import identifier_words, split_identifier
-from igraph_mcp.vocab.languages import CONTAINER_KINDS, language_for_path
+from igraph_mcp.vocab.languages import CONTAINER_KINDS, PART_KIND, language_for_path
 from igraph_mcp.vocab.skips import SkippedPath, first_of_each
 from igraph_mcp.vocab.source import normalize_source
 
@@ -486,7 +487,8 @@ class Indexer:
     def _write_file(
         self, con: WriteConnection, change: _Change, pf: ParsedFile, *, module_id: int | None = None
     ) -> tuple[int, list[int]]:
-        """Insert one parsed file's rows; returns its file id and its node ids (module node first).
+        """Insert one parsed file's rows, the parts of its long definitions included; returns its file id and its
+        symbols' node ids (module node first).
 
         A re-parsed file's module node keeps its id (``module_id``, below the fresh ids of its definitions): import
         edges and ambiguous imports elsewhere that name the file stay valid without being bound again.
@@ -510,11 +512,13 @@ class Indexer:
         mod_name, mod_qname = module_names(w.path)
         symbols = pf.symbols or [Symbol("module", "", "", 1, text_lines, 0, len(source))]
         first_child = first_child_starts(symbols)
+        parts = split_parts(source, symbols, skip_lines={imp.line for imp in pf.imports})
         # Ids first, so a file's nodes go in as one batch (a round-trip per node dominated a cold PostgreSQL build).
+        count = len(symbols) + len(parts)
         if module_id is None:
-            ids = graph.reserve_node_ids(con, len(symbols))
+            ids = graph.reserve_node_ids(con, count)
         else:
-            ids = [module_id, *graph.reserve_node_ids(con, len(symbols) - 1, above=module_id)]
+            ids = [module_id, *graph.reserve_node_ids(con, count - 1, above=module_id)]
         nodes: list[NewNode] = []
         fts_rows: list[NodeText] = []
         edges: list[NewEdge] = []
@@ -569,6 +573,27 @@ class Indexer:
                         line=s.start_line,
                     )
                 )
+        for p, nid in zip(parts, ids[len(symbols) :], strict=True):
+            body = p.text[:MAX_BODY_CHARS]
+            nodes.append(
+                NewNode(
+                    file_id=file_id,
+                    parent_id=ids[p.owner],
+                    kind=PART_KIND,
+                    name="",
+                    qualified_name="",
+                    signature="",
+                    docstring="",
+                    body=body,
+                    start_line=p.start_line,
+                    end_line=p.end_line,
+                    start_byte=p.start_byte,
+                    end_byte=p.end_byte,
+                    exported=False,
+                )
+            )
+            # Only the part's text: its definition's row has the names, so a name never ranks a part.
+            fts_rows.append(NodeText(nid, "", "", "", "", "", "", fts_body(body)))
         graph.insert_nodes(con, ids, nodes)
         graph.insert_fts(con, fts_rows)
         for ref in pf.references:
@@ -579,7 +604,7 @@ class Indexer:
         graph.insert_edges(con, edges)
         graph.insert_facts(con, [(ids[f.source], f.name, f.kind, f.text) for f in pf.facts if f.source < len(ids)])
         graph.insert_imports(con, [NewImport(file_id, imp.module, imp.name, imp.alias, imp.line) for imp in pf.imports])
-        return file_id, ids
+        return file_id, ids[: len(symbols)]
 
     def _resolve(self, stored: _Stored, *, everything: bool) -> int:
         """Bind reference edges and return how many: those from changed files, from files that import a file whose

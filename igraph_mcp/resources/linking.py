@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Sequence
+from dataclasses import replace
 
 import numpy as np
 
 from igraph_mcp.paths import strip_dot_slash
+from igraph_mcp.store import graph
 from igraph_mcp.store import resources as res_store
 from igraph_mcp.store import vectors as vec_store
 from igraph_mcp.store.db import Database
@@ -229,4 +231,20 @@ def compute_links(
         links += identifier_links(db, resources, thresholds, set(file_ids) if file_ids is not None else None)
     if semantic:
         links += semantic_links(db, resources, thresholds, file_ids)
-    return links
+    return _onto_definitions(db, links)
+
+
+def _onto_definitions(db: Database, links: Sequence[LinkRow]) -> list[LinkRow]:
+    """Links found through a part of a long definition (its text, its vector) given to the definition, the best
+    score kept once per resource, node and method."""
+    spans = graph.part_spans(db, sorted({link.node_id for link in links}))
+    if not spans:
+        return list(links)
+    best: dict[tuple[int, int, str], LinkRow] = {}
+    for link in links:
+        if link.node_id in spans:
+            link = replace(link, node_id=spans[link.node_id].owner_id)
+        key = (link.resource_id, link.node_id, link.method)
+        if key not in best or link.score > best[key].score:
+            best[key] = link
+    return list(best.values())

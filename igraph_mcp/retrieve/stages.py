@@ -28,6 +28,7 @@ from igraph_mcp.retrieve.dense_state import DenseState
 from igraph_mcp.retrieve.expand import expand
 from igraph_mcp.retrieve.fusion import Fused, rrf
 from igraph_mcp.retrieve.params import RetrievalParams
+from igraph_mcp.retrieve.parts import PART_OVERFETCH, PartFolder, PartMatch
 from igraph_mcp.retrieve.query_parts import dense_texts, is_issue_shaped
 from igraph_mcp.retrieve.shapes import neighbours
 from igraph_mcp.retrieve.vector_search import SqliteVecSearch, VectorSearch
@@ -80,7 +81,7 @@ def run(
     if params.unique_names:
         reached = folding.unique_neighbours(hits, reached)
     trace.timings_ms["expand"] = _ms(t)
-    result = answer(db, query, hits, files.files[: max(request.top_k, 10)], reached, params)
+    result = answer(db, query, hits, files.files[: max(request.top_k, 10)], reached, params, lists.parts)
     attach(result, query, lists.query_vector, trace, resource_finder, stale_check)
     if "dense" in request.channels and "dense" not in trace.channels:
         trace.degraded = True
@@ -157,6 +158,8 @@ class ChannelLists:
 
     ranked: dict[str, list[int]]
     query_vector: bytes | None = None
+    # definition id -> the part of it that a channel ranked above the definition itself (index/parts.py)
+    parts: dict[int, PartMatch] = field(default_factory=dict)
 
 
 def search_channels(
@@ -173,9 +176,15 @@ def search_channels(
     trace = trace if trace is not None else Trace()
     qa = query.analysis
     ranked: dict[str, list[int]] = {}
+    folder = PartFolder()
+
+    def fold(ids: list[int]) -> list[int]:
+        folder.spans.update(graph.part_spans(db, ids))
+        return folder.fold(ids, params.channel_depth)
+
     if "fts" in channels:
         t = time.perf_counter()
-        ranked["fts5"] = [nid for nid, _ in fts(db, qa, params)]
+        ranked["fts5"] = fold([nid for nid, _ in fts(db, qa, params, limit=params.channel_depth * PART_OVERFETCH)])
         trace.timings_ms["fts"] = _ms(t)
         trace.channels.append("fts5")
     if "fts" in channels and query.issue and (params.graph_weight > 0 or learned(query, params)):
@@ -196,7 +205,8 @@ def search_channels(
             trace.notes.append(note)
     if "dense" in channels and vectors:
         t = time.perf_counter()
-        ranked["dense"], fallback = dense_ranking(dense.search or SqliteVecSearch(db), vectors, params)
+        search = dense.search or SqliteVecSearch(db)
+        ranked["dense"], fallback = dense_ranking(search, vectors, params, fold=fold)
         trace.fallback_triggered = trace.fallback_triggered or fallback
         trace.timings_ms["dense"] = _ms(t)
         trace.channels.append("dense")
@@ -206,15 +216,16 @@ def search_channels(
             trace.degraded = True
     trace.dense_coverage = dense.coverage
     trace.candidates = {k: len(v) for k, v in ranked.items()}
-    return ChannelLists(ranked, vectors[0] if vectors else None)
+    return ChannelLists(ranked, vectors[0] if vectors else None, folder.matches)
 
 
-def fts(db: Database, qa: QueryAnalysis, params: RetrievalParams) -> list[tuple[int, float]]:
-    """The FTS channel's (node id, BM25 score) under ``params``."""
+def fts(db: Database, qa: QueryAnalysis, params: RetrievalParams, limit: int | None = None) -> list[tuple[int, float]]:
+    """The FTS channel's (node id, BM25 score) under ``params``, parts of long definitions included (at most
+    ``limit``, default ``channel_depth``)."""
     return fts_channel(
         db,
         qa,
-        params.channel_depth,
+        limit or params.channel_depth,
         node_count(db),
         params.fts_column_weights,
         max_tokens=params.fts_max_tokens,
@@ -246,22 +257,33 @@ def embed_query_parts(db: Database, dense: DenseState, texts: list[str]) -> tupl
     return out, None
 
 
-def dense_ranking(search: VectorSearch, vectors: Sequence[bytes], params: RetrievalParams) -> tuple[list[int], bool]:
+def dense_ranking(
+    search: VectorSearch,
+    vectors: Sequence[bytes],
+    params: RetrievalParams,
+    fold: Callable[[list[int]], list[int]] | None = None,
+) -> tuple[list[int], bool]:
     """The dense channel's ranking for the query's part vectors (fused by RRF when there are several), and
-    whether the fileTopK pre-filter had to be widened for any part."""
+    whether the fileTopK pre-filter had to be widened for any part.
+
+    With ``fold``, each query part's list is read PART_OVERFETCH times deeper and folded onto definitions before
+    the query parts are fused (the parts of long definitions: retrieve/parts.py); without, the list may name parts.
+    """
     per_part: dict[str, list[int]] = {}
     fallback = False
     for n, vector in enumerate(vectors):
         found = dense_channel(
             search,
             vector,
-            limit=params.channel_depth,
+            limit=params.channel_depth * (PART_OVERFETCH if fold is not None else 1),
             file_top_k=params.file_top_k,
             fallback_threshold=params.fallback_threshold,
             pool_probe=params.file_pool_probe,
         )
         per_part[f"part{n}"] = [nid for nid, _ in found.ranked]
         fallback = fallback or found.fallback_triggered
+    if fold is not None:
+        per_part = {name: fold(ids) for name, ids in per_part.items()}
     if len(per_part) == 1:
         return per_part["part0"], fallback
     weights = {name: params.other_part_weight for name in per_part} | {"part0": params.head_part_weight}
@@ -414,11 +436,22 @@ def answer(
     files: list[FileHit],
     reached: list[Neighbour],
     params: RetrievalParams,
+    parts: Mapping[int, PartMatch] | None = None,
 ) -> ExploreResult:
-    """The answer before resources and budget: hits (the first ones with a source snippet), files, neighbours."""
-    bodies = graph.node_bodies(db, [h.nodeId for h in hits[: params.snippet_hits]])
-    for h in hits[: params.snippet_hits]:
-        h.snippet = snippet_of(bodies.get(h.nodeId, ""), params.snippet_lines, params.snippet_chars)
+    """The answer before resources and budget: hits (the first ones with a source snippet), files, neighbours.
+
+    A hit found by a part of it (``parts``: retrieve/parts.py) says that part's lines, and its snippet is that part.
+    """
+    parts = parts or {}
+    for h in hits:
+        if (match := parts.get(h.nodeId)) is not None:
+            h.partLines = [match.start_line, match.end_line]
+    shown = hits[: params.snippet_hits]
+    # The matching part's text where there is one, else the definition's head.
+    source_of = {h.nodeId: parts[h.nodeId].part_id if h.nodeId in parts else h.nodeId for h in shown}
+    bodies = graph.node_bodies(db, list(source_of.values()))
+    for h in shown:
+        h.snippet = snippet_of(bodies.get(source_of[h.nodeId], ""), params.snippet_lines, params.snippet_chars)
     # Echo the cleaned text: a lone surrogate (undecodable CLI bytes) cannot be serialised to JSON.
     echo = query.analysis.text
     return ExploreResult(

@@ -30,9 +30,15 @@ from igraph_mcp.store.records import (
     NewNode,
     NodeRow,
     NodeText,
+    PartSpan,
     RefToResolve,
     SymbolKey,
 )
+from igraph_mcp.vocab.languages import PART_KIND
+
+# Parts of long definitions (index/parts.py) are nodes for search only: every listing, count and name lookup of
+# symbols leaves them out.
+_NOT_PART = f"kind != '{PART_KIND}'"
 
 _NODE_COLUMNS = (
     "n.id, n.file_id, f.path, n.kind, n.name, n.qualified_name, n.signature, n.docstring, "
@@ -242,12 +248,12 @@ def insert_fts(con: WriteConnection, rows: Iterable[NodeText]) -> None:
 
 
 def nodes_by_ids(db: Database, ids: Sequence[int]) -> dict[int, NodeRow]:
-    """Fetch nodes by id."""
+    """Fetch symbols by id (a part's id finds nothing: see ``part_spans``)."""
     out: dict[int, NodeRow] = {}
     for chunk in batches(list(ids)):
         for r in db.rows(
             f"SELECT {_NODE_COLUMNS} FROM nodes n JOIN files f ON f.id = n.file_id "  # noqa: S608 - placeholders only
-            f"WHERE n.id IN ({placeholders(len(chunk))})",
+            f"WHERE n.id IN ({placeholders(len(chunk))}) AND n.{_NOT_PART}",
             tuple(chunk),
         ):
             out[int(r[0])] = _node(r)
@@ -260,7 +266,7 @@ def nodes_named(db: Database, name: str, limit: int = 50) -> list[NodeRow]:
         _node(r)
         for r in db.rows(
             f"SELECT {_NODE_COLUMNS} FROM nodes n JOIN files f ON f.id = n.file_id "  # noqa: S608
-            "WHERE n.qualified_name = ? OR (n.name = ? AND n.kind != 'module') "
+            f"WHERE (n.qualified_name = ? OR (n.name = ? AND n.kind != 'module')) AND n.{_NOT_PART} "
             "ORDER BY (n.qualified_name = ?) DESC, f.path, n.start_line LIMIT ?",
             (name, name, name, limit),
         )
@@ -274,7 +280,8 @@ def name_counts(db: Database, names: Sequence[str]) -> dict[str, int]:
     return {
         str(n): int(c)
         for n, c in db.rows(
-            f"SELECT name, count(*) FROM nodes WHERE kind != 'module' AND name IN ({placeholders(len(names))}) "  # noqa: S608
+            f"SELECT name, count(*) FROM nodes WHERE kind != 'module' AND {_NOT_PART} "  # noqa: S608
+            f"AND name IN ({placeholders(len(names))}) "
             "GROUP BY name",
             tuple(names),
         )
@@ -282,19 +289,19 @@ def name_counts(db: Database, names: Sequence[str]) -> dict[str, int]:
 
 
 def nodes_in_file(db: Database, file_id: int) -> list[NodeRow]:
-    """All nodes of one file in source order."""
+    """All symbols of one file in source order."""
     return [
         _node(r)
         for r in db.rows(
             f"SELECT {_NODE_COLUMNS} FROM nodes n JOIN files f ON f.id = n.file_id "  # noqa: S608
-            "WHERE n.file_id = ? ORDER BY n.start_line, n.id",
+            f"WHERE n.file_id = ? AND n.{_NOT_PART} ORDER BY n.start_line, n.id",
             (file_id,),
         )
     ]
 
 
 def node_bodies(db: Database, ids: Sequence[int]) -> dict[int, str]:
-    """Stored (bounded) source text of nodes."""
+    """Stored (bounded) source text of nodes (parts included: a hit's snippet may come from its matching part)."""
     out: dict[int, str] = {}
     for chunk in batches(list(ids)):
         for nid, body in db.rows(
@@ -305,15 +312,31 @@ def node_bodies(db: Database, ids: Sequence[int]) -> dict[int, str]:
     return out
 
 
+def part_spans(db: Database, ids: Sequence[int]) -> dict[int, PartSpan]:
+    """Of some node ids, those of parts: part id -> its definition and lines (a channel's hits mapped back)."""
+    out: dict[int, PartSpan] = {}
+    for chunk in batches(list(ids)):
+        for nid, owner, start, end in db.rows(
+            "SELECT id, parent_id, start_line, end_line FROM nodes "  # noqa: S608 - placeholders only
+            f"WHERE id IN ({placeholders(len(chunk))}) AND kind = '{PART_KIND}'",
+            tuple(chunk),
+        ):
+            out[int(nid)] = PartSpan(int(owner), int(start), int(end))
+    return out
+
+
 def symbol_table(db: Database) -> list[SymbolKey]:
-    """Every node as the resolver sees it."""
-    return list(map(SymbolKey._make, db.rows("SELECT id, file_id, kind, name, qualified_name, parent_id FROM nodes")))
+    """Every symbol as the resolver sees it."""
+    rows = db.rows(f"SELECT id, file_id, kind, name, qualified_name, parent_id FROM nodes WHERE {_NOT_PART}")  # noqa: S608
+    return list(map(SymbolKey._make, rows))
 
 
 def file_symbols(db: Database, file_id: int) -> list[SymbolKey]:
     """One file's nodes as the resolver sees them, in id order (symbol_table for one file, by its index)."""
     rows = db.rows(
-        "SELECT id, file_id, kind, name, qualified_name, parent_id FROM nodes WHERE file_id = ? ORDER BY id", (file_id,)
+        f"SELECT id, file_id, kind, name, qualified_name, parent_id FROM nodes WHERE file_id = ? AND {_NOT_PART} "  # noqa: S608
+        "ORDER BY id",
+        (file_id,),
     )
     return list(map(SymbolKey._make, rows))
 
@@ -321,8 +344,9 @@ def file_symbols(db: Database, file_id: int) -> list[SymbolKey]:
 def symbols_named(db: Database, name: str) -> list[SymbolKey]:
     """The non-module nodes called ``name`` as the resolver sees them, by file path, then id (by the name index)."""
     rows = db.rows(
-        "SELECT n.id, n.file_id, n.kind, n.name, n.qualified_name, n.parent_id FROM nodes n "
-        "JOIN files f ON f.id = n.file_id WHERE n.name = ? AND n.kind != 'module' ORDER BY f.path, n.id",
+        "SELECT n.id, n.file_id, n.kind, n.name, n.qualified_name, n.parent_id FROM nodes n "  # noqa: S608
+        f"JOIN files f ON f.id = n.file_id WHERE n.name = ? AND n.kind != 'module' AND n.{_NOT_PART} "
+        "ORDER BY f.path, n.id",
         (name,),
     )
     return list(map(SymbolKey._make, rows))
@@ -341,7 +365,7 @@ def names_in_files(db: Database, file_ids: Sequence[int]) -> set[str]:
         out.update(
             str(r[0])
             for r in db.rows(
-                f"SELECT DISTINCT name FROM nodes WHERE file_id IN ({placeholders(len(chunk))})",  # noqa: S608
+                f"SELECT DISTINCT name FROM nodes WHERE file_id IN ({placeholders(len(chunk))}) AND {_NOT_PART}",  # noqa: S608
                 tuple(chunk),
             )
         )
@@ -738,7 +762,15 @@ def index_totals(db: Database) -> tuple[int, int, int]:
     files = int(db.scalar("SELECT count(*) FROM files", default=0))
     nodes = int(db.scalar("SELECT count(*) FROM nodes", default=0))  # one module node per file: see counts
     edges = int(db.scalar("SELECT count(*) FROM edges WHERE target_id IS NOT NULL", default=0))
-    return files, nodes - files, edges
+    return files, nodes - files - part_count(db), edges
+
+
+def part_count(db: Database) -> int:
+    """How many parts of long definitions the index holds (nodes that are not symbols)."""
+    if db.dialect == POSTGRESQL:
+        return pg_counts.row_counts(db).get("parts", 0)
+    # Read from the partial index nodes_parts, not the table.
+    return int(db.scalar(f"SELECT count(*) FROM nodes WHERE kind = '{PART_KIND}'", default=0))  # noqa: S608
 
 
 def counts(db: Database) -> dict[str, int]:
@@ -747,7 +779,7 @@ def counts(db: Database) -> dict[str, int]:
         kept = pg_counts.row_counts(db)
         return {
             "files": kept["files"],
-            "symbols": kept["nodes"] - kept["files"],
+            "symbols": kept["nodes"] - kept["files"] - kept.get("parts", 0),
             "edges": kept["bound_edges"],
             "unresolvedRefs": kept["edges"] - kept["bound_edges"],
         }
@@ -757,7 +789,7 @@ def counts(db: Database) -> dict[str, int]:
     nodes = int(db.scalar("SELECT count(*) FROM nodes", default=0))
     return {
         "files": files,
-        "symbols": nodes - files,
+        "symbols": nodes - files - part_count(db),
         "edges": int(db.scalar("SELECT count(*) FROM edges WHERE target_id IS NOT NULL", default=0)),
         "unresolvedRefs": int(db.scalar("SELECT count(*) FROM edges WHERE target_id IS NULL", default=0)),
     }

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from igraph_mcp.store.db import Database
+from igraph_mcp.vocab.languages import PART_KIND
 
 # Edge kinds that tie one file to another on the map ("contains" never leaves a file).
 MAP_EDGE_KINDS = ("calls", "imports", "inherits", "implements", "references")
@@ -83,8 +84,9 @@ class ResourceLink:
 def file_summaries(db: Database) -> list[FileSummary]:
     """Every indexed file with its symbol count, by path."""
     rows = db.rows(
-        "SELECT f.id, f.path, f.language, "
-        "(SELECT count(*) FROM nodes n WHERE n.file_id = f.id AND n.kind != 'module'), f.line_count, f.parse_status "
+        "SELECT f.id, f.path, f.language, "  # noqa: S608
+        f"(SELECT count(*) FROM nodes n WHERE n.file_id = f.id AND n.kind NOT IN ('module', '{PART_KIND}')), "
+        "f.line_count, f.parse_status "
         "FROM files f ORDER BY f.path"
     )
     return [FileSummary(int(r[0]), str(r[1]), str(r[2]), int(r[3]), int(r[4]), str(r[5])) for r in rows]

@@ -19,7 +19,7 @@ _COUNTERS = (
 )
 
 
-def _function(counter: str, table: str, where: str) -> list[str]:
+def _function(counter: str, table: str, where: str, *, on_update: bool = True) -> list[str]:
     name = f"count_{counter}"
     # PL/pgSQL plans a statement when it first runs it: the branch naming a transition table the event lacks
     # never runs.
@@ -37,8 +37,8 @@ def _function(counter: str, table: str, where: str) -> list[str]:
         "UPDATE": "OLD TABLE AS old_rows NEW TABLE AS new_rows",
     }
     for event, tables in transitions.items():
-        if event == "UPDATE" and where == "true":
-            continue  # an update changes no row count
+        if event == "UPDATE" and (where == "true" or not on_update):
+            continue  # an update changes no row count (or not the column counted)
         out.append(
             f"CREATE TRIGGER {name}_{event.lower()} AFTER {event} ON {table} REFERENCING {tables} "
             f"FOR EACH STATEMENT EXECUTE FUNCTION {name}()"
@@ -57,6 +57,13 @@ DDL: list[str] = [
 ]
 
 
+# Schema 7: the parts of long definitions (index/parts.py) among the nodes; a node's kind is never updated.
+DDL_V7: list[str] = [
+    "INSERT INTO row_counts(name, n) SELECT 'parts', count(*) FROM nodes WHERE kind = 'part'",
+    *_function("parts", "nodes", "kind = 'part'", on_update=False),
+]
+
+
 def row_counts(db: Any) -> dict[str, int]:
-    """counter -> rows (files, nodes, edges, bound_edges)."""
+    """counter -> rows (files, nodes, edges, bound_edges, parts)."""
     return {str(name): int(n) for name, n in db.rows("SELECT name, n FROM row_counts")}

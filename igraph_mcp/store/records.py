@@ -164,6 +164,14 @@ class NodeRow:
     declaration: bool = False  # an overload or interface signature, a prototype, a `.d.ts` symbol
 
 
+class PartSpan(NamedTuple):
+    """Where a part of a long definition lies: its definition's node id and the part's own lines."""
+
+    owner_id: int
+    start_line: int
+    end_line: int
+
+
 class FileState(NamedTuple):
     """What the index remembers about one file, to detect changes (a tuple: every run reads one per file, and
     18k frozen dataclasses took 0.23 s)."""

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from igraph_mcp.errors import SchemaTooNew
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 
 
 def schema_too_new(path: Path, version: int) -> SchemaTooNew:
@@ -174,4 +174,12 @@ _V6 = [
     "UPDATE files SET sha256 = '', mtime_ns = 0",
 ]
 
-MIGRATIONS: list[tuple[int, list[str]]] = [(1, _V1), (2, _V2), (3, _V3), (4, _V4), (5, _V5), (6, _V6)]
+# Version 7: the parts of long definitions (index/parts.py) are nodes of kind 'part'; this index counts them (status
+# subtracts them from the symbols) and finds a definition's parts. Files indexed before have no parts: the next index
+# run re-parses them (vectors are kept by hash).
+_V7 = [
+    "CREATE INDEX nodes_parts ON nodes(parent_id) WHERE kind = 'part'",
+    "UPDATE files SET sha256 = '', mtime_ns = 0",
+]
+
+MIGRATIONS: list[tuple[int, list[str]]] = [(1, _V1), (2, _V2), (3, _V3), (4, _V4), (5, _V5), (6, _V6), (7, _V7)]

@@ -16,6 +16,7 @@ from igraph_mcp.store import pg_vectors
 from igraph_mcp.store.bind import placeholders
 from igraph_mcp.store.db import Database
 from igraph_mcp.store.dialect import POSTGRESQL, WriteConnection, connection_dialect, table_exists
+from igraph_mcp.vocab.languages import PART_KIND
 
 log = logging.getLogger(__name__)
 
@@ -113,11 +114,24 @@ def from_blob(blob: bytes) -> np.ndarray[Any, Any]:
 
 
 # -- nodes -------------------------------------------------------------------------------------------------------
-def nodes_to_embed(db: Database, limit: int) -> list[tuple[Any, ...]]:
-    """Nodes without a vector: (id, file_id, kind, name, qualified_name, path, signature, docstring, body)."""
+def nodes_to_embed(db: Database, limit: int, *, parts: bool = False) -> list[tuple[Any, ...]]:
+    """Symbols (or with ``parts``, parts of long definitions) without a vector: (id, file_id, kind, name,
+    qualified_name, path, signature, docstring, body).
+
+    A part is embedded as its definition's kind and names with the part's own text (no signature or docstring: the
+    definition's own vector has those).
+    """
+    if parts:
+        return db.rows(
+            "SELECT n.id, n.file_id, o.kind, o.name, o.qualified_name, f.path, '', '', n.body FROM nodes n "  # noqa: S608
+            f"JOIN nodes o ON o.id = n.parent_id JOIN files f ON f.id = n.file_id "
+            f"WHERE n.embed_hash IS NULL AND n.kind = '{PART_KIND}' ORDER BY n.id LIMIT ?",
+            (limit,),
+        )
     return db.rows(
-        "SELECT n.id, n.file_id, n.kind, n.name, n.qualified_name, f.path, n.signature, n.docstring, n.body "
-        "FROM nodes n JOIN files f ON f.id = n.file_id WHERE n.embed_hash IS NULL ORDER BY n.id LIMIT ?",
+        "SELECT n.id, n.file_id, n.kind, n.name, n.qualified_name, f.path, n.signature, n.docstring, n.body "  # noqa: S608
+        f"FROM nodes n JOIN files f ON f.id = n.file_id WHERE n.embed_hash IS NULL AND n.kind != '{PART_KIND}' "
+        "ORDER BY n.id LIMIT ?",
         (limit,),
     )
 

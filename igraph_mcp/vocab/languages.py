@@ -16,6 +16,9 @@ TYPE_KINDS = CONTAINER_KINDS | {"type"}
 FUNCTION_LIKE = frozenset({"function", "method"})
 # Kinds that can model a database table (a class `Order` for a table `orders`).
 DATA_MODEL_KINDS = frozenset({"class", "struct", "interface", "type"})
+# The stored kind of a part of a long definition (index/parts.py): a row that is searched (FTS and vectors) for its
+# definition, never listed, counted, named or bound as a symbol of its own.
+PART_KIND = "part"
 
 
 @dataclass(frozen=True, slots=True)

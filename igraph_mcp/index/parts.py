@@ -1,0 +1,154 @@
+"""Long definitions cut into parts, so every line of code is searchable, not only a definition's head.
+
+A definition is stored, FTS-indexed and embedded from its head; the embedder reads DEFAULT_MAX_SEQ_LENGTH word pieces
+of it. The lines a definition owns (its own lines, not those of the definitions inside it) past that head become
+parts: line-aligned runs of about one embedder window each, cut where a statement ends when that is cheap. Code in
+anonymous functions and callbacks (which are not definitions) lies in the lines of the definition around it, and so
+in one of its parts. The module owns the top-level code between definitions (``app.get('/x', (req, res) => ...)``,
+``describe(...)`` blocks); import lines are left out of its parts (imports are edges already).
+
+Cutting is greedy from a definition's first line, so an edit changes only the part it falls in and those after it:
+unchanged parts keep their text, and with it their vector.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+
+from igraph_mcp.index.model import Symbol
+
+# Characters of code (indentation and runs of spaces collapsed) in one part. The bundled all-MiniLM-L6-v2 reads 128
+# word pieces per text (embed/local.py); code costs ~2.2 (JavaScript) to ~2.9 (Python) characters a piece, and the
+# part's header (kind, name, path) ~15 pieces: ~110 pieces of code, ~280 characters.
+PART_CHARS = 280
+# The head of a definition: read by the definition's own vector (after its name, signature and docstring), so no part
+# repeats it. A definition whose lines fit in one part has no parts at all.
+HEAD_CHARS = PART_CHARS // 2
+# A last part shorter than this joins the one before (if the two stay within a part and a half).
+MIN_TAIL_CHARS = PART_CHARS // 4
+# Where a cut may come early: at a statement boundary once a part holds this share of PART_CHARS.
+_EARLY_CUT_SHARE = 0.6
+GAP_MARK = "…"  # joins two runs of a part's lines around a definition inside it
+
+
+@dataclass(frozen=True, slots=True)
+class Part:
+    """A run of lines owned by one definition (``owner`` indexes the file's symbols; 0 is the module)."""
+
+    owner: int
+    start_line: int  # 1-based, inclusive
+    end_line: int
+    start_byte: int
+    end_byte: int
+    text: str
+
+
+def _weight(line: str) -> int:
+    """What a line costs the embedder, roughly: its characters with whitespace runs collapsed, plus a separator."""
+    words = line.split()
+    return sum(len(w) for w in words) + len(words) if words else 0
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def line_owners(symbols: Sequence[Symbol], line_count: int) -> list[int]:
+    """For each line (index 0 is line 1): the innermost symbol whose lines hold it (0, the module, for top-level)."""
+    owners = [0] * line_count
+    # Symbols come in source order with parents before children: a later symbol covering a line is nested deeper.
+    for i, s in enumerate(symbols):
+        if i == 0:
+            continue
+        lo, hi = max(s.start_line, 1), min(s.end_line, line_count)
+        owners[lo - 1 : hi] = [i] * max(hi - lo + 1, 0)
+    return owners
+
+
+def _chunks(lines: list[tuple[int, str]], *, skip_head: bool = True) -> list[list[tuple[int, str]]]:
+    """Greedy runs of about PART_CHARS each (the first HEAD_CHARS left out when ``skip_head``)."""
+    out: list[list[tuple[int, str]]] = []
+    current: list[tuple[int, str]] = []
+    size = 0
+    head = skip_head
+    budget = HEAD_CHARS if head else PART_CHARS
+    for k, (number, text) in enumerate(lines):
+        w = _weight(text)
+        if current and size + w > budget:
+            if not head:
+                out.append(current)
+            head, current, size, budget = False, [], 0, PART_CHARS
+        current.append((number, text))
+        size += w
+        if head:
+            continue
+        # A cut after a blank line, or before a line that starts a statement at the part's own depth or shallower.
+        nxt = lines[k + 1][1] if k + 1 < len(lines) else ""
+        at_boundary = not text.strip() or (nxt.strip() and _indent(nxt) <= _indent(current[0][1]))
+        if size >= budget * _EARLY_CUT_SHARE and at_boundary:
+            out.append(current)
+            current, size = [], 0
+    if current and not head:
+        out.append(current)
+    if len(out) >= 2:
+        last = sum(_weight(t) for _, t in out[-1])
+        before = sum(_weight(t) for _, t in out[-2])
+        if last < MIN_TAIL_CHARS and last + before <= PART_CHARS * 3 // 2:
+            out[-2:] = [out[-2] + out[-1]]
+    return out
+
+
+def _trimmed(run: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    """A run without its leading and trailing blank lines."""
+    lo, hi = 0, len(run)
+    while lo < hi and not run[lo][1].strip():
+        lo += 1
+    while hi > lo and not run[hi - 1][1].strip():
+        hi -= 1
+    return run[lo:hi]
+
+
+def _joined(run: list[tuple[int, str]]) -> str:
+    """A run's text, with GAP_MARK where lines of an inner definition were left out."""
+    out: list[str] = []
+    previous = None
+    for number, text in run:
+        if previous is not None and number != previous + 1:
+            out.append(" " * _indent(text) + GAP_MARK)
+        out.append(text)
+        previous = number
+    return "\n".join(out)
+
+
+def split_parts(source: bytes, symbols: Sequence[Symbol], *, skip_lines: Collection[int] = ()) -> list[Part]:
+    """The parts of a file's long definitions and of its top-level code, in owner then line order.
+
+    ``skip_lines``: top-level lines left out of the module's parts (the import statements' lines).
+    """
+    if not symbols:
+        return []
+    raw_lines = source.split(b"\n")
+    starts = [0]
+    for raw in raw_lines[:-1]:
+        starts.append(starts[-1] + len(raw) + 1)
+    owners = line_owners(symbols, len(raw_lines))
+    owned: dict[int, list[tuple[int, str]]] = {}
+    for index, owner in enumerate(owners):
+        if owner == 0 and index + 1 in skip_lines:
+            continue
+        owned.setdefault(owner, []).append((index + 1, raw_lines[index].decode("utf-8", "replace").rstrip("\r")))
+    parts: list[Part] = []
+    for owner in sorted(owned):
+        lines = owned[owner]
+        total = sum(_weight(t) for _, t in lines)
+        if total <= PART_CHARS:
+            continue
+        for run in _chunks(lines, skip_head=True):
+            run = _trimmed(run)
+            if not run:
+                continue
+            first, last = run[0][0], run[-1][0]
+            end_byte = starts[last - 1] + len(raw_lines[last - 1])
+            parts.append(Part(owner, first, last, starts[first - 1], end_byte, _joined(run)))
+    return parts
