@@ -23,8 +23,12 @@ from igraph_mcp.index.model import Symbol
 # part's header (kind, name, path) ~15 pieces: ~110 pieces of code, ~280 characters.
 PART_CHARS = 280
 # The head of a definition: read by the definition's own vector (after its name, signature and docstring), so no part
-# repeats it. A definition whose lines fit in one part has no parts at all.
+# repeats it.
 HEAD_CHARS = PART_CHARS // 2
+# Definitions (and top-level code) owning less than this (~25-30 lines) get no parts: they are found by their own
+# vector (name, signature, docstring, head) and by FTS over their stored body (MAX_BODY_CHARS), and their tails would
+# cost a vector each for little (on this repository: 1x PART_CHARS gave 1.5 parts per symbol, 3x 0.77).
+PARTS_FROM_CHARS = 3 * PART_CHARS
 # A last part shorter than this joins the one before (if the two stay within a part and a half).
 MIN_TAIL_CHARS = PART_CHARS // 4
 # Where a cut may come early: at a statement boundary once a part holds this share of PART_CHARS.
@@ -83,9 +87,14 @@ def _chunks(lines: list[tuple[int, str]], *, skip_head: bool = True) -> list[lis
         size += w
         if head:
             continue
-        # A cut after a blank line, or before a line that starts a statement at the part's own depth or shallower.
-        nxt = lines[k + 1][1] if k + 1 < len(lines) else ""
-        at_boundary = not text.strip() or (nxt.strip() and _indent(nxt) <= _indent(current[0][1]))
+        # A cut after a blank line, before an inner definition, or before a line that starts a statement at the part's
+        # own depth or shallower.
+        nxt_number, nxt = lines[k + 1] if k + 1 < len(lines) else (number + 1, "")
+        at_boundary = (
+            not text.strip()
+            or nxt_number != number + 1
+            or bool(nxt.strip() and _indent(nxt) <= _indent(current[0][1]))
+        )
         if size >= budget * _EARLY_CUT_SHARE and at_boundary:
             out.append(current)
             current, size = [], 0
@@ -113,11 +122,18 @@ def _joined(run: list[tuple[int, str]]) -> str:
     """A run's text, with GAP_MARK where lines of an inner definition were left out."""
     out: list[str] = []
     previous = None
+    gap = False
     for number, text in run:
-        if previous is not None and number != previous + 1:
-            out.append(" " * _indent(text) + GAP_MARK)
-        out.append(text)
+        gap = gap or (previous is not None and number != previous + 1)
         previous = number
+        if gap and not text.strip():
+            continue  # blank lines around an inner definition say nothing
+        if gap:
+            while out and not out[-1].strip():
+                out.pop()
+            out.append(" " * _indent(text) + GAP_MARK)
+            gap = False
+        out.append(text)
     return "\n".join(out)
 
 
@@ -142,7 +158,7 @@ def split_parts(source: bytes, symbols: Sequence[Symbol], *, skip_lines: Collect
     for owner in sorted(owned):
         lines = owned[owner]
         total = sum(_weight(t) for _, t in lines)
-        if total <= PART_CHARS:
+        if total < PARTS_FROM_CHARS:
             continue
         for run in _chunks(lines, skip_head=True):
             run = _trimmed(run)
