@@ -89,7 +89,8 @@ def test_an_edit_in_the_tail_leaves_the_parts_before_it_unchanged() -> None:
 
 def test_a_class_needs_no_parts_for_its_methods() -> None:
     methods = "".join(
-        f"    def method_{i}(self, a, b):\n        return combine(a, b, weight={i}, label='m{i}')\n\n" for i in range(40)
+        f"    def method_{i}(self, a, b):\n        return combine(a, b, weight={i}, label='m{i}')\n\n"
+        for i in range(40)
     )
     _, pf, parts = _parts(f"class Big:\n    '''Many methods.'''\n\n{methods}")
     assert len(pf.symbols) == 42

@@ -29,7 +29,9 @@ CALLBACK = (
 
 
 def _python_tail() -> str:
-    steps = "".join(f"    total_{i} = apply_adjustment(total_{i - 1}, rate={i}, label='step {i}')\n" for i in range(1, 90))
+    steps = "".join(
+        f"    total_{i} = apply_adjustment(total_{i - 1}, rate={i}, label='step {i}')\n" for i in range(1, 90)
+    )
     return (
         "def settle_accounts(total_0):\n    '''Apply every adjustment to a running total.'''\n"
         f"{steps}    return reconcile_ledger_drift(total_89)\n"
@@ -39,13 +41,13 @@ def _python_tail() -> str:
 def _go_routes() -> str:
     lines = "".join(f'\tmux.HandleFunc("/v1/resource{i}", handlerFor({i}, store, logger))\n' for i in range(60))
     return (
-        "package server\n\nimport \"net/http\"\n\n"
+        'package server\n\nimport "net/http"\n\n'
         "func setupRoutes(mux *http.ServeMux, store *Store, logger *Logger) {\n"
         f"{lines}"
         '\tmux.HandleFunc("/drain", func(w http.ResponseWriter, r *http.Request) {\n'
         "\t\tcount := drainPendingWebhooks(store)\n"
         "\t\tw.WriteHeader(http.StatusAccepted)\n"
-        "\t\tlogger.Printf(\"drained %d\", count)\n"
+        '\t\tlogger.Printf("drained %d", count)\n'
         "\t})\n}\n"
     )
 
@@ -136,7 +138,9 @@ def test_the_text_answer_names_the_definition_and_the_matching_lines(svc: IGraph
     out = svc.explore("forceCloseConnections", channels=("fts",), hops=0)
     first = render_explore(out).splitlines()[0]
     lo, hi = out.hits[0].partLines or (0, 0)
-    assert first.startswith(f"1. function createServer  server.js:14-{len(SERVER_LINES) - 2}  (match in lines {lo}-{hi})")
+    assert first.startswith(
+        f"1. function createServer  server.js:14-{len(SERVER_LINES) - 2}  (match in lines {lo}-{hi})"
+    )
 
 
 def test_parts_are_never_listed_counted_or_named_as_symbols(svc: IGraphService) -> None:
@@ -156,11 +160,14 @@ def test_parts_are_never_listed_counted_or_named_as_symbols(svc: IGraphService) 
     assert graph.nodes_named(db, "") == [] and graph.name_counts(db, [""]) == {}
     assert all(s.kind != PART_KIND for s in graph.symbol_table(db))
     # No edge starts or ends at a part: expansion and the call graph never meet one.
-    assert db.scalar(
-        "SELECT count(*) FROM edges e JOIN nodes n ON n.id IN (e.source_id, e.target_id) WHERE n.kind = ?",
-        (PART_KIND,),
-        default=0,
-    ) == 0
+    assert (
+        db.scalar(
+            "SELECT count(*) FROM edges e JOIN nodes n ON n.id IN (e.source_id, e.target_id) WHERE n.kind = ?",
+            (PART_KIND,),
+            default=0,
+        )
+        == 0
+    )
     # Every part belongs to a symbol of its own file, and is embedded after the symbols (all are, here).
     orphans = db.scalar(
         "SELECT count(*) FROM nodes p LEFT JOIN nodes o ON o.id = p.parent_id "

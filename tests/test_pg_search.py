@@ -73,10 +73,11 @@ def stores(tree: Path, tmp_path: Path, pg_url: str) -> Iterator[tuple[Database, 
 
 
 def _qnames(db: Database, ranked: list[tuple[int, float]]) -> list[tuple[str, float]]:
-    names = {
-        n.id: f"{n.path}:{n.qualified_name}:{n.start_line}"
-        for n in graph.nodes_by_ids(db, [i for i, _ in ranked]).values()
-    }
+    ids = [i for i, _ in ranked]
+    parts = graph.part_spans(db, ids)  # a part of a long definition is named by its definition and its lines
+    rows = graph.nodes_by_ids(db, [*ids, *(p.owner_id for p in parts.values())])
+    names = {n.id: f"{n.path}:{n.qualified_name}:{n.start_line}" for n in rows.values()}
+    names |= {i: f"{names[p.owner_id]}:part:{p.start_line}-{p.end_line}" for i, p in parts.items()}
     return [(names[i], round(s, 9)) for i, s in ranked]
 
 
@@ -117,12 +118,13 @@ def _counted(db: Database) -> dict[str, int]:
         "nodes": int(db.scalar("SELECT count(*) FROM nodes")),
         "edges": int(db.scalar("SELECT count(*) FROM edges")),
         "bound_edges": int(db.scalar("SELECT count(*) FROM edges WHERE target_id IS NOT NULL")),
+        "parts": int(db.scalar("SELECT count(*) FROM nodes WHERE kind = 'part'")),
     }
 
 
 def test_trigger_kept_counts_follow_every_kind_of_write(stores: tuple[Database, Database], tree: Path) -> None:
     lite, pg = stores
-    assert pg_counts.row_counts(pg) == _counted(pg) and _counted(pg)["bound_edges"] > 100
+    assert pg_counts.row_counts(pg) == _counted(pg) and _counted(pg)["bound_edges"] > 100 and _counted(pg)["parts"] > 0
     steps = [
         lambda: edit_file(tree, "pkg/store/fts.py", "def bm25_weights_changed(x_y):\n    return x_y\n"),
         lambda: (tree / "pkg/store/lock.py").unlink(),  # its nodes and edges cascade, edges into it lose targets
