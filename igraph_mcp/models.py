@@ -60,8 +60,7 @@ class Hit(BaseModel):
     snippet: Annotated[str, NOT_STRUCTURED] = ""
     partLines: list[int] | None = Field(
         None,
-        description="[start, end] lines of the part of a long definition that matched, when the match lies past "
-        "its head (the snippet then shows that part)",
+        description="[start, end] of the part of a long definition that matched (the snippet shows that part)",
     )
     stale: bool = Field(False, description="The file changed on disk since it was indexed")
     # A declaration folded into this implementation ('' when there is none).

@@ -73,7 +73,7 @@ def test_inner_definitions_are_left_to_themselves() -> None:
 def test_a_part_spanning_an_inner_definition_marks_the_gap() -> None:
     helper = "    def helper(x):\n" + "".join(f"        x = twist_{i}(x)\n" for i in range(3)) + "        return x\n"
     text = _long_function("outer", 30, tail=helper + "".join(f"    after_{i} = helper({i})\n" for i in range(30)))
-    _, pf, parts = _parts(text)
+    parts = _parts(text)[2]
     spanning = [p for p in parts if GAP_MARK in p.text]
     assert spanning and all("twist_" not in p.text for p in parts)
     assert all(p.owner == 1 for p in parts)
@@ -103,7 +103,7 @@ def test_top_level_code_becomes_parts_of_the_module_without_its_imports() -> Non
         for i in range(20)
     )
     text = "const express = require('express')\nconst { loadItem } = require('./items')\n\nconst app = express()\n"
-    source, pf, parts = _parts(text + routes + "app.listen(3000)\n", "javascript")
+    parts = _parts(text + routes + "app.listen(3000)\n", "javascript")[2]
     assert parts and all(p.owner == 0 for p in parts)
     joined = "\n".join(p.text for p in parts)
     assert "require(" not in joined

@@ -91,9 +91,7 @@ def _chunks(lines: list[tuple[int, str]], *, skip_head: bool = True) -> list[lis
         # own depth or shallower.
         nxt_number, nxt = lines[k + 1] if k + 1 < len(lines) else (number + 1, "")
         at_boundary = (
-            not text.strip()
-            or nxt_number != number + 1
-            or bool(nxt.strip() and _indent(nxt) <= _indent(current[0][1]))
+            not text.strip() or nxt_number != number + 1 or bool(nxt.strip() and _indent(nxt) <= _indent(current[0][1]))
         )
         if size >= budget * _EARLY_CUT_SHARE and at_boundary:
             out.append(current)
