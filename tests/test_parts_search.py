@@ -216,6 +216,29 @@ def test_an_edit_in_the_tail_re_embeds_only_its_part_and_equals_a_clean_build(tm
         clean.close()
 
 
+def test_a_renamed_file_keeps_its_parts_as_a_clean_build_has_them(tmp_path: Path) -> None:
+    root = make_repo(tmp_path, {"server.js": SERVER_JS}, dedent=False)
+    svc = make_service(root)
+    try:
+        svc.index()
+        (root / "lib").mkdir()
+        (root / "server.js").rename(root / "lib" / "server.js")
+        assert svc.index().renamed == 1
+        inc = snapshot(svc.db)
+        found = svc.explore("forceCloseConnections", channels=("fts",), hops=0).hits[0]
+        assert (found.filePath, found.name) == ("lib/server.js", "createServer") and found.partLines
+    finally:
+        svc.close()
+    copy = tmp_path / "clean"
+    shutil.copytree(root, copy, ignore=shutil.ignore_patterns(".igraph"))
+    clean = make_service(copy)
+    try:
+        clean.index(full=True)
+        assert snapshot(clean.db) == inc
+    finally:
+        clean.close()
+
+
 @pytest.mark.model
 @pytest.mark.sqlite_only
 def test_the_real_model_finds_the_shutdown_callback_by_what_it_does(

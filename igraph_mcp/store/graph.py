@@ -114,15 +114,12 @@ def clear_code_tables(con: WriteConnection) -> None:
 def rename_file(con: WriteConnection, file_id: int, new_path: str, mtime_ns: int) -> None:
     """Move a file whose content did not change: its nodes and vectors are kept, paths updated."""
     con.execute("UPDATE files SET path = ?, mtime_ns = ? WHERE id = ?", (new_path, mtime_ns, file_id))
+    # A part's text row has no path (index/parts.py): only the symbols' rows name it.
+    symbols = f"SELECT id FROM nodes WHERE file_id = ? AND {_NOT_PART}"  # noqa: S608 - a fixed condition
     if connection_dialect(con) == POSTGRESQL:
-        pg_text.update_rows(
-            con, pg_text.NODE_TEXT, {"path": new_path}, "SELECT id FROM nodes WHERE file_id = ?", (file_id,)
-        )
+        pg_text.update_rows(con, pg_text.NODE_TEXT, {"path": new_path}, symbols, (file_id,))
     else:
-        con.execute(
-            "UPDATE nodes_fts SET path = ? WHERE rowid IN (SELECT id FROM nodes WHERE file_id = ?)",
-            (new_path, file_id),
-        )
+        con.execute(f"UPDATE nodes_fts SET path = ? WHERE rowid IN ({symbols})", (new_path, file_id))  # noqa: S608
     # The embedded text names the path: forget the hashes so the vectors are refreshed (node ids stay).
     con.execute("UPDATE nodes SET embed_hash = NULL WHERE file_id = ?", (file_id,))
 
