@@ -5,9 +5,11 @@ from __future__ import annotations
 import textwrap
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from igraph_mcp.index import parts as P
-from igraph_mcp.index.model import ParsedFile
+from igraph_mcp.index.model import ParsedFile, Symbol
 from igraph_mcp.index.parse import parse_source
 from igraph_mcp.index.parts import GAP_MARK, Part, split_parts
 
@@ -122,3 +124,35 @@ def test_a_single_very_long_line_is_one_part_not_a_crash() -> None:
     long_line = "    payload = [" + ", ".join(f"'item_{i}'" for i in range(400)) + "]\n"
     _, _, parts = _parts(_long_function("packs", 20, tail=long_line))
     assert any("item_399" in p.text for p in parts)
+
+
+line_text = st.one_of(
+    st.just(""),
+    st.text(alphabet=st.characters(blacklist_characters="\n\r", blacklist_categories=("Cs",)), max_size=120),
+    st.from_regex(r"[ \t]{0,8}[a-z_]{1,12}\(\w{0,6}\)", fullmatch=True),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(lines=st.lists(line_text, min_size=1, max_size=160), cuts=st.lists(st.integers(1, 160), max_size=8))
+def test_parts_hold_only_their_owners_lines_in_order(lines: list[str], cuts: list[int]) -> None:
+    source = "\n".join(lines).encode()
+    count = len(lines)
+    bounds = sorted({min(c, count) for c in cuts})
+    symbols = [Symbol("module", "", "", 1, count, 0, len(source))]
+    # Top-level definitions between consecutive cut points, each with one nested definition in its middle.
+    for lo, hi in zip(bounds[::2], bounds[1::2], strict=False):
+        top = len(symbols)
+        symbols.append(Symbol("function", f"f{top}", f"f{top}", lo, hi, 0, 0, parent=0))
+        if hi - lo >= 4:
+            symbols.append(Symbol("function", "g", f"f{top}.g", lo + 1, hi - 1, 0, 0, parent=top))
+    owners = P.line_owners(symbols, count)
+    parts = split_parts(source, symbols)
+    seen: set[int] = set()
+    for p in parts:
+        assert 1 <= p.start_line <= p.end_line <= count
+        own = [n for n in range(p.start_line, p.end_line + 1) if owners[n - 1] == p.owner]
+        assert own and own[0] == p.start_line and own[-1] == p.end_line
+        assert seen.isdisjoint(own)
+        seen.update(own)
+        assert source[p.start_byte : p.end_byte].decode() == "\n".join(lines[p.start_line - 1 : p.end_line])
