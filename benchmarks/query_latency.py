@@ -76,7 +76,8 @@ def throughput(sdist: str) -> dict[str, float]:
         embedder = svc.embedder()
         assert embedder is not None, "the local embedder is needed"
         db = svc.db
-        rows = vec_store.nodes_to_embed(db, 1_000_000)
+        # Every text the indexer embeds: the symbols', then the parts' of long definitions.
+        rows = vec_store.nodes_to_embed(db, 1_000_000) + vec_store.nodes_to_embed(db, 1_000_000, parts=True)
         texts = [
             symbol_embedding_text(kind=k, name=n, qualified_name=q, path=p, signature=s, docstring=d, body=b)
             for _i, _f, k, n, q, p, s, d, b in rows
@@ -156,7 +157,7 @@ def _symbol_texts(tree: Path, limit: int) -> list[str]:
         shutil.copytree(tree, root, ignore=shutil.ignore_patterns(".igraph", "__pycache__"))
         svc = IGraphService(root, embed=False)
         svc.index(full=True, embed=False)
-        rows = vec_store.nodes_to_embed(svc.db, 1_000_000)
+        rows = vec_store.nodes_to_embed(svc.db, 1_000_000) + vec_store.nodes_to_embed(svc.db, 1_000_000, parts=True)
         svc.close()
     texts = [
         symbol_embedding_text(kind=k, name=n, qualified_name=q, path=p, signature=s, docstring=d, body=b)
