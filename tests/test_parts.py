@@ -156,3 +156,17 @@ def test_parts_hold_only_their_owners_lines_in_order(lines: list[str], cuts: lis
         assert seen.isdisjoint(own)
         seen.update(own)
         assert source[p.start_byte : p.end_byte].decode() == "\n".join(lines[p.start_line - 1 : p.end_line])
+
+
+def test_a_huge_definition_gets_fewer_bigger_parts_not_hundreds() -> None:
+    _, pf, parts = _parts(_long_function("enormous", 3000))
+    assert P.MAX_PARTS // 2 <= len(parts) <= P.MAX_PARTS + 1
+    covered = {n for p in parts for n in range(p.start_line, p.end_line + 1)}
+    assert max(covered) == pf.symbols[1].end_line  # still every line past the head, in FTS at least
+    assert "value_2999" in parts[-1].text
+
+
+@pytest.mark.parametrize(("total", "size"), [(0, 280), (10752, 280), (10753, 560), (10752 * 5, 280 * 8)])
+def test_part_size_doubles_past_max_parts(total: int, size: int) -> None:
+    assert P.PART_CHARS * P.MAX_PARTS * 0.6 == 10752  # 280 characters, 64 parts, each at least 60% full
+    assert P.part_size(total) == size

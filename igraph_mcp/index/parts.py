@@ -29,8 +29,11 @@ HEAD_CHARS = PART_CHARS // 2
 # vector (name, signature, docstring, head) and by FTS over their stored body (MAX_BODY_CHARS), and their tails would
 # cost a vector each for little (on this repository: 1x PART_CHARS gave 1.5 parts per symbol, 3x 0.77).
 PARTS_FROM_CHARS = 3 * PART_CHARS
-# A last part shorter than this joins the one before (if the two stay within a part and a half).
-MIN_TAIL_CHARS = PART_CHARS // 4
+# A definition gets at most about this many parts: a bigger one (generated code, a 2,000-line function) gets parts of
+# twice, four times ... PART_CHARS, so its parts cannot fill a channel's list (the dense channel reads the 200 nearest
+# vectors to choose its files) and crowd out every other definition. Its every line stays in FTS; the dense channel
+# reads the head of each of its parts. At PART_CHARS, up to ~10,700 characters (~350 lines) of a definition's own.
+MAX_PARTS = 64
 # Where a cut may come early: at a statement boundary once a part holds this share of PART_CHARS.
 _EARLY_CUT_SHARE = 0.6
 GAP_MARK = "…"  # joins two runs of a part's lines around a definition inside it
@@ -70,19 +73,29 @@ def line_owners(symbols: Sequence[Symbol], line_count: int) -> list[int]:
     return owners
 
 
-def _chunks(lines: list[tuple[int, str]], *, skip_head: bool = True) -> list[list[tuple[int, str]]]:
-    """Greedy runs of about PART_CHARS each (the first HEAD_CHARS left out when ``skip_head``)."""
+def part_size(total: int) -> int:
+    """The size of the parts of a definition owning ``total`` characters: PART_CHARS, doubled until there are at
+    most about MAX_PARTS of them (a power of two, so an edit changes the size only when it doubles the total)."""
+    size = PART_CHARS
+    # A part may be cut early at a statement boundary: count each at the least it holds.
+    while total > size * _EARLY_CUT_SHARE * MAX_PARTS:
+        size *= 2
+    return size
+
+
+def _chunks(lines: list[tuple[int, str]], part_chars: int) -> list[list[tuple[int, str]]]:
+    """Greedy runs of about ``part_chars`` each after a head of HEAD_CHARS, which is left out."""
     out: list[list[tuple[int, str]]] = []
     current: list[tuple[int, str]] = []
     size = 0
-    head = skip_head
-    budget = HEAD_CHARS if head else PART_CHARS
+    head = True
+    budget = HEAD_CHARS
     for k, (number, text) in enumerate(lines):
         w = _weight(text)
         if current and size + w > budget:
             if not head:
                 out.append(current)
-            head, current, size, budget = False, [], 0, PART_CHARS
+            head, current, size, budget = False, [], 0, part_chars
         current.append((number, text))
         size += w
         if head:
@@ -101,7 +114,8 @@ def _chunks(lines: list[tuple[int, str]], *, skip_head: bool = True) -> list[lis
     if len(out) >= 2:
         last = sum(_weight(t) for _, t in out[-1])
         before = sum(_weight(t) for _, t in out[-2])
-        if last < MIN_TAIL_CHARS and last + before <= PART_CHARS * 3 // 2:
+        # A last part under a quarter of the size joins the one before (if the two stay within one and a half).
+        if last < part_chars // 4 and last + before <= part_chars * 3 // 2:
             out[-2:] = [out[-2] + out[-1]]
     return out
 
@@ -158,7 +172,7 @@ def split_parts(source: bytes, symbols: Sequence[Symbol], *, skip_lines: Collect
         total = sum(_weight(t) for _, t in lines)
         if total < PARTS_FROM_CHARS:
             continue
-        for run in _chunks(lines, skip_head=True):
+        for run in _chunks(lines, part_size(total)):
             run = _trimmed(run)
             if not run:
                 continue
