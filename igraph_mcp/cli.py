@@ -55,11 +55,17 @@ _TOOL_TO_COMMAND = {
     "igraph_mount_resource": "igraph-mcp mount",
     "igraph_unmount_resource": "igraph-mcp unmount",
 }
-_ARGUMENT_TO_FLAG = {"topK": "--top-k", "maxTokens": "--max-tokens", "contextFiles": "--context-file"}
+_ARGUMENT_TO_FLAG = {
+    "topK": "--top-k",
+    "maxTokens": "--max-tokens",
+    "contextFiles": "--context-file",
+    "replace=true": "--replace",
+    "allowMassDelete=true": "--allow-mass-delete",
+}
 # "`igraph-mcp index` (or the igraph_index tool)" and "... or the igraph_index tool": the CLI half is enough.
 _BOTH_FRONTS = re.compile(r"\s*\(?\bor the igraph_[a-z_]+ tool\)?")
 _TOOL = re.compile(r"`?\b(" + "|".join(_TOOL_TO_COMMAND) + r")\b`?(?: tool)?")
-_ARGUMENT = re.compile(r"\b(" + "|".join(_ARGUMENT_TO_FLAG) + r")\b")
+_ARGUMENT = re.compile(r"\b(" + "|".join(map(re.escape, _ARGUMENT_TO_FLAG)) + r")\b")
 
 
 def cli_terms(text: str) -> str:
@@ -139,8 +145,14 @@ def cmd_index(args: argparse.Namespace) -> int:
     for name in names:  # a workspace without --repo: every repository in turn; one that fails does not stop the rest
         try:
             with _progress(not args.json) as progress:
-                kwargs = {"full": args.full, "dry_run": args.dry_run, "embed": not args.no_embed}
-                kwargs["all_skipped"] = args.all_skipped or args.verbose
+                kwargs = {
+                    "full": args.full,
+                    "dry_run": args.dry_run,
+                    "embed": not args.no_embed,
+                    "all_skipped": args.all_skipped or args.verbose,
+                    "replace": args.replace,
+                    "allow_mass_delete": args.allow_mass_delete,
+                }
                 result = ws.service(name).index(**kwargs, progress=progress)
         except IGraphError as exc:
             if len(names) == 1:
@@ -369,6 +381,16 @@ def build_parser() -> argparse.ArgumentParser:
         dest="all_skipped",
         action="store_true",
         help="name every skipped file (default: the first 20, then a count)",
+    )
+    s.add_argument(
+        "--replace",
+        action="store_true",
+        help="in a shared store: take over a --repo-name bound to another repository (its index becomes this one's)",
+    )
+    s.add_argument(
+        "--allow-mass-delete",
+        action="store_true",
+        help="allow a run that deletes more than half of the indexed files (refused by default: a wrong root?)",
     )
     s.set_defaults(func=cmd_index)
 

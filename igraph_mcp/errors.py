@@ -49,3 +49,11 @@ class StorageError(IGraphError):
 
 class IndexDamaged(StorageError):
     """The store reports the index itself as damaged (a SQLite file that is no longer a database)."""
+
+
+class NameTaken(IGraphError):
+    """A repository name in a shared store that is bound to another repository."""
+
+
+class MassDelete(IGraphError):
+    """A run that would delete most of a repository's index (a wrong root, an emptied checkout): refused."""

@@ -377,6 +377,12 @@ async def igraph_index(
     ctx: Context,
     full: Annotated[bool, Field(description="Rebuild from scratch instead of updating changed files")] = False,
     repo: RepoFirst = None,
+    replace: Annotated[
+        bool, Field(description="Take over a shared store's name bound to another repository (only when told to)")
+    ] = False,
+    allowMassDelete: Annotated[
+        bool, Field(description="Allow deleting over half of the indexed files (only when told to)")
+    ] = False,
 ) -> Annotated[CallToolResult, IndexResult]:
     """Build or update the index (incremental: only changed files are re-parsed and re-embedded). Sends
     progress notifications; other tools keep answering from the last committed index while it runs."""
@@ -400,7 +406,15 @@ async def igraph_index(
         tg.start_soon(pump)
         try:
             outcome = await _call(
-                "igraph_index", partial(state.build, full=full, origin="igraph_index", progress=progress)
+                "igraph_index",
+                partial(
+                    state.build,
+                    full=full,
+                    origin="igraph_index",
+                    progress=progress,
+                    replace=replace,
+                    allow_mass_delete=allowMassDelete,
+                ),
             )
         except ToolError as exc:  # kept until the progress pump stops, so it is not wrapped in an ExceptionGroup
             outcome = ToolError(f"repository '{name}': {exc}") if ws_state.workspace.multi else exc

@@ -85,8 +85,17 @@ class ServerState:
         snap = progress.snapshot() if progress else None
         return f"an index build ({origin}) is running" + (f": {snap[2]}" if snap else "")
 
-    def build(self, *, full: bool = False, origin: str, progress: BuildProgress | None = None) -> IndexResult:
-        """Run one index build (blocking; call from a worker thread); IndexBusy if one is already running."""
+    def build(
+        self,
+        *,
+        full: bool = False,
+        origin: str,
+        progress: BuildProgress | None = None,
+        replace: bool = False,
+        allow_mass_delete: bool = False,
+    ) -> IndexResult:
+        """Run one index build (blocking; call from a worker thread); IndexBusy if one is already running
+        (``replace``, ``allow_mass_delete``: as IGraphService.index)."""
         progress = progress or BuildProgress()
         with self._lock:
             if self._building is not None:
@@ -97,7 +106,9 @@ class ServerState:
             self._building, self._progress = origin, progress
         progress.on_update.append(self._structure_ready)
         try:
-            result = self.service.index(full=full, progress=progress.update)
+            result = self.service.index(
+                full=full, progress=progress.update, replace=replace, allow_mass_delete=allow_mass_delete
+            )
             self.has_index, self.last_error = True, None
             return result
         finally:

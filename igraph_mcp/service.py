@@ -159,9 +159,15 @@ class IGraphService:
         embed: bool = True,
         progress: Progress | None = None,
         all_skipped: bool = False,
+        replace: bool = False,
+        allow_mass_delete: bool = False,
     ) -> IndexResult:
         """Build or update the index: structure + FTS first (committed), then embeddings batch by batch; the
-        summary names the first files skipped for a reason worth knowing, or all of them with ``all_skipped``."""
+        summary names the first files skipped for a reason worth knowing, or all of them with ``all_skipped``.
+
+        Refused before anything is written: a name in a shared store bound to another repository (NameTaken;
+        ``replace`` takes it over, and its old files may then all go) and a run that would delete more than half of
+        the indexed files (MassDelete; ``allow_mass_delete``)."""
 
         def report(phase: str, done: int, total: int) -> None:
             self._lock.report(phase, done, total)  # a second writer's "busy" answer names this progress
@@ -169,7 +175,7 @@ class IGraphService:
                 progress(phase, done, total)
 
         # A write failure (disk full, permissions, a lost server) reaches us as StorageError from the store.
-        with self._writer() as db:
+        with self._lock.hold(replace=replace and not dry_run) as db:
             embedder = self.embedder() if embed and not dry_run else None
             return build_index(
                 self.root,
@@ -182,6 +188,7 @@ class IGraphService:
                 progress=report,
                 after_index=self.on_after_index,
                 all_skipped=all_skipped,
+                allow_mass_delete=allow_mass_delete or replace,
             )
 
     # -- retrieval ----------------------------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""HTTP transports (streamable HTTP, legacy SSE): bind checks, Host/Origin validation, bearer-token auth.
+"""HTTP transports (streamable HTTP, legacy SSE): bind checks, Host/Origin validation, bearer-token auth, and
+an honest 404 for OAuth discovery (there is no authorization server here, only bearer tokens).
 
 Loopback binds are the default. A browser page can still reach 127.0.0.1 through DNS rebinding or a
 cross-site request, so every request is checked for a loopback Host (when bound to loopback) and a loopback
@@ -37,6 +38,7 @@ TOKEN_ENV = "IGRAPH_HTTP_TOKEN"  # noqa: S105 - the variable's name, not a secre
 MIN_REMOTE_TOKEN_CHARS = 16
 _LOOPBACK_NAMES = {"localhost", "127.0.0.1", "::1"}
 _PROXY_HEADERS = ("forwarded", "x-forwarded-for", "x-real-ip")
+_WELL_KNOWN = "/.well-known/"
 _GUARD_ERROR = -32001  # JSON-RPC server-error range: the request was refused before it reached MCP
 # who a request is when no token is configured (loopback only): the user's own machine, full access
 ANONYMOUS = Identity("anonymous")
@@ -107,6 +109,12 @@ def loopback_origin(value: str) -> bool:
         return False
 
 
+def is_discovery_path(path: str) -> bool:
+    """A well-known discovery document (OAuth protected-resource / authorization-server metadata, OpenID), which
+    this server does not publish: anything under ``/.well-known/``."""
+    return path == _WELL_KNOWN.rstrip("/") or path.startswith(_WELL_KNOWN)
+
+
 def bearer(authorization: str | None) -> str | None:
     """The token of an ``Authorization: Bearer <token>`` header; None for a missing or other scheme."""
     scheme, _, presented = (authorization or "").strip().partition(" ")
@@ -161,6 +169,16 @@ class RequestGuard:
         if origin is not None and not loopback_origin(origin):
             self._log_refusal(scope, "-", 403, "cross-origin request")
             await _reply(send, 403, "cross-origin request refused: only pages served from localhost may call it")
+            return
+        if is_discovery_path(str(scope.get("path", ""))):
+            # We run no OAuth authorization server. Answering these with 401 sent clients (MCP Inspector) into an
+            # OAuth flow; a 404 lets them fall back to the bearer token and show the 401 below.
+            await _reply(
+                send,
+                404,
+                "no OAuth metadata here: this server takes a bearer token from its admin (igraph-mcp token add), "
+                "sent as 'Authorization: Bearer <token>'",
+            )
             return
         if not self.tokens.required and any(name in headers for name in _PROXY_HEADERS):
             # Behind a reverse proxy every caller arrives from loopback; without tokens all would be anonymous

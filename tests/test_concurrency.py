@@ -39,6 +39,7 @@ from mcp_types import CallToolResult
 
 from igraph_mcp.config import CONFIG_DIR, DB_FILE
 from igraph_mcp.errors import IndexBusy
+from igraph_mcp.repo_identity import read_identity
 from igraph_mcp.store.lock import LOCK_FILE, WriterLock
 
 pytestmark = [pytest.mark.anyio, pytest.mark.both_stores]
@@ -326,7 +327,7 @@ def test_second_writer_is_told_whose_advisory_lock_it_waits_for(tmp_path: Path) 
     root = _repo(tmp_path)
     url = store_for(root).url
     assert url is not None
-    holder = PgWriterLock(url, root.name, root=str(root))
+    holder = PgWriterLock(url, root.name, identity=lambda: read_identity(root))
     other = make_service(root)
     try:
         with holder.hold():

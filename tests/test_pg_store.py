@@ -24,6 +24,7 @@ from _pg_server import ci_requires_postgres
 
 from igraph_mcp.config import load_config
 from igraph_mcp.errors import ConfigError, IndexBusy, NotIndexed, StorageError
+from igraph_mcp.repo_identity import RepoIdentity
 from igraph_mcp.store.db import SqliteDatabase
 from igraph_mcp.store.schema import SCHEMA_VERSION
 from igraph_mcp.store.target import ENV_URL, ENV_URL_FILE, chosen_url, git_revision, open_store, repo_name_for
@@ -266,8 +267,11 @@ def test_a_first_build_leaves_planner_statistics(url: str, names: list[str]) -> 
 
 def test_the_registry_records_the_last_indexers_checkout(url: str, names: list[str], tmp_path: Path) -> None:
     name = _name(names)
-    first = PgWriterLock(url, name, root="/ci/checkout", revision=lambda: "a" * 40)
-    rival = PgWriterLock(url, name, root="/laptop/checkout", revision=lambda: "b" * 40)
+    # Two checkouts of one repository (the same remote) at different paths.
+    ci = RepoIdentity("/ci/checkout", remote="github.com/o/r")
+    laptop = RepoIdentity("/laptop/checkout", remote="github.com/o/r")
+    first = PgWriterLock(url, name, identity=lambda: ci, revision=lambda: "a" * 40)
+    rival = PgWriterLock(url, name, identity=lambda: laptop, revision=lambda: "b" * 40)
     with first.hold():
         with pytest.raises(IndexBusy), rival.hold():
             pass

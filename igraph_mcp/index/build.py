@@ -32,9 +32,11 @@ def build_index(
     progress: Progress | None,
     after_index: Sequence[AfterIndex] = (),
     all_skipped: bool = False,
+    allow_mass_delete: bool = False,
 ) -> IndexResult:
     """Index ``root`` into ``db``; ``embedder`` None means no embedding (``embedder_note`` says why, if asked);
-    the summary names the first skipped files, or every one with ``all_skipped``."""
+    the summary names the first skipped files, or every one with ``all_skipped``; a run that would delete most of
+    the index is refused unless ``allow_mass_delete`` (index/mass_delete.py)."""
     started = time.perf_counter()
     idx = Indexer(
         root,
@@ -44,7 +46,7 @@ def build_index(
         parse_workers=config.index.parseWorkers,
         skipped_listed=None if all_skipped else MAX_SKIPPED_LISTED,
     )
-    result = idx.run(full=full, dry_run=dry_run, progress=progress)
+    result = idx.run(full=full, dry_run=dry_run, progress=progress, allow_mass_delete=allow_mass_delete)
     if not dry_run:
         lap = time.perf_counter()
         embedded = reused = 0

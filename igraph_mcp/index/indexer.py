@@ -17,6 +17,7 @@ from igraph_mcp import crashpoints
 from igraph_mcp.index import parse_pool
 from igraph_mcp.index.declarations import link_declarations
 from igraph_mcp.index.interface import Interface, matched_ids, parsed_interface, stored_interface
+from igraph_mcp.index.mass_delete import check_deletions
 from igraph_mcp.index.model import ParsedFile, Symbol
 from igraph_mcp.index.parts import split_parts
 from igraph_mcp.index.phases import Progress
@@ -201,18 +202,26 @@ class Indexer:
         self.reusable_vectors: dict[str, bytes] = {}
 
     # -- entry point ---------------------------------------------------------------------------------------
-    def run(self, *, full: bool = False, dry_run: bool = False, progress: Progress | None = None) -> IndexResult:
+    def run(
+        self,
+        *,
+        full: bool = False,
+        dry_run: bool = False,
+        progress: Progress | None = None,
+        allow_mass_delete: bool = False,
+    ) -> IndexResult:
         """Bring the structure index up to date with the working tree; returns what changed.
 
         A full rebuild is one transaction: readers keep answering from the old index until the new one is
-        complete, and a rebuild that dies leaves the old index as it was.
+        complete, and a rebuild that dies leaves the old index as it was. A run that would delete more than half
+        of the indexed files raises MassDelete before it writes anything, unless ``allow_mass_delete``.
         """
         if full and not dry_run:
             with self.db.atomic():
-                return self._run(full=True, dry_run=False, progress=progress)
-        return self._run(full=full, dry_run=dry_run, progress=progress)
+                return self._run(full=True, dry_run=False, progress=progress, allow_mass_delete=allow_mass_delete)
+        return self._run(full=full, dry_run=dry_run, progress=progress, allow_mass_delete=allow_mass_delete)
 
-    def _run(self, *, full: bool, dry_run: bool, progress: Progress | None) -> IndexResult:
+    def _run(self, *, full: bool, dry_run: bool, progress: Progress | None, allow_mass_delete: bool) -> IndexResult:
         started = lap = time.perf_counter()
         report = progress or (lambda _phase, _done, _total: None)
         summary = IndexResult(dryRun=dry_run)
@@ -239,8 +248,6 @@ class Indexer:
         )
         summary.skipped = dict(walked.skipped)
         skips = list(walked.skipped_files)
-        if full and not dry_run:
-            self._clear()
         changes, unchanged, touched = self._diff(walked.files, states, summary, report, skips)
         skips.sort(key=lambda skip: (skip.reason, skip.path))
         summary.skippedFilesTotal = len(skips)
@@ -249,6 +256,11 @@ class Indexer:
         seen = {w.path for w in walked.files}
         gone = {p: s for p, s in states.items() if p not in seen}
         renames = self._match_renames(changes, gone)
+        if not dry_run:
+            indexed = graph.file_states(self.db) if full else states
+            check_deletions(self._lost(indexed, seen, changes), len(indexed), self.root, allowed=allow_mass_delete)
+        if full and not dry_run:
+            self._clear()
         summary.renamed = len(renames)
         summary.deleted = len(gone)
         summary.added = sum(1 for c in changes if c.old_id is None)
@@ -301,6 +313,12 @@ class Indexer:
         return summary
 
     # -- steps -----------------------------------------------------------------------------------------------
+    @staticmethod
+    def _lost(indexed: dict[str, FileState], seen: set[str], changes: list[_Change]) -> set[str]:
+        """Indexed paths the run would delete whose content is nowhere in the tree now (a moved file is not lost)."""
+        present = {c.sha256 for c in changes}
+        return {p for p, st in indexed.items() if p not in seen and st.sha256 not in present}
+
     def _clear(self) -> None:
         if self.db.vec_available and vec_store.has_node_vectors(self.db):
             # A full rebuild re-parses everything, but unchanged symbol text keeps its vector (no re-embedding).

@@ -46,8 +46,11 @@ class WriterLock:
         self._since = 0.0
 
     @contextlib.contextmanager
-    def hold(self) -> Iterator[Database]:
-        """Exclusive writer: the thread lock keeps two builds in one server apart, flock two processes."""
+    def hold(self, *, replace: bool = False) -> Iterator[Database]:
+        """Exclusive writer: the thread lock keeps two builds in one server apart, flock two processes.
+
+        ``replace`` changes nothing here: the file lives under the repository's own root (or the cache folder of
+        its real path), so no other repository can reach it by a name."""
         if not self._thread_lock.acquire(blocking=False):
             raise IndexBusy("an index build is already running in this server; wait for it to finish")
         try:

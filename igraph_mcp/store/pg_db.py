@@ -21,6 +21,7 @@ from psycopg import sql as pg_sql
 from psycopg.adapt import Dumper
 
 from igraph_mcp.errors import IGraphError, IndexBusy, NotIndexed, SchemaTooNew, StorageError
+from igraph_mcp.repo_identity import RepoIdentity
 from igraph_mcp.store import pg_resident, pg_schema, pg_text
 from igraph_mcp.store.db import Database
 from igraph_mcp.store.dialect import POSTGRESQL, Dialect, WriteConnection
@@ -121,6 +122,16 @@ def ensure_registry(con: psycopg.Connection[tuple[Any, ...]]) -> None:
         con.execute("SELECT pg_advisory_xact_lock(%s)", (pg_schema.REGISTRY_LOCK_KEY,))
         for ddl in [*pg_schema.REGISTRY_DDL, *pg_schema.REGISTRY_SEARCH_DDL]:
             con.execute(ddl)
+        row = con.execute("SELECT coalesce(max(version), 1) FROM igraph.registry_migrations").fetchone()
+        current = int(row[0]) if row else 1
+        for version, statements in pg_schema.REGISTRY_MIGRATIONS:
+            if version <= current:
+                continue
+            for ddl in statements:
+                con.execute(ddl)
+            con.execute(
+                "INSERT INTO igraph.registry_migrations(version, applied_at) VALUES(%s, %s)", (version, time.time())
+            )
 
 
 def find_repo(con: psycopg.Connection[tuple[Any, ...]], name: str) -> int | None:
@@ -131,17 +142,17 @@ def find_repo(con: psycopg.Connection[tuple[Any, ...]], name: str) -> int | None
     return None if row is None else int(row[0])
 
 
-def register_repo(con: psycopg.Connection[tuple[Any, ...]], name: str, *, root: str = "", revision: str = "") -> int:
+def register_repo(con: psycopg.Connection[tuple[Any, ...]], name: str) -> int:
     """The id of repository ``name``, creating its registry row and schema (every migration applied) in one
-    transaction, so a reader finds either no repository or a complete schema; root and revision are recorded."""
+    transaction, so a reader finds either no repository or a complete schema (its checkout is recorded by the
+    writer once it holds the lock: ``record_source``)."""
     ensure_registry(con)
     with con.transaction():
         con.execute("SELECT pg_advisory_xact_lock(%s)", (pg_schema.REGISTRY_LOCK_KEY,))
         row = con.execute("SELECT id FROM igraph.repos WHERE name = %s", (name,)).fetchone()
         if row is None:
             row = con.execute(
-                "INSERT INTO igraph.repos(name, root, revision, created_at) VALUES(%s, %s, %s, %s) RETURNING id",
-                (name, root, revision, time.time()),
+                "INSERT INTO igraph.repos(name, created_at) VALUES(%s, %s) RETURNING id", (name, time.time())
             ).fetchone()
             assert row is not None  # RETURNING always yields the inserted row
             repo_id = int(row[0])
@@ -152,8 +163,6 @@ def register_repo(con: psycopg.Connection[tuple[Any, ...]], name: str, *, root: 
             apply_migrations(con, 0)
         else:
             repo_id = int(row[0])
-        if root or revision:
-            con.execute("UPDATE igraph.repos SET root = %s, revision = %s WHERE id = %s", (root, revision, repo_id))
     return repo_id
 
 
@@ -184,12 +193,10 @@ class PgDatabase(Database):
     dialect: Dialect = POSTGRESQL
 
     @classmethod
-    def open_for_write(
-        cls, url: str, repo: str, *, root: str = "", revision: str = "", migrate: bool = True
-    ) -> PgDatabase:
-        """The writer's connection: registers ``repo`` (recording root and revision) and migrates its schema
-        (``migrate=False``: the caller takes the writer lock first, then calls ``migrate()``)."""
-        db = cls(url, repo, readonly=False, root=root, revision=revision)
+    def open_for_write(cls, url: str, repo: str, *, migrate: bool = True) -> PgDatabase:
+        """The writer's connection: registers ``repo`` and migrates its schema (``migrate=False``: the caller takes
+        the writer lock first, then calls ``migrate()``)."""
+        db = cls(url, repo, readonly=False)
         if migrate:
             try:
                 db.migrate()
@@ -203,7 +210,7 @@ class PgDatabase(Database):
         """A reader's connection to ``repo``: no registration, no migration."""
         return cls(url, repo, readonly=True)
 
-    def __init__(self, url: str, repo: str, *, readonly: bool, root: str = "", revision: str = "") -> None:
+    def __init__(self, url: str, repo: str, *, readonly: bool) -> None:
         self.url = url
         self.repo = repo
         self.readonly = readonly
@@ -223,7 +230,7 @@ class PgDatabase(Database):
                         "`igraph-mcp index --store URL` (or --repo-name to pick another name)"
                     )
             else:
-                repo_id = register_repo(self.raw, repo, root=root, revision=revision)
+                repo_id = register_repo(self.raw, repo)
             self.repo_id = repo_id
             self.schema = pg_schema.schema_name(repo_id)
             self.raw.execute(pg_sql.SQL("SET search_path TO {}, public").format(pg_sql.Identifier(self.schema)))
@@ -369,11 +376,30 @@ class PgDatabase(Database):
             )
         )
 
-    def record_source(self, root: str, revision: str) -> None:
-        """Record the checkout (root, git revision) this writer indexes as the repository's in the registry."""
+    def bound_identity(self) -> RepoIdentity | None:
+        """The repository identity this name is bound to, or None for a row made before names were bound."""
+        with self._lock, self._mapped():
+            row = self.raw.execute(
+                "SELECT root, first_commit, remote, subdir FROM igraph.repos WHERE id = %s AND bound_at IS NOT NULL",
+                (self.repo_id,),
+            ).fetchone()
+        return None if row is None else RepoIdentity(*(str(v) for v in row))
+
+    def record_source(self, identity: RepoIdentity, revision: str) -> None:
+        """Bind the name to ``identity`` and record the checkout (root, git revision) this writer indexes."""
         with self._lock, self._mapped():
             self.raw.execute(
-                "UPDATE igraph.repos SET root = %s, revision = %s WHERE id = %s", (root, revision, self.repo_id)
+                "UPDATE igraph.repos SET root = %s, revision = %s, first_commit = %s, remote = %s, subdir = %s, "
+                "bound_at = coalesce(bound_at, %s) WHERE id = %s",
+                (
+                    identity.root,
+                    revision,
+                    identity.first_commit,
+                    identity.remote,
+                    identity.subdir,
+                    time.time(),
+                    self.repo_id,
+                ),
             )
 
     def analyze_if_never(self) -> None:

@@ -20,9 +20,11 @@ from typing import Any
 import psycopg
 
 from igraph_mcp.errors import IGraphError, IndexBusy
+from igraph_mcp.repo_identity import RepoIdentity, check_binding
 from igraph_mcp.store import pg_schema
 from igraph_mcp.store.db import Database
 from igraph_mcp.store.pg_db import PgDatabase, connect, storage_error
+from igraph_mcp.store.url import safe_url
 
 # Progress within one phase is written at most this often (a phase change always is): a round-trip per file
 # would cost more than the SQLite lock file's pwrite.
@@ -32,11 +34,20 @@ REPORT_EVERY_S = 0.2
 class PgWriterLock:
     """Hands out the one write connection of a repository in a PostgreSQL store, or raises IndexBusy at once."""
 
-    def __init__(self, url: str, repo: str, *, root: str = "", revision: Callable[[], str] = str) -> None:
+    def __init__(
+        self,
+        url: str,
+        repo: str,
+        *,
+        identity: Callable[[], RepoIdentity] | None = None,
+        revision: Callable[[], str] = str,
+    ) -> None:
         self.url = url
         self.repo = repo
-        self.root = root
-        self.revision = revision  # read at each build: the checkout moves under a long-running server
+        # The checkout this writer indexes, read at each hold (the checkout moves under a long-running server);
+        # None for a writer that knows no checkout (store tools and tests): the name's binding is left alone.
+        self.identity = identity
+        self.revision = revision
         self._thread_lock = threading.Lock()
         self._progress: psycopg.Connection[tuple[Any, ...]] | None = None
         self._repo_id = 0
@@ -45,8 +56,11 @@ class PgWriterLock:
         self._last = ("", 0.0)  # (phase, time) of the last progress written
 
     @contextlib.contextmanager
-    def hold(self) -> Iterator[Database]:
-        """Exclusive writer: the thread lock keeps two builds in one server apart, the advisory lock the rest."""
+    def hold(self, *, replace: bool = False) -> Iterator[Database]:
+        """Exclusive writer: the thread lock keeps two builds in one server apart, the advisory lock the rest.
+
+        Before anything is written the name's binding is checked: another repository's name raises NameTaken
+        unless ``replace`` takes it over (repo_identity.check_binding)."""
         if not self._thread_lock.acquire(blocking=False):
             raise IndexBusy("an index build is already running in this server; wait for it to finish")
         try:
@@ -63,10 +77,12 @@ class PgWriterLock:
                             f"{holder_note(db.raw, db.repo_id)}; wait for it to finish and retry"
                         )
                     backend = int(db.raw.info.backend_pid)
+                bound = self._binding(db, replace=replace)
                 self._progress = _progress_connection(self.url)
                 self._repo_id, self._backend, self._since, self._last = db.repo_id, backend, time.time(), ("", 0.0)
                 self.report("starting", 0, 0)
-                db.record_source(self.root, self.revision())
+                if bound is not None:
+                    db.record_source(bound, self.revision())
                 db.migrate()
                 yield db
                 db.analyze_if_never()
@@ -74,6 +90,13 @@ class PgWriterLock:
                 self._release(db, locked=locked)
         finally:
             self._thread_lock.release()
+
+    def _binding(self, db: PgDatabase, *, replace: bool) -> RepoIdentity | None:
+        """The identity to record for this checkout, or NameTaken (read under the lock: two rival checkouts of
+        an unbound name cannot both bind it)."""
+        if self.identity is None:
+            return None
+        return check_binding(self.repo, safe_url(self.url), db.bound_identity(), self.identity(), replace=replace)
 
     def report(self, phase: str, done: int, total: int) -> None:
         """Record the holder's progress (a no-op when this process does not hold the lock)."""

@@ -45,7 +45,28 @@ REGISTRY_DDL: list[str] = [
         total BIGINT NOT NULL DEFAULT 0,
         updated_at DOUBLE PRECISION NOT NULL
     )""",
+    f"""CREATE TABLE IF NOT EXISTS {REGISTRY}.registry_migrations(
+        version INTEGER PRIMARY KEY,
+        applied_at DOUBLE PRECISION NOT NULL
+    )""",
 ]
+
+# The registry's numbered migrations above version 1 (REGISTRY_DDL, which may run again on any registry), recorded in
+# igraph.registry_migrations. 2: the repository identity a name is bound to (repo_identity.py): first commit,
+# normalised remote, the folder inside the git repository, and when it was bound (NULL: a row made before names
+# were bound, which adopts the identity of the first run that indexes it).
+REGISTRY_MIGRATIONS: list[tuple[int, list[str]]] = [
+    (
+        2,
+        [
+            f"ALTER TABLE {REGISTRY}.repos ADD COLUMN IF NOT EXISTS first_commit TEXT NOT NULL DEFAULT ''",
+            f"ALTER TABLE {REGISTRY}.repos ADD COLUMN IF NOT EXISTS remote TEXT NOT NULL DEFAULT ''",
+            f"ALTER TABLE {REGISTRY}.repos ADD COLUMN IF NOT EXISTS subdir TEXT NOT NULL DEFAULT ''",
+            f"ALTER TABLE {REGISTRY}.repos ADD COLUMN IF NOT EXISTS bound_at DOUBLE PRECISION",
+        ],
+    ),
+]
+REGISTRY_VERSION = max(v for v, _ in REGISTRY_MIGRATIONS)
 
 # ---- P2 (text index and vectors): registry-level DDL, e.g. the shared vector cache, is appended here. ----
 REGISTRY_SEARCH_DDL: list[str] = list(pg_vectors.REGISTRY_DDL)
@@ -99,4 +120,12 @@ BASE_DDL = [
     "CREATE TABLE IF NOT EXISTS migrations(version INTEGER PRIMARY KEY, applied_at DOUBLE PRECISION NOT NULL)",
 ]
 
-__all__ = ["BASE_DDL", "REGISTRY_DDL", "SCHEMA_VERSION", "pg_statement", "repo_migrations", "schema_name"]
+__all__ = [
+    "BASE_DDL",
+    "REGISTRY_DDL",
+    "REGISTRY_MIGRATIONS",
+    "SCHEMA_VERSION",
+    "pg_statement",
+    "repo_migrations",
+    "schema_name",
+]

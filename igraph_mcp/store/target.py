@@ -19,6 +19,7 @@ from typing import Protocol
 
 from igraph_mcp.config import DB_FILE
 from igraph_mcp.errors import ConfigError, IndexDamaged, InvalidInput
+from igraph_mcp.repo_identity import read_identity
 from igraph_mcp.store.db import Database
 from igraph_mcp.store.dialect import POSTGRESQL, SQLITE, Dialect
 from igraph_mcp.store.lock import WriterLock
@@ -34,8 +35,9 @@ _NEEDS_EXTRA = "the PostgreSQL store needs its client: pip install 'igraph-mcp[p
 class IndexWriter(Protocol):
     """One writer per repository: ``hold()`` yields the write connection or raises IndexBusy at once."""
 
-    def hold(self) -> AbstractContextManager[Database]:
-        """The exclusive write connection."""
+    def hold(self, *, replace: bool = False) -> AbstractContextManager[Database]:
+        """The exclusive write connection; in a shared store, NameTaken when the repository's name is bound to
+        another repository (``replace`` takes it over)."""
 
     def report(self, phase: str, done: int, total: int) -> None:
         """Record the holder's progress for a rival's "busy" answer."""
@@ -176,5 +178,6 @@ def open_store(
     except ImportError as exc:
         raise ConfigError(_NEEDS_EXTRA) from exc
     source = PgSource(url, name)
-    writer = PgWriterLock(url, name, root=str(root), revision=functools.partial(git_revision, root))
+    revision = functools.partial(git_revision, root)
+    writer = PgWriterLock(url, name, identity=lambda: read_identity(root, revision()), revision=revision)
     return IndexStore(POSTGRESQL, source.where, IndexReader(source), writer, None)
