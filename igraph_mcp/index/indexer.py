@@ -255,10 +255,10 @@ class Indexer:
         summary.skippedFiles = [SkippedFile.of(s) for s in listed]
         seen = {w.path for w in walked.files}
         gone = {p: s for p, s in states.items() if p not in seen}
-        renames = self._match_renames(changes, gone)
-        if not dry_run:
+        if not dry_run:  # before renames are matched: they are taken out of ``changes``
             indexed = graph.file_states(self.db) if full else states
             check_deletions(self._lost(indexed, seen, changes), len(indexed), self.root, allowed=allow_mass_delete)
+        renames = self._match_renames(changes, gone)
         if full and not dry_run:
             self._clear()
         summary.renamed = len(renames)
