@@ -165,6 +165,38 @@ async def test_guard_requires_the_token(indexed_service: IGraphService) -> None:
     assert missing.headers["www-authenticate"].startswith("Bearer")
 
 
+DISCOVERY = [
+    "/.well-known/oauth-protected-resource",
+    "/.well-known/oauth-protected-resource/mcp",
+    "/.well-known/oauth-protected-resource/sse",
+    "/.well-known/oauth-authorization-server",
+    "/.well-known/oauth-authorization-server/mcp",
+    "/.well-known/openid-configuration",
+]
+
+
+@pytest.mark.parametrize("transport", ["http", "sse"])
+async def test_oauth_discovery_is_answered_404_before_the_token(indexed_service: IGraphService, transport: str) -> None:
+    # 401 here sent clients into an OAuth flow we do not serve; 404 lets them fall back to the bearer token.
+    app = build_app(create_server(ServerState(indexed_service)), transport=transport, host="127.0.0.1", token=TOKEN)
+    endpoint = "/mcp" if transport == "http" else "/sse"
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.1:9") as c:
+        for path in DISCOVERY:
+            for headers in ({}, {"authorization": f"Bearer {TOKEN}"}, {"authorization": "Bearer nope"}):
+                answer = await c.get(path, headers=headers)
+                assert answer.status_code == 404, (path, headers)
+                assert "www-authenticate" not in answer.headers
+                assert "bearer token" in answer.json()["error"]["message"]
+        # The endpoint itself still says 401, with its challenge header; lookalike paths are not discovery.
+        refused = await c.post(endpoint, json=INIT, headers=MCP_HEADERS)
+        lookalike = await c.get("/.well-knownx/oauth-protected-resource")
+        foreign = await c.get(DISCOVERY[0], headers={"host": "evil.example"})
+    assert refused.status_code == 401 and refused.headers["www-authenticate"] == 'Bearer realm="igraph-mcp"'
+    assert "missing, wrong or revoked bearer token" in refused.json()["error"]["message"]
+    assert lookalike.status_code == 401
+    assert foreign.status_code == 421  # the Host check still comes first
+
+
 # -- a real server process -----------------------------------------------------------------------------------
 def _free_port() -> int:
     with socket.socket() as s:
