@@ -82,7 +82,10 @@ class Places:
         if self.server is not None:
             url = store_for(src).url
             assert url is not None
-            assign_store(dest, StoreChoice("postgresql", self._database(url if with_index else None)))
+            copied = self._database(url if with_index else None)
+            assign_store(dest, StoreChoice("postgresql", copied))
+            if with_index:
+                _moved(copied, dest)
         return dest
 
     def remove(self, root: Path) -> None:
@@ -104,6 +107,16 @@ class Places:
             return False
         finally:
             svc.close()
+
+
+def _moved(url: str, root: Path) -> None:
+    """Record in a cloned database that its tree now lies at ``root``: the index moved with the tree, as the SQLite
+    file does (a name is bound to its tree's path when there is no git, so the copy would be another repository)."""
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as con:
+        if con.execute("SELECT to_regclass('igraph.repos') IS NOT NULL").fetchone() == (True,):
+            con.execute("UPDATE igraph.repos SET root = %s", (os.path.realpath(root),))
 
 
 @pytest.fixture

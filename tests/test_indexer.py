@@ -213,7 +213,8 @@ def test_rename_refreshes_vectors_whose_text_named_the_old_path(repo: Path, tmp_
         assert r.embedded >= 3  # module, helper_value, unused_thing: their embedded text includes the path
         hashes = "SELECT n.qualified_name, n.embed_hash FROM nodes n JOIN files f ON f.id = n.file_id WHERE f.path = ?"
         got = sorted(svc.db.rows(hashes, ("app/tools.py",)))
-        clean = make_service(make_repo(tmp_path / "clean", {**APP, "app/tools.py": APP["app/util.py"]}))
+        # Another folder name: on PostgreSQL a tree is named by its folder, and this one is another repository.
+        clean = make_service(make_repo(tmp_path, {**APP, "app/tools.py": APP["app/util.py"]}, name="clean"))
         del_path = clean.root / "app/util.py"
         del_path.unlink()
         clean.index()
