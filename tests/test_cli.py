@@ -277,10 +277,10 @@ def test_search_has_one_default_shape_with_the_tool(
     assert _run(capsys, "index", str(repo))[0] == 0
     code, out, _ = _run(capsys, "search", "token", "--root", str(repo), "--json")
     hits = json.loads(out)["hits"]
-    # As igraph_explore: retrieval.nodeTopK hits (10) by default, the first 5 with a source snippet, the rest one
+    # As igraph_explore: retrieval.nodeTopK hits (10) by default, the first 3 with a source snippet, the rest one
     # line each; the fixture has more than 10 symbols that mention tokens.
     assert code == 0 and len(hits) == 10
-    assert all(h["snippet"] for h in hits[:5]) and not any(h["snippet"] for h in hits[5:])
+    assert all(h["snippet"] for h in hits[:3]) and not any(h["snippet"] for h in hits[3:])
     monkeypatch.setenv("IGRAPH_NODE_TOP_K", "7")
     code, out, _ = _run(capsys, "search", "token", "--root", str(repo), "--json")
     assert code == 0 and len(json.loads(out)["hits"]) == 7
