@@ -248,6 +248,41 @@ class PhaseTiming(BaseModel):
     seconds: float
 
 
+class BuildActivity(BaseModel):
+    """What the live holder of a repository's writer lock (this process or another) recorded it is doing."""
+
+    phase: str
+    done: int
+    total: int
+    rate: float = Field(0.0, description="items of this phase per second so far (vectors/s while embedding)")
+    secondsLeft: float | None = Field(None, description="estimate at the current rate; None until measured")
+    pid: int
+    host: str = ""
+    since: float = Field(0.0, description="when the holder took the lock (Unix time)")
+
+    @classmethod
+    def measured(
+        cls, *, phase: str, done: int, total: int, rate: float, pid: int, host: str = "", since: float = 0.0
+    ) -> BuildActivity:
+        """A record with ``secondsLeft`` worked out from the rate (None before any item was timed)."""
+        left = max(total - done, 0)
+        seconds = round(left / rate, 1) if rate > 0 else None
+        return cls(
+            phase=phase,
+            done=done,
+            total=total,
+            rate=round(rate, 2),
+            secondsLeft=seconds,
+            pid=pid,
+            host=host,
+            since=since,
+        )
+
+
+def _absent(value: object) -> bool:
+    return value is None
+
+
 class IndexResult(BaseModel):
     """Summary of an index run (the indexer fills it in as it goes)."""
 
@@ -306,5 +341,7 @@ class StatusResult(BaseModel):
     dbBytes: int = 0
     store: str | None = None  # where the index lives: the SQLite file, or the store URL (never its password)
     phases: list[PhaseTiming] = Field(default_factory=list)  # of the running build, else the last one here
+    # The running build of whichever process holds the writer lock (a resume, igraph_index, a CLI run, a watcher).
+    activity: BuildActivity | None = Field(None, exclude_if=_absent)
     notes: list[str] = Field(default_factory=list)
     extra: dict[str, Any] = Field(default_factory=dict)

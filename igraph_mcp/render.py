@@ -6,6 +6,7 @@ from typing import Any
 
 from igraph_mcp.index.phases import describe_phases
 from igraph_mcp.models import (
+    BuildActivity,
     EdgeRef,
     ExploreResult,
     FileDetail,
@@ -210,9 +211,10 @@ def render_status(r: StatusResult) -> str:
     """Index statistics."""
     head = f"{r.repo}: {r.root}" if r.repo else r.root
     others = _repositories_line(r.extra.get("repos") or [])
+    running = [render_activity(r.activity)] if r.activity else []
     if not r.indexed:
         phases = ["build phases: " + describe_phases(r.phases)] if r.phases else []
-        return "\n".join([f"{head}: not indexed", *phases, *r.notes, *others])
+        return "\n".join([f"{head}: not indexed", *running, *phases, *r.notes, *others])
     lines = [
         head,
         f"{r.files} files, {r.symbols} symbols, {r.edges} edges ({r.unresolvedRefs} unresolved references)",
@@ -223,10 +225,23 @@ def render_status(r: StatusResult) -> str:
         *_skipped_summary(r.skipped, r.skippedFiles),
         *([f"store: {r.store}"] if r.store else []),
     ]
+    lines += running
     if r.phases:
         lines.append("build phases: " + describe_phases(r.phases))
     lines += [f"note: {n}" for n in r.notes]
     return "\n".join(lines + others)
+
+
+_UNITS = {"embed": "vectors/s", "scan": "files/s", "parse": "files/s"}
+
+
+def render_activity(a: BuildActivity) -> str:
+    """``building: embed 768/2732 at 51.2 vectors/s, about 38 s left (pid 4711)``."""
+    counts = f" {a.done}/{a.total}" if a.total else ""
+    rate = f" at {a.rate:.1f} {_UNITS.get(a.phase, 'items/s')}" if a.rate > 0 else ""
+    left = f", about {round(a.secondsLeft)} s left" if a.secondsLeft is not None else ""
+    where = f"pid {a.pid}" + (f" on {a.host}" if a.host else "")
+    return f"building: {a.phase}{counts}{rate}{left} ({where})"
 
 
 def _repositories_line(rows: list[dict[str, Any]]) -> list[str]:

@@ -1,8 +1,10 @@
-"""What the MCP tools share: the service, index-build bookkeeping, and the background work (auto-index, watcher).
+"""What the MCP tools share: the service, index-build bookkeeping, and the background work (auto-index, resume,
+watcher).
 
 BuildProgress carries a running build's progress from the worker thread to the event loop; ServerState runs
-builds one at a time, starts the initial index in a daemon thread and owns the file watcher; WorkspaceState holds
-one ServerState per repository of a workspace, so each builds, watches and reports on its own.
+builds one at a time, builds the first index or finishes an interrupted one in the background (resume) and owns the
+file watcher; WorkspaceState holds one ServerState per repository of a workspace, so each builds, watches and
+reports on its own.
 """
 
 from __future__ import annotations
@@ -15,7 +17,8 @@ from typing import Any
 from igraph_mcp.errors import IGraphError, IndexBusy
 from igraph_mcp.index.phases import PhaseClock, Progress
 from igraph_mcp.models import IndexResult, PhaseTiming
-from igraph_mcp.service import IGraphService
+from igraph_mcp.resume import Resumer
+from igraph_mcp.service import IGraphService, UnfinishedWork
 from igraph_mcp.workspace import Workspace
 
 log = logging.getLogger(__name__)
@@ -65,6 +68,7 @@ class ServerState:
         self._progress: BuildProgress | None = None
         self._users = 0
         self._watcher: Any = None
+        self._resumer: Resumer[UnfinishedWork] | None = None
         self._last_phases: list[PhaseTiming] = []
 
     @property
@@ -93,9 +97,11 @@ class ServerState:
         progress: BuildProgress | None = None,
         replace: bool = False,
         allow_mass_delete: bool = False,
+        finish_only: bool = False,
     ) -> IndexResult:
         """Run one index build (blocking; call from a worker thread); IndexBusy if one is already running
-        (``replace``, ``allow_mass_delete``: as IGraphService.index)."""
+        (``replace``, ``allow_mass_delete``: as IGraphService.index; ``finish_only``: only the embedding phase and
+        resource links of a complete structure, service.finish)."""
         progress = progress or BuildProgress()
         with self._lock:
             if self._building is not None:
@@ -106,9 +112,12 @@ class ServerState:
             self._building, self._progress = origin, progress
         progress.on_update.append(self._structure_ready)
         try:
-            result = self.service.index(
-                full=full, progress=progress.update, replace=replace, allow_mass_delete=allow_mass_delete
-            )
+            if finish_only:
+                result = self.service.finish(progress=progress.update)
+            else:
+                result = self.service.index(
+                    full=full, progress=progress.update, replace=replace, allow_mass_delete=allow_mass_delete
+                )
             self.has_index, self.last_error = True, None
             return result
         finally:
@@ -122,16 +131,26 @@ class ServerState:
         if phase == "embed" and not self.has_index:
             self.has_index = True
 
-    def _initial_build(self) -> None:
-        try:
-            self.build(origin="initial index")
-            self.service.is_indexed()  # opens the read connection now, while no writer holds the lock
-        except IGraphError as exc:
-            self.last_error = f"the initial index failed: {exc}"
-            log.warning("initial index failed: %s", exc)
-        except Exception:  # a background thread has no caller to report to: log it and keep serving
-            self.last_error = "the initial index failed with an internal error (see the server log on stderr)"
-            log.exception("initial index failed")
+    def _resume(self, work: UnfinishedWork) -> None:
+        """Finish what the last build left undone (the first build itself when there is no index yet)."""
+        first = not self.has_index
+        log.info("finishing the index in the background: %s", "; ".join(work.reasons))
+        result = self.build(origin="initial index" if first else "resume", finish_only=not work.update)
+        if result.embedNote:
+            log.warning("background build: %s", result.embedNote)
+        self.service.is_indexed()  # opens the read connection now, while no writer holds the lock
+
+    def _pending(self, work: UnfinishedWork | None) -> None:
+        self.service.resume_pending = None if work is None else "; ".join(work.reasons)
+        if work is None and not self.has_index:
+            # Another process may have built the index while this one waited for the lock.
+            try:
+                self.has_index = self.service.is_indexed()
+            except IGraphError as exc:
+                self.last_error = str(exc)
+
+    def _resume_failed(self, message: str) -> None:
+        self.last_error = message
 
     def attach(self) -> None:
         """Start the background work on first use (reference-counted: SSE enters once per connection)."""
@@ -139,10 +158,13 @@ class ServerState:
             self._users += 1
             if self._users > 1:
                 return
-        if self.auto_index and not self.has_index and self._building is None:
-            # A daemon thread: the initialize handshake is not delayed, nor is exit blocked by a long build;
-            # the index is atomic, so a build cut short at exit is finished by the next run.
-            threading.Thread(target=self._initial_build, name="igraph-initial-index", daemon=True).start()
+        if self.auto_index:
+            # A daemon thread: the initialize handshake is not delayed, nor is exit blocked by a long build; the
+            # index is atomic, so a build cut short at exit is finished by the next start.
+            self._resumer = Resumer(
+                self.service.unfinished_work, self._resume, on_pending=self._pending, on_error=self._resume_failed
+            )
+            self._resumer.start()
         if self.watch:
             from igraph_mcp.watch import RepoWatcher
 
@@ -156,6 +178,9 @@ class ServerState:
             if self._users > 0:
                 return
             watcher, self._watcher = self._watcher, None
+            resumer, self._resumer = self._resumer, None
+        if resumer is not None:
+            resumer.stop()
         if watcher is not None:
             watcher.stop()
 

@@ -11,6 +11,7 @@ import functools
 import logging
 import os
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -19,10 +20,11 @@ from igraph_mcp.embed.base import Embedder
 from igraph_mcp.embed.registry import embedder_from_config
 from igraph_mcp.errors import ConfigError, EmbedderError, IGraphError, IndexDamaged, InvalidInput, NotIndexed
 from igraph_mcp.explore_request import CHANNELS, ExploreRequest
-from igraph_mcp.index.build import AfterIndex, build_index
-from igraph_mcp.index.phases import Progress
+from igraph_mcp.index.build import AfterIndex, build_index, finish_index
+from igraph_mcp.index.phases import Progress, RateMeter
 from igraph_mcp.index.stale import stale_files
 from igraph_mcp.models import (
+    BuildActivity,
     ExploreResult,
     FileDetail,
     IndexResult,
@@ -34,7 +36,7 @@ from igraph_mcp.models import (
 from igraph_mcp.resources.manager import ResourceManager
 from igraph_mcp.resources.results import MountResult, ResourceList, UnmountResult
 from igraph_mcp.retrieve import stages
-from igraph_mcp.retrieve.dense_state import DenseGate, DenseState
+from igraph_mcp.retrieve.dense_state import DenseGate, DenseState, finishing_note
 from igraph_mcp.retrieve.lookup import Lookup
 from igraph_mcp.retrieve.params import RetrievalParams
 from igraph_mcp.retrieve.resource_channel import ResourceChannel
@@ -70,6 +72,15 @@ def _one_snapshot(method: Callable[..., _R]) -> Callable[..., _R]:
     return wrapper
 
 
+@dataclass(frozen=True, slots=True)
+class UnfinishedWork:
+    """What the last build left undone, one phrase per kind; ``update``: the tree must be indexed again (not only
+    vectors embedded and resources linked)."""
+
+    reasons: tuple[str, ...]
+    update: bool
+
+
 class IGraphService:
     """Owns the store, the embedder and the indexer for one repository root."""
 
@@ -93,6 +104,9 @@ class IGraphService:
         self._embedder = embedder
         self._embedder_error: str | None = None
         self._embed_enabled = embed
+        # What this process's server is about to finish in the background (set while its resume waits for the
+        # writer lock), so an answer in that moment says "finishing" rather than "run igraph_index".
+        self.resume_pending: str | None = None
         # The store is chosen here, once (``--store``/environment/SQLite file); nothing below knows which it is.
         self.store = open_store(self.root, self.state_dir, store=store, repo_name=repo_name)
         self._reader = self.store.reader
@@ -169,11 +183,7 @@ class IGraphService:
         ``replace`` takes it over, and its old files may then all go) and a run that would delete more than half of
         the indexed files (MassDelete; ``allow_mass_delete``)."""
 
-        def report(phase: str, done: int, total: int) -> None:
-            self._lock.report(phase, done, total)  # a second writer's "busy" answer names this progress
-            if progress is not None:
-                progress(phase, done, total)
-
+        report = self._reporter(progress)
         # A write failure (disk full, permissions, a lost server) reaches us as StorageError from the store.
         with self._lock.hold(replace=replace and not dry_run) as db:
             embedder = self.embedder() if embed and not dry_run else None
@@ -191,12 +201,96 @@ class IGraphService:
                 allow_mass_delete=allow_mass_delete or replace,
             )
 
+    def finish(self, *, progress: Progress | None = None) -> IndexResult:
+        """Finish an index whose structure is complete: embed the symbols still without a vector and link
+        resources, without walking the tree (what a build stopped while embedding left undone)."""
+        report = self._reporter(progress)
+        with self._writer() as db:
+            return finish_index(
+                db,
+                self.config,
+                embedder=self.embedder(),
+                embedder_note=self._embedder_error,
+                progress=report,
+                after_index=self.on_after_index,
+            )
+
+    def _reporter(self, progress: Progress | None) -> Progress:
+        """The progress callback of one build: the lock's record (with the phase's rate) first, then ``progress``."""
+        meter = RateMeter()
+
+        def report(phase: str, done: int, total: int) -> None:
+            # Rivals' "busy" answers, status in any process and degraded answers read this record.
+            self._lock.report(phase, done, total, meter.update(phase, done))
+            if progress is not None:
+                progress(phase, done, total)
+
+        return report
+
+    def unfinished_work(self) -> UnfinishedWork | None:
+        """What a previous build left undone (None: the index is whole, or not this server's to finish).
+
+        Read from the index without the writer lock: a build that finishes the work meanwhile makes the next look
+        find nothing. Not counted: vectors of another embedder (re-embedding everything is igraph_index's to
+        decide), an index of another schema version (upgrading it too), a damaged file.
+        """
+        if not self.store.present():
+            return UnfinishedWork(("the first build",), update=True)
+        try:
+            with self._reader.reading():
+                db = self.db
+                if db.get_meta("last_build") is None:
+                    return UnfinishedWork(("the first build (interrupted)",), update=True)
+                if db.schema_version() != SCHEMA_VERSION:
+                    return None
+                reasons: list[str] = []
+                update = False
+                if db.get_meta("resolve_pending") == "1":  # the indexer's mark: files stored, edges not yet bound
+                    reasons.append("binding references (an update was interrupted)")
+                    update = True
+                if self.store.tree_is_source(db, str(self.root)):
+                    stale = len(self.stale_files(list(graph.file_paths(db).values())))
+                    if stale:
+                        reasons.append(f"{stale} file(s) changed since the last build")
+                        update = True
+                missing = self._missing_vectors(db)
+                if missing:
+                    reasons.append(f"embedding {missing} symbol(s) without a vector")
+                if self.resources.links_pending(db):
+                    reasons.append("linking mounted resources to changed code")
+        except NotIndexed:
+            return UnfinishedWork(("the first build",), update=True)
+        except IndexDamaged:
+            return None  # moved aside and rebuilt by the next igraph_index (D5), never behind the user's back
+        return UnfinishedWork(tuple(reasons), update) if reasons else None
+
+    def _missing_vectors(self, db: Database) -> int:
+        """Symbols the configured embedder still has to embed (0 when there is none, or vectors are another's)."""
+        embedder = self.embedder() if db.vec_available else None
+        if embedder is None:
+            return 0
+        if db.get_meta("embedder_id") is not None and not vec_store.made_by(db, embedder):
+            return 0
+        return vec_store.count_nodes_to_embed(db)
+
+    def activity(self) -> BuildActivity | None:
+        """The running build of whichever process holds this repository's writer lock, from its progress record."""
+        try:
+            db = self.db
+        except IGraphError:
+            db = None
+        return self._lock.activity(db)
+
     # -- retrieval ----------------------------------------------------------------------------------------------
     def dense_state(self) -> DenseState:
         """Whether the dense channel can answer, and why not when it cannot."""
         db = self.db
         embedder = self.embedder() if db.vec_available else None
-        return self._dense.state(db, embedder, self._embedder_error)
+        return self._dense.state(db, embedder, self._embedder_error, self._background_note)
+
+    def _background_note(self) -> str:
+        """What a partial dense channel is waiting for: a running build and its time left, or what to do."""
+        return finishing_note(self._lock.activity(self.db), pending=self.resume_pending is not None)
 
     @_one_snapshot
     def explore(
@@ -286,7 +380,7 @@ class IGraphService:
                     self._reader.check_schema(db)  # raises with the upgrade hint
                 c = graph.counts(db)
         except NotIndexed:
-            return not_yet
+            return not_yet.model_copy(update={"activity": self._lock.activity()})  # a first build's progress
         except IndexDamaged as exc:
             return StatusResult(root=str(self.root), indexed=False, store=self.store.where, notes=[str(exc)])
         vectors = vec_store.node_vector_count(db) if db.vec_available else 0
@@ -317,6 +411,7 @@ class IGraphService:
             skippedFiles=[SkippedFile.of(s) for s in self._skipped_examples(db)],
             dbBytes=db.size_bytes(),
             store=self.store.where,
+            activity=self._lock.activity(db),
             notes=([db.vec_error] if db.vec_error else []) + self._location_notes(),
         )
 

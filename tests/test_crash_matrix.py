@@ -24,6 +24,8 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
+import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -383,40 +385,168 @@ def _mounts_json(root: Path) -> list[str]:
     return [m["path"] for m in json.loads(path.read_text())["mounts"]] if path.exists() else []
 
 
+def _check_killed(p: Prepared, root: Path) -> None:
+    """What a kill left: a whole SQLite file, and a reader that sees each file old or new (D1)."""
+    db_path = root / CONFIG_DIR / DB_FILE
+    if not p.places.has_index(root):
+        return
+    if p.places.server is None:
+        con = apsw.Connection(str(db_path), flags=apsw.SQLITE_OPEN_READONLY)
+        try:
+            assert con.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+            assert con.execute("PRAGMA foreign_key_check").fetchall() == []
+        finally:
+            con.close()
+    reader = _service(root)
+    try:
+        _check_reader_sees_old_or_new(p, reader)
+    finally:
+        reader.close()
+
+
+def _check_equals_clean(p: Prepared, root: Path, svc: IGraphService) -> None:
+    """The finished index equals a clean build of the same tree: structure, vectors, mounts."""
+    assert svc.db.recovered_from is None and not list((root / CONFIG_DIR).glob("*.corrupt-*"))
+    got = State.of(svc)
+    assert got.snap == p.new.snap
+    assert got.vectors == p.new.vectors
+    assert got.snap["node_rows"] == len(got.vectors)  # every node embedded, none left stale
+    assert got.sources == p.new.sources
+    assert _mounts_json(root) == ([DOC] if p.scenario.mounted else [])
+
+
 def _kill_and_check(p: Prepared, site: str, nth: int, work: Path) -> None:
     root = p.places.copy(p.start, work / f"{site}-{nth}" / TREE)
     killed = _run(p.scenario, root, IGRAPH_CRASH_AT=f"{site}:{nth}")
     assert killed.returncode == -signal.SIGKILL, (killed.returncode, killed.stderr.decode()[-2000:])
-    db_path = root / CONFIG_DIR / DB_FILE
-    if p.places.has_index(root):
-        if p.places.server is None:
-            con = apsw.Connection(str(db_path), flags=apsw.SQLITE_OPEN_READONLY)
-            try:
-                assert con.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
-                assert con.execute("PRAGMA foreign_key_check").fetchall() == []
-            finally:
-                con.close()
-        reader = _service(root)
-        try:
-            _check_reader_sees_old_or_new(p, reader)
-        finally:
-            reader.close()
+    _check_killed(p, root)
     # The next run (the same command again, then an update) completes and equals a clean build.
     svc = _service(root)
     try:
         if p.scenario.argv[0] == "mount":
             svc.mount(DOC)
         svc.index()
-        assert svc.db.recovered_from is None and not list((root / CONFIG_DIR).glob("*.corrupt-*"))
-        got = State.of(svc)
+        _check_equals_clean(p, root, svc)
     finally:
         svc.close()
-    assert got.snap == p.new.snap
-    assert got.vectors == p.new.vectors
-    assert got.snap["node_rows"] == len(got.vectors)  # every node embedded, none left stale
-    assert got.sources == p.new.sources
-    assert _mounts_json(root) == ([DOC] if p.scenario.mounted else [])
     p.places.remove(root)
+
+
+# -- a server killed while it embeds (RELIABILITY F1) -------------------------------------------------------------
+# `serve` on a tree: the server indexes it on its own, is SIGKILLed at a batch of its embedding (and, in some runs,
+# again at a batch of the embedding it resumed), then a server started once more must finish the index with no
+# request at all. Its progress is read from the store, polled against a deadline.
+SERVE_DEADLINE_S = 300.0
+POLL_S = 0.05
+
+
+def _serve(root: Path, log: Path, **env: str) -> subprocess.Popen[bytes]:
+    """`igraph-mcp serve` (stdio) on ``root``; stdin stays open and no client ever sends a request."""
+    url = store_for(root).url
+    with open(log, "ab") as err:
+        return subprocess.Popen(
+            [sys.executable, "-m", "igraph_mcp", "serve", "--root", str(root)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+            env=_env(**env, **({"IGRAPH_DATABASE_URL": url} if url else {})),
+        )
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    """Close the server's stdin (its client went away) and reap it."""
+    assert proc.stdin is not None
+    proc.stdin.close()
+    try:
+        proc.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def _wait_killed(proc: subprocess.Popen[bytes], log: Path) -> None:
+    """The server reached its kill point and died of SIGKILL (reaped: no zombie left to look alive)."""
+    try:
+        code = proc.wait(timeout=SERVE_DEADLINE_S)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert code == -signal.SIGKILL, (code, log.read_text(errors="replace")[-2000:])
+
+
+def _wait_whole(root: Path, proc: subprocess.Popen[bytes], log: Path) -> None:
+    """Poll the store until every symbol has a vector and no build holds the lock: the server finished alone."""
+    deadline = time.monotonic() + SERVE_DEADLINE_S
+    svc = _service(root)
+    try:
+        while True:
+            assert proc.poll() is None, f"the server exited: {log.read_text(errors='replace')[-2000:]}"
+            if _whole(svc):
+                return
+            assert time.monotonic() < deadline, f"not finished in {SERVE_DEADLINE_S} s: {svc.status()}"
+            threading.Event().wait(POLL_S)
+    finally:
+        svc.close()
+
+
+def _whole(svc: IGraphService) -> bool:
+    """Every symbol embedded, and no process building (the after-embedding steps are done too)."""
+    try:
+        status = svc.status()
+    except NotIndexed:
+        return False
+    return status.indexed and status.vectors == status.symbols + status.files and status.activity is None
+
+
+def _served_copy(p: Prepared, dest: Path) -> Path:
+    """A copy of the starting tree for a server. On PostgreSQL the copied database still names the original tree as
+    the repository's checkout, and a server leaves another checkout's changes alone: record the copy instead."""
+    root = p.places.copy(p.start, dest)
+    url = store_for(root).url
+    if url is not None and p.places.has_index(root):
+        import psycopg
+
+        with psycopg.connect(url, autocommit=True) as con:
+            con.execute("UPDATE igraph.repos SET root = %s WHERE name = %s", (str(root), TREE))
+    return root
+
+
+def _serve_kill_and_check(p: Prepared, nth: int, resumed_nth: int | None, work: Path) -> None:
+    """Kill a server at its ``nth`` embedding batch (then, when given, the next one at its resumed embedding's
+    ``resumed_nth`` batch); a server started once more finishes alone, and the index equals a clean build."""
+    root = _served_copy(p, work / f"serve-{nth}-{resumed_nth}" / TREE)
+    log = root.parent / "serve.log"
+    _wait_killed(_serve(root, log, IGRAPH_CRASH_AT=f"embed.batch:{nth}"), log)
+    _check_killed(p, root)
+    if resumed_nth is not None:
+        _wait_killed(_serve(root, log, IGRAPH_CRASH_AT=f"embed.batch:{resumed_nth}"), log)
+        _check_killed(p, root)
+    server = _serve(root, log)
+    try:
+        _wait_whole(root, server, log)
+    finally:
+        _stop(server)
+    svc = _service(root)
+    try:
+        _check_equals_clean(p, root, svc)
+        assert svc.unfinished_work() is None
+    finally:
+        svc.close()
+    p.places.remove(root)
+
+
+def _embed_batches(p: Prepared, work: Path) -> int:
+    """How many embedding batches a server's own build of the starting tree commits (counted by tracing one)."""
+    root = _served_copy(p, work / "serve-traced" / TREE)
+    log, trace = root.parent / "serve.log", root.parent / "serve-trace.txt"
+    server = _serve(root, log, IGRAPH_CRASH_TRACE=str(trace))
+    try:
+        _wait_whole(root, server, log)
+    finally:
+        _stop(server)
+    p.places.remove(root)
+    return trace.read_text(encoding="utf-8").split().count("embed.batch")
 
 
 # -- the tests -----------------------------------------------------------------------------------------------
@@ -462,4 +592,34 @@ def test_crash_matrix_every_point(tmp_path: Path, places: Places) -> None:
         sys.stderr.write(f"crash matrix: {name}: {len(p.points)} points {Counter(s for s, _ in p.points)}\n")
     sys.stderr.write(f"crash matrix: {total} kill points, {len(failures)} inconsistent\n")
     assert total >= 50
+    assert not failures, "\n".join(failures)
+
+
+def test_server_resumes_after_kills_while_embedding(tmp_path: Path, places: Places) -> None:
+    # A server killed at its second embedding batch, the next one killed at the first batch of the embedding it
+    # resumed; a third, left alone, finishes.
+    p = _prepare(SCENARIOS["cold"], SAMPLE_FILES, tmp_path, places)
+    _serve_kill_and_check(p, 2, 1, tmp_path)
+
+
+@pytest.mark.long
+@pytest.mark.timeout(3600)
+def test_server_resume_every_embedding_point(tmp_path: Path, places: Places) -> None:
+    failures: list[str] = []
+    runs: list[tuple[int, int | None]] = []
+    for name in ("cold", "incremental"):
+        p = _prepare(SCENARIOS[name], LONG_FILES, tmp_path / name, places)
+        batches = _embed_batches(p, tmp_path / name)
+        assert batches >= 3, batches
+        # Every batch of the first embedding; after each, also a kill in the resumed embedding (its first batch,
+        # and its last one, where the resumed run has more than one).
+        runs = [(nth, None) for nth in range(1, batches + 1)]
+        runs += [(nth, 1) for nth in range(1, batches + 1)]
+        runs += [(nth, batches - nth + 1) for nth in range(1, batches) if batches - nth + 1 > 1]
+        for nth, resumed in runs:
+            try:
+                _serve_kill_and_check(p, nth, resumed, tmp_path / name)
+            except AssertionError as exc:
+                failures.append(f"{name} serve embed.batch:{nth} resumed {resumed}: {str(exc)[:300]}")
+        sys.stderr.write(f"crash matrix: serve {name}: {batches} batches, {len(runs)} kill runs\n")
     assert not failures, "\n".join(failures)

@@ -56,3 +56,21 @@ def describe_phases(phases: list[PhaseTiming]) -> str:
         counts = f" {p.done}/{p.total}" if p.total > 1 else ""
         parts.append(f"{label}{counts} {p.seconds:.2f}s")
     return " · ".join(parts)
+
+
+class RateMeter:
+    """Items per second of the current phase, timed from the phase's first report (earlier phases not counted)."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
+        self._phase = ""
+        self._start = (0.0, 0)  # (time, done) of the phase's first report
+
+    def update(self, phase: str, done: int) -> float:
+        """Record a report; returns the phase's rate so far (0.0 until an item was done after its first report)."""
+        now = self._clock()
+        if phase != self._phase:
+            self._phase, self._start = phase, (now, done)
+            return 0.0
+        seconds, items = now - self._start[0], done - self._start[1]
+        return items / seconds if seconds > 0 and items > 0 else 0.0

@@ -31,6 +31,7 @@ from igraph_mcp.resources.mounts import (
 )
 from igraph_mcp.resources.results import MountResult, Problem, ResourceList, SourceInfo, UnmountResult
 from igraph_mcp.store import resources as res_store
+from igraph_mcp.store import status as status_store
 from igraph_mcp.store import vectors as vec_store
 from igraph_mcp.store.db import Database
 from igraph_mcp.store.records import SourceRow
@@ -217,6 +218,13 @@ class ResourceManager:
             return []
 
     # -- after an index run ----------------------------------------------------------------------------------
+    def links_pending(self, db: Database) -> bool:
+        """Whether code was (re)indexed after mounted resources were last linked to it (a build stopped before
+        its last step): ``after_index`` has work to do."""
+        if not status_store.has_resources(db):
+            return False
+        return res_store.latest_index_time(db) > float(db.get_meta(_IDENT_MARK, "0") or 0)
+
     def after_index(self, db: Database, embedder: Embedder | None) -> None:
         """Restore and refresh mounts, embed chunks without vectors, re-link resources to changed files."""
         fresh = self._restore(db, embedder)  # these were linked to all code while being stored

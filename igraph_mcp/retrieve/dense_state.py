@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from igraph_mcp.embed.base import Embedder
+from igraph_mcp.models import BuildActivity
 from igraph_mcp.retrieve.vector_search import VectorSearch, VectorSearchCache
 from igraph_mcp.store import status as status_store
 from igraph_mcp.store import vectors as vec_store
@@ -21,6 +23,33 @@ class DenseState:
     search: VectorSearch | None = None  # None: sqlite-vec in the database
     embedded: int = 0  # symbols with a vector, of ``total``: how far the embedding phase has got
     total: int = 0
+    finishing: str | None = None  # while embedded < total: who is adding the rest, and how long it will take
+
+
+def finishing_note(activity: BuildActivity | None, *, pending: bool = False) -> str:
+    """What a partial dense channel waits for: the running build and its time left, or what to do.
+
+    ``activity`` is the lock holder's record (any process); ``pending``: this server is about to resume the work.
+    """
+    if activity is None:
+        if pending:
+            return "finishing in the background (starting)"
+        return "no build is running: call igraph_index to finish it"
+    if activity.phase != "embed":
+        counts = f" {activity.done}/{activity.total}" if activity.total else ""
+        return f"an index build is running in the background ({activity.phase}{counts}); the vectors follow it"
+    if activity.secondsLeft is None:
+        return "finishing in the background"
+    return f"finishing in the background, about {_duration(activity.secondsLeft)} left"
+
+
+def _duration(seconds: float) -> str:
+    """``40 s``, ``3 min``, ``2 h``: the precision an estimate deserves."""
+    if seconds < 90:
+        return f"{max(1, round(seconds))} s"
+    if seconds < 5400:
+        return f"{round(seconds / 60)} min"
+    return f"{round(seconds / 3600)} h"
 
 
 class DenseGate:
@@ -38,8 +67,15 @@ class DenseGate:
             self._counts = (version, status_store.node_count(db), vec_store.node_vector_count(db))
         return self._counts[1], self._counts[2]
 
-    def state(self, db: Database, embedder: Embedder | None, embedder_error: str | None) -> DenseState:
-        """The dense channel's state for a query against ``db`` with ``embedder``."""
+    def state(
+        self,
+        db: Database,
+        embedder: Embedder | None,
+        embedder_error: str | None,
+        background: Callable[[], str] | None = None,
+    ) -> DenseState:
+        """The dense channel's state for a query against ``db`` with ``embedder``; ``background`` says who is
+        adding missing vectors (asked only when some are missing)."""
         if not db.vec_available:
             return DenseState(None, db.vec_error, None)
         if embedder is None:
@@ -47,13 +83,15 @@ class DenseGate:
         stored = db.get_meta("embedder_id")
         total, vectors = self.coverage_counts(db)
         if stored is None or vectors == 0:
+            finishing = background() if background is not None and total else None
             return DenseState(
                 None,
-                f"no vectors yet (dense channel: 0/{total} symbols embedded); answered from FTS + graph. A running "
-                "index build adds them batch by batch; if none is running, run `igraph-mcp index`",
+                f"no vectors yet (dense channel: 0/{total} symbols embedded); answered from FTS + graph"
+                + (f"; {finishing}" if finishing else ""),
                 0.0,
                 embedded=0,
                 total=total,
+                finishing=finishing,
             )
         if stored != embedder.id:
             return DenseState(
@@ -63,4 +101,7 @@ class DenseGate:
                 None,
             )
         coverage = vectors / total if total else 0.0
-        return DenseState(embedder, None, coverage, self._vector_cache.get(db), embedded=vectors, total=total)
+        finishing = background() if background is not None and vectors < total else None
+        return DenseState(
+            embedder, None, coverage, self._vector_cache.get(db), embedded=vectors, total=total, finishing=finishing
+        )

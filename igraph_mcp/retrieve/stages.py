@@ -212,7 +212,8 @@ def search_channels(
         trace.channels.append("dense")
         if dense.embedded < dense.total:
             # Vectors are still being added (or a build stopped early): say how far, and flag the answer.
-            trace.notes.append(f"dense channel: {dense.embedded}/{dense.total} symbols embedded")
+            note = f"dense channel: {dense.embedded}/{dense.total} symbols embedded"
+            trace.notes.append(f"{note}; {dense.finishing}" if dense.finishing else note)
             trace.degraded = True
     trace.dense_coverage = dense.coverage
     trace.candidates = {k: len(v) for k, v in ranked.items()}

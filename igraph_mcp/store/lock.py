@@ -15,10 +15,11 @@ from typing import IO
 import apsw
 
 from igraph_mcp.errors import IndexBusy, StorageError
+from igraph_mcp.models import BuildActivity
 from igraph_mcp.store.db import Database, SqliteDatabase
 
 LOCK_FILE = "index.lock"
-RECORD_BYTES = 256  # the holder record: pid, start time, phase and counts as JSON, space-padded
+RECORD_BYTES = 256  # the holder record: pid, start time, phase, counts and rate as JSON, space-padded
 # The index is derived data: keep it out of the user's commits (config and mounts are the user's own).
 _STATE_GITIGNORE = "# created by igraph-mcp\n*\n!config.json\n!mounts.json\n"
 
@@ -89,10 +90,32 @@ class WriterLock:
         finally:
             self._thread_lock.release()
 
-    def report(self, phase: str, done: int, total: int) -> None:
+    def report(self, phase: str, done: int, total: int, rate: float = 0.0) -> None:
         """Record the holder's progress in the lock file (a no-op when this process does not hold the lock)."""
-        info = {"pid": os.getpid(), "since": self._since, "phase": phase[:40], "done": done, "total": total}
+        info = {
+            "pid": os.getpid(),
+            "since": self._since,
+            "phase": phase[:40],
+            "done": done,
+            "total": total,
+            "rate": round(rate, 3),
+        }
         self._write_record(json.dumps(info).encode())
+
+    def activity(self, db: Database | None = None) -> BuildActivity | None:
+        """What the live holder of the lock recorded (this process's build or another's), or None.
+
+        Read without touching the lock (trying it, even shared, could make a starting writer fail with "busy"):
+        a record whose process is gone was left by a killed holder and is ignored.
+        """
+        try:
+            with open(self.state_dir / LOCK_FILE, "rb") as fh:
+                info = _parse_record(os.pread(fh.fileno(), RECORD_BYTES, 0))
+        except OSError:
+            return None
+        if info is None or not _process_alive(info.pid):
+            return None
+        return info
 
     def _write_record(self, data: bytes) -> None:
         fh = self._file
@@ -100,6 +123,41 @@ class WriterLock:
             # One write of a fixed size at offset 0, never a truncate: a rival reading meanwhile sees the old
             # record or the new one, not an empty file.
             os.pwrite(fh.fileno(), data.ljust(RECORD_BYTES)[:RECORD_BYTES], 0)
+
+
+def _parse_record(data: bytes) -> BuildActivity | None:
+    """The holder record, or None for a blank (released) or unreadable one."""
+    try:
+        info = json.loads(data.strip() or b"null")
+        if not isinstance(info, dict):
+            return None
+        return BuildActivity.measured(
+            phase=str(info["phase"]),
+            done=int(info["done"]),
+            total=int(info["total"]),
+            rate=float(info.get("rate", 0.0)),
+            pid=int(info["pid"]),
+            since=float(info["since"]),
+        )
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+def _process_alive(pid: int) -> bool:
+    """Whether process ``pid`` runs here (a zombie, killed but not yet reaped by its parent, does not)."""
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # another user's process: it exists
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return True  # no /proc (macOS): the signal test is all there is
+    return stat.rpartition(")")[2].split()[:1] != ["Z"]
 
 
 def holder_note(lock_file: IO[str]) -> str:

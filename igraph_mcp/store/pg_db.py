@@ -402,6 +402,12 @@ class PgDatabase(Database):
                 ),
             )
 
+    def source_root(self) -> str:
+        """The checkout root the repository's last writer recorded (``record_source``); '' when none was."""
+        with self._lock, self._mapped():
+            row = self.raw.execute("SELECT root FROM igraph.repos WHERE id = %s", (self.repo_id,)).fetchone()
+        return "" if row is None else str(row[0])
+
     def analyze_if_never(self) -> None:
         """Gather planner statistics for a repository's tables that never had any (a first build), so its first
         queries do not wait for autovacuum to find out how large the tables became."""

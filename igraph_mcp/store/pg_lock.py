@@ -20,6 +20,7 @@ from typing import Any
 import psycopg
 
 from igraph_mcp.errors import IGraphError, IndexBusy
+from igraph_mcp.models import BuildActivity
 from igraph_mcp.repo_identity import RepoIdentity, check_binding
 from igraph_mcp.store import pg_schema
 from igraph_mcp.store.db import Database
@@ -98,7 +99,7 @@ class PgWriterLock:
             return None
         return check_binding(self.repo, safe_url(self.url), db.bound_identity(), self.identity(), replace=replace)
 
-    def report(self, phase: str, done: int, total: int) -> None:
+    def report(self, phase: str, done: int, total: int, rate: float = 0.0) -> None:
         """Record the holder's progress (a no-op when this process does not hold the lock)."""
         con = self._progress
         if con is None:
@@ -110,10 +111,10 @@ class PgWriterLock:
         try:
             con.execute(
                 "INSERT INTO igraph.index_progress(repo_id, pid, host, backend_pid, started_at, phase, done, total, "
-                "updated_at) VALUES(%s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT(repo_id) DO UPDATE "
+                "updated_at, rate) VALUES(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT(repo_id) DO UPDATE "
                 "SET pid = excluded.pid, host = excluded.host, backend_pid = excluded.backend_pid, "
                 "started_at = excluded.started_at, phase = excluded.phase, done = excluded.done, "
-                "total = excluded.total, updated_at = excluded.updated_at",
+                "total = excluded.total, updated_at = excluded.updated_at, rate = excluded.rate",
                 (
                     self._repo_id,
                     os.getpid(),
@@ -124,12 +125,23 @@ class PgWriterLock:
                     done,
                     total,
                     time.time(),
+                    round(rate, 3),
                 ),
             )
         except psycopg.Error:
             # Progress is a courtesy to rivals: losing its line must not stop the build (the writes have their own).
             con.close()
             self._progress = None
+
+    def activity(self, db: Database | None = None) -> BuildActivity | None:
+        """What the live holder of this repository's lock recorded, read on ``db`` (a connection to the store), or
+        None: no holder, a killed holder's row, no connection to read on, or a registry that cannot be read."""
+        if not isinstance(db, PgDatabase) or db.raw.closed or db.raw.broken:
+            return None
+        try:
+            return read_activity(db.raw, self.repo)
+        except psycopg.Error:
+            return None
 
     def _release(self, db: PgDatabase, *, locked: bool) -> None:
         """Drop the progress row and the lock; closing the writer's session releases the lock in any case."""
@@ -177,6 +189,33 @@ def lock_holder_pid(con: psycopg.Connection[tuple[Any, ...]], repo_id: int) -> i
         (pg_schema.REPO_LOCK_CLASS, repo_id),
     ).fetchone()
     return None if row is None else int(row[0])
+
+
+def read_activity(con: psycopg.Connection[tuple[Any, ...]], repo: str) -> BuildActivity | None:
+    """The progress row of repository ``repo``'s live lock holder, or None.
+
+    Read as JSON so a registry from before the ``rate`` column reads too; inside a reader's transaction this never
+    fails on a missing column (a failed statement would end that transaction).
+    """
+    row = con.execute(
+        "SELECT to_jsonb(p) FROM igraph.index_progress p JOIN igraph.repos r ON r.id = p.repo_id "
+        "WHERE r.name = %s AND p.backend_pid = (SELECT l.pid FROM pg_locks l WHERE l.locktype = 'advisory' "
+        "AND l.granted AND l.classid = %s AND l.objid = r.id AND l.objsubid = 2 "
+        "AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database()))",
+        (repo, pg_schema.REPO_LOCK_CLASS),
+    ).fetchone()
+    if row is None or not isinstance(row[0], dict):
+        return None
+    info = row[0]
+    return BuildActivity.measured(
+        phase=str(info["phase"]),
+        done=int(info["done"]),
+        total=int(info["total"]),
+        rate=float(info.get("rate") or 0.0),
+        pid=int(info["pid"]),
+        host=str(info["host"]),
+        since=float(info["started_at"]),
+    )
 
 
 def holder_note(con: psycopg.Connection[tuple[Any, ...]], repo_id: int) -> str:

@@ -65,6 +65,8 @@ REGISTRY_MIGRATIONS: list[tuple[int, list[str]]] = [
             f"ALTER TABLE {REGISTRY}.repos ADD COLUMN IF NOT EXISTS bound_at DOUBLE PRECISION",
         ],
     ),
+    # 3: items per second of the lock holder's current phase (vectors/s while embedding): status's time left.
+    (3, [f"ALTER TABLE {REGISTRY}.index_progress ADD COLUMN IF NOT EXISTS rate DOUBLE PRECISION NOT NULL DEFAULT 0"]),
 ]
 REGISTRY_VERSION = max(v for v, _ in REGISTRY_MIGRATIONS)
 

@@ -19,6 +19,7 @@ from typing import Protocol
 
 from igraph_mcp.config import DB_FILE
 from igraph_mcp.errors import ConfigError, IndexDamaged, InvalidInput
+from igraph_mcp.models import BuildActivity
 from igraph_mcp.repo_identity import read_identity
 from igraph_mcp.store.db import Database
 from igraph_mcp.store.dialect import POSTGRESQL, SQLITE, Dialect
@@ -39,8 +40,11 @@ class IndexWriter(Protocol):
         """The exclusive write connection; in a shared store, NameTaken when the repository's name is bound to
         another repository (``replace`` takes it over)."""
 
-    def report(self, phase: str, done: int, total: int) -> None:
-        """Record the holder's progress for a rival's "busy" answer."""
+    def report(self, phase: str, done: int, total: int, rate: float = 0.0) -> None:
+        """Record the holder's progress (``rate``: items per second of this phase) for rivals and status."""
+
+    def activity(self, db: Database | None = None) -> BuildActivity | None:
+        """What the live lock holder (this process or another) recorded; ``db``: a connection to read it on."""
 
 
 def chosen_url(store: str | None = None, env: Mapping[str, str] | None = None) -> str | None:
@@ -155,6 +159,16 @@ class IndexStore:
     def present(self) -> bool:
         """False when there is certainly no index yet (no file); a PostgreSQL store asks its registry."""
         return self.sqlite_path.exists() if self.sqlite_path is not None else True
+
+    def tree_is_source(self, db: Database, root: str) -> bool:
+        """Whether the tree at ``root`` is the one this index was built from: always for the SQLite file beside it;
+        in a shared store only the checkout its registry records (a server over another checkout of the same
+        repository must not index its files into the team's copy on its own)."""
+        if self.sqlite_path is not None:
+            return True
+        from igraph_mcp.store.pg_db import PgDatabase
+
+        return isinstance(db, PgDatabase) and db.source_root() == root
 
 
 def open_store(
