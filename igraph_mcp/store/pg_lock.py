@@ -54,7 +54,7 @@ class PgWriterLock:
         self._repo_id = 0
         self._backend = 0
         self._since = 0.0
-        self._last = ("", 0.0)  # (phase, time) of the last progress written
+        self._last = ("", 0.0, False)  # (phase, time, with a rate) of the last progress written
 
     @contextlib.contextmanager
     def hold(self, *, replace: bool = False) -> Iterator[Database]:
@@ -80,7 +80,7 @@ class PgWriterLock:
                     backend = int(db.raw.info.backend_pid)
                 bound = self._binding(db, replace=replace)
                 self._progress = _progress_connection(self.url)
-                self._repo_id, self._backend, self._since, self._last = db.repo_id, backend, time.time(), ("", 0.0)
+                self._repo_id, self._backend, self._since, self._last = db.repo_id, backend, time.time(), ("", 0.0, False)
                 self.report("starting", 0, 0)
                 if bound is not None:
                     db.record_source(bound, self.revision())
@@ -105,9 +105,12 @@ class PgWriterLock:
         if con is None:
             return
         now = time.monotonic()
-        if phase == self._last[0] and now - self._last[1] < REPORT_EVERY_S:
+        # The first measured rate of a phase is always written: a long phase's time left is known from then on.
+        same_phase = phase == self._last[0]
+        first_rate = rate > 0 and not (same_phase and self._last[2])
+        if same_phase and now - self._last[1] < REPORT_EVERY_S and not first_rate:
             return
-        self._last = (phase, now)
+        self._last = (phase, now, rate > 0)
         try:
             con.execute(
                 "INSERT INTO igraph.index_progress(repo_id, pid, host, backend_pid, started_at, phase, done, total, "
