@@ -478,7 +478,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--port", type=int, default=8765)
     s.add_argument("--watch", action="store_true", help="keep the index current with a file watcher")
     s.add_argument("--allow-remote", action="store_true", help="allow binding a non-loopback host (needs a token)")
-    s.add_argument("--no-auto-index", action="store_true", help="do not index on start when there is no index")
+    s.add_argument("--no-auto-index", action="store_true", help="do not build the index on start, nor finish one a killed build left unfinished")
     s.add_argument(
         "--tokens",
         default=None,

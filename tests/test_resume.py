@@ -238,6 +238,12 @@ async def test_waiting_server_reports_the_holder_then_takes_over_when_it_dies(tm
                 status_text = await client.call_tool("igraph_status", {})
                 status = _data(status_text)
                 answer = _data(await client.call_tool("igraph_explore", {"query": "post an entry", "hops": 0}))
+                cli = subprocess.run(
+                    [sys.executable, "-m", "igraph_mcp", "status", "--root", str(root)],
+                    env=_env(root),
+                    capture_output=True,
+                    timeout=120,
+                )
                 holder.kill()
                 holder.wait()
                 # A's death releases the lock; B's next look takes over and finishes with no request.
@@ -256,6 +262,7 @@ async def test_waiting_server_reports_the_holder_then_takes_over_when_it_dies(tm
     assert (running["done"], running["total"]) == (256, 4 * FILES)
     assert running["rate"] > 0 and running["secondsLeft"] is not None
     assert "building: embed 256/400 at" in _text(status_text)
+    assert cli.returncode == 0 and "building: embed 256/400 at" in cli.stdout.decode()  # CLI status: the same record
     assert status["vectors"] == 256  # B did not write while A held the lock
     assert answer["degraded"] is True
     assert f"dense channel: 256/{4 * FILES} symbols embedded; finishing in the background, about" in answer["note"]
