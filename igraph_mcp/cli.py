@@ -229,9 +229,17 @@ def cmd_init(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    started = None
+    if args.transport == "stdio":
+        from igraph_mcp.server_state import open_state
+
+        # The background work (the first build, or finishing an interrupted one) starts before the MCP SDK is
+        # imported: that import takes a second, several on a busy machine, and the embedding runs meanwhile.
+        started = open_state(args)
+        started.attach()
     from igraph_mcp.server import serve
 
-    return serve(args)
+    return serve(args, started=started)
 
 
 def _tokens_path(args: argparse.Namespace) -> Path:
@@ -478,7 +486,11 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--port", type=int, default=8765)
     s.add_argument("--watch", action="store_true", help="keep the index current with a file watcher")
     s.add_argument("--allow-remote", action="store_true", help="allow binding a non-loopback host (needs a token)")
-    s.add_argument("--no-auto-index", action="store_true", help="do not build the index on start, nor finish one a killed build left unfinished")
+    s.add_argument(
+        "--no-auto-index",
+        action="store_true",
+        help="do not build the index on start, nor finish one a killed build left unfinished",
+    )
     s.add_argument(
         "--tokens",
         default=None,

@@ -23,7 +23,6 @@ import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from functools import partial
-from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar, cast
 
 import anyio
@@ -50,10 +49,9 @@ from igraph_mcp.explore_request import (
 from igraph_mcp.instructions import build_instructions
 from igraph_mcp.models import ExploreResult, FileDetail, IndexResult, NodeDetail, RelatedResult, StatusResult
 from igraph_mcp.resources.results import MountResult, ResourceList, UnmountResult
-from igraph_mcp.server_state import BuildProgress, ServerState, WorkspaceState
-from igraph_mcp.service import IGraphService
+from igraph_mcp.server_state import BuildProgress, ServerState, WorkspaceState, open_state
 from igraph_mcp.structured import compact, output_schema
-from igraph_mcp.workspace import Workspace, store_options, workspace_roots
+from igraph_mcp.workspace import workspace_roots
 
 log = logging.getLogger(__name__)
 
@@ -551,17 +549,10 @@ def create_server(state: ServerState | WorkspaceState) -> MCPServer[WorkspaceSta
     )
 
 
-def auto_index_allowed(root: Path) -> bool:
-    """False for the filesystem root and the home directory: clients often launch servers there (cwd '/')."""
-    real = Path(os.path.realpath(root))
-    if real == Path(real.anchor) or real == Path(os.path.realpath(Path.home())):
-        log.warning("not indexing %s automatically: pass --root <repository> (or call igraph_index)", real)
-        return False
-    return True
+def serve(args: argparse.Namespace, *, started: ServerState | WorkspaceState | None = None) -> int:
+    """`igraph-mcp serve`: stdio by default, or streamable HTTP / legacy SSE with bind and token checks.
 
-
-def serve(args: argparse.Namespace) -> int:
-    """`igraph-mcp serve`: stdio by default, or streamable HTTP / legacy SSE with bind and token checks."""
+    ``started``: the state ``open_state(args)`` made and attached already (its background work running)."""
     from igraph_mcp.access import access_log
     from igraph_mcp.errors import ConfigError
     from igraph_mcp.tokens import TokenTable
@@ -581,18 +572,15 @@ def serve(args: argparse.Namespace) -> int:
             return 2
         access_log.setLevel(logging.INFO)  # one line per call on stderr, whatever -v says
     roots = workspace_roots(args.root, getattr(args, "workspace", None))
-    auto_index = not args.no_auto_index and all(auto_index_allowed(r.root) for r in roots)
-    stores = store_options(args, roots=len(roots))
-    if len(roots) == 1:
-        state: ServerState | WorkspaceState = ServerState(
-            IGraphService(roots[0].root, **stores), auto_index=auto_index, watch=args.watch
-        )
-    else:
-        state = WorkspaceState.open(Workspace.open(roots, **stores), auto_index=auto_index, watch=args.watch)
+    state = started if started is not None else open_state(args)
     server = create_server(state)
     repos = [Repository(name=r.name, path=str(r.root)) for r in roots]
     if args.transport == "stdio":
-        server.run()
+        try:
+            server.run()
+        finally:
+            if started is not None:
+                started.detach()
         return 0
     state.attach()  # HTTP: one runtime for all sessions, started before the first connection
     try:

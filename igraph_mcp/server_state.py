@@ -9,9 +9,12 @@ reports on its own.
 
 from __future__ import annotations
 
+import argparse
 import logging
+import os
 import threading
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from igraph_mcp.errors import IGraphError, IndexBusy
@@ -19,7 +22,7 @@ from igraph_mcp.index.phases import PhaseClock, Progress
 from igraph_mcp.models import IndexResult, PhaseTiming
 from igraph_mcp.resume import Resumer
 from igraph_mcp.service import IGraphService, UnfinishedWork
-from igraph_mcp.workspace import Workspace
+from igraph_mcp.workspace import Workspace, store_options, workspace_roots
 
 log = logging.getLogger(__name__)
 
@@ -225,3 +228,24 @@ class WorkspaceState:
         """Stop every repository's background work."""
         for state in self.repos.values():
             state.detach()
+
+
+def auto_index_allowed(root: Path) -> bool:
+    """False for the filesystem root and the home directory: clients often launch servers there (cwd '/')."""
+    real = Path(os.path.realpath(root))
+    if real == Path(real.anchor) or real == Path(os.path.realpath(Path.home())):
+        log.warning("not indexing %s automatically: pass --root <repository> (or call igraph_index)", real)
+        return False
+    return True
+
+
+def open_state(args: argparse.Namespace) -> ServerState | WorkspaceState:
+    """The state of `serve ARGS`: a service per repository, auto-index and watch as the flags say; nothing started.
+
+    It needs no MCP SDK, so the stdio front starts the background work (a resume) before importing the SDK."""
+    roots = workspace_roots(args.root, getattr(args, "workspace", None))
+    auto_index = not args.no_auto_index and all(auto_index_allowed(r.root) for r in roots)
+    stores = store_options(args, roots=len(roots))
+    if len(roots) == 1:
+        return ServerState(IGraphService(roots[0].root, **stores), auto_index=auto_index, watch=args.watch)
+    return WorkspaceState.open(Workspace.open(roots, **stores), auto_index=auto_index, watch=args.watch)

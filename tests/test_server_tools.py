@@ -22,8 +22,8 @@ from igraph_mcp.errors import IGraphError, IndexBusy
 from igraph_mcp.instructions import build_instructions
 from igraph_mcp.models import StatusResult
 from igraph_mcp.retrieve.analyze import MAX_QUERY_CHARS
-from igraph_mcp.server import auto_index_allowed, create_server
-from igraph_mcp.server_state import ServerState
+from igraph_mcp.server import create_server
+from igraph_mcp.server_state import ServerState, auto_index_allowed
 from igraph_mcp.service import IGraphService
 from igraph_mcp.watch import RepoWatcher, relevant_paths
 

@@ -80,7 +80,12 @@ class PgWriterLock:
                     backend = int(db.raw.info.backend_pid)
                 bound = self._binding(db, replace=replace)
                 self._progress = _progress_connection(self.url)
-                self._repo_id, self._backend, self._since, self._last = db.repo_id, backend, time.time(), ("", 0.0, False)
+                self._repo_id, self._backend, self._since, self._last = (
+                    db.repo_id,
+                    backend,
+                    time.time(),
+                    ("", 0.0, False),
+                )
                 self.report("starting", 0, 0)
                 if bound is not None:
                     db.record_source(bound, self.revision())
