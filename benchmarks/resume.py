@@ -1,6 +1,6 @@
 """Resume after a kill: how long a restarted, idle server takes to finish the vectors a killed one left missing.
 
-usage: python benchmarks/resume.py [--tree PATH] [--fraction 0.3] [--json out.json]
+usage: python benchmarks/resume.py [--tree PATH] [--fraction 0.3] [--repeat 1] [--json out.json]
 
 The tree (default: this checkout's igraph_mcp/ and benchmarks/, about 2.7k symbols) is copied to a temporary
 directory, never indexed in place. Then:
@@ -11,12 +11,13 @@ directory, never indexed in place. Then:
 2. The texts still without a vector are read from the store, and a second server is started; the store is polled
    every 0.1 s until every symbol has a vector: the time from its start is the time to coverage 1.0, so it includes
    the interpreter's start, the model's load and the resume's own look at the index.
-3. The embedder alone then embeds exactly those texts in this process (model loaded and warmed first, batches of
-   the indexer's size): remaining / that rate is what the vectors themselves take. The overhead is how much longer
-   the server took: the target is at most 10 %.
+3. The embedder alone embeds exactly those texts in this process, just before step 2 (model loaded and warmed
+   first, batches of the indexer's size): remaining / that rate is what the vectors themselves take. The overhead
+   is how much longer the server took: the target is at most 10 %.
 
-The rate the server itself reported in the store (the writer lock's progress record, what igraph_status shows)
-is printed beside it.
+With ``--repeat N`` steps 3 and 2 run N times, each restart from a copy of the same killed index, so the figures
+of a shared, busy machine can be told from its noise. The rate the server itself reported in the store (the writer
+lock's progress record, what igraph_status shows) is printed beside it.
 """
 
 from __future__ import annotations
@@ -127,11 +128,15 @@ def _embed_rate(root: Path, texts: list[str]) -> float:
     return len(texts) / (time.perf_counter() - started)
 
 
-def run(tree: Path | None, fraction: float) -> dict[str, float | int]:
-    """Index, kill at ``fraction`` of the vectors, restart, time to coverage 1.0, the embedder's own rate."""
+def run(tree: Path | None, fraction: float, repeat: int = 1) -> list[dict[str, float | int]]:
+    """Index, kill at ``fraction`` of the vectors; then ``repeat`` times, from that same killed state: the embedder's
+    own rate on the remaining texts, and a restarted server's time to coverage 1.0 (interleaved, so the load of a
+    shared machine drifts alike for both)."""
+    out: list[dict[str, float | int]] = []
     with tempfile.TemporaryDirectory(prefix="igraph-resume-") as tmp:
         root = _copy_tree(tree, Path(tmp) / "tree")
         log = Path(tmp) / "serve.log"
+        killed = Path(tmp) / "killed-index"
         svc = IGraphService(root, embed=False)  # a reader of the store; it embeds nothing itself
         try:
             first = _serve(root, log)
@@ -142,26 +147,37 @@ def run(tree: Path | None, fraction: float) -> dict[str, float | int]:
             assert counts is not None
             nodes, remaining = counts
             texts = _missing_texts(svc)
-            started = time.monotonic()
-            second = _serve(root, log)
-            finished, server_rate, embedding = _poll(svc, second, 1.0, log)
-            second.stdin.close()  # type: ignore[union-attr]
-            second.wait(timeout=60)
         finally:
             svc.close()
-        rate = _embed_rate(root, texts)
-    took = finished - started
-    expected = remaining / rate
-    return {
-        "nodes": nodes,
-        "remaining": remaining,
-        "secondsToCoverage1": round(took, 2),
-        "secondsToFirstBatch": round(embedding - started, 2) if embedding else -1,
-        "embedderRate": round(rate, 1),
-        "serverReportedRate": round(server_rate, 1),
-        "vectorsSeconds": round(expected, 2),
-        "overheadPercent": round(100 * (took / expected - 1), 1),
-    }
+        shutil.copytree(root / ".igraph", killed)
+        for _ in range(repeat):
+            rate = _embed_rate(root, texts)
+            shutil.rmtree(root / ".igraph")
+            shutil.copytree(killed, root / ".igraph")
+            svc = IGraphService(root, embed=False)
+            try:
+                started = time.monotonic()
+                second = _serve(root, log)
+                finished, server_rate, embedding = _poll(svc, second, 1.0, log)
+                second.stdin.close()  # type: ignore[union-attr]
+                second.wait(timeout=60)
+            finally:
+                svc.close()
+            took = finished - started
+            expected = remaining / rate
+            out.append(
+                {
+                    "nodes": nodes,
+                    "remaining": remaining,
+                    "secondsToCoverage1": round(took, 2),
+                    "secondsToFirstBatch": round(embedding - started, 2) if embedding else -1,
+                    "embedderRate": round(rate, 1),
+                    "serverReportedRate": round(server_rate, 1),
+                    "vectorsSeconds": round(expected, 2),
+                    "overheadPercent": round(100 * (took / expected - 1), 1),
+                }
+            )
+    return out
 
 
 def main() -> None:
@@ -169,21 +185,27 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--tree", type=Path, default=None, help="a source tree (default: this checkout's code)")
     ap.add_argument("--fraction", type=float, default=0.3, help="share of the vectors stored when it is killed")
+    ap.add_argument("--repeat", type=int, default=1, help="restarts from the same killed state (default 1)")
     ap.add_argument("--json", type=Path, default=None)
     args = ap.parse_args()
     if not 0 < args.fraction < 1:
         raise SystemExit("--fraction must lie between 0 and 1")
-    out = run(args.tree, args.fraction)
-    print(
-        f"{out['nodes']} nodes to embed; killed at {args.fraction:.0%}: {out['remaining']} vectors remaining\n"
-        f"restarted idle server: coverage 1.0 after {out['secondsToCoverage1']} s "
-        f"(it was embedding {out['secondsToFirstBatch']} s after its start; it reported "
-        f"{out['serverReportedRate']} vectors/s)\n"
-        f"embedder alone on those texts: {out['embedderRate']} vectors/s = {out['vectorsSeconds']} s\n"
-        f"overhead: {out['overheadPercent']} % (target <= 10 %)"
-    )
+    runs = run(args.tree, args.fraction, max(1, args.repeat))
+    for out in runs:
+        print(
+            f"{out['nodes']} nodes to embed; killed at {args.fraction:.0%}: {out['remaining']} vectors remaining\n"
+            f"restarted idle server: coverage 1.0 after {out['secondsToCoverage1']} s "
+            f"(it was embedding {out['secondsToFirstBatch']} s after its start; it reported "
+            f"{out['serverReportedRate']} vectors/s)\n"
+            f"embedder alone on those texts: {out['embedderRate']} vectors/s = {out['vectorsSeconds']} s\n"
+            f"overhead: {out['overheadPercent']} % (target <= 10 %)"
+        )
+    if len(runs) > 1:
+        took = sum(float(r["secondsToCoverage1"]) for r in runs)
+        expected = sum(float(r["vectorsSeconds"]) for r in runs)
+        print(f"all {len(runs)} restarts: {took:.1f} s against {expected:.1f} s: {100 * (took / expected - 1):.1f} %")
     if args.json:
-        args.json.write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
+        args.json.write_text(json.dumps(runs, indent=2) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":
