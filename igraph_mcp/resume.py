@@ -45,7 +45,6 @@ class Resumer(Generic[_W]):
         self._on_pending = on_pending
         self._on_error = on_error
         self.retry_s = retry_s
-        self.waits = 0  # looks that found the lock taken (a test's way to see the retry ran)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -58,13 +57,6 @@ class Resumer(Generic[_W]):
         """Stop waiting for the lock; a build already running finishes on its own."""
         self._stop.set()
 
-    def join(self, timeout: float | None = None) -> bool:
-        """Wait for the thread to end; True when it has."""
-        if self._thread is None:
-            return True
-        self._thread.join(timeout)
-        return not self._thread.is_alive()
-
     def _run(self) -> None:
         try:
             while not self._stop.is_set():
@@ -76,7 +68,6 @@ class Resumer(Generic[_W]):
                     self._finish(work)
                     return  # one build per start: what it could not finish (a failing embedder) it reported
                 except IndexBusy:
-                    self.waits += 1
                     self._stop.wait(self.retry_s)  # not a busy loop: the lock is tried again after a pause
         except IGraphError as exc:
             self._on_error(f"finishing the index in the background failed: {exc}")
