@@ -376,7 +376,10 @@ class IGraphService:
         try:
             with self._reader.reading():
                 db = self.db
-                if db.schema_version() > SCHEMA_VERSION:
+                version = db.schema_version()
+                if version == 0:  # another process's first build is creating the schema right now
+                    raise NotIndexed("no index yet")
+                if version > SCHEMA_VERSION:
                     self._reader.check_schema(db)  # raises with the upgrade hint
                 c = graph.counts(db)
         except NotIndexed:
