@@ -491,12 +491,14 @@ def _wait_whole(root: Path, proc: subprocess.Popen[bytes], log: Path) -> None:
 
 
 def _whole(svc: IGraphService) -> bool:
-    """Every symbol embedded, and no process building (the after-embedding steps are done too)."""
+    """Every file indexed as it is now, every symbol embedded, and no process building (the steps after embedding
+    are done too)."""
     try:
         status = svc.status()
     except NotIndexed:
         return False
-    return status.indexed and status.vectors == status.symbols + status.files and status.activity is None
+    whole = status.vectors == status.symbols + status.files and status.staleCount == 0
+    return status.indexed and whole and status.activity is None
 
 
 def _served_copy(p: Prepared, dest: Path) -> Path:
