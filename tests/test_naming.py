@@ -20,6 +20,7 @@ from igraph_mcp.index.mass_delete import FLOOR
 from igraph_mcp.server import create_server
 from igraph_mcp.server_state import ServerState
 from igraph_mcp.store import vectors as vec_store
+from igraph_mcp.store.pg_schema import REGISTRY_VERSION
 
 pytestmark = [pytest.mark.anyio, pytest.mark.both_stores]
 
@@ -233,7 +234,7 @@ def test_a_name_bound_before_identities_adopts_the_first_indexer(
     assert "0 deleted" in out
     assert registry_row(pg_url, "legacy") == (str(new), "", "", "", True)
     with psycopg.connect(pg_url, autocommit=True) as con:
-        assert con.execute("SELECT max(version) FROM igraph.registry_migrations").fetchone() == (2,)
+        assert con.execute("SELECT max(version) FROM igraph.registry_migrations").fetchone() == (REGISTRY_VERSION,)
     code, _out, err = run(capsys, "index", str(old), *store)  # bound now: the old path is another repository
     assert code == 1 and str(new) in err and str(old) in err
 
