@@ -104,8 +104,8 @@ def _poll(svc: IGraphService, proc: subprocess.Popen[bytes], done: float, log: P
 
 
 def _missing_texts(svc: IGraphService) -> list[str]:
-    """The embedding texts of the nodes without a vector, as the indexer builds them."""
-    rows = vec_store.nodes_to_embed(svc.db, 10**9)
+    """The embedding texts of the nodes (symbols, then parts) without a vector, as the indexer builds them."""
+    rows = vec_store.nodes_to_embed(svc.db, 10**9) + vec_store.nodes_to_embed(svc.db, 10**9, parts=True)
     return [
         symbol_embedding_text(
             kind=kind, name=name, qualified_name=qname, path=path, signature=sig, docstring=doc, body=body
