@@ -66,6 +66,8 @@ async def measure(server: Any, queries: list[str]) -> dict[str, Any]:
     """tools/list and (text, structured) bytes of each call, through a real client."""
     from mcp import Client
 
+    from igraph_mcp.structured import entries
+
     calls: dict[str, list[tuple[int, int]]] = defaultdict(list)
     async with Client(server) as client:
         listing = tools_list_sizes((await client.list_tools()).tools)
@@ -81,7 +83,7 @@ async def measure(server: Any, queries: list[str]) -> dict[str, Any]:
 
         for query in queries:
             explored = await ask("igraph_explore", {"query": query})
-            hits = explored.get("hits") or []
+            hits = entries(explored["hits"]) if explored.get("hits") else []
             if not hits:
                 continue
             top = hits[0]

@@ -192,6 +192,8 @@ async def _first_answer(root: Path, runtime: str, first_only: bool = False) -> d
     import anyio
     from mcp import Client, StdioServerParameters
 
+    from igraph_mcp.structured import entries  # structuredContent lists are tables
+
     env = {
         "HF_HUB_OFFLINE": "1",
         "TRANSFORMERS_OFFLINE": "1",
@@ -210,7 +212,9 @@ async def _first_answer(root: Path, runtime: str, first_only: bool = False) -> d
         out["connected_s"] = round(time.perf_counter() - t0, 2)
         while True:
             status = (await client.call_tool("igraph_status", {})).structured_content or {}
-            if structure_seen is None and any(p["phase"] == "embed" for p in status.get("phases", [])):
+            if structure_seen is None and any(
+                p["phase"] == "embed" for p in entries(status.get("phases", {"columns": [], "rows": []}))
+            ):
                 structure_seen = time.perf_counter()
             t = time.perf_counter()
             answer = await client.call_tool("igraph_explore", {"query": "send a prepared request", "topK": 5})
@@ -231,7 +235,7 @@ async def _first_answer(root: Path, runtime: str, first_only: bool = False) -> d
             await anyio.sleep(0.25)
             status = (await client.call_tool("igraph_status", {})).structured_content or {}
         out["full_vectors_s"] = round(time.perf_counter() - t0, 2)
-        out["phases"] = status.get("phases")
+        out["phases"] = entries(status["phases"]) if "phases" in status else None
         lat = []
         for q in ("send a prepared request", "parse the retry header", "cookie jar", "proxy from environment"):
             t = time.perf_counter()

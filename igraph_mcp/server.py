@@ -182,16 +182,25 @@ class _StrictTool(Tool):
         meta = tool.fn_metadata.model_copy(
             update={"arg_model": model, "output_model": None, "output_schema": output_schema(answer)}
         )
-        parameters = _untitled(model.model_json_schema(by_alias=True))
+        parameters = _terse(model.model_json_schema(by_alias=True))
         strict = tool.model_copy(update={"fn_metadata": meta, "parameters": parameters})
         assert isinstance(strict, cls)
         return strict
 
 
-def _untitled(schema: dict[str, Any]) -> dict[str, Any]:
-    """An input schema without pydantic's generated titles (``"title": "Topk"``): bytes every session pays for."""
-    properties = {name: {k: v for k, v in prop.items() if k != "title"} for name, prop in schema["properties"].items()}
+def _terse(schema: dict[str, Any]) -> dict[str, Any]:
+    """An input schema without pydantic's generated titles (``"title": "Topk"``) and with an optional argument
+    (``int | None = None``) as its plain type, since leaving it out is the null: bytes every session pays for."""
+    properties = {name: _optional_as_plain(prop) for name, prop in schema["properties"].items()}
     return {k: v for k, v in schema.items() if k != "title"} | {"properties": properties}
+
+
+def _optional_as_plain(prop: dict[str, Any]) -> dict[str, Any]:
+    kept = {k: v for k, v in prop.items() if k != "title"}
+    members: list[dict[str, Any]] = [m for m in kept.get("anyOf", []) if m != {"type": "null"}]
+    if kept.get("default", 0) is not None or len(members) != 1 or len(kept["anyOf"]) != 2:
+        return kept
+    return members[0] | {k: v for k, v in kept.items() if k not in ("anyOf", "default")}
 
 
 def describe_invalid(tool: str, error: ValidationError, schema: dict[str, Any]) -> str:

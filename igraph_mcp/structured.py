@@ -11,7 +11,12 @@ The rules are generic, so a field added to a model needs nothing here:
   in the same answer (a neighbour's ``viaName``);
 - a nested object's ``filePath`` and ``repo`` are left out when the object holding it has the same ones, and a
   nested object with nothing left is left out;
-- floats are rounded to 4 decimal places, as the text shows scores.
+- floats are rounded to 4 decimal places, as the text shows scores;
+- a list of objects (related symbols, a file's outline, hits, callers) is a table,
+  ``{"columns": [...], "rows": [[...], ...], "same": {...}}``: the columns are the fields present in any entry, in
+  the model's order; a ``null`` cell is a field that entry leaves out by the rules above; a field with one value in
+  every entry (of two or more) is given once in ``same`` instead of a column. ``entries`` turns a table back into
+  objects. An object per entry would name every key again: that made such answers twice their text.
 """
 
 from __future__ import annotations
@@ -34,7 +39,42 @@ def compact(model: BaseModel) -> dict[str, Any]:
     """The structuredContent of a tool answer: ``model`` without what the rules above leave out."""
     data = _model(model, {})
     _drop_listed_names(data, _node_ids(data))
+    tabled: dict[str, Any] = _tabulate(data)
+    return tabled
+
+
+def entries(table: dict[str, Any]) -> list[dict[str, Any]]:
+    """The entries of a table in ``compact``'s output as objects (``same`` in each), without left-out (null) cells."""
+    columns, same = table["columns"], table.get("same", {})
+    return [same | {c: v for c, v in zip(columns, row, strict=True) if v is not None} for row in table["rows"]]
+
+
+class _Entries(list[Any]):
+    """The compact forms of a list of models, written as a table once the other rules have run."""
+
+    def __init__(self, items: list[Any], order: list[str]) -> None:
+        super().__init__(items)
+        self.order = order
+
+
+def _tabulate(data: Any) -> Any:
+    if isinstance(data, _Entries):
+        return _table_of([{key: _tabulate(value) for key, value in row.items()} for row in data], data.order)
+    if isinstance(data, dict):
+        return {key: _tabulate(value) for key, value in data.items()}
+    if isinstance(data, list):
+        return [_tabulate(value) for value in data]
     return data
+
+
+def _table_of(rows: list[dict[str, Any]], order: list[str]) -> dict[str, Any]:
+    present = {key for row in rows for key in row}
+    fields = [name for name in order if name in present]
+    first = rows[0]
+    same = {f: first[f] for f in fields if len(rows) > 1 and all(f in row and row[f] == first[f] for row in rows)}
+    columns = [f for f in fields if f not in same]
+    table = {"columns": columns, "rows": [[row.get(c) for c in columns] for row in rows]}
+    return table | ({"same": same} if same else {})
 
 
 def _model(model: BaseModel, holder: dict[str, Any]) -> dict[str, Any]:
@@ -57,6 +97,8 @@ def _value(value: Any, holder: dict[str, Any]) -> Any:
     if isinstance(value, BaseModel):
         return _model(value, holder)
     if isinstance(value, list | tuple):
+        if value and all(isinstance(v, BaseModel) for v in value):
+            return _Entries([_value(v, holder) for v in value], list(type(value[0]).model_fields))
         return [_value(v, holder) for v in value]
     if isinstance(value, dict):
         return {str(k): _value(v, holder) for k, v in value.items()}
@@ -117,7 +159,7 @@ def output_schema(model: type[BaseModel]) -> dict[str, Any]:
         if NOT_STRUCTURED in field.metadata:
             continue
         nullable = field.is_required() or field.default is not None  # a None default is left out, never sent
-        properties[name] = _types(field.annotation, nullable=nullable) | _defaults(field)
+        properties[name] = _table(field) or _types(field.annotation, nullable=nullable) | _defaults(field)
 
     def always_there(name: str) -> bool:
         maybe_dropped = (
@@ -131,9 +173,25 @@ def output_schema(model: type[BaseModel]) -> dict[str, Any]:
     return {"type": "object", "properties": properties, **({"required": required} if required else {})}
 
 
+def _table(field: FieldInfo) -> dict[str, Any]:
+    """A list of models is sent as a table (``compact``), its ``columnDefaults`` the left-out cells that are not
+    empty. Inline rather than one ``$defs`` entry per tool: fewer bytes over the tools that have tables."""
+    item = _nested_model(field.annotation)
+    if item is None or not _is_list(field.annotation):
+        return {}
+    return {"type": "object", "required": ["columns", "rows"]} | _column_defaults(item)
+
+
+def _column_defaults(item: type[BaseModel]) -> dict[str, Any]:
+    hints = _nested_defaults(item).get("properties", {})
+    defaults = {name: hint["default"] for name, hint in hints.items() if "default" in hint}
+    return {"columnDefaults": defaults} if defaults else {}
+
+
 def _defaults(field: FieldInfo) -> dict[str, Any]:
-    """``{"default": value}`` when a left-out field would not be empty; for a nested model (or a list of them),
-    the same for its own fields, so a client can tell what every left-out field holds."""
+    """``{"default": value}`` when a left-out field would not be empty; for a nested model the same for its own
+    fields, and for a table (a list of models) its ``columnDefaults``, so a client can tell what every left-out
+    field holds."""
     if not field.is_required():
         default = field.get_default(call_default_factory=True)
         if default and not isinstance(default, BaseModel):  # a model's default is its fields' defaults
@@ -141,10 +199,7 @@ def _defaults(field: FieldInfo) -> dict[str, Any]:
     nested = _nested_model(field.annotation)
     if nested is None:
         return {}
-    inner = _nested_defaults(nested)
-    if not inner:
-        return {}
-    return {"items": inner} if _is_list(field.annotation) else inner
+    return _column_defaults(nested) if _is_list(field.annotation) else _nested_defaults(nested)
 
 
 @cache

@@ -25,6 +25,7 @@ from igraph_mcp.cli import main
 from igraph_mcp.server import create_server
 from igraph_mcp.server_state import ServerState
 from igraph_mcp.service import IGraphService
+from igraph_mcp.structured import entries
 from igraph_mcp.tokens import add_token, revoke_token
 from igraph_mcp.transport import bind_refusal, build_app, is_loopback, loopback_origin, token_matches
 
@@ -431,7 +432,7 @@ async def test_read_only_token_never_writes(team_server: TeamServer) -> None:
         refused = await client.call_tool("igraph_unmount_resource", {"path": "docs/prd.md"})
         assert refused.is_error and "read-only" in _text(refused)
         listed = await client.call_tool("igraph_list_resources", {})
-        assert len((listed.structured_content or {}).get("sources") or []) == 1
+        assert len(entries((listed.structured_content or {})["sources"])) == 1
 
     log = s.log_text(waiting_for="tool=igraph_unmount_resource repo=repo")
     lines = [line for line in log.splitlines() if "access user=" in line and "tool=" in line]

@@ -25,6 +25,7 @@ from igraph_mcp.retrieve.analyze import MAX_QUERY_CHARS
 from igraph_mcp.server import create_server
 from igraph_mcp.server_state import ServerState, auto_index_allowed
 from igraph_mcp.service import IGraphService
+from igraph_mcp.structured import entries
 from igraph_mcp.watch import RepoWatcher, relevant_paths
 
 pytestmark = pytest.mark.anyio
@@ -64,9 +65,9 @@ async def test_tools_are_listed_with_schemas_and_annotations(indexed_service: IG
         assert not {"root", "repo", "repository", "cwd", "directory"} & set(tool.input_schema["properties"]), name
     explore = tools["igraph_explore"].input_schema["properties"]
     assert {"query", "topK", "hops", "kinds", "contextFiles", "maxTokens"} == set(explore)
-    top_k = next(part for part in explore["topK"]["anyOf"] if part.get("type") == "integer")
-    assert top_k["maximum"] == 50 and explore["hops"]["maximum"] == 5
-    assert explore["topK"]["default"] is None  # unset = retrieval.nodeTopK of the config
+    assert explore["topK"]["maximum"] == 50 and explore["hops"]["maximum"] == 5
+    assert "default" not in explore["topK"]  # left out = retrieval.nodeTopK of the config
+    assert explore["topK"]["type"] == "integer"  # optional, so no null: leaving it out is the null
     assert tools["igraph_related"].input_schema["properties"]["direction"]["enum"] == [
         "both",
         "callers",
@@ -126,7 +127,7 @@ async def test_explore_returns_structured_and_text(indexed_service: IGraphServic
         result = await call(client, "igraph_explore", {"query": "check the password of a user", "topK": 3})
     assert not result.is_error
     data = result.structured_content or {}
-    names = [h["qualifiedName"] for h in data["hits"]]
+    names = [h["qualifiedName"] for h in entries(data["hits"])]
     assert "check_password" in names and len(names) <= 3
     assert "check_password" in text_of(result) and "app/auth.py" in text_of(result)
     assert not text_of(result).lstrip().startswith("{")  # compact text, not a JSON dump
@@ -146,7 +147,7 @@ async def test_explore_optional_arguments(indexed_service: IGraphService) -> Non
             },
         )
     assert not result.is_error, text_of(result)
-    hits = (result.structured_content or {})["hits"]
+    hits = entries((result.structured_content or {})["hits"])
     assert hits and {h["kind"] for h in hits} == {"class"}
     assert "neighbours" not in (result.structured_content or {})  # empty lists are left out
 
@@ -156,7 +157,7 @@ async def test_node_found_and_not_found(indexed_service: IGraphService) -> None:
         found = await call(client, "igraph_node", {"name": "login", "file": "app/auth.py"})
         missing = await call(client, "igraph_node", {"name": "no_such_symbol"})
     assert not found.is_error and (found.structured_content or {})["found"] is True
-    assert "check_password" in [c["qualifiedName"] for c in (found.structured_content or {})["callees"]]
+    assert "check_password" in [c["qualifiedName"] for c in entries((found.structured_content or {})["callees"])]
     assert "def login" in text_of(found)
     assert not missing.is_error and (missing.structured_content or {})["found"] is False
     assert "no_such_symbol" in text_of(missing)
@@ -176,7 +177,7 @@ async def test_related_callers_and_not_found(indexed_service: IGraphService) -> 
     async with Client(create_server(ServerState(indexed_service))) as client:
         callers = await call(client, "igraph_related", {"name": "check_password", "direction": "callers"})
         missing = await call(client, "igraph_related", {"name": "nothing_here"})
-    assert "login" in [r["qualifiedName"] for r in (callers.structured_content or {})["related"]]
+    assert "login" in [r["qualifiedName"] for r in entries((callers.structured_content or {})["related"])]
     assert not missing.is_error and (missing.structured_content or {})["found"] is False
 
 
@@ -445,8 +446,8 @@ async def test_mount_list_unmount(sample_repo: Path) -> None:
             empty = await call(client, "igraph_list_resources")
     assert not mounted.is_error, text_of(mounted)
     assert (mounted.structured_content or {})["chunks"] == 2 and "Login PRD" in text_of(mounted)  # two sections
-    assert [s["name"] for s in (listed.structured_content or {})["sources"]] == ["Login PRD"]
-    resources = (found.structured_content or {})["resources"]
+    assert [s["name"] for s in entries((listed.structured_content or {})["sources"])] == ["Login PRD"]
+    resources = entries((found.structured_content or {})["resources"])
     assert any(r["sourcePath"] == "docs/prd.md" and r["title"] == "Sessions" for r in resources), resources
     assert outside.is_error and "outside the repository root" in text_of(outside)
     assert not by_path.is_error and (by_path.structured_content or {})["found"] is True

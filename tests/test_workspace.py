@@ -20,7 +20,7 @@ from igraph_mcp.render import render_explore
 from igraph_mcp.server import create_server
 from igraph_mcp.server_state import ServerState, WorkspaceState
 from igraph_mcp.service import IGraphService
-from igraph_mcp.structured import compact
+from igraph_mcp.structured import compact, entries
 from igraph_mcp.workspace import Workspace, load_workspace_file, name_roots, parse_root, workspace_roots
 from igraph_mcp.workspace_fusion import by_score
 
@@ -207,12 +207,12 @@ async def test_workspace_server_labels_filters_and_lists(roots: dict[str, Path])
         state.workspace.close()
     assert all("repo" in t.input_schema["properties"] for t in tools.values())
     assert server.instructions and "2 repositories: api, web" in server.instructions
-    hits = (explore.structured_content or {})["hits"]
+    hits = entries((explore.structured_content or {})["hits"])
     assert {h["repo"] for h in hits} == {"api", "web"} and "api:billing/invoice.py" in text_of(explore)
-    assert {h["repo"] for h in (web.structured_content or {})["hits"]} == {"web"}
+    assert {h["repo"] for h in entries((web.structured_content or {})["hits"])} == {"web"}
     assert unknown.is_error and "no repository 'nope' on this server; repositories: api, web" in text_of(unknown)
     detail = ambiguous.structured_content or {}
-    assert detail["found"] is False and sorted(c["repo"] for c in detail["candidates"]) == ["api", "web"]
+    assert detail["found"] is False and sorted(c["repo"] for c in entries(detail["candidates"])) == ["api", "web"]
     summary = (status.structured_content or {})["extra"]["repos"]
     assert [row["repo"] for row in summary] == ["api", "web"] and "repositories: api (indexed)" in text_of(status)
     assert not resources.is_error
@@ -231,7 +231,7 @@ async def test_a_repository_being_built_does_not_stop_the_others(roots: dict[str
         web._building = None
         state.workspace.close()
     data = explore.structured_content or {}
-    assert not explore.is_error and {h["repo"] for h in data["hits"]} == {"api"}
+    assert not explore.is_error and {h["repo"] for h in entries(data["hits"])} == {"api"}
     assert data["degraded"] and "repository 'web' left out" in data["note"]
     assert alone.is_error and "being built" in text_of(alone)
     found = node.structured_content or {}
@@ -252,7 +252,7 @@ async def test_an_allow_list_hides_the_other_repositories(roots: dict[str, Path]
                 status = await client.call_tool("igraph_status", {})
     finally:
         state.workspace.close()
-    assert {h["repo"] for h in (explore.structured_content or {})["hits"]} == {"api"}
+    assert {h["repo"] for h in entries((explore.structured_content or {})["hits"])} == {"api"}
     assert hidden.is_error and "no repository 'web' on this server; repositories: api" in text_of(hidden)
     assert text_of(hidden).replace("'web'", "'wex'") == text_of(absent)  # as if it did not exist
     assert (unscoped.structured_content or {})["found"] is False  # web's symbol is not even a candidate
@@ -282,7 +282,7 @@ async def test_stdio_server_with_two_roots(roots: dict[str, Path]) -> None:
         async with Client(params) as client:
             explore = await client.call_tool("igraph_explore", {"query": QUERY, "topK": 4})
             node = await client.call_tool("igraph_node", {"name": "only_in_web", "repo": "front"})
-    assert {h["repo"] for h in (explore.structured_content or {})["hits"]} == {"api", "front"}
+    assert {h["repo"] for h in entries((explore.structured_content or {})["hits"])} == {"api", "front"}
     assert (node.structured_content or {})["repo"] == "front"
 
 
@@ -393,8 +393,11 @@ async def test_index_mount_and_a_locked_repository(roots: dict[str, Path]) -> No
     assert not built.is_error and (built.structured_content or {})["repo"] == "web" and progress
     assert text_of(built).startswith("web: ")
     assert (mounted.structured_content or {})["repo"] == "web"
-    assert [s["repo"] for s in (listed.structured_content or {})["sources"]] == ["web"]
+    assert [s["repo"] for s in entries((listed.structured_content or {})["sources"])] == ["web"]
     assert busy.is_error and "repository 'api': another igraph-mcp process is indexing" in text_of(busy)
     data = explore.structured_content or {}
-    assert not explore.is_error and {h["repo"] for h in data["hits"]} == {"api", "web"}  # readers keep answering
-    assert any(r["repo"] == "web" for r in data["resources"])
+    assert not explore.is_error and {h["repo"] for h in entries(data["hits"])} == {
+        "api",
+        "web",
+    }  # readers keep answering
+    assert any(r["repo"] == "web" for r in entries(data["resources"]))
