@@ -41,8 +41,10 @@ from igraph_mcp.config import CONFIG_DIR, DB_FILE
 from igraph_mcp.errors import IndexBusy
 from igraph_mcp.repo_identity import read_identity
 from igraph_mcp.store.lock import LOCK_FILE, WriterLock
+from igraph_mcp.structured import entries
 
 pytestmark = [pytest.mark.anyio, pytest.mark.both_stores]
+_NO_ROWS: dict[str, list[str]] = {"columns": [], "rows": []}  # an error answer has no hits table
 
 FILES = 160
 
@@ -171,9 +173,8 @@ async def _run(root: Path, rounds: int, hold: Path) -> Tally:
                     tally.errors.append(f"R {what}: {_text(res)}")
             if not status.is_error and (status.structured_content or {})["files"] != FILES:
                 tally.errors.append(f"R: partial index: {status.structured_content}")
-            if not hits.is_error and [h["qualifiedName"] for h in (hits.structured_content or {})["hits"]][:1] != [
-                f"settle_batch_{i}"
-            ]:
+            top = [h["qualifiedName"] for h in entries((hits.structured_content or {}).get("hits", _NO_ROWS))][:1]
+            if not hits.is_error and top != [f"settle_batch_{i}"]:
                 tally.errors.append(f"R: settle_batch_{i} not found first: {_text(hits)[:300]}")
             if not node.is_error and not (node.structured_content or {})["found"]:
                 tally.errors.append(f"R: Clearing{i}.clear_{i} not found")
@@ -238,7 +239,7 @@ async def _run(root: Path, rounds: int, hold: Path) -> Tally:
         final = await w.call_tool("igraph_index", {})
         listed = await rd.call_tool("igraph_list_resources", {})
     assert not final.is_error, _text(final)
-    sources = (listed.structured_content or {})["sources"]
+    sources = entries((listed.structured_content or {})["sources"])
     paths = {s["path"] for s in sources if s.get("indexed", True)}  # left out when true: the schema says so
     lost = tally.mounted - paths
     if lost:

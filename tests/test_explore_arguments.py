@@ -17,6 +17,7 @@ from igraph_mcp.retrieve.context_files import ContextFiles, check_context_files
 from igraph_mcp.server import create_server
 from igraph_mcp.server_state import ServerState
 from igraph_mcp.service import IGraphService
+from igraph_mcp.structured import entries
 from igraph_mcp.vocab import kinds as kinds_vocab
 
 VALID = ", ".join(kinds_vocab.filterable_kinds())
@@ -132,13 +133,13 @@ async def test_mcp_unknown_kinds_is_an_error_and_bad_context_files_are_named(ind
     assert f"unknown symbol kind in kinds (entry 2 of 2); valid kinds: {VALID}." in _text(bad)
     assert "nonsense_kind" not in _text(bad)
     assert not good.is_error
-    assert {h["kind"] for h in (good.structured_content or {})["hits"]} == {"function"}
+    assert {h["kind"] for h in entries((good.structured_content or {})["hits"])} == {"function"}
     assert not context.is_error
     data = context.structured_content or {}
     expected = "contextFiles not used: '../../etc/passwd' is outside the root; 'app/nope.py' matches no indexed file"
     assert data["note"].startswith(expected)  # the compact structured form keeps one copy of the note
     assert f"note: {expected}" in _text(context)
-    assert any("contextFile" in h["boosts"] for h in data["hits"] if h["filePath"] == "app/db.py")
+    assert any("contextFile" in h["boosts"] for h in entries(data["hits"]) if h["filePath"] == "app/db.py")
     assert not after.is_error and "note" not in (after.structured_content or {})
 
 

@@ -15,6 +15,8 @@ from mcp import Client
 from mcp.types import CallToolResult
 from test_server_stdio import server_params
 
+from igraph_mcp.structured import entries
+
 pytestmark = pytest.mark.anyio
 
 
@@ -49,10 +51,10 @@ async def test_degraded_answer_before_embedding_finishes_then_dense_joins(sample
     first = _data(early)
     assert first["degraded"] is True
     assert "dense channel: 0/" in first["note"] and "symbols embedded" in first["note"]
-    assert "check_password" in [h["qualifiedName"] for h in first["hits"]]  # FTS + graph already answer
+    assert "check_password" in [h["qualifiedName"] for h in entries(first["hits"])]  # FTS + graph already answer
     assert first["diagnostics"]["channels"] == ["fts5"]
     # While the gate is shut the status shows the phases done so far and the embed phase at 0.
-    phases = {p["phase"]: p for p in during["phases"]}
+    phases = {p["phase"]: p for p in entries(during["phases"])}
     assert {"scan", "parse", "resolve", "embed"} <= set(phases)
     to_embed = phases["embed"]["total"]  # every node, module nodes included
     assert phases["embed"]["done"] == 0 and to_embed >= during["symbols"] > 0
@@ -60,4 +62,4 @@ async def test_degraded_answer_before_embedding_finishes_then_dense_joins(sample
     assert during.get("vectors", 0) == 0  # a field left out of structuredContent is empty
     # Once the vectors are in, the dense channel joins and the answer is whole.
     assert "degraded" not in late and "dense" in late["diagnostics"]["channels"]
-    assert {p["phase"] for p in status["phases"]} >= {"scan", "parse", "resolve", "embed"}
+    assert {p["phase"] for p in entries(status["phases"])} >= {"scan", "parse", "resolve", "embed"}

@@ -10,6 +10,8 @@ import pytest
 from _factories import subprocess_env
 from mcp import Client, StdioServerParameters
 
+from igraph_mcp.structured import entries
+
 pytestmark = pytest.mark.anyio
 
 
@@ -38,7 +40,7 @@ async def test_stdio_list_explore_and_index_with_progress(sample_repo: Path) -> 
     assert before.is_error and "igraph_index" in before.content[0].text  # type: ignore[union-attr]
     assert not built.is_error and (built.structured_content or {})["files"] == 3
     assert progress and progress[-1][1] is not None and progress[-1][0] == progress[-1][1]
-    assert "check_password" in [h["qualifiedName"] for h in (hits.structured_content or {})["hits"]]
+    assert "check_password" in [h["qualifiedName"] for h in entries((hits.structured_content or {})["hits"])]
     assert bad.is_error and not still.is_error
 
 
