@@ -21,6 +21,7 @@ The rules are generic, so a field added to a model needs nothing here:
 
 from __future__ import annotations
 
+import json
 import types
 from functools import cache
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
@@ -174,8 +175,9 @@ def output_schema(model: type[BaseModel]) -> dict[str, Any]:
 
 
 def _table(field: FieldInfo) -> dict[str, Any]:
-    """A list of models is sent as a table (``compact``), its ``columnDefaults`` the left-out cells that are not
-    empty. Inline rather than one ``$defs`` entry per tool: fewer bytes over the tools that have tables."""
+    """A list of models is sent as a table (``compact``); its description names the left-out cells that are not
+    empty (``left out: certain=true``), a standard keyword that strict validators accept. Inline rather than one
+    ``$defs`` entry per tool: fewer bytes over the tools that have tables."""
     item = _nested_model(field.annotation)
     if item is None or not _is_list(field.annotation):
         return {}
@@ -185,12 +187,13 @@ def _table(field: FieldInfo) -> dict[str, Any]:
 def _column_defaults(item: type[BaseModel]) -> dict[str, Any]:
     hints = _nested_defaults(item).get("properties", {})
     defaults = {name: hint["default"] for name, hint in hints.items() if "default" in hint}
-    return {"columnDefaults": defaults} if defaults else {}
+    said = ", ".join(f"{name}={json.dumps(value)}" for name, value in defaults.items())
+    return {"description": f"left out: {said}"} if defaults else {}
 
 
 def _defaults(field: FieldInfo) -> dict[str, Any]:
     """``{"default": value}`` when a left-out field would not be empty; for a nested model the same for its own
-    fields, and for a table (a list of models) its ``columnDefaults``, so a client can tell what every left-out
+    fields, and for a table (a list of models) in its description, so a client can tell what every left-out
     field holds."""
     if not field.is_required():
         default = field.get_default(call_default_factory=True)

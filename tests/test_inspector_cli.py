@@ -31,6 +31,7 @@ from igraph_mcp.cli import main
 from igraph_mcp.server import create_server
 from igraph_mcp.server_state import ServerState
 from igraph_mcp.service import IGraphService
+from igraph_mcp.structured import entries
 from igraph_mcp.tokens import add_token
 
 pytestmark = pytest.mark.anyio
@@ -223,7 +224,7 @@ async def test_inspector_over_http_with_a_token_calls_every_tool(http_server: tu
     assert mounted["path"] == "docs/PRD.md" and mounted["chunks"] > 0
     listing = target.call("igraph_list_resources", {})["structuredContent"]
     assert _strip(listing) == _strip((await _reference(orders, "igraph_list_resources", {}))["structuredContent"])
-    assert [s["path"] for s in listing.get("sources", [])] == ["docs/PRD.md"]
+    assert [s["path"] for s in entries(listing["sources"])] == ["docs/PRD.md"]
     assert target.call("igraph_unmount_resource", {"path": "docs/PRD.md"})["structuredContent"]["found"] is True
     assert target.call("igraph_list_resources", {})["structuredContent"].get("sources", []) == []
 
