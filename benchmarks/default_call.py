@@ -3,8 +3,9 @@
     python benchmarks/default_call.py --half tuning --trees "$T"
     python benchmarks/default_call.py --half tuning --trees "$T" --variants 5/5/8,10/5/10,10/10/10
 
-A variant is ``hits/snippets/neighbours``: ranked symbols returned, how many of them carry a source snippet (the
-rest are one line: name, place, signature), and how many graph neighbours are listed. For each it prints the share
+A variant is ``hits/snippets/neighbours[/lines]``: ranked symbols returned, how many of them carry a source snippet
+(the rest are one line: name, place, signature), how many graph neighbours are listed, and optionally how many lines
+a snippet shows at most (default: the configured ``snippet_lines``). For each it prints the share
 of issues whose answer holds a function the fix edits (any / all of them), function Acc@10 of the answer's list
 (hits, then neighbours; every edited function within the first 10, as retrieval.py counts it) and the median
 and 90th-percentile tokens of the rendered text an agent reads, the median tokens of its structuredContent (the
@@ -31,16 +32,22 @@ from baseline_bm25 import Bm25Index
 DEFAULT_VARIANTS = "5/5/8,5/5/10,7/5/10,8/5/10,10/5/10,10/4/10,10/6/10,12/5/10,8/8/10,10/10/10"
 
 
-def parse_variant(text: str) -> tuple[int, int, int]:
-    """'10/5/10' -> (hits, snippet hits, neighbours)."""
-    hits, snippets, neighbours = (int(x) for x in text.split("/"))
-    return hits, snippets, neighbours
+Variant = tuple[int, ...]
 
 
-def run_variant(svc: Any, query: str, variant: tuple[int, int, int]) -> tuple[list[tuple[str, str]], sr.AnswerTokens]:
+def parse_variant(text: str) -> Variant:
+    """'10/5/10' -> (hits, snippet hits, neighbours); '10/3/10/8' adds snippet lines."""
+    values = tuple(int(x) for x in text.split("/"))
+    if len(values) not in (3, 4):
+        raise SystemExit(f"a variant is hits/snippets/neighbours[/lines], not {text!r}")
+    return values
+
+
+def run_variant(svc: Any, query: str, variant: Variant) -> tuple[list[tuple[str, str]], sr.AnswerTokens]:
     """One default call (graph hops from the config) at this size: (hits then neighbours, tokens of its answer)."""
-    hits, snippets, neighbours = variant
-    params = svc.retrieval_params.with_assignments([f"snippet_hits={snippets}", f"neighbour_limit={neighbours}"])
+    hits, snippets, neighbours, *lines = variant
+    assignments = [f"snippet_hits={snippets}", f"neighbour_limit={neighbours}"] + [f"snippet_lines={n}" for n in lines]
+    params = svc.retrieval_params.with_assignments(assignments)
     ranking, tokens = sr.default_call(svc, query, params, top_k=hits)
     return ranking.functions, tokens
 
@@ -60,10 +67,10 @@ def main() -> None:
     cache = common.cache_root()
     sr.EMBED_CACHE = cache / "embed-cache.sqlite"
     # (half, variant) -> per-issue values
-    holds: dict[tuple[str, tuple[int, int, int]], list[float]] = defaultdict(list)
-    holds_all: dict[tuple[str, tuple[int, int, int]], list[float]] = defaultdict(list)
-    acc10: dict[tuple[str, tuple[int, int, int]], list[float]] = defaultdict(list)
-    tokens: dict[tuple[str, tuple[int, int, int]], list[sr.AnswerTokens]] = defaultdict(list)
+    holds: dict[tuple[str, Variant], list[float]] = defaultdict(list)
+    holds_all: dict[tuple[str, Variant], list[float]] = defaultdict(list)
+    acc10: dict[tuple[str, Variant], list[float]] = defaultdict(list)
+    tokens: dict[tuple[str, Variant], list[sr.AnswerTokens]] = defaultdict(list)
     for task in sr.devset_tasks(args, cache):
         bm25 = Bm25Index(task.root)
         svc, _, _ = sr.open_service(task.root)

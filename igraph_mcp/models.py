@@ -73,7 +73,7 @@ class FileHit(BaseModel):
 
     repo: RepoLabel = None
     filePath: str
-    score: float
+    score: Annotated[float, NOT_STRUCTURED]  # the list's order says it; a fusion figure, not a probability
 
 
 class Neighbour(BaseModel):
@@ -88,7 +88,7 @@ class Neighbour(BaseModel):
     startLine: int
     endLine: int
     signature: Annotated[str, NOT_STRUCTURED] = ""
-    score: float
+    score: Annotated[float, NOT_STRUCTURED]  # the list's order and the distance say it
     viaNodeId: int = Field(description="The node it hangs off: the hit at distance 1, else one at distance-1")
     viaName: str
     edgeKind: str = Field(description="calls, inherits, implements or imports")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from typing import Any
 
 from igraph_mcp.index.phases import describe_phases
@@ -106,6 +107,13 @@ def _skipped_summary(counts: dict[str, int], examples: list[SkippedFile]) -> lis
     return [f"skipped files: {listed}{names}; igraph_file on one says why"]
 
 
+SIGNATURE_CHARS = 120  # a signature line of a hit without snippet: long ones run into comments and decorators
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
 def render_explore(r: ExploreResult) -> str:
     """Hits, neighbours and resources as short lines an agent can act on."""
     out: list[str] = []
@@ -119,11 +127,12 @@ def render_explore(r: ExploreResult) -> str:
         )
         # The snippet starts with the signature (say it once), unless it is a part from further down.
         if h.signature and (not h.snippet or h.partLines):
-            out.append(f"   {h.signature}")
+            out.append(f"   {_clip(h.signature, SIGNATURE_CHARS)}")
         if h.declaredAt:
             out.append(f"   declared at {h.declaredAt}" + (f": {h.declaredSignature}" if h.declaredSignature else ""))
         if h.snippet:
-            out.extend("   | " + line for line in h.snippet.splitlines())
+            # The common indentation of a part deep inside a body says nothing; its relative indentation stays.
+            out.extend("   | " + line for line in textwrap.dedent(h.snippet).splitlines())
     if r.neighbours:
         out.append("related:")
         out += [f"  {relation(n)}{f'  (d{n.distance})' if n.distance > 1 else ''}" for n in r.neighbours]
@@ -138,8 +147,11 @@ def render_explore(r: ExploreResult) -> str:
                 out.append(
                     "    columns: " + ", ".join(f"{c.get('name')} {c.get('type', '')}".strip() for c in res.columns)
                 )
-    if r.files:
-        out.append("files: " + ", ".join(at(f.repo, f.filePath) for f in r.files[:10]))
+    # The hits already name their files: the file ranking adds the files no hit is in (structuredContent too).
+    shown = {(h.repo, h.filePath) for h in r.hits}
+    more = [at(f.repo, f.filePath) for f in r.files[:10] if (f.repo, f.filePath) not in shown]
+    if more:
+        out.append("more files: " + ", ".join(more))
     if r.budgetNote:
         out.append(f"note: {r.budgetNote}")
     if not r.hits:

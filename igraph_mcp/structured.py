@@ -11,6 +11,8 @@ The rules are generic, so a field added to a model needs nothing here:
   in the same answer (a neighbour's ``viaName``);
 - a nested object's ``filePath`` and ``repo`` are left out when the object holding it has the same ones, and a
   nested object with nothing left is left out;
+- a ranked file (``files``) that a hit of the same answer is in is left out: the hits name it, and the text's
+  "more files" line lists the same others;
 - floats are rounded to 4 decimal places, as the text shows scores;
 - a list of objects (related symbols, a file's outline, hits, callers) is a table,
   ``{"columns": [...], "rows": [[...], ...], "same": {...}}``: the columns are the fields present in any entry, in
@@ -40,6 +42,7 @@ def compact(model: BaseModel) -> dict[str, Any]:
     """The structuredContent of a tool answer: ``model`` without what the rules above leave out."""
     data = _model(model, {})
     _drop_listed_names(data, _node_ids(data))
+    _drop_files_of_hits(data)
     tabled: dict[str, Any] = _tabulate(data)
     return tabled
 
@@ -147,6 +150,18 @@ def _drop_listed_names(data: Any, ids: set[int]) -> None:
     elif isinstance(data, list):
         for value in data:
             _drop_listed_names(value, ids)
+
+
+def _drop_files_of_hits(data: dict[str, Any]) -> None:
+    hits, files = data.get("hits"), data.get("files")
+    if not isinstance(hits, _Entries) or not isinstance(files, _Entries):
+        return
+    named = {(h.get("repo"), h.get("filePath")) for h in hits}
+    others = [f for f in files if (f.get("repo"), f.get("filePath")) not in named]
+    if others:
+        data["files"] = _Entries(others, files.order)
+    else:
+        del data["files"]
 
 
 # -- the output schema ---------------------------------------------------------------------------------------

@@ -435,3 +435,14 @@ def test_imports_mentioning_finds_words_in_module_name_and_relative_importer_pat
     assert graph.imports_mentioning(db, ["path"]) == {fb: [("os", "path", "")]}
     assert graph.imports_mentioning(db, ["i_"]) == {}  # no LIKE pattern: "_" would match the "b" of "lib"
     assert graph.imports_mentioning(db, ["_%"]) == {fc: [("lib_%", "x", "")]}
+
+
+def test_nodes_to_embed_pages_by_id(db: Database) -> None:
+    """Batches start after the last id seen: a loop never walks past the embedded prefix again."""
+    _fa, ids = _add_file(db, "a.py", ["x", "y", "z"])
+    every = [row[0] for row in vec_store.nodes_to_embed(db, 100)]
+    assert every == sorted(every) and set(ids) <= set(every)
+    first = vec_store.nodes_to_embed(db, 2)
+    rest = vec_store.nodes_to_embed(db, 100, after=first[-1][0])
+    assert [r[0] for r in first + rest] == every  # the pages cover every node once, in order
+    assert vec_store.nodes_to_embed(db, 100, after=every[-1]) == []

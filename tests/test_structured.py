@@ -19,6 +19,7 @@ from igraph_mcp.models import (
     Diagnostics,
     EdgeRef,
     ExploreResult,
+    FileHit,
     FileDetail,
     Hit,
     Neighbour,
@@ -108,12 +109,11 @@ def test_compact_leaves_out_text_defaults_and_repeats() -> None:
     assert "viaName" not in first and first["viaNodeId"] == 4  # the via entry is a hit of this answer
     assert second["viaName"] == "elsewhere"  # node 99 is not listed: its name stays
     assert "certain" not in first and second["certain"] is False  # the schema says certain defaults to true
-    assert not {"signature", "resolution"} & (first.keys() | second.keys())
+    assert not {"signature", "resolution", "score"} & (first.keys() | second.keys())  # order and distance say it
     # What both neighbours share is given once; a cell a row leaves out is null.
     assert data["neighbours"]["same"] == {"qualifiedName": "main", "kind": "function", "filePath": "main.py"} | {
         "startLine": 4,
         "endLine": 5,
-        "score": 0.5,
         "edgeKind": "calls",
         "direction": "caller",
         "distance": 1,
@@ -369,3 +369,11 @@ def test_a_table_field_is_published_as_a_table() -> None:
     jsonschema.validate({"found": True, "related": [{"nodeId": 1}]}, {"type": "object"})  # the schema's own sanity
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate({"found": True, "related": [{"nodeId": 1}]}, schema)  # objects per entry are not it
+
+
+def test_files_a_hit_is_in_are_left_out() -> None:
+    files = [FileHit(filePath=p, score=1.0 / i) for i, p in enumerate(["app/auth.py", "app/db.py", "app/x.py"], 1)]
+    data = compact(ExploreResult(query="q", hits=[hit(4, "login", "auth.login")], files=files))
+    assert data["files"] == {"columns": ["filePath"], "rows": [["app/db.py"], ["app/x.py"]]}  # ranked, no score
+    only_hit_files = compact(ExploreResult(query="q", hits=[hit(4, "login", "auth.login")], files=files[:1]))
+    assert "files" not in only_hit_files

@@ -32,7 +32,9 @@ def embed_nodes(
     with vec_store.bulk_loading(db, total):
         # Symbols first, the parts of long definitions after: a build stopped early has every symbol's own vector.
         for parts in (False, True):
-            while rows := vec_store.nodes_to_embed(db, batch_size, parts=parts):
+            after = 0
+            while rows := vec_store.nodes_to_embed(db, batch_size, parts=parts, after=after):
+                after = rows[-1][0]
                 batch_reused = _embed_batch(db, embedder, rows, reuse)
                 embedded += len(rows) - batch_reused
                 reused += batch_reused

@@ -114,25 +114,26 @@ def from_blob(blob: bytes) -> np.ndarray[Any, Any]:
 
 
 # -- nodes -------------------------------------------------------------------------------------------------------
-def nodes_to_embed(db: Database, limit: int, *, parts: bool = False) -> list[tuple[Any, ...]]:
+def nodes_to_embed(db: Database, limit: int, *, parts: bool = False, after: int = 0) -> list[tuple[Any, ...]]:
     """Symbols (or with ``parts``, parts of long definitions) without a vector: (id, file_id, kind, name,
     qualified_name, path, signature, docstring, body).
 
     A part is embedded as its definition's kind and names with the part's own text (no signature or docstring: the
-    definition's own vector has those).
+    definition's own vector has those). ``after``: only ids above it, so a loop over batches starts where the last
+    one ended instead of walking past every embedded node again (quadratic in the tree's size).
     """
     if parts:
         return db.rows(
             "SELECT n.id, n.file_id, o.kind, o.name, o.qualified_name, f.path, '', '', n.body FROM nodes n "  # noqa: S608
             f"JOIN nodes o ON o.id = n.parent_id JOIN files f ON f.id = n.file_id "
-            f"WHERE n.embed_hash IS NULL AND n.kind = '{PART_KIND}' ORDER BY n.id LIMIT ?",
-            (limit,),
+            f"WHERE n.embed_hash IS NULL AND n.kind = '{PART_KIND}' AND n.id > ? ORDER BY n.id LIMIT ?",
+            (after, limit),
         )
     return db.rows(
         "SELECT n.id, n.file_id, n.kind, n.name, n.qualified_name, f.path, n.signature, n.docstring, n.body "  # noqa: S608
         f"FROM nodes n JOIN files f ON f.id = n.file_id WHERE n.embed_hash IS NULL AND n.kind != '{PART_KIND}' "
-        "ORDER BY n.id LIMIT ?",
-        (limit,),
+        "AND n.id > ? ORDER BY n.id LIMIT ?",
+        (after, limit),
     )
 
 
