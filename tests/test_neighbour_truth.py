@@ -392,7 +392,9 @@ def test_subclasses_of_subclasses_and_bases_of_bases(repos: dict[str, Repo]) -> 
 
 
 def test_explore_text_names_the_entry_in_between(repos: dict[str, Repo]) -> None:
-    r = repos["python"].svc.explore("beta", top_k=1, hops=3)
+    # Room for every entry three hops out: the answer's default limit is not what this checks.
+    params = DEFAULT_PARAMS.with_value("neighbour_limit", 20)
+    r = repos["python"].svc.explore("beta", top_k=1, hops=3, params=params)
     assert r.hits[0].name == "beta"
     lines = relation_lines(render_explore(r))
     assert "  beta ->[calls] gamma  app/leaf.py:4" in lines
@@ -433,7 +435,7 @@ def test_test_code_takes_at_most_its_share_of_neighbour_slots(core_svc: IGraphSe
 
 
 def test_a_query_about_tests_gets_the_test_callers(core_svc: IGraphService) -> None:
-    params = DEFAULT_PARAMS.with_value("per_node_cap", 10)
+    params = DEFAULT_PARAMS.with_assignments(["per_node_cap=10", "neighbour_limit=10"])
     r = core_svc.explore("tests of core_step", top_k=1, hops=1, params=params)
     assert r.hits[0].name == "core_step"
     assert {n.name for n in r.neighbours if n.kind == "function"} >= {f"check_{i}" for i in range(5)}
