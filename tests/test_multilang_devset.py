@@ -127,6 +127,12 @@ def test_statement_drops_trailers_and_references_and_masks_the_files() -> None:
         ("src/b.js", "function f() {\n  return 1\n}\nconst x = 2\n", [(4, 4)], []),
         ("src/c.js", "function f() {\n  a()\n  b()\n}\n", [(3, 2)], ["f"]),  # insertion inside f
         ("src/d.js", "function f() {}\n\nfunction g() {}\n", [(2, 1)], []),  # insertion between two
+        (
+            "src/lib.rs",
+            "fn add() {}\n\n#[cfg(test)]\nmod tests {\n    fn test_add() {}\n    fn helper() {}\n}\n",
+            [(1, 1), (5, 5), (6, 6)],
+            ["add"],  # tests beside the code are no gold
+        ),
     ],
 )
 def test_function_names(path: str, source: str, ranges: list[tuple[int, int]], expected: list[str]) -> None:
@@ -144,6 +150,7 @@ def test_function_names(path: str, source: str, ranges: list[tuple[int, int]], e
         ("pkg/conn_test.go", "go", False),
         ("lib/x.js", "typescript", False),
         ("dist/jquery.js", "javascript", False),
+        ("dist-module/jquery.node-module-wrapper.js", "javascript", False),
         ("src/main/java/a/FooTest.java", "java", False),
         ("src/unix/core.c", "c", True),
         ("vendor/x/y.go", "go", False),
@@ -223,9 +230,11 @@ def test_miner_on_a_real_history(tmp_path: Path) -> None:
     )
     _commit(root, f"conn: same kind of text without a reference\n\n{BODY}\n", {"conn/conn.go": GO_V2 + "\n"})
     _commit(root, "Fix #8: short", {"conn/conn.go": GO_V1})
+    commented = GO_V1.replace("func Close", "// Close closes.\nfunc Close")
+    _commit(root, f"conn: document Close\n\n{BODY}\n\nFixes #9\n", {"conn/conn.go": commented})
     why: dict[str, int] = defaultdict(int)
     rows = mine.mine_repository("acme/conn", "go", "tuning", root / ".git", why)  # type: ignore[arg-type]
-    assert len(rows) == 1 and why["short_text"] == 1
+    assert len(rows) == 1 and why["short_text"] == 1 and why["comments_only"] == 1
     row = rows[0]
     assert row["base_commit"] == base and row["fix_commit"] == fix
     assert row["gold_files"] == ["conn/conn.go"]  # the test file is not gold

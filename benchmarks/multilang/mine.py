@@ -111,6 +111,8 @@ _TESTS_SUBJECT = re.compile(
 _CONFIG_FILE = re.compile(
     r"(^|/)(gruntfile|gulpfile|jakefile|karma\.conf|[\w-]+\.config|\.eslintrc|\.prettierrc)\.[cm]?[jt]s$", re.I
 )
+# A line that is only (part of) a comment in the C-family, Go, Rust, Java and JavaScript syntaxes, or blank.
+_COMMENT_LINE = re.compile(r"^\s*(//|/\*|\*|\*/|$)")
 _RECORD = "\x1e\x1e"
 
 
@@ -155,7 +157,7 @@ def gold_file_ok(path: str, language: str) -> bool:
         and not path.endswith(".d.ts")  # declarations only; the implementation is elsewhere
         and not is_test_path(path)
         and not path.endswith("Test.java")
-        and not any(p.lower() in EXCLUDED_DIRS for p in parts[:-1])
+        and not any(p.lower() in EXCLUDED_DIRS or p.lower().startswith("dist-") for p in parts[:-1])
         and not mc.is_vendored(path)
         and not mc.is_generated(path)
         and not _CONFIG_FILE.search(path)
@@ -191,9 +193,21 @@ def function_names(source: bytes, path: str, ranges: list[tuple[int, int]]) -> l
                 outer.add(p)
                 p = symbols[p].parent
         for i in inside:
-            if i not in outer:
+            if i not in outer and not _is_test_function(symbols, i):
                 names.append(_display_name(symbols, i))
     return list(dict.fromkeys(names))
+
+
+def _is_test_function(symbols: list, i: int) -> bool:  # type: ignore[type-arg]
+    """A test beside the code: Rust's ``mod tests`` or a ``test_*`` function (tests are never gold)."""
+    if symbols[i].name.startswith("test_"):
+        return True
+    p = symbols[i].parent
+    while p is not None:
+        if symbols[p].kind == "namespace" and symbols[p].name in ("test", "tests"):
+            return True
+        p = symbols[p].parent
+    return False
 
 
 def _display_name(symbols: list, i: int) -> str:  # type: ignore[type-arg]
@@ -274,6 +288,9 @@ def mine_repository(
                 continue
             if len(gold) > MAX_GOLD_FILES:
                 why["too_many_files"] += 1
+                continue
+            if all(_COMMENT_LINE.match(line) for f in gold for line in f.removed + f.added):
+                why["comments_only"] += 1  # documentation in the source: no behaviour an issue could report
                 continue
             gold_paths = [f.old_path for f in gold]
             statement = statement_of(cand.message, gold_paths)
