@@ -59,11 +59,15 @@ MINER_VERSION = 4  # bump when a filter or the output changes: stats of another 
 SETTINGS = f"v{MINER_VERSION}:{MIN_QUERY_WORDS}:{MAX_SOURCE_FILES}:{MAX_FUNCTIONS}:{MAX_CHANGED_LINES}"
 
 # Never mined, by repository or owner name (normalised: lower case, runs of -_. as one "-"): SWE-bench's twelve,
-# their forks and plugins; Pallets and Textualize projects; the benchmark web frameworks; the docstring set.
+# their forks and plugins; Pallets and Textualize projects; the benchmark web frameworks; the docstring set; the
+# projects of other-language benchmarks kept out of every devset and training run (issue 31), and fastify and trpc,
+# which issue 31 uses as reference checks. benchmarks/multilang/mine.py refuses by this same list.
 _FORBIDDEN_NAMES = (
     r"django(-.*)?|sympy|sphinx(-.*)?|xarray|astropy|pytest(-.*)?|pylint(-.*)?|astroid|requests|flask(-.*)?|"
     r"seaborn|matplotlib|scikit-learn|sklearn|click|jinja|jinja2|werkzeug|itsdangerous|markupsafe|quart|blinker|"
-    r"rich|rich-.*|textual|textual-.*|express|koa|gin|cobra|zod|httpx|marshmallow|arrow|pip|pipenv"
+    r"rich|rich-.*|textual|textual-.*|express|koa|gin|cobra|zod|httpx|marshmallow|arrow|pip|pipenv|"
+    r"ripgrep|bat|fd|tokio|tracing|bytes|axios|dayjs|github-readme-stats|gson|jackson-core|jackson-databind|"
+    r"jackson-dataformat-xml|mockito|grpc-go|go-zero|darkreader|insomnia|jq|fmt|fastify|trpc"
 )
 FORBIDDEN = re.compile(rf"^(?:{_FORBIDDEN_NAMES})$")
 FORBIDDEN_OWNERS = frozenset({"pallets", "pallets-eco", "textualize", "pytest-dev", "django", "sympy", "sphinx-doc"})

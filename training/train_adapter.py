@@ -1,7 +1,7 @@
 """Train the code-retrieval LoRA adapter of the bundled all-MiniLM-L6-v2 on mined pairs (plain torch, CPU).
 
     nice -n 15 python training/train_adapter.py --minutes 40 --out igraph_mcp/embed/adapters/code-v1.npz
-    python training/train_adapter.py --commits ~/.cache/igraph-mcp-train/commits ...   # commits-v1: commit pairs too
+    python training/train_adapter.py --commits ~/.cache/igraph-mcp-train/commits ...   # commit pairs too
 
 Low-rank factors A (rank x in, small random) and B (out x rank, zero) sit beside each frozen target linear
 layer; the model output is mean-pooled over the attention mask and L2-normalised as the served model does,

@@ -27,8 +27,6 @@ HEADER_KEY = "__header__"
 SHIPPED: dict[str, str] = {
     # training/README.md: 40 min, 1,632 mined docstring -> code pairs from 60 PyPI sdists (training/packages.txt).
     "code-v1": "14279ee9da96f5f294186ddd11ce91342938262f9ae8bdc06be71d196f95d5ae",
-    # training/README.md: 50 min, 11,159 pairs (mined commit messages -> edited definitions, a quarter docstrings).
-    "commits-v1": "3df69c5041212a63d1ded712262585f1df5afec912f6299d00be8c62d6f6a287",
 }
 """Adapter name -> sha256 of its file, for every adapter in ``adapters/``."""
 DEFAULT_ADAPTER = NONE
@@ -36,8 +34,7 @@ DEFAULT_ADAPTER = NONE
 pairs) raised docstring MRR@10 (dense 55.3 -> 60.5, default 58.4 -> 58.8, fp32) but lost on the devset tuning half,
 which decides defaults: with int8, file Acc@1 60.3 -> 56.9 and the default call's function Acc@10 53.6 -> 50.0 (58
 issues, 19 trees; README, "Retrieval quality"). So it ships opt-in (embedder.adapter: code-v1). commits-v1 (issue-shaped
-commit pairs) raised the docstring set on every package but lost file Acc@1 on the tuning half's Django issues
-(63.6 -> 59.1, 22 issues; training/README.md), so it ships opt-in too."""
+commit pairs) no longer ships: its mined repositories listed benchmark projects (issue 31; training/README.md)."""
 _REINSTALL = "reinstall igraph-mcp (pip install --force-reinstall --no-deps igraph-mcp)"
 _PLAIN = "or set embedder.adapter to 'none' (IGRAPH_EMBED_ADAPTER=none) for the plain model"
 
