@@ -175,3 +175,16 @@
 
 (class_heritage
   (_ object: (_) @qualifier property: (_) @name)) @reference.inherits
+
+; --- facts for typing receivers (index/receivers.py): `const x = new T()` (x is a T) and what else a variable
+; holds (it shadows outer names), plain parameters, `this.x = new T()`
+(variable_declarator name: (identifier) @fact.name value: (new_expression constructor: (_) @fact.type)) @fact
+
+(variable_declarator name: (identifier) @fact.name value: (_) @fact.value) @fact
+
+; (a bare name: TypeScript wraps parameters in required_parameter, so the regex keeps the pattern compiling there)
+(formal_parameters (_) @fact.name (#match? @fact.name "^[A-Za-z_$][A-Za-z0-9_$]*$")) @fact
+
+(assignment_expression
+  left: (member_expression object: (this) property: (property_identifier) @fact.name)
+  right: (new_expression constructor: (_) @fact.type)) @fact.attr

@@ -1,0 +1,214 @@
+"""Receiver types for languages bound by name (TypeScript/JavaScript, Go): what `x.f()` calls when a parameter, a
+variable, a field or a function's result says what `x` is (the @fact captures of their queries).
+
+The answer is a definition of the repository, "outside" (a type the repository does not define: the language's
+own, a dependency's), or unknown; a member is looked up in the type and then in its bases (`extends`, Go
+embedding). Nothing here guesses by name: an unknown receiver leaves the caller's other steps to decide.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from igraph_mcp.index.symbols import Sym, SymbolTable
+from igraph_mcp.vocab.languages import TYPE_KINDS
+
+# A type the repository cannot define: the result of a lookup that knows the receiver is not ours.
+OUTSIDE = "outside"
+Found = Sym | str | None  # a repository definition, OUTSIDE, or None (unknown)
+
+
+def as_sym(found: Found) -> Sym | None:
+    """The repository definition a lookup found, or None (outside or unknown)."""
+    return None if found is None or isinstance(found, str) else found
+
+
+Bindings = Callable[[int], dict[str, tuple[list[int], str]]]
+
+# Types no repository defines (TypeScript's and Go's own); a call on one is never repository code.
+_PRIMITIVES = frozenset(
+    {
+        "string", "number", "boolean", "bigint", "symbol", "object", "any", "unknown", "never", "void", "Function",
+        "bool", "byte", "rune", "error", "int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16",
+        "uint32", "uint64", "uintptr", "float32", "float64", "complex64", "complex128",
+    }
+)  # fmt: skip
+_NAME = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)?")
+_CALL = re.compile(r"([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)?)\(")
+_MAX_DEPTH = 5
+
+
+def type_text_name(text: str) -> str | None:
+    """The named type an annotation or a Go type stands for: ``*Parser`` -> Parser, ``ast.Node`` -> ast.Node,
+    ``Foo<T> | undefined`` -> Foo; None for slices, maps, functions, unions of several types."""
+    parts = [p for p in text.split("|") if p not in ("null", "undefined", "")]
+    if len(parts) != 1:
+        return None
+    core = parts[0].removeprefix("readonly").lstrip("*&")
+    match = _NAME.match(core)
+    if match is None:
+        return None
+    rest = core[match.end() :]
+    if rest and rest[0] not in "<[":  # `T[]` is an array in TypeScript, `T[K]` an indexed type: not a T
+        return None
+    if rest.startswith("[]"):
+        return None
+    return match.group(0)
+
+
+class ReceiverTypes:
+    """Types of receivers from scope facts, and members of types through their bases."""
+
+    def __init__(self, table: SymbolTable, bindings: Bindings) -> None:
+        self.t = table
+        self._bindings = bindings
+
+    # -- types ---------------------------------------------------------------------------------------------------
+    def of_name(self, source: Sym, name: str) -> Found:
+        """The type of a bare name at ``source``: the nearest function-like scope stating something about it."""
+        scope: Sym | None = source
+        while scope is not None and scope.kind != "module":
+            if scope.kind not in TYPE_KINDS:  # a class body's fields are reached through `this`, not by name
+                facts = self.t.facts.get(scope.id, {}).get(name)
+                if facts:
+                    return self._of_facts(facts, scope.file_id)
+            scope = self.t.parent(scope)
+        return None
+
+    def _of_facts(self, facts: list[tuple[str, str]], file_id: int, depth: int = 0) -> Found:
+        typed = [text for kind, text in facts if kind == "type"]
+        if typed:
+            return self.named(typed[0], file_id, depth)
+        values = [text for kind, text in facts if kind == "value"]
+        return self._of_value(values[0], file_id, depth) if values else None
+
+    def _of_value(self, text: str, file_id: int, depth: int) -> Found:
+        """``&T{...}`` / ``T{...}`` is a T; ``NewT(...)`` is what NewT's first result or return annotation says."""
+        composite = re.match(r"&?([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)?)\{", text)
+        if composite:
+            return self.named(composite.group(1), file_id, depth)
+        call = _CALL.match(text)
+        if call is None or depth >= _MAX_DEPTH:
+            return None
+        fn = as_sym(self._definition(call.group(1), file_id, frozenset({"function"})))
+        if fn is None:
+            return None
+        returns = self.t.facts.get(fn.id, {}).get("()")
+        return self.named(returns[0][1], fn.file_id, depth + 1) if returns else None
+
+    def named(self, text: str, file_id: int, depth: int = 0) -> Found:
+        """The repository type an annotation names, as seen from ``file_id``."""
+        name = type_text_name(text)
+        if name is None:
+            return None
+        if name in _PRIMITIVES:
+            return OUTSIDE
+        return self._definition(name, file_id, TYPE_KINDS)
+
+    def _definition(self, dotted: str, file_id: int, kinds: frozenset[str]) -> Found:
+        """A definition named ``name`` or ``pkg.name`` as ``file_id`` sees it: its own file, its imports, its
+        folder (a Go package), then the one definition of that name; OUTSIDE when the repository has none."""
+        qualifier, _, name = dotted.rpartition(".")
+        bindings = self._bindings(file_id)
+        if qualifier:
+            bound = bindings.get(qualifier)
+            if bound is None:
+                return None
+            files, _member = bound
+            if not files:
+                return OUTSIDE  # `bytes.Buffer`: an import the repository does not hold
+            return self._one(self.exported(files, name, kinds))
+        own = [s for s in self.t.by_file_name.get((file_id, name), []) if s.kind in kinds]
+        if own:
+            return self._one(own)
+        bound = bindings.get(name)
+        if bound is not None:
+            files, member = bound
+            if not files:
+                return OUTSIDE
+            return self._one(self.exported(files, member or name, kinds))
+        everywhere = [s for s in self.t.by_name.get(name, []) if s.kind in kinds]
+        folder = self.t.dir_of_file.get(file_id)
+        near = [s for s in everywhere if self.t.dir_of_file.get(s.file_id) == folder]
+        if near:
+            return self._one(near)
+        if not everywhere:
+            return OUTSIDE
+        return everywhere[0] if len(everywhere) == 1 else None
+
+    def exported(self, files: list[int], name: str, kinds: frozenset[str], depth: int = 0) -> list[Sym]:
+        """Definitions called ``name`` in ``files``, else where their re-exports lead (`export * from`, `export
+        { name } from`, an index file's imports)."""
+        hits = [s for f in files for s in self.t.by_file_name.get((f, name), []) if s.kind in kinds]
+        if hits or depth >= _MAX_DEPTH:
+            return hits
+        found: list[Sym] = []
+        for f in files:
+            for module, imported, alias in self.t.imports.get(f, []):
+                if (alias or imported) == name or (not imported and not alias):
+                    wanted = imported if imported and imported != "*" else name
+                    targets = self.t.files_for_module(module, f)
+                    found += self.exported(targets, wanted, kinds, depth + 1) if targets else []
+        return list(dict.fromkeys(found))
+
+    @staticmethod
+    def _one(hits: list[Sym]) -> Sym | None:
+        """The single definition, or the last of one file's declarations of it (TypeScript overloads)."""
+        if len(hits) == 1:
+            return hits[0]
+        if hits and len({(s.file_id, s.parent_id) for s in hits}) == 1:
+            return hits[-1]
+        return None
+
+    def of_attribute(self, owner: Sym, attr: str, depth: int = 0) -> Found:
+        """The type of ``owner``'s field ``attr``: a declared field, or `this.attr = new T()` in a method."""
+        facts = self.t.facts.get(owner.id, {}).get(attr)
+        if facts:
+            return self._of_facts(facts, owner.file_id, depth)
+        for method in self.t.members.get(owner.id, []):
+            facts = self.t.facts.get(method.id, {}).get("." + attr)
+            if facts:
+                return self._of_facts(facts, owner.file_id, depth)
+        return None
+
+    # -- members -------------------------------------------------------------------------------------------------
+    def member(self, owner: Sym, name: str, kinds: frozenset[str]) -> tuple[Sym | None, bool]:
+        """``owner``'s member ``name`` (its own, else its bases'), and whether every base was the repository's (so
+        a member not found is not inherited from outside)."""
+        seen: set[int] = set()
+
+        def visit(cls: Sym, depth: int) -> tuple[Sym | None, bool]:
+            if cls.id in seen or depth > _MAX_DEPTH:
+                return None, False
+            seen.add(cls.id)
+            own = self._own_members(cls, name, kinds)
+            if own:
+                return self._one(own), True
+            complete = True
+            for base_name, qualifier in self.t.bases.get(cls.id, []):
+                dotted = f"{qualifier}.{base_name}" if qualifier else base_name
+                base = as_sym(self._definition(dotted, cls.file_id, TYPE_KINDS))
+                if base is None:
+                    complete = False
+                    continue
+                found, base_complete = visit(base, depth + 1)
+                if found is not None:
+                    return found, True
+                complete &= base_complete
+            return None, complete
+
+        return visit(owner, 0)
+
+    def _own_members(self, cls: Sym, name: str, kinds: frozenset[str]) -> list[Sym]:
+        nested = [s for s in self.t.children.get((cls.id, name), []) if s.kind in kinds]
+        if nested:
+            return nested
+        # Go declares methods beside the type, in any file of its package: `func (p *Parser) Parse()`.
+        qualified = f"{cls.qualified_name}.{name}"
+        folder = self.t.dir_of_file.get(cls.file_id)
+        return [
+            s
+            for s in self.t.by_name.get(name, [])
+            if s.kind in kinds and s.qualified_name == qualified and self.t.dir_of_file.get(s.file_id) == folder
+        ]

@@ -1,0 +1,144 @@
+"""Typed receivers for the languages bound by name (index/receivers.py): Go receivers, parameters, fields and module
+imports; TypeScript parameter properties, super calls and re-exports. Each rule with a decoy it must not pick."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from _factories import edge_target, index_repo, make_plain_repo
+
+from igraph_mcp.index.receivers import type_text_name
+
+GO_FILES = {
+    "go.mod": "module example.com/demo\n\ngo 1.19\n",
+    "parse/parser.go": (
+        "package parse\n\n"
+        'import (\n\t"bytes"\n\n\t"example.com/demo/ast"\n)\n\n'
+        "type Parser struct {\n\tbuf *bytes.Buffer\n}\n\n"
+        "type Doc struct {\n\tp *Parser\n}\n\n"
+        'func (p *Parser) Parse() *ast.Node {\n\tp.next()\n\tp.buf.WriteString("x")\n\treturn ast.NewNode()\n}\n\n'
+        "func (d *Doc) Build() {\n\td.p.Parse()\n}\n\n"
+        "func Walk(n Visitor) {\n\tn.Visit()\n}\n\n"
+        "func Fresh() {\n\tq := NewParser()\n\tq.next()\n}\n"
+    ),
+    "parse/lexer.go": (
+        "package parse\n\n"
+        "type Lexer struct{}\n\n"
+        "func (l *Lexer) next() {}\n\n"
+        "func (l *Lexer) Visit() {}\n\n"
+        "func (p *Parser) next() {}\n\n"
+        "func NewParser() *Parser { return &Parser{} }\n\n"
+        "type Visitor interface {\n\tVisit()\n}\n"
+    ),
+    "parse/writer.go": "package parse\n\ntype Writer struct{}\n\nfunc (w *Writer) WriteString(s string) {}\n",
+    "ast/node.go": "package ast\n\ntype Node struct{}\n\nfunc NewNode() *Node { return &Node{} }\n",
+    "extension/ast/node.go": "package ast\n\ntype Node struct{}\n\nfunc NewNode() *Node { return &Node{} }\n",
+}
+
+
+@pytest.fixture
+def go_repo(tmp_path: Path):  # type: ignore[no-untyped-def]
+    svc = index_repo(make_plain_repo(tmp_path, GO_FILES))
+    yield svc
+    svc.close()
+
+
+def test_go_receiver_method_in_another_file(go_repo) -> None:  # type: ignore[no-untyped-def]
+    assert edge_target(go_repo.db, "Parser.Parse", "next") == ("parse/lexer.go", "Parser.next", "inferred")
+
+
+def test_go_module_path_import_names_the_exact_folder(go_repo) -> None:  # type: ignore[no-untyped-def]
+    # extension/ast/ also ends in "ast" and defines NewNode: only the module's own ast/ folder is the package.
+    assert edge_target(go_repo.db, "Parser.Parse", "NewNode") == ("ast/node.go", "NewNode", "import")
+
+
+def test_go_field_of_a_typed_receiver(go_repo) -> None:  # type: ignore[no-untyped-def]
+    assert edge_target(go_repo.db, "Doc.Build", "Parse") == ("parse/parser.go", "Parser.Parse", "inferred")
+
+
+def test_go_interface_parameter_binds_the_interface_method(go_repo) -> None:  # type: ignore[no-untyped-def]
+    # Lexer.Visit is the only other Visit: a name-only guess would pick it.
+    assert edge_target(go_repo.db, "Walk", "Visit") == ("parse/lexer.go", "Visitor.Visit", "inferred")
+
+
+def test_go_variable_from_a_constructor_result(go_repo) -> None:  # type: ignore[no-untyped-def]
+    assert edge_target(go_repo.db, "Fresh", "next") == ("parse/lexer.go", "Parser.next", "inferred")
+
+
+def test_go_receiver_of_an_outside_type_binds_nothing(go_repo) -> None:  # type: ignore[no-untyped-def]
+    # p.buf is a *bytes.Buffer: Writer.WriteString, the one repository method of that name, is not it.
+    assert edge_target(go_repo.db, "Parser.Parse", "WriteString") == (None, None, "external")
+
+
+TS_FILES = {
+    "src/lib/index.ts": "export * from './impl'\n",
+    "src/lib/impl.ts": "export function helper(): number { return 1 }\n",
+    "src/other/helper.ts": "export function helper(): number { return 2 }\n",
+    "src/codegen.ts": ("export class CodeGen {\n  add(): void {}\n}\n\nexport class Other {\n  add(): void {}\n}\n"),
+    "src/base.ts": "export class Base {\n  setup(): void {}\n}\n",
+    "src/main.ts": (
+        "import { CodeGen } from './codegen'\n"
+        "import { Base } from './base'\n"
+        "import { helper } from './lib'\n\n"
+        "export class Main extends Base {\n"
+        "  constructor(private gen: CodeGen, private plain) {\n    super()\n  }\n"
+        "  setup(): void {\n    super.setup()\n    this.gen.add()\n    this.plain.setup()\n    helper()\n  }\n"
+        "}\n\n"
+        "export function run(g: CodeGen): void {\n  g.add()\n}\n"
+    ),
+}
+
+
+@pytest.fixture
+def ts_repo(tmp_path: Path):  # type: ignore[no-untyped-def]
+    svc = index_repo(make_plain_repo(tmp_path, TS_FILES))
+    yield svc
+    svc.close()
+
+
+def test_ts_super_call_binds_the_base_method(ts_repo) -> None:  # type: ignore[no-untyped-def]
+    rows = ts_repo.db.rows(
+        "SELECT t.qualified_name, e.resolution FROM edges e JOIN nodes s ON s.id = e.source_id "
+        "LEFT JOIN nodes t ON t.id = e.target_id WHERE s.qualified_name = 'Main.setup' AND e.target_name = 'setup' "
+        "AND e.qualifier = 'super'"
+    )
+    assert [tuple(r) for r in rows] == [("Base.setup", "inferred")]  # never Main.setup, the override itself
+
+
+def test_ts_parameter_property_types_this_field(ts_repo) -> None:  # type: ignore[no-untyped-def]
+    assert edge_target(ts_repo.db, "Main.setup", "add") == ("src/codegen.ts", "CodeGen.add", "inferred")
+
+
+def test_ts_untyped_field_is_not_this_class(ts_repo) -> None:  # type: ignore[no-untyped-def]
+    rows = ts_repo.db.rows(
+        "SELECT e.target_id FROM edges e JOIN nodes s ON s.id = e.source_id WHERE s.qualified_name = 'Main.setup' "
+        "AND e.qualifier = 'this.plain'"
+    )
+    assert [r[0] for r in rows] == [None]  # this.plain.setup() is not Main.setup
+
+
+def test_ts_annotated_parameter(ts_repo) -> None:  # type: ignore[no-untyped-def]
+    assert edge_target(ts_repo.db, "run", "add") == ("src/codegen.ts", "CodeGen.add", "inferred")
+
+
+def test_ts_import_through_an_index_file_reexport(ts_repo) -> None:  # type: ignore[no-untyped-def]
+    assert edge_target(ts_repo.db, "Main.setup", "helper") == ("src/lib/impl.ts", "helper", "import")
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("*Parser", "Parser"),
+        ("ast.Node", "ast.Node"),
+        ("Foo<T>|undefined", "Foo"),
+        ("Map[string]int", "Map"),
+        ("[]Node", None),
+        ("Node[]", None),
+        ("A|B", None),
+        ("func()error", None),
+        ("", None),
+    ],
+)
+def test_type_text_name(text: str, name: str | None) -> None:
+    assert type_text_name(text) == name
