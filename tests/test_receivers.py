@@ -142,3 +142,84 @@ def test_ts_import_through_an_index_file_reexport(ts_repo) -> None:  # type: ign
 )
 def test_type_text_name(text: str, name: str | None) -> None:
     assert type_text_name(text) == name
+
+
+JS_FILES = {
+    "lib/help.js": (
+        "class Help {\n"
+        "  /**\n   * @param {Command} cmd\n   */\n"
+        "  names(cmd) {\n    return cmd.list()\n  }\n"
+        "}\n\n"
+        "class Command {\n"
+        "  list() { return [] }\n"
+        "  static parse(args) {\n    const c = new Command()\n    return c.parse(args)\n  }\n"
+        "  parse(args) {\n    return this.parse(args.slice(1))\n  }\n"
+        "}\n\n"
+        "class Other {\n  list() { return [] }\n}\n\n"
+        "function run(ctx) {\n  const { cmd } = ctx\n  return cmd.list()\n}\n"
+    ),
+}
+
+
+@pytest.fixture
+def js_repo(tmp_path: Path):  # type: ignore[no-untyped-def]
+    svc = index_repo(make_plain_repo(tmp_path, JS_FILES))
+    yield svc
+    svc.close()
+
+
+def test_js_jsdoc_parameter_type(js_repo) -> None:  # type: ignore[no-untyped-def]
+    # Other.list is the decoy a name-only guess could pick.
+    assert edge_target(js_repo.db, "Help.names", "list") == ("lib/help.js", "Command.list", "inferred")
+
+
+def test_js_static_and_instance_method_of_one_name_stay_unbound(js_repo) -> None:  # type: ignore[no-untyped-def]
+    rows = js_repo.db.rows(
+        "SELECT e.target_id, e.resolution FROM edges e JOIN nodes s ON s.id = e.source_id "
+        "WHERE s.qualified_name = 'Command.parse' AND e.target_name = 'parse'"
+    )
+    # Which of the two `this` and `c` mean needs to know static from instance: nothing is bound, nothing guessed.
+    assert sorted(tuple(r) for r in rows) == [(None, "ambiguous"), (None, "ambiguous")]
+
+
+def test_js_untyped_destructured_name_binds_nothing(js_repo) -> None:  # type: ignore[no-untyped-def]
+    rows = js_repo.db.rows(
+        "SELECT e.target_id FROM edges e JOIN nodes s ON s.id = e.source_id "
+        "WHERE s.qualified_name = 'run' AND e.target_name = 'list'"
+    )
+    assert [r[0] for r in rows] == [None]  # ctx has no type: cmd could be anything
+
+
+TS_MORE = {
+    "src/gen.ts": (
+        "export class CodeGen {\n  add(): void {}\n}\n\n"
+        "export class Other {\n  add(): void {}\n}\n\n"
+        "export class KeywordCxt {\n  readonly gen: CodeGen\n}\n\n"
+        "export function each(xs: number[]): void\n"
+        "export function each(xs: string[]): void\n"
+        "export function each(xs: any): void {}\n"
+    ),
+    "src/use.ts": (
+        "import { KeywordCxt, each } from './gen'\n\n"
+        "export function code(cxt: KeywordCxt): void {\n  const { gen } = cxt\n  gen.add()\n  each([1])\n}\n"
+    ),
+}
+
+
+@pytest.fixture
+def ts_more(tmp_path: Path):  # type: ignore[no-untyped-def]
+    svc = index_repo(make_plain_repo(tmp_path, TS_MORE))
+    yield svc
+    svc.close()
+
+
+def test_ts_destructured_field_of_a_typed_parameter(ts_more) -> None:  # type: ignore[no-untyped-def]
+    assert edge_target(ts_more.db, "code", "add") == ("src/gen.ts", "CodeGen.add", "inferred")
+
+
+def test_ts_overloads_bind_their_body(ts_more) -> None:  # type: ignore[no-untyped-def]
+    rows = ts_more.db.rows(
+        "SELECT t.start_line, e.resolution FROM edges e JOIN nodes s ON s.id = e.source_id "
+        "JOIN nodes t ON t.id = e.target_id WHERE s.qualified_name = 'code' AND e.target_name = 'each'"
+    )
+    assert [tuple(r) for r in rows] == [(15, "import")]  # the implementation, after the two signatures

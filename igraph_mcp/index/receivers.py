@@ -37,6 +37,8 @@ _PRIMITIVES = frozenset(
 _NAME = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)?")
 _CALL = re.compile(r"([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)?)\(")
 _MAX_DEPTH = 5
+# A destructuring declaration's text as its fact holds it: `{gen,it}=cxt`, `{opts}=this.self`.
+_UNPACK = re.compile(r"\{[^{}:=]*\}=((?:this|[A-Za-z_$][\w$]*)(?:\.[A-Za-z_$][\w$]*)*)$")
 
 
 def type_text_name(text: str) -> str | None:
@@ -65,16 +67,33 @@ class ReceiverTypes:
         self._bindings = bindings
 
     # -- types ---------------------------------------------------------------------------------------------------
-    def of_name(self, source: Sym, name: str) -> Found:
+    def of_name(self, source: Sym, name: str, depth: int = 0) -> Found:
         """The type of a bare name at ``source``: the nearest function-like scope stating something about it."""
         scope: Sym | None = source
         while scope is not None and scope.kind != "module":
             if scope.kind not in TYPE_KINDS:  # a class body's fields are reached through `this`, not by name
                 facts = self.t.facts.get(scope.id, {}).get(name)
                 if facts:
-                    return self._of_facts(facts, scope.file_id)
+                    unpacked = next((m for kind, text in facts if kind == "value" and (m := _UNPACK.match(text))), None)
+                    if unpacked is not None:  # `const {gen} = cxt`: gen is the field gen of cxt
+                        owner = as_sym(self.of_path(unpacked.group(1), scope, depth + 1))
+                        return self.of_attribute(owner, name) if owner is not None else None
+                    return self._of_facts(facts, scope.file_id, depth)
             scope = self.t.parent(scope)
         return None
+
+    def of_path(self, path: str, scope: Sym, depth: int = 0) -> Found:
+        """The type of ``this``, ``x`` or ``x.field.field`` seen from ``scope``."""
+        if depth >= _MAX_DEPTH:
+            return None
+        head, *attrs = path.split(".")
+        found: Found = self.t.enclosing(scope, TYPE_KINDS) if head == "this" else self.of_name(scope, head, depth)
+        for attr in attrs:
+            owner = as_sym(found)
+            if owner is None:
+                return None
+            found = self.of_attribute(owner, attr, depth)
+        return found
 
     def _of_facts(self, facts: list[tuple[str, str]], file_id: int, depth: int = 0) -> Found:
         typed = [text for kind, text in facts if kind == "type"]
@@ -173,9 +192,12 @@ class ReceiverTypes:
         return None
 
     # -- members -------------------------------------------------------------------------------------------------
-    def member(self, owner: Sym, name: str, kinds: frozenset[str]) -> tuple[Sym | None, bool]:
+    def member(
+        self, owner: Sym, name: str, kinds: frozenset[str], *, overloads: bool = False
+    ) -> tuple[Sym | None, bool]:
         """``owner``'s member ``name`` (its own, else its bases'), and whether every base was the repository's (so
-        a member not found is not inherited from outside)."""
+        a member not found is not inherited from outside). Several members of one name are TypeScript overloads
+        (the last is the body) when ``overloads``, else no answer."""
         seen: set[int] = set()
 
         def visit(cls: Sym, depth: int) -> tuple[Sym | None, bool]:
@@ -184,7 +206,7 @@ class ReceiverTypes:
             seen.add(cls.id)
             own = self._own_members(cls, name, kinds)
             if own:
-                return self._one(own), True
+                return (self._one(own) if overloads or len(own) == 1 else None), overloads or len(own) == 1
             complete = True
             for base_name, qualifier in self.t.bases.get(cls.id, []):
                 dotted = f"{qualifier}.{base_name}" if qualifier else base_name

@@ -1,8 +1,10 @@
 """Binding references to definitions, and how sure each binding is.
 
-Languages with a row in resolve_rules.RULES (Python) are resolved by scope and inferred receiver types
-(index/infer.py): nothing is bound by name alone. Other languages use, in order: self/this members, import
-binding, same file, `Type.member`, same directory, unique global name; the last two are name-only guesses,
+Languages whose row in resolve_rules.RULES is lexical (Python) are resolved by scope and inferred receiver types
+(index/infer.py): nothing is bound by name alone. Other languages use, in order: self/this members, typed receivers
+(index/receivers.py: a parameter, variable, field or result whose type the scope states; `super.f()` in the
+bases), import binding (through re-exports), same file, `Type.member`, same directory, unique global name; the
+last two are name-only guesses,
 never from library code into test code (vocab/testcode.py), and carry a low confidence (vocab/edges.py). Both
 ways read one SymbolTable (index/symbols.py). Whatever does not bind to exactly one
 definition stays unbound ("ambiguous" with its candidates, "external" for the language's own names, or
@@ -168,6 +170,9 @@ class Resolver:
                 members = [s for s in t.by_file_name.get((file_id, name), []) if s.parent_id == owner.id]
                 if len(members) == 1:
                     return _bound(members[0].id, "same_file")
+                if len(members) > 1 and not rules.overloads_before_body:
+                    # A static and an instance method of one name: which one `this` means is not known here.
+                    return Binding(None, "ambiguous", candidates=tuple(s.id for s in members[:MAX_CANDIDATES]))
 
         # 1b. a typed receiver: a parameter, variable or field whose type the scope states, or this/super.
         if qualifier and source is not None:
@@ -186,14 +191,14 @@ class Resolver:
                 # `import makeWidget from './widget'`: the default export is not named as such in the symbol
                 # table, but by convention it carries the local name.
                 hits = [s for f in files for s in t.by_file_name.get((f, name), []) if s.kind in allowed]
-            one = self._single(hits)
+            one = self._single(hits, rules)
             if one is not None:
                 return _bound(one.id, "import")
 
         # 3. same file (unqualified or self-qualified names).
         if not qualifier or own_call:
             local = [s for s in t.by_file_name.get((file_id, name), []) if s.kind in allowed and s.id != source_id]
-            one = self._single(local)
+            one = self._single(local, rules)
             if one is not None:
                 return _bound(one.id, "same_file")
         if not qualifier and name in rules.builtins:
@@ -240,7 +245,7 @@ class Resolver:
             if receiver is None:
                 return None
             if head == rules.super_name and not attrs:
-                return self._in_bases(receiver, name, allowed) or Binding(None, "unresolved")
+                return self._in_bases(rules, receiver, name, allowed) or Binding(None, "unresolved")
         else:
             receiver = self.receivers.of_name(source, head)
         for attr in attrs:
@@ -253,12 +258,12 @@ class Resolver:
         typed = as_sym(receiver)
         if typed is None:
             return None
-        found, complete = self.receivers.member(typed, name, allowed)
+        found, complete = self.receivers.member(typed, name, allowed, overloads=rules.overloads_before_body)
         if found is not None:
             return _bound(found.id, "inferred")
         return Binding(None, "unresolved") if complete else None
 
-    def _in_bases(self, cls: Sym, name: str, allowed: frozenset[str]) -> Binding | None:
+    def _in_bases(self, rules: ResolveRules, cls: Sym, name: str, allowed: frozenset[str]) -> Binding | None:
         """`super.f()`: f as the bases of ``cls`` define it (never ``cls``'s own override)."""
         for base_name, base_qualifier in self.table.bases.get(cls.id, []):
             dotted = f"{base_qualifier}.{base_name}" if base_qualifier else base_name
@@ -267,15 +272,18 @@ class Resolver:
                 return Binding(None, "external")
             base_sym = as_sym(base)
             if base_sym is not None:
-                found, _complete = self.receivers.member(base_sym, name, allowed)
+                found, _complete = self.receivers.member(base_sym, name, allowed, overloads=rules.overloads_before_body)
                 if found is not None:
                     return _bound(found.id, "inferred")
         return None
 
-    def _single(self, hits: list[Sym]) -> Sym | None:
-        """The one definition among ``hits``, or among several the only one at the top of its file."""
+    def _single(self, hits: list[Sym], rules: ResolveRules) -> Sym | None:
+        """The one definition among ``hits``, or among several the only one at the top of its file; TypeScript
+        overloads (one file, one scope) are their last definition, the body."""
         if len(hits) == 1:
             return hits[0]
+        if rules.overloads_before_body and hits and len({(s.file_id, s.parent_id) for s in hits}) == 1:
+            return hits[-1]
         top = [s for s in hits if s.parent_id is None or self._is_module(s.parent_id)]
         return top[0] if len(hits) > 1 and len(top) == 1 else None
 

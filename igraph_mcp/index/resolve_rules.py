@@ -15,6 +15,8 @@ class ResolveRules:
     builtins: names the language itself defines; an unshadowed use of one is never repository code.
     self_names / class_names: receivers meaning this instance / this class; super_name: the parent's view.
     bind_unknown_receivers: whether a method call on a receiver of unknown type may be bound by name alone.
+    overloads_before_body: a name defined several times in one scope is overload signatures followed by the one
+    body (TypeScript), so the last definition is the callee.
     """
 
     lexical: bool = False
@@ -24,6 +26,7 @@ class ResolveRules:
     super_name: str = "super"
     # Bind `x.m()` with x of unknown type to a same-named method by directory or unique name (a guess).
     bind_unknown_receivers: bool = False
+    overloads_before_body: bool = False
     # Every receiver that names this instance, this class or its parent: derived, never set.
     own_receivers: frozenset[str] = field(init=False, compare=False, repr=False)
 
@@ -39,7 +42,12 @@ PYTHON = ResolveRules(
     super_name="super",
 )
 
-RULES: dict[str, ResolveRules] = {"python": PYTHON}
+TYPESCRIPT = ResolveRules(overloads_before_body=True)
+
+RULES: dict[str, ResolveRules] = {
+    "python": PYTHON,
+    **dict.fromkeys(("typescript", "tsx", "vue", "svelte"), TYPESCRIPT),
+}
 DEFAULT_RULES = ResolveRules()
 
 

@@ -182,6 +182,17 @@
 
 (variable_declarator name: (identifier) @fact.name value: (_) @fact.value) @fact
 
+; `const {gen, it} = cxt`: each name is that field of cxt (receivers.py reads the declarator's text)
+(lexical_declaration
+  (variable_declarator
+    name: (object_pattern (shorthand_property_identifier_pattern) @fact.name)
+    value: [(identifier) (this) (member_expression)]) @fact.value) @fact
+
+(variable_declaration
+  (variable_declarator
+    name: (object_pattern (shorthand_property_identifier_pattern) @fact.name)
+    value: [(identifier) (this) (member_expression)]) @fact.value) @fact
+
 ; (a bare name: TypeScript wraps parameters in required_parameter, so the regex keeps the pattern compiling there)
 (formal_parameters (_) @fact.name (#match? @fact.name "^[A-Za-z_$][A-Za-z0-9_$]*$")) @fact
 
