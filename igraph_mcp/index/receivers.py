@@ -35,7 +35,12 @@ _PRIMITIVES = frozenset(
     }
 )  # fmt: skip
 _NAME = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)?")
-_CALL = re.compile(r"([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)?)\(")
+_COMPOSITE = re.compile(r"&?([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)?)\{")
+_ASSERTION = re.compile(r"\.\(\*?([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)?)\)$")  # Go `x.(*T)`
+_PART = re.compile(r"[A-Za-z_$][\w$]*(?:\(.*\))?$", re.DOTALL)
+_FUNCTIONS = frozenset({"function", "method"})
+_FREE = frozenset({"function"})
+_THIS = frozenset({"this"})
 _MAX_DEPTH = 5
 # A destructuring declaration's text as its fact holds it: `{gen,it}=cxt`, `{opts}=this.self`.
 _UNPACK = re.compile(r"\{[^{}:=]*\}=((?:this|[A-Za-z_$][\w$]*)(?:\.[A-Za-z_$][\w$]*)*)$")
@@ -59,6 +64,23 @@ def type_text_name(text: str) -> str | None:
     return match.group(0)
 
 
+def split_path(text: str) -> list[str] | None:
+    """``a.b(x.y).c`` -> [a, b(x.y), c]: a receiver path split at its top-level dots; None when a part is not a
+    name or a call of one (an index, a literal, a parenthesised expression)."""
+    parts: list[str] = []
+    depth = start = 0
+    for i, ch in enumerate(text):
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch == "." and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return parts if depth == 0 and all(_PART.match(p) for p in parts) else None
+
+
 class ReceiverTypes:
     """Types of receivers from scope facts, and members of types through their bases."""
 
@@ -77,44 +99,69 @@ class ReceiverTypes:
                     unpacked = next((m for kind, text in facts if kind == "value" and (m := _UNPACK.match(text))), None)
                     if unpacked is not None:  # `const {gen} = cxt`: gen is the field gen of cxt
                         owner = as_sym(self.of_path(unpacked.group(1), scope, depth + 1))
-                        return self.of_attribute(owner, name) if owner is not None else None
-                    return self._of_facts(facts, scope.file_id, depth)
+                        return self.of_attribute(owner, name, depth + 1) if owner is not None else None
+                    return self._of_facts(facts, scope, depth + 1)
             scope = self.t.parent(scope)
         return None
 
-    def of_path(self, path: str, scope: Sym, depth: int = 0) -> Found:
-        """The type of ``this``, ``x`` or ``x.field.field`` seen from ``scope``."""
-        if depth >= _MAX_DEPTH:
+    def of_path(self, path: str, scope: Sym, depth: int = 0, this: frozenset[str] = _THIS) -> Found:
+        """The type of ``this``, ``x``, ``x.field``, ``NewT()``, ``pkg.NewT()`` or ``x.Method().field`` seen from
+        ``scope`` (``this``: the names meaning the enclosing type)."""
+        parts = split_path(path)
+        if not parts or depth >= _MAX_DEPTH:
             return None
-        head, *attrs = path.split(".")
-        found: Found = self.t.enclosing(scope, TYPE_KINDS) if head == "this" else self.of_name(scope, head, depth)
-        for attr in attrs:
+        head, rest = parts[0], parts[1:]
+        bindings = self._bindings(scope.file_id)
+        found: Found
+        if head in this:
+            found = self.t.enclosing(scope, TYPE_KINDS)
+        elif head.endswith(")"):
+            found = self._result(self._definition(head[: head.index("(")], scope.file_id, _FREE), depth)
+        elif head in bindings and rest and self.of_name(scope, head, depth) is None:
+            # `pkg.NewT()` / `pkg.Var`: a member of an imported module, not a local's field.
+            member, rest = rest[0], rest[1:]
+            if not member.endswith(")"):
+                return None
+            callee = self._definition(f"{head}.{member[: member.index('(')]}", scope.file_id, _FREE)
+            found = self._result(callee, depth)
+        else:
+            found = self.of_name(scope, head, depth)
+        for part in rest:
             owner = as_sym(found)
             if owner is None:
-                return None
-            found = self.of_attribute(owner, attr, depth)
+                return found if found == OUTSIDE else None
+            if part.endswith(")"):
+                method, _complete = self.member(owner, part[: part.index("(")], _FUNCTIONS)
+                found = self._result(method, depth)
+            else:
+                found = self.of_attribute(owner, part, depth + 1)
         return found
 
-    def _of_facts(self, facts: list[tuple[str, str]], file_id: int, depth: int = 0) -> Found:
+    def _result(self, fn: Found, depth: int) -> Found:
+        """What calling ``fn`` gives: its first result or return annotation (the "()" fact)."""
+        callee = as_sym(fn)
+        if callee is None:
+            return fn if fn == OUTSIDE else None
+        returns = self.t.facts.get(callee.id, {}).get("()")
+        return self.named(returns[0][1], callee.file_id, depth + 1) if returns else None
+
+    def _of_facts(self, facts: list[tuple[str, str]], scope: Sym, depth: int) -> Found:
         typed = [text for kind, text in facts if kind == "type"]
         if typed:
-            return self.named(typed[0], file_id, depth)
+            return self.named(typed[0], scope.file_id, depth)
         values = [text for kind, text in facts if kind == "value"]
-        return self._of_value(values[0], file_id, depth) if values else None
+        return self._of_value(values[0], scope, depth) if values else None
 
-    def _of_value(self, text: str, file_id: int, depth: int) -> Found:
-        """``&T{...}`` / ``T{...}`` is a T; ``NewT(...)`` is what NewT's first result or return annotation says."""
-        composite = re.match(r"&?([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)?)\{", text)
+    def _of_value(self, text: str, scope: Sym, depth: int) -> Found:
+        """``&T{...}`` / ``T{...}`` and ``x.(*T)`` are a T; any other path (``y``, ``NewT()``, ``x.Lines()``) is
+        what that path is (of_path)."""
+        composite = _COMPOSITE.match(text)
         if composite:
-            return self.named(composite.group(1), file_id, depth)
-        call = _CALL.match(text)
-        if call is None or depth >= _MAX_DEPTH:
-            return None
-        fn = as_sym(self._definition(call.group(1), file_id, frozenset({"function"})))
-        if fn is None:
-            return None
-        returns = self.t.facts.get(fn.id, {}).get("()")
-        return self.named(returns[0][1], fn.file_id, depth + 1) if returns else None
+            return self.named(composite.group(1), scope.file_id, depth)
+        asserted = _ASSERTION.search(text)
+        if asserted:
+            return self.named(asserted.group(1), scope.file_id, depth)
+        return self.of_path(text, scope, depth + 1)
 
     def named(self, text: str, file_id: int, depth: int = 0) -> Found:
         """The repository type an annotation names, as seen from ``file_id``."""
@@ -182,13 +229,15 @@ class ReceiverTypes:
 
     def of_attribute(self, owner: Sym, attr: str, depth: int = 0) -> Found:
         """The type of ``owner``'s field ``attr``: a declared field, or `this.attr = new T()` in a method."""
+        if depth >= _MAX_DEPTH:
+            return None
         facts = self.t.facts.get(owner.id, {}).get(attr)
         if facts:
-            return self._of_facts(facts, owner.file_id, depth)
+            return self._of_facts(facts, owner, depth + 1)
         for method in self.t.members.get(owner.id, []):
             facts = self.t.facts.get(method.id, {}).get("." + attr)
             if facts:
-                return self._of_facts(facts, owner.file_id, depth)
+                return self._of_facts(facts, method, depth + 1)
         return None
 
     # -- members -------------------------------------------------------------------------------------------------

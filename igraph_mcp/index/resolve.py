@@ -238,21 +238,18 @@ class Resolver:
     ) -> Binding | None:
         """`x.f()` / `this.x.f()` / `super.f()` where the receiver's type is known: its member (or its bases'),
         "external" for a type the repository does not define; None when the type is unknown."""
-        head, *attrs = qualifier.split(".")
-        receiver: Found
-        if head in rules.own_receivers:
-            receiver = self.table.enclosing(source, _TYPE_LIKE)
-            if receiver is None:
-                return None
-            if head == rules.super_name and not attrs:
-                return self._in_bases(rules, receiver, name, allowed) or Binding(None, "unresolved")
-        else:
-            receiver = self.receivers.of_name(source, head)
-        for attr in attrs:
-            owner = as_sym(receiver)
+        head, _, rest = qualifier.partition(".")
+        if head in rules.own_receivers and head not in rules.self_names:  # super, or a class receiver
+            owner = self.table.enclosing(source, _TYPE_LIKE)
             if owner is None:
-                break
-            receiver = self.receivers.of_attribute(owner, attr)
+                return None
+            if head == rules.super_name and not rest:
+                return self._in_bases(rules, owner, name, allowed) or Binding(None, "unresolved")
+            if rest:
+                return None
+            receiver: Found = owner
+        else:
+            receiver = self.receivers.of_path(qualifier, source, this=rules.self_names)
         if receiver == OUTSIDE:
             return Binding(None, "external")
         typed = as_sym(receiver)

@@ -31,7 +31,8 @@ class ResolveRules:
     own_receivers: frozenset[str] = field(init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "own_receivers", self.self_names | self.class_names | {self.super_name})
+        own = self.self_names | self.class_names | {self.super_name}
+        object.__setattr__(self, "own_receivers", own - {""})
 
 
 PYTHON = ResolveRules(
@@ -42,11 +43,16 @@ PYTHON = ResolveRules(
     super_name="super",
 )
 
-TYPESCRIPT = ResolveRules(overloads_before_body=True)
+# `parent`, `cls` and `static` are ordinary names in these languages (a Go parameter, a DOM node), never receivers.
+JAVASCRIPT = ResolveRules(self_names=frozenset({"this", "self"}), class_names=frozenset())
+TYPESCRIPT = ResolveRules(self_names=frozenset({"this", "self"}), class_names=frozenset(), overloads_before_body=True)
+GO = ResolveRules(self_names=frozenset(), class_names=frozenset(), super_name="")
 
 RULES: dict[str, ResolveRules] = {
     "python": PYTHON,
+    "javascript": JAVASCRIPT,
     **dict.fromkeys(("typescript", "tsx", "vue", "svelte"), TYPESCRIPT),
+    "go": GO,
 }
 DEFAULT_RULES = ResolveRules()
 
