@@ -223,3 +223,88 @@ def test_ts_overloads_bind_their_body(ts_more) -> None:  # type: ignore[no-untyp
         "JOIN nodes t ON t.id = e.target_id WHERE s.qualified_name = 'code' AND e.target_name = 'each'"
     )
     assert [tuple(r) for r in rows] == [(15, "import")]  # the implementation, after the two signatures
+
+
+GO_MORE = {
+    "go.mod": "module example.com/tree\n\ngo 1.19\n",
+    "tree/node.go": (
+        "package tree\n\n"
+        "type Node interface {\n\tParent() Node\n\tAppend(c Node)\n}\n\n"
+        "type Text struct{}\n\n"
+        "func (t *Text) Parent() Node { return nil }\n\n"
+        "func (t *Text) Append(c Node) {}\n\n"
+        "func (t *Text) Soft() bool { return false }\n\n"
+        "type Block struct{}\n\n"
+        "func (b *Block) Soft() bool { return true }\n\n"
+        "func (b *Block) Append(c Node) {}\n\n"
+        "func Attach(parent Node, n Node) {\n"
+        "\tparent.Append(n)\n"
+        "\tn.Parent().Append(parent)\n"
+        "\tt, ok := n.(*Text)\n"
+        "\tif ok && t.Soft() {\n\t\treturn\n\t}\n"
+        "}\n"
+    ),
+}
+
+
+@pytest.fixture
+def go_more(tmp_path: Path):  # type: ignore[no-untyped-def]
+    svc = index_repo(make_plain_repo(tmp_path, GO_MORE))
+    yield svc
+    svc.close()
+
+
+def _targets(svc, source: str, name: str) -> list[tuple[object, ...]]:  # type: ignore[no-untyped-def]
+    rows = svc.db.rows(
+        "SELECT t.qualified_name, e.resolution FROM edges e JOIN nodes s ON s.id = e.source_id "
+        "LEFT JOIN nodes t ON t.id = e.target_id WHERE s.qualified_name = ? AND e.target_name = ? ORDER BY e.id",
+        (source, name),
+    )
+    return [tuple(r) for r in rows]
+
+
+def test_go_parameter_called_parent_is_a_plain_name(go_more) -> None:  # type: ignore[no-untyped-def]
+    # `parent` is PHP's receiver word, not Go's; both Append calls are the interface's method.
+    assert _targets(go_more, "Attach", "Append") == [("Node.Append", "inferred"), ("Node.Append", "inferred")]
+
+
+def test_go_type_assertion_types_the_variable(go_more) -> None:  # type: ignore[no-untyped-def]
+    assert _targets(go_more, "Attach", "Soft") == [("Text.Soft", "inferred")]  # never Block.Soft
+
+
+def test_go_method_result_in_a_receiver_path(go_more) -> None:  # type: ignore[no-untyped-def]
+    assert _targets(go_more, "Attach", "Parent") == [("Node.Parent", "inferred")]
+
+
+JS_MORE = {
+    "lib/command.js": (
+        "class Option {\n"
+        "  default(v) {\n    this.value = v\n    return this\n  }\n"
+        "  parse(x) { return x }\n"
+        "}\n\n"
+        "class Parser {\n  parse(x) { return x }\n}\n\n"
+        "class Command {\n"
+        "  createOption() {\n    return new Option()\n  }\n"
+        "  add() {\n    const opt = this.createOption()\n    return opt.default(1).parse('x')\n  }\n"
+        "}\n\n"
+        "function mangle(text) { return text }\n\n"
+        "function run(mangle, text) {\n  return mangle(text)\n}\n"
+    ),
+}
+
+
+@pytest.fixture
+def js_more(tmp_path: Path):  # type: ignore[no-untyped-def]
+    svc = index_repo(make_plain_repo(tmp_path, JS_MORE))
+    yield svc
+    svc.close()
+
+
+def test_js_factory_and_builder_results(js_more) -> None:  # type: ignore[no-untyped-def]
+    # createOption returns `new Option()`, default returns `this`: parse is Option's, not Parser's.
+    assert _targets(js_more, "Command.add", "default") == [("Option.default", "inferred")]
+    assert _targets(js_more, "Command.add", "parse") == [("Option.parse", "inferred")]
+
+
+def test_js_parameter_shadows_a_function_of_the_file(js_more) -> None:  # type: ignore[no-untyped-def]
+    assert _targets(js_more, "run", "mangle") == [(None, "unresolved")]

@@ -143,7 +143,21 @@ class ReceiverTypes:
         if callee is None:
             return fn if fn == OUTSIDE else None
         returns = self.t.facts.get(callee.id, {}).get("()")
-        return self.named(returns[0][1], callee.file_id, depth + 1) if returns else None
+        if not returns:
+            return None
+        if returns[0][1] == "this":  # `return this` / `: this`: the callee's own class
+            return self.t.enclosing(callee, TYPE_KINDS)
+        return self.named(returns[0][1], callee.file_id, depth + 1)
+
+    def is_local(self, source: Sym, name: str) -> bool:
+        """Whether a function scope around ``source`` binds ``name`` to a parameter or variable rather than to a
+        definition of its own: `mangle(text)` calling a callback parameter is no call to a file's mangle."""
+        scope: Sym | None = source
+        while scope is not None and scope.kind != "module":
+            if scope.kind not in TYPE_KINDS and self.t.facts.get(scope.id, {}).get(name):
+                return not self.t.children.get((scope.id, name))
+            scope = self.t.parent(scope)
+        return False
 
     def _of_facts(self, facts: list[tuple[str, str]], scope: Sym, depth: int) -> Found:
         typed = [text for kind, text in facts if kind == "type"]

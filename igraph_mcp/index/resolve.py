@@ -174,11 +174,14 @@ class Resolver:
                     # A static and an instance method of one name: which one `this` means is not known here.
                     return Binding(None, "ambiguous", candidates=tuple(s.id for s in members[:MAX_CANDIDATES]))
 
-        # 1b. a typed receiver: a parameter, variable or field whose type the scope states, or this/super.
+        # 1b. a typed receiver: a parameter, variable or field whose type the scope states, or this/super; a
+        # bare name a parameter or variable holds is no definition's.
         if qualifier and source is not None:
             typed = self._typed_receiver(rules, source, name, qualifier, allowed)
             if typed is not None:
                 return typed
+        elif source is not None and self.receivers.is_local(source, name):
+            return Binding(None, "unresolved")
 
         # 2. import binding: the name itself, or the qualifier's head, was imported.
         bindings = self._bindings(file_id)

@@ -91,3 +91,7 @@
   result: [(type_identifier) (pointer_type) (qualified_type) (generic_type)] @fact.type) @fact.return
 
 (method_declaration result: (parameter_list . (parameter_declaration type: (_) @fact.type))) @fact.return
+
+(method_elem result: [(type_identifier) (pointer_type) (qualified_type) (generic_type)] @fact.type) @fact.return
+
+(method_elem result: (parameter_list . (parameter_declaration type: (_) @fact.type))) @fact.return

@@ -199,3 +199,9 @@
 (assignment_expression
   left: (member_expression object: (this) property: (property_identifier) @fact.name)
   right: (new_expression constructor: (_) @fact.type)) @fact.attr
+
+; `return new T(...)`: the function gives a T (its "()" fact, as a return annotation would)
+(return_statement (new_expression constructor: (identifier) @fact.type)) @fact.return
+
+; `return this`: a builder method gives its own class (receivers.py reads the type "this")
+(return_statement (this) @fact.type) @fact.return

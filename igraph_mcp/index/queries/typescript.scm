@@ -81,3 +81,7 @@
 (function_declaration return_type: (type_annotation (_) @fact.type)) @fact.return
 
 (method_definition return_type: (type_annotation (_) @fact.type)) @fact.return
+
+(method_signature return_type: (type_annotation (_) @fact.type)) @fact.return
+
+(function_signature return_type: (type_annotation (_) @fact.type)) @fact.return
