@@ -57,7 +57,8 @@ function declarations(node) {
     return {
       file: relative(sf.fileName),
       line: sf.getLineAndCharacterOfPosition(at).line + 1,
-      name: symbol.name,
+      // A default export's symbol is called "default"; the declaration keeps the name the index knows it by.
+      name: d.name && ts.isIdentifier(d.name) ? d.name.text : symbol.name,
       kind: ts.SyntaxKind[d.kind],
     };
   });

@@ -308,3 +308,30 @@ def test_js_factory_and_builder_results(js_more) -> None:  # type: ignore[no-unt
 
 def test_js_parameter_shadows_a_function_of_the_file(js_more) -> None:  # type: ignore[no-untyped-def]
     assert _targets(js_more, "run", "mangle") == [(None, "unresolved")]
+
+
+TS_CXT = {
+    "src/cxt.ts": (
+        "export class CodeGen {\n  add(): void {}\n}\n\n"
+        "export class Other {\n  add(): void {}\n}\n\n"
+        "export interface SchemaCxt {\n  readonly gen: CodeGen\n}\n\n"
+        "export function stringify(x: unknown): string { return '' }\n\n"
+        "export function body({gen}: SchemaCxt): string {\n  gen.add()\n  return JSON.stringify(gen)\n}\n"
+    ),
+}
+
+
+@pytest.fixture
+def ts_cxt(tmp_path: Path):  # type: ignore[no-untyped-def]
+    svc = index_repo(make_plain_repo(tmp_path, TS_CXT))
+    yield svc
+    svc.close()
+
+
+def test_ts_typed_destructured_parameter_and_interface_field(ts_cxt) -> None:  # type: ignore[no-untyped-def]
+    assert _targets(ts_cxt, "body", "add") == [("CodeGen.add", "inferred")]
+
+
+def test_ts_member_of_a_global_object_is_external(ts_cxt) -> None:  # type: ignore[no-untyped-def]
+    # The file's own stringify is no JSON.stringify.
+    assert _targets(ts_cxt, "body", "stringify") == [(None, "external")]

@@ -35,6 +35,7 @@ _PRIMITIVES = frozenset(
     }
 )  # fmt: skip
 _NAME = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)?")
+_UNPACK_TYPED = re.compile(r"\{[^{}:=]*\}:(.+)$", re.DOTALL)
 _COMPOSITE = re.compile(r"&?([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)?)\{")
 _ASSERTION = re.compile(r"\.\(\*?([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)?)\)$")  # Go `x.(*T)`
 _PART = re.compile(r"[A-Za-z_$][\w$]*(?:\(.*\))?$", re.DOTALL)
@@ -99,6 +100,12 @@ class ReceiverTypes:
                     unpacked = next((m for kind, text in facts if kind == "value" and (m := _UNPACK.match(text))), None)
                     if unpacked is not None:  # `const {gen} = cxt`: gen is the field gen of cxt
                         owner = as_sym(self.of_path(unpacked.group(1), scope, depth + 1))
+                        return self.of_attribute(owner, name, depth + 1) if owner is not None else None
+                    typed_unpack = next(
+                        (m for k, text in facts if k == "value" and (m := _UNPACK_TYPED.match(text))), None
+                    )
+                    if typed_unpack is not None:  # `f({gen}: SchemaCxt)`: gen is the field gen of a SchemaCxt
+                        owner = as_sym(self.named(typed_unpack.group(1), scope.file_id, depth + 1))
                         return self.of_attribute(owner, name, depth + 1) if owner is not None else None
                     return self._of_facts(facts, scope, depth + 1)
             scope = self.t.parent(scope)

@@ -206,6 +206,14 @@ class Resolver:
                 return _bound(one.id, "same_file")
         if not qualifier and name in rules.builtins:
             return Binding(None, "external")  # the language's own function, not shadowed in this file
+        if (
+            qualifier
+            and head in rules.builtins
+            and head not in bindings
+            and not t.by_file_name.get((file_id, head))
+            and not (source is not None and self.receivers.is_local(source, head))
+        ):
+            return Binding(None, "external")  # `JSON.stringify`: a member of the language's own global object
 
         candidates = [s for s in t.by_name.get(name, []) if s.kind in allowed and s.id != source_id]
         if not is_test_side(t.file_paths.get(file_id, "")):

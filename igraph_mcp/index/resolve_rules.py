@@ -43,10 +43,28 @@ PYTHON = ResolveRules(
     super_name="super",
 )
 
+# The global objects and functions of JavaScript runtimes: `JSON.stringify`, `Object.keys`, `Error()` unshadowed
+# are never repository code.
+_ECMASCRIPT_GLOBALS = frozenset(
+    {
+        "Array", "BigInt", "Boolean", "Buffer", "Date", "Error", "Intl", "JSON", "Map", "Math", "Number", "Object",
+        "Promise", "Proxy", "Reflect", "RegExp", "Set", "String", "Symbol", "TypeError", "RangeError", "URL",
+        "WeakMap", "WeakSet", "console", "document", "globalThis", "process", "window", "parseInt", "parseFloat",
+        "isNaN", "isFinite", "setTimeout", "clearTimeout", "setInterval", "clearInterval", "encodeURIComponent",
+        "decodeURIComponent", "encodeURI", "decodeURI", "require", "structuredClone", "queueMicrotask",
+    }
+)  # fmt: skip
+# Go's builtins a package hardly redefines (a package-level `copy` or `max` would shadow them in every file).
+_GO_BUILTINS = frozenset({"append", "cap", "complex", "imag", "len", "make", "new", "panic", "real", "recover"})
 # `parent`, `cls` and `static` are ordinary names in these languages (a Go parameter, a DOM node), never receivers.
-JAVASCRIPT = ResolveRules(self_names=frozenset({"this", "self"}), class_names=frozenset())
-TYPESCRIPT = ResolveRules(self_names=frozenset({"this", "self"}), class_names=frozenset(), overloads_before_body=True)
-GO = ResolveRules(self_names=frozenset(), class_names=frozenset(), super_name="")
+JAVASCRIPT = ResolveRules(builtins=_ECMASCRIPT_GLOBALS, self_names=frozenset({"this", "self"}), class_names=frozenset())
+TYPESCRIPT = ResolveRules(
+    builtins=_ECMASCRIPT_GLOBALS,
+    self_names=frozenset({"this", "self"}),
+    class_names=frozenset(),
+    overloads_before_body=True,
+)
+GO = ResolveRules(builtins=_GO_BUILTINS, self_names=frozenset(), class_names=frozenset(), super_name="")
 
 RULES: dict[str, ResolveRules] = {
     "python": PYTHON,

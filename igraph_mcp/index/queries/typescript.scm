@@ -73,6 +73,13 @@
 
 (public_field_definition name: (property_identifier) @fact.name type: (type_annotation (_) @fact.type)) @fact
 
+(property_signature name: (property_identifier) @fact.name type: (type_annotation (_) @fact.type)) @fact
+
+; `function f({gen, opts}: SchemaCxt)`: each name is that field of a SchemaCxt (receivers.py reads the text)
+(required_parameter
+  pattern: (object_pattern (shorthand_property_identifier_pattern) @fact.name)
+  type: (type_annotation)) @fact @fact.value
+
 (required_parameter
   (accessibility_modifier)
   pattern: (identifier) @fact.name
