@@ -37,6 +37,7 @@ from pathlib import Path
 from tree_sitter import Node, Parser, Query, QueryCursor, Range, Tree
 from tree_sitter_language_pack import get_language, get_parser
 
+from igraph_mcp.index.jsdoc import jsdoc_facts
 from igraph_mcp.index.model import Fact, Import, ParsedFile, Reference, Symbol
 from igraph_mcp.index.nesting import cap_nesting
 from igraph_mcp.index.recover import (
@@ -699,6 +700,8 @@ def parse_source(source: bytes, language: str, path: str = "") -> ParsedFile:
     if path and spec.declaration_suffixes and path.lower().endswith(spec.declaration_suffixes):
         for sym in pf.symbols:  # its module too: a file of signatures, to be read after the code it describes
             sym.declaration = True
+    if spec.family == "ecmascript":
+        pf.facts.extend(jsdoc_facts(pf.symbols))  # `@param {T} x` types x as the TypeScript compiler does
     return pf
 
 

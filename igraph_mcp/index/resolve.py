@@ -1,8 +1,10 @@
 """Binding references to definitions, and how sure each binding is.
 
-Languages with a row in resolve_rules.RULES (Python) are resolved by scope and inferred receiver types
-(index/infer.py): nothing is bound by name alone. Other languages use, in order: self/this members, import
-binding, same file, `Type.member`, same directory, unique global name; the last two are name-only guesses,
+Languages whose row in resolve_rules.RULES is lexical (Python) are resolved by scope and inferred receiver types
+(index/infer.py): nothing is bound by name alone. Other languages use, in order: self/this members, typed receivers
+(index/receivers.py: a parameter, variable, field or result whose type the scope states; `super.f()` in the
+bases), import binding (through re-exports), same file, `Type.member`, same directory, unique global name; the
+last two are name-only guesses,
 never from library code into test code (vocab/testcode.py), and carry a low confidence (vocab/edges.py). Both
 ways read one SymbolTable (index/symbols.py). Whatever does not bind to exactly one
 definition stays unbound ("ambiguous" with its candidates, "external" for the language's own names, or
@@ -21,6 +23,7 @@ import json
 from dataclasses import dataclass
 
 from igraph_mcp.index.infer import MAX_CANDIDATES, ScopeInference, Value
+from igraph_mcp.index.receivers import OUTSIDE, Found, ReceiverTypes, as_sym
 from igraph_mcp.index.resolve_rules import ResolveRules, rules_for
 from igraph_mcp.index.symbols import Sym, SymbolTable, submodule
 from igraph_mcp.vocab.edges import CONFIDENCE
@@ -64,6 +67,7 @@ class Resolver:
         self.table = table
         self._inference: dict[ResolveRules, ScopeInference] = {}
         self._binding_cache: dict[int, dict[str, tuple[list[int], str]]] = {}
+        self.receivers = ReceiverTypes(table, self._bindings)
 
     # -- imports -----------------------------------------------------------------------------------------------
     def _bindings(self, file_id: int) -> dict[str, tuple[list[int], str]]:
@@ -157,13 +161,27 @@ class Resolver:
         head = qualifier.split(".")[0] if qualifier else ""
         own = rules.own_receivers  # self/this/cls/super...: the enclosing type or its parent
 
+        # `this.f()` names this instance; `this.gen.f()` a field of it (typed below), never this class's own f.
+        own_call = head in own and qualifier == head
         # 1. self/this calls: a member of the enclosing class-like definition.
-        if head in own and source is not None:
+        if own_call and head != rules.super_name and source is not None:
             owner = t.enclosing(source, _TYPE_LIKE)
             if owner is not None:
                 members = [s for s in t.by_file_name.get((file_id, name), []) if s.parent_id == owner.id]
                 if len(members) == 1:
                     return _bound(members[0].id, "same_file")
+                if len(members) > 1 and not rules.overloads_before_body:
+                    # A static and an instance method of one name: which one `this` means is not known here.
+                    return Binding(None, "ambiguous", candidates=tuple(s.id for s in members[:MAX_CANDIDATES]))
+
+        # 1b. a typed receiver: a parameter, variable or field whose type the scope states, or this/super; a
+        # bare name a parameter or variable holds is no definition's.
+        if qualifier and source is not None:
+            typed = self._typed_receiver(rules, source, name, qualifier, allowed)
+            if typed is not None:
+                return typed
+        elif source is not None and self.receivers.is_local(source, name):
+            return Binding(None, "unresolved")
 
         # 2. import binding: the name itself, or the qualifier's head, was imported.
         bindings = self._bindings(file_id)
@@ -171,35 +189,43 @@ class Resolver:
         if bound is not None:
             files, member = bound
             wanted = name if qualifier or not member else member
-            hits = [s for f in files for s in t.by_file_name.get((f, wanted), []) if s.kind in allowed]
+            hits = self.receivers.exported(files, wanted, allowed)
             if not hits and member == "default":
                 # `import makeWidget from './widget'`: the default export is not named as such in the symbol
                 # table, but by convention it carries the local name.
                 hits = [s for f in files for s in t.by_file_name.get((f, name), []) if s.kind in allowed]
-            one = self._single(hits)
+            one = self._single(hits, rules)
             if one is not None:
                 return _bound(one.id, "import")
 
         # 3. same file (unqualified or self-qualified names).
-        if not qualifier or head in own:
+        if not qualifier or own_call:
             local = [s for s in t.by_file_name.get((file_id, name), []) if s.kind in allowed and s.id != source_id]
-            one = self._single(local)
+            one = self._single(local, rules)
             if one is not None:
                 return _bound(one.id, "same_file")
         if not qualifier and name in rules.builtins:
             return Binding(None, "external")  # the language's own function, not shadowed in this file
+        if (
+            qualifier
+            and head in rules.builtins
+            and head not in bindings
+            and not t.by_file_name.get((file_id, head))
+            and not (source is not None and self.receivers.is_local(source, head))
+        ):
+            return Binding(None, "external")  # `JSON.stringify`: a member of the language's own global object
 
         candidates = [s for s in t.by_name.get(name, []) if s.kind in allowed and s.id != source_id]
         if not is_test_side(t.file_paths.get(file_id, "")):
             # Library code never calls into tests or their inputs: no candidates for a name-only guess.
             candidates = [s for s in candidates if not is_test_side(t.file_paths.get(s.file_id, ""))]
-        if qualifier and head not in own:
+        if qualifier and not own_call:
             # `Foo.bar()` or `Foo::bar`: prefer members of a type whose name is the qualifier's last part.
             owner_name = qualifier.split(".")[-1].split("::")[-1]
             owned = [s for s in candidates if s.parent_id is not None and self._name_of(s.parent_id) == owner_name]
             if len(owned) == 1:
                 return _bound(owned[0].id, "qualified_name")
-        if qualifier and head not in own and not rules.bind_unknown_receivers:
+        if qualifier and not own_call and not rules.bind_unknown_receivers:
             # `x.update()` with x of unknown type: a same-named method nearby is a guess that was wrong in 84-94%
             # of cases on Python (issue 12); record the candidates, bind nothing. Module-qualified calls to free
             # functions (`pkg.Func()`) still fall through to the name-only steps.
@@ -218,10 +244,54 @@ class Resolver:
             return Binding(None, "ambiguous", candidates=tuple(s.id for s in candidates[:MAX_CANDIDATES]))
         return Binding(None, "unresolved")
 
-    def _single(self, hits: list[Sym]) -> Sym | None:
-        """The one definition among ``hits``, or among several the only one at the top of its file."""
+    def _typed_receiver(
+        self, rules: ResolveRules, source: Sym, name: str, qualifier: str, allowed: frozenset[str]
+    ) -> Binding | None:
+        """`x.f()` / `this.x.f()` / `super.f()` where the receiver's type is known: its member (or its bases'),
+        "external" for a type the repository does not define; None when the type is unknown."""
+        head, _, rest = qualifier.partition(".")
+        if head in rules.own_receivers and head not in rules.self_names:  # super, or a class receiver
+            owner = self.table.enclosing(source, _TYPE_LIKE)
+            if owner is None:
+                return None
+            if head == rules.super_name and not rest:
+                return self._in_bases(rules, owner, name, allowed) or Binding(None, "unresolved")
+            if rest:
+                return None
+            receiver: Found = owner
+        else:
+            receiver = self.receivers.of_path(qualifier, source, this=rules.self_names)
+        if receiver == OUTSIDE:
+            return Binding(None, "external")
+        typed = as_sym(receiver)
+        if typed is None:
+            return None
+        found, complete = self.receivers.member(typed, name, allowed, overloads=rules.overloads_before_body)
+        if found is not None:
+            return _bound(found.id, "inferred")
+        return Binding(None, "unresolved") if complete else None
+
+    def _in_bases(self, rules: ResolveRules, cls: Sym, name: str, allowed: frozenset[str]) -> Binding | None:
+        """`super.f()`: f as the bases of ``cls`` define it (never ``cls``'s own override)."""
+        for base_name, base_qualifier in self.table.bases.get(cls.id, []):
+            dotted = f"{base_qualifier}.{base_name}" if base_qualifier else base_name
+            base = self.receivers.named(dotted, cls.file_id)
+            if base == OUTSIDE:
+                return Binding(None, "external")
+            base_sym = as_sym(base)
+            if base_sym is not None:
+                found, _complete = self.receivers.member(base_sym, name, allowed, overloads=rules.overloads_before_body)
+                if found is not None:
+                    return _bound(found.id, "inferred")
+        return None
+
+    def _single(self, hits: list[Sym], rules: ResolveRules) -> Sym | None:
+        """The one definition among ``hits``, or among several the only one at the top of its file; TypeScript
+        overloads (one file, one scope) are their last definition, the body."""
         if len(hits) == 1:
             return hits[0]
+        if rules.overloads_before_body and hits and len({(s.file_id, s.parent_id) for s in hits}) == 1:
+            return hits[-1]
         top = [s for s in hits if s.parent_id is None or self._is_module(s.parent_id)]
         return top[0] if len(hits) > 1 and len(top) == 1 else None
 

@@ -15,6 +15,8 @@ class ResolveRules:
     builtins: names the language itself defines; an unshadowed use of one is never repository code.
     self_names / class_names: receivers meaning this instance / this class; super_name: the parent's view.
     bind_unknown_receivers: whether a method call on a receiver of unknown type may be bound by name alone.
+    overloads_before_body: a name defined several times in one scope is overload signatures followed by the one
+    body (TypeScript), so the last definition is the callee.
     """
 
     lexical: bool = False
@@ -24,11 +26,13 @@ class ResolveRules:
     super_name: str = "super"
     # Bind `x.m()` with x of unknown type to a same-named method by directory or unique name (a guess).
     bind_unknown_receivers: bool = False
+    overloads_before_body: bool = False
     # Every receiver that names this instance, this class or its parent: derived, never set.
     own_receivers: frozenset[str] = field(init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "own_receivers", self.self_names | self.class_names | {self.super_name})
+        own = self.self_names | self.class_names | {self.super_name}
+        object.__setattr__(self, "own_receivers", own - {""})
 
 
 PYTHON = ResolveRules(
@@ -39,7 +43,35 @@ PYTHON = ResolveRules(
     super_name="super",
 )
 
-RULES: dict[str, ResolveRules] = {"python": PYTHON}
+# The global objects and functions of JavaScript runtimes: `JSON.stringify`, `Object.keys`, `Error()` unshadowed
+# are never repository code.
+_ECMASCRIPT_GLOBALS = frozenset(
+    {
+        "Array", "BigInt", "Boolean", "Buffer", "Date", "Error", "Intl", "JSON", "Map", "Math", "Number", "Object",
+        "Promise", "Proxy", "Reflect", "RegExp", "Set", "String", "Symbol", "TypeError", "RangeError", "URL",
+        "WeakMap", "WeakSet", "console", "document", "globalThis", "process", "window", "parseInt", "parseFloat",
+        "isNaN", "isFinite", "setTimeout", "clearTimeout", "setInterval", "clearInterval", "encodeURIComponent",
+        "decodeURIComponent", "encodeURI", "decodeURI", "require", "structuredClone", "queueMicrotask",
+    }
+)  # fmt: skip
+# Go's builtins a package hardly redefines (a package-level `copy` or `max` would shadow them in every file).
+_GO_BUILTINS = frozenset({"append", "cap", "complex", "imag", "len", "make", "new", "panic", "real", "recover"})
+# `parent`, `cls` and `static` are ordinary names in these languages (a Go parameter, a DOM node), never receivers.
+JAVASCRIPT = ResolveRules(builtins=_ECMASCRIPT_GLOBALS, self_names=frozenset({"this", "self"}), class_names=frozenset())
+TYPESCRIPT = ResolveRules(
+    builtins=_ECMASCRIPT_GLOBALS,
+    self_names=frozenset({"this", "self"}),
+    class_names=frozenset(),
+    overloads_before_body=True,
+)
+GO = ResolveRules(builtins=_GO_BUILTINS, self_names=frozenset(), class_names=frozenset(), super_name="")
+
+RULES: dict[str, ResolveRules] = {
+    "python": PYTHON,
+    "javascript": JAVASCRIPT,
+    **dict.fromkeys(("typescript", "tsx", "vue", "svelte"), TYPESCRIPT),
+    "go": GO,
+}
 DEFAULT_RULES = ResolveRules()
 
 

@@ -312,6 +312,7 @@ class SymbolTable:
         self._id_of_path = {path: fid for fid, path in file_paths.items()}
         # (module string, importer file) -> files: a large repository asks the same question ~100k times.
         self._module_files: dict[tuple[str, int], list[int]] = {}
+        self._files_in_dir: defaultdict[str, list[int]] | None = None  # folder -> files, for Go module paths
 
     def _in_path_order(self, symbols: list[Sym]) -> list[Sym]:
         """``symbols`` ordered by their file's path, then id (a fresh build's order already: then left as it is)."""
@@ -340,6 +341,23 @@ class SymbolTable:
                     best = posixpath.commonpath([self.file_paths[hits[0]], importer_path])
                     hits = [f for f in hits if posixpath.commonpath([self.file_paths[f], importer_path]) == best]
                 return list(dict.fromkeys(hits))
+        return self._go_module_files(module, importer_path)
+
+    def _go_module_files(self, module: str, importer_path: str) -> list[int]:
+        """Go's `github.com/org/repo/pkg/sub`: the package folder under the module root, here the repository's
+        root (`pkg/sub`); only exact folders, so a package's path never picks another folder ending the same way."""
+        spec = _spec_of(importer_path)
+        parts = module.strip().strip('"').split("/")
+        if spec is None or spec.name != "go" or "." not in parts[0]:
+            return []
+        if self._files_in_dir is None:
+            self._files_in_dir = defaultdict(list)
+            for fid, path in sorted(self.file_paths.items(), key=lambda item: item[1]):
+                self._files_in_dir[posixpath.dirname(path)].append(fid)
+        for i in range(1, len(parts)):
+            found = self._files_in_dir.get("/".join(parts[i:]))
+            if found:
+                return list(found)
         return []
 
     def set_facts(

@@ -827,6 +827,17 @@ class CallSite:
     target_end: int
 
 
+def definition_spans(db: Database) -> list[tuple[str, str, str, int, int]]:
+    """Every definition but modules as (file path, name, kind, start line, end line), for measuring the graph."""
+    return [
+        (str(r[0]), str(r[1]), str(r[2]), int(r[3]), int(r[4]))
+        for r in db.rows(
+            "SELECT f.path, n.name, n.kind, n.start_line, n.end_line FROM nodes n JOIN files f ON f.id = n.file_id "  # noqa: S608
+            f"WHERE n.kind != 'module' AND n.{_NOT_PART}"
+        )
+    ]
+
+
 def call_sites(db: Database) -> list[CallSite]:
     """Every `calls` edge (resolved or not) in source order, with the target's file and line range."""
     return [

@@ -67,3 +67,31 @@
 (import_spec path: (_) @import.module) @import
 
 (import_spec name: (_) @import.alias path: (_) @import.module) @import
+
+; --- facts for typing receivers (index/receivers.py): parameters and the method receiver, `var x T`,
+; `x := &T{}` / `x := NewT()`, struct fields (in the struct's scope), a function's first result
+(parameter_declaration name: (identifier) @fact.name type: (_) @fact.type) @fact
+
+(var_spec name: (identifier) @fact.name type: (_) @fact.type) @fact
+
+(var_spec name: (identifier) @fact.name !type value: (expression_list . (_) @fact.value)) @fact
+
+(short_var_declaration
+  left: (expression_list . (identifier) @fact.name)
+  right: (expression_list . (_) @fact.value)) @fact
+
+(field_declaration name: (field_identifier) @fact.name type: (_) @fact.type) @fact
+
+(function_declaration
+  result: [(type_identifier) (pointer_type) (qualified_type) (generic_type)] @fact.type) @fact.return
+
+(function_declaration result: (parameter_list . (parameter_declaration type: (_) @fact.type))) @fact.return
+
+(method_declaration
+  result: [(type_identifier) (pointer_type) (qualified_type) (generic_type)] @fact.type) @fact.return
+
+(method_declaration result: (parameter_list . (parameter_declaration type: (_) @fact.type))) @fact.return
+
+(method_elem result: [(type_identifier) (pointer_type) (qualified_type) (generic_type)] @fact.type) @fact.return
+
+(method_elem result: (parameter_list . (parameter_declaration type: (_) @fact.type))) @fact.return

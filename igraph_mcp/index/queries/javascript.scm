@@ -175,3 +175,33 @@
 
 (class_heritage
   (_ object: (_) @qualifier property: (_) @name)) @reference.inherits
+
+; --- facts for typing receivers (index/receivers.py): `const x = new T()` (x is a T) and what else a variable
+; holds (it shadows outer names), plain parameters, `this.x = new T()`
+(variable_declarator name: (identifier) @fact.name value: (new_expression constructor: (_) @fact.type)) @fact
+
+(variable_declarator name: (identifier) @fact.name value: (_) @fact.value) @fact
+
+; `const {gen, it} = cxt`: each name is that field of cxt (receivers.py reads the declarator's text)
+(lexical_declaration
+  (variable_declarator
+    name: (object_pattern (shorthand_property_identifier_pattern) @fact.name)
+    value: [(identifier) (this) (member_expression)]) @fact.value) @fact
+
+(variable_declaration
+  (variable_declarator
+    name: (object_pattern (shorthand_property_identifier_pattern) @fact.name)
+    value: [(identifier) (this) (member_expression)]) @fact.value) @fact
+
+; (a bare name: TypeScript wraps parameters in required_parameter, so the regex keeps the pattern compiling there)
+(formal_parameters (_) @fact.name (#match? @fact.name "^[A-Za-z_$][A-Za-z0-9_$]*$")) @fact
+
+(assignment_expression
+  left: (member_expression object: (this) property: (property_identifier) @fact.name)
+  right: (new_expression constructor: (_) @fact.type)) @fact.attr
+
+; `return new T(...)`: the function gives a T (its "()" fact, as a return annotation would)
+(return_statement (new_expression constructor: (identifier) @fact.type)) @fact.return
+
+; `return this`: a builder method gives its own class (receivers.py reads the type "this")
+(return_statement (this) @fact.type) @fact.return

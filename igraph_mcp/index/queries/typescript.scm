@@ -60,3 +60,35 @@
 ; --- imports: `import fs = require('fs')`
 (import_statement
   (import_require_clause (identifier) @import.alias source: (string) @import.module)) @import
+
+; --- facts for typing receivers (index/receivers.py): annotated parameters, variables and class fields; a
+; constructor's parameter properties (`private gen: CodeGen` is this.gen); return annotations
+(required_parameter pattern: (identifier) @fact.name type: (type_annotation (_) @fact.type)) @fact
+
+(optional_parameter pattern: (identifier) @fact.name type: (type_annotation (_) @fact.type)) @fact
+
+(required_parameter pattern: (identifier) @fact.name !type) @fact
+
+(variable_declarator name: (identifier) @fact.name type: (type_annotation (_) @fact.type)) @fact
+
+(public_field_definition name: (property_identifier) @fact.name type: (type_annotation (_) @fact.type)) @fact
+
+(property_signature name: (property_identifier) @fact.name type: (type_annotation (_) @fact.type)) @fact
+
+; `function f({gen, opts}: SchemaCxt)`: each name is that field of a SchemaCxt (receivers.py reads the text)
+(required_parameter
+  pattern: (object_pattern (shorthand_property_identifier_pattern) @fact.name)
+  type: (type_annotation)) @fact @fact.value
+
+(required_parameter
+  (accessibility_modifier)
+  pattern: (identifier) @fact.name
+  type: (type_annotation (_) @fact.type)) @fact.attr
+
+(function_declaration return_type: (type_annotation (_) @fact.type)) @fact.return
+
+(method_definition return_type: (type_annotation (_) @fact.type)) @fact.return
+
+(method_signature return_type: (type_annotation (_) @fact.type)) @fact.return
+
+(function_signature return_type: (type_annotation (_) @fact.type)) @fact.return

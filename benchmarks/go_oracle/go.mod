@@ -1,0 +1,3 @@
+module igraphmcp/bench/gooracle
+
+go 1.19

@@ -1,0 +1,306 @@
+"""Receiver types for languages bound by name (TypeScript/JavaScript, Go): what `x.f()` calls when a parameter, a
+variable, a field or a function's result says what `x` is (the @fact captures of their queries).
+
+The answer is a definition of the repository, "outside" (a type the repository does not define: the language's
+own, a dependency's), or unknown; a member is looked up in the type and then in its bases (`extends`, Go
+embedding). Nothing here guesses by name: an unknown receiver leaves the caller's other steps to decide.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from igraph_mcp.index.symbols import Sym, SymbolTable
+from igraph_mcp.vocab.languages import TYPE_KINDS
+
+# A type the repository cannot define: the result of a lookup that knows the receiver is not ours.
+OUTSIDE = "outside"
+Found = Sym | str | None  # a repository definition, OUTSIDE, or None (unknown)
+
+
+def as_sym(found: Found) -> Sym | None:
+    """The repository definition a lookup found, or None (outside or unknown)."""
+    return None if found is None or isinstance(found, str) else found
+
+
+Bindings = Callable[[int], dict[str, tuple[list[int], str]]]
+
+# Types no repository defines (TypeScript's and Go's own); a call on one is never repository code.
+_PRIMITIVES = frozenset(
+    {
+        "string", "number", "boolean", "bigint", "symbol", "object", "any", "unknown", "never", "void", "Function",
+        "bool", "byte", "rune", "error", "int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16",
+        "uint32", "uint64", "uintptr", "float32", "float64", "complex64", "complex128",
+    }
+)  # fmt: skip
+_NAME = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)?")
+_UNPACK_TYPED = re.compile(r"\{[^{}:=]*\}:(.+)$", re.DOTALL)
+_COMPOSITE = re.compile(r"&?([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)?)\{")
+_ASSERTION = re.compile(r"\.\(\*?([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)?)\)$")  # Go `x.(*T)`
+_PART = re.compile(r"[A-Za-z_$][\w$]*(?:\(.*\))?$", re.DOTALL)
+_FUNCTIONS = frozenset({"function", "method"})
+_FREE = frozenset({"function"})
+_THIS = frozenset({"this"})
+_MAX_DEPTH = 5
+# A destructuring declaration's text as its fact holds it: `{gen,it}=cxt`, `{opts}=this.self`.
+_UNPACK = re.compile(r"\{[^{}:=]*\}=((?:this|[A-Za-z_$][\w$]*)(?:\.[A-Za-z_$][\w$]*)*)$")
+
+
+def type_text_name(text: str) -> str | None:
+    """The named type an annotation or a Go type stands for: ``*Parser`` -> Parser, ``ast.Node`` -> ast.Node,
+    ``Foo<T> | undefined`` -> Foo; None for slices, maps, functions, unions of several types."""
+    parts = [p for p in text.split("|") if p not in ("null", "undefined", "")]
+    if len(parts) != 1:
+        return None
+    core = parts[0].removeprefix("readonly").lstrip("*&")
+    match = _NAME.match(core)
+    if match is None:
+        return None
+    rest = core[match.end() :]
+    if rest and rest[0] not in "<[":  # `T[]` is an array in TypeScript, `T[K]` an indexed type: not a T
+        return None
+    if rest.startswith("[]"):
+        return None
+    return match.group(0)
+
+
+def split_path(text: str) -> list[str] | None:
+    """``a.b(x.y).c`` -> [a, b(x.y), c]: a receiver path split at its top-level dots; None when a part is not a
+    name or a call of one (an index, a literal, a parenthesised expression)."""
+    parts: list[str] = []
+    depth = start = 0
+    for i, ch in enumerate(text):
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch == "." and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return parts if depth == 0 and all(_PART.match(p) for p in parts) else None
+
+
+class ReceiverTypes:
+    """Types of receivers from scope facts, and members of types through their bases."""
+
+    def __init__(self, table: SymbolTable, bindings: Bindings) -> None:
+        self.t = table
+        self._bindings = bindings
+
+    # -- types ---------------------------------------------------------------------------------------------------
+    def of_name(self, source: Sym, name: str, depth: int = 0) -> Found:
+        """The type of a bare name at ``source``: the nearest function-like scope stating something about it."""
+        scope: Sym | None = source
+        while scope is not None and scope.kind != "module":
+            if scope.kind not in TYPE_KINDS:  # a class body's fields are reached through `this`, not by name
+                facts = self.t.facts.get(scope.id, {}).get(name)
+                if facts:
+                    unpacked = next((m for kind, text in facts if kind == "value" and (m := _UNPACK.match(text))), None)
+                    if unpacked is not None:  # `const {gen} = cxt`: gen is the field gen of cxt
+                        owner = as_sym(self.of_path(unpacked.group(1), scope, depth + 1))
+                        return self.of_attribute(owner, name, depth + 1) if owner is not None else None
+                    typed_unpack = next(
+                        (m for k, text in facts if k == "value" and (m := _UNPACK_TYPED.match(text))), None
+                    )
+                    if typed_unpack is not None:  # `f({gen}: SchemaCxt)`: gen is the field gen of a SchemaCxt
+                        owner = as_sym(self.named(typed_unpack.group(1), scope.file_id, depth + 1))
+                        return self.of_attribute(owner, name, depth + 1) if owner is not None else None
+                    return self._of_facts(facts, scope, depth + 1)
+            scope = self.t.parent(scope)
+        return None
+
+    def of_path(self, path: str, scope: Sym, depth: int = 0, this: frozenset[str] = _THIS) -> Found:
+        """The type of ``this``, ``x``, ``x.field``, ``NewT()``, ``pkg.NewT()`` or ``x.Method().field`` seen from
+        ``scope`` (``this``: the names meaning the enclosing type)."""
+        parts = split_path(path)
+        if not parts or depth >= _MAX_DEPTH:
+            return None
+        head, rest = parts[0], parts[1:]
+        bindings = self._bindings(scope.file_id)
+        found: Found
+        if head in this:
+            found = self.t.enclosing(scope, TYPE_KINDS)
+        elif head.endswith(")"):
+            found = self._result(self._definition(head[: head.index("(")], scope.file_id, _FREE), depth)
+        elif head in bindings and rest and self.of_name(scope, head, depth) is None:
+            # `pkg.NewT()` / `pkg.Var`: a member of an imported module, not a local's field.
+            member, rest = rest[0], rest[1:]
+            if not member.endswith(")"):
+                return None
+            callee = self._definition(f"{head}.{member[: member.index('(')]}", scope.file_id, _FREE)
+            found = self._result(callee, depth)
+        else:
+            found = self.of_name(scope, head, depth)
+        for part in rest:
+            owner = as_sym(found)
+            if owner is None:
+                return found if found == OUTSIDE else None
+            if part.endswith(")"):
+                method, _complete = self.member(owner, part[: part.index("(")], _FUNCTIONS)
+                found = self._result(method, depth)
+            else:
+                found = self.of_attribute(owner, part, depth + 1)
+        return found
+
+    def _result(self, fn: Found, depth: int) -> Found:
+        """What calling ``fn`` gives: its first result or return annotation (the "()" fact)."""
+        callee = as_sym(fn)
+        if callee is None:
+            return fn if fn == OUTSIDE else None
+        returns = self.t.facts.get(callee.id, {}).get("()")
+        if not returns:
+            return None
+        if returns[0][1] == "this":  # `return this` / `: this`: the callee's own class
+            return self.t.enclosing(callee, TYPE_KINDS)
+        return self.named(returns[0][1], callee.file_id, depth + 1)
+
+    def is_local(self, source: Sym, name: str) -> bool:
+        """Whether a function scope around ``source`` binds ``name`` to a parameter or variable rather than to a
+        definition of its own: `mangle(text)` calling a callback parameter is no call to a file's mangle."""
+        scope: Sym | None = source
+        while scope is not None and scope.kind != "module":
+            if scope.kind not in TYPE_KINDS and self.t.facts.get(scope.id, {}).get(name):
+                return not self.t.children.get((scope.id, name))
+            scope = self.t.parent(scope)
+        return False
+
+    def _of_facts(self, facts: list[tuple[str, str]], scope: Sym, depth: int) -> Found:
+        typed = [text for kind, text in facts if kind == "type"]
+        if typed:
+            return self.named(typed[0], scope.file_id, depth)
+        values = [text for kind, text in facts if kind == "value"]
+        return self._of_value(values[0], scope, depth) if values else None
+
+    def _of_value(self, text: str, scope: Sym, depth: int) -> Found:
+        """``&T{...}`` / ``T{...}`` and ``x.(*T)`` are a T; any other path (``y``, ``NewT()``, ``x.Lines()``) is
+        what that path is (of_path)."""
+        composite = _COMPOSITE.match(text)
+        if composite:
+            return self.named(composite.group(1), scope.file_id, depth)
+        asserted = _ASSERTION.search(text)
+        if asserted:
+            return self.named(asserted.group(1), scope.file_id, depth)
+        return self.of_path(text, scope, depth + 1)
+
+    def named(self, text: str, file_id: int, depth: int = 0) -> Found:
+        """The repository type an annotation names, as seen from ``file_id``."""
+        name = type_text_name(text)
+        if name is None:
+            return None
+        if name in _PRIMITIVES:
+            return OUTSIDE
+        return self._definition(name, file_id, TYPE_KINDS)
+
+    def _definition(self, dotted: str, file_id: int, kinds: frozenset[str]) -> Found:
+        """A definition named ``name`` or ``pkg.name`` as ``file_id`` sees it: its own file, its imports, its
+        folder (a Go package), then the one definition of that name; OUTSIDE when the repository has none."""
+        qualifier, _, name = dotted.rpartition(".")
+        bindings = self._bindings(file_id)
+        if qualifier:
+            bound = bindings.get(qualifier)
+            if bound is None:
+                return None
+            files, _member = bound
+            if not files:
+                return OUTSIDE  # `bytes.Buffer`: an import the repository does not hold
+            return self._one(self.exported(files, name, kinds))
+        own = [s for s in self.t.by_file_name.get((file_id, name), []) if s.kind in kinds]
+        if own:
+            return self._one(own)
+        bound = bindings.get(name)
+        if bound is not None:
+            files, member = bound
+            if not files:
+                return OUTSIDE
+            return self._one(self.exported(files, member or name, kinds))
+        everywhere = [s for s in self.t.by_name.get(name, []) if s.kind in kinds]
+        folder = self.t.dir_of_file.get(file_id)
+        near = [s for s in everywhere if self.t.dir_of_file.get(s.file_id) == folder]
+        if near:
+            return self._one(near)
+        if not everywhere:
+            return OUTSIDE
+        return everywhere[0] if len(everywhere) == 1 else None
+
+    def exported(self, files: list[int], name: str, kinds: frozenset[str], depth: int = 0) -> list[Sym]:
+        """Definitions called ``name`` in ``files``, else where their re-exports lead (`export * from`, `export
+        { name } from`, an index file's imports)."""
+        hits = [s for f in files for s in self.t.by_file_name.get((f, name), []) if s.kind in kinds]
+        if hits or depth >= _MAX_DEPTH:
+            return hits
+        found: list[Sym] = []
+        for f in files:
+            for module, imported, alias in self.t.imports.get(f, []):
+                if (alias or imported) == name or (not imported and not alias):
+                    wanted = imported if imported and imported != "*" else name
+                    targets = self.t.files_for_module(module, f)
+                    found += self.exported(targets, wanted, kinds, depth + 1) if targets else []
+        return list(dict.fromkeys(found))
+
+    @staticmethod
+    def _one(hits: list[Sym]) -> Sym | None:
+        """The single definition, or the last of one file's declarations of it (TypeScript overloads)."""
+        if len(hits) == 1:
+            return hits[0]
+        if hits and len({(s.file_id, s.parent_id) for s in hits}) == 1:
+            return hits[-1]
+        return None
+
+    def of_attribute(self, owner: Sym, attr: str, depth: int = 0) -> Found:
+        """The type of ``owner``'s field ``attr``: a declared field, or `this.attr = new T()` in a method."""
+        if depth >= _MAX_DEPTH:
+            return None
+        facts = self.t.facts.get(owner.id, {}).get(attr)
+        if facts:
+            return self._of_facts(facts, owner, depth + 1)
+        for method in self.t.members.get(owner.id, []):
+            facts = self.t.facts.get(method.id, {}).get("." + attr)
+            if facts:
+                return self._of_facts(facts, method, depth + 1)
+        return None
+
+    # -- members -------------------------------------------------------------------------------------------------
+    def member(
+        self, owner: Sym, name: str, kinds: frozenset[str], *, overloads: bool = False
+    ) -> tuple[Sym | None, bool]:
+        """``owner``'s member ``name`` (its own, else its bases'), and whether every base was the repository's (so
+        a member not found is not inherited from outside). Several members of one name are TypeScript overloads
+        (the last is the body) when ``overloads``, else no answer."""
+        seen: set[int] = set()
+
+        def visit(cls: Sym, depth: int) -> tuple[Sym | None, bool]:
+            if cls.id in seen or depth > _MAX_DEPTH:
+                return None, False
+            seen.add(cls.id)
+            own = self._own_members(cls, name, kinds)
+            if own:
+                return (self._one(own) if overloads or len(own) == 1 else None), overloads or len(own) == 1
+            complete = True
+            for base_name, qualifier in self.t.bases.get(cls.id, []):
+                dotted = f"{qualifier}.{base_name}" if qualifier else base_name
+                base = as_sym(self._definition(dotted, cls.file_id, TYPE_KINDS))
+                if base is None:
+                    complete = False
+                    continue
+                found, base_complete = visit(base, depth + 1)
+                if found is not None:
+                    return found, True
+                complete &= base_complete
+            return None, complete
+
+        return visit(owner, 0)
+
+    def _own_members(self, cls: Sym, name: str, kinds: frozenset[str]) -> list[Sym]:
+        nested = [s for s in self.t.children.get((cls.id, name), []) if s.kind in kinds]
+        if nested:
+            return nested
+        # Go declares methods beside the type, in any file of its package: `func (p *Parser) Parse()`.
+        qualified = f"{cls.qualified_name}.{name}"
+        folder = self.t.dir_of_file.get(cls.file_id)
+        return [
+            s
+            for s in self.t.by_name.get(name, [])
+            if s.kind in kinds and s.qualified_name == qualified and self.t.dir_of_file.get(s.file_id) == folder
+        ]

@@ -1,0 +1,337 @@
+"""Typed receivers for the languages bound by name (index/receivers.py): Go receivers, parameters, fields and module
+imports; TypeScript parameter properties, super calls and re-exports. Each rule with a decoy it must not pick."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from _factories import edge_target, index_repo, make_plain_repo
+
+from igraph_mcp.index.receivers import type_text_name
+
+GO_FILES = {
+    "go.mod": "module example.com/demo\n\ngo 1.19\n",
+    "parse/parser.go": (
+        "package parse\n\n"
+        'import (\n\t"bytes"\n\n\t"example.com/demo/ast"\n)\n\n'
+        "type Parser struct {\n\tbuf *bytes.Buffer\n}\n\n"
+        "type Doc struct {\n\tp *Parser\n}\n\n"
+        'func (p *Parser) Parse() *ast.Node {\n\tp.next()\n\tp.buf.WriteString("x")\n\treturn ast.NewNode()\n}\n\n'
+        "func (d *Doc) Build() {\n\td.p.Parse()\n}\n\n"
+        "func Walk(n Visitor) {\n\tn.Visit()\n}\n\n"
+        "func Fresh() {\n\tq := NewParser()\n\tq.next()\n}\n"
+    ),
+    "parse/lexer.go": (
+        "package parse\n\n"
+        "type Lexer struct{}\n\n"
+        "func (l *Lexer) next() {}\n\n"
+        "func (l *Lexer) Visit() {}\n\n"
+        "func (p *Parser) next() {}\n\n"
+        "func NewParser() *Parser { return &Parser{} }\n\n"
+        "type Visitor interface {\n\tVisit()\n}\n"
+    ),
+    "parse/writer.go": "package parse\n\ntype Writer struct{}\n\nfunc (w *Writer) WriteString(s string) {}\n",
+    "ast/node.go": "package ast\n\ntype Node struct{}\n\nfunc NewNode() *Node { return &Node{} }\n",
+    "extension/ast/node.go": "package ast\n\ntype Node struct{}\n\nfunc NewNode() *Node { return &Node{} }\n",
+}
+
+
+@pytest.fixture
+def go_repo(tmp_path: Path):  # type: ignore[no-untyped-def]
+    svc = index_repo(make_plain_repo(tmp_path, GO_FILES))
+    yield svc
+    svc.close()
+
+
+def test_go_receiver_method_in_another_file(go_repo) -> None:  # type: ignore[no-untyped-def]
+    assert edge_target(go_repo.db, "Parser.Parse", "next") == ("parse/lexer.go", "Parser.next", "inferred")
+
+
+def test_go_module_path_import_names_the_exact_folder(go_repo) -> None:  # type: ignore[no-untyped-def]
+    # extension/ast/ also ends in "ast" and defines NewNode: only the module's own ast/ folder is the package.
+    assert edge_target(go_repo.db, "Parser.Parse", "NewNode") == ("ast/node.go", "NewNode", "import")
+
+
+def test_go_field_of_a_typed_receiver(go_repo) -> None:  # type: ignore[no-untyped-def]
+    assert edge_target(go_repo.db, "Doc.Build", "Parse") == ("parse/parser.go", "Parser.Parse", "inferred")
+
+
+def test_go_interface_parameter_binds_the_interface_method(go_repo) -> None:  # type: ignore[no-untyped-def]
+    # Lexer.Visit is the only other Visit: a name-only guess would pick it.
+    assert edge_target(go_repo.db, "Walk", "Visit") == ("parse/lexer.go", "Visitor.Visit", "inferred")
+
+
+def test_go_variable_from_a_constructor_result(go_repo) -> None:  # type: ignore[no-untyped-def]
+    assert edge_target(go_repo.db, "Fresh", "next") == ("parse/lexer.go", "Parser.next", "inferred")
+
+
+def test_go_receiver_of_an_outside_type_binds_nothing(go_repo) -> None:  # type: ignore[no-untyped-def]
+    # p.buf is a *bytes.Buffer: Writer.WriteString, the one repository method of that name, is not it.
+    assert edge_target(go_repo.db, "Parser.Parse", "WriteString") == (None, None, "external")
+
+
+TS_FILES = {
+    "src/lib/index.ts": "export * from './impl'\n",
+    "src/lib/impl.ts": "export function helper(): number { return 1 }\n",
+    "src/other/helper.ts": "export function helper(): number { return 2 }\n",
+    "src/codegen.ts": ("export class CodeGen {\n  add(): void {}\n}\n\nexport class Other {\n  add(): void {}\n}\n"),
+    "src/base.ts": "export class Base {\n  setup(): void {}\n}\n",
+    "src/main.ts": (
+        "import { CodeGen } from './codegen'\n"
+        "import { Base } from './base'\n"
+        "import { helper } from './lib'\n\n"
+        "export class Main extends Base {\n"
+        "  constructor(private gen: CodeGen, private plain) {\n    super()\n  }\n"
+        "  setup(): void {\n    super.setup()\n    this.gen.add()\n    this.plain.setup()\n    helper()\n  }\n"
+        "}\n\n"
+        "export function run(g: CodeGen): void {\n  g.add()\n}\n"
+    ),
+}
+
+
+@pytest.fixture
+def ts_repo(tmp_path: Path):  # type: ignore[no-untyped-def]
+    svc = index_repo(make_plain_repo(tmp_path, TS_FILES))
+    yield svc
+    svc.close()
+
+
+def test_ts_super_call_binds_the_base_method(ts_repo) -> None:  # type: ignore[no-untyped-def]
+    rows = ts_repo.db.rows(
+        "SELECT t.qualified_name, e.resolution FROM edges e JOIN nodes s ON s.id = e.source_id "
+        "LEFT JOIN nodes t ON t.id = e.target_id WHERE s.qualified_name = 'Main.setup' AND e.target_name = 'setup' "
+        "AND e.qualifier = 'super'"
+    )
+    assert [tuple(r) for r in rows] == [("Base.setup", "inferred")]  # never Main.setup, the override itself
+
+
+def test_ts_parameter_property_types_this_field(ts_repo) -> None:  # type: ignore[no-untyped-def]
+    assert edge_target(ts_repo.db, "Main.setup", "add") == ("src/codegen.ts", "CodeGen.add", "inferred")
+
+
+def test_ts_untyped_field_is_not_this_class(ts_repo) -> None:  # type: ignore[no-untyped-def]
+    rows = ts_repo.db.rows(
+        "SELECT e.target_id FROM edges e JOIN nodes s ON s.id = e.source_id WHERE s.qualified_name = 'Main.setup' "
+        "AND e.qualifier = 'this.plain'"
+    )
+    assert [r[0] for r in rows] == [None]  # this.plain.setup() is not Main.setup
+
+
+def test_ts_annotated_parameter(ts_repo) -> None:  # type: ignore[no-untyped-def]
+    assert edge_target(ts_repo.db, "run", "add") == ("src/codegen.ts", "CodeGen.add", "inferred")
+
+
+def test_ts_import_through_an_index_file_reexport(ts_repo) -> None:  # type: ignore[no-untyped-def]
+    assert edge_target(ts_repo.db, "Main.setup", "helper") == ("src/lib/impl.ts", "helper", "import")
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("*Parser", "Parser"),
+        ("ast.Node", "ast.Node"),
+        ("Foo<T>|undefined", "Foo"),
+        ("Map[string]int", "Map"),
+        ("[]Node", None),
+        ("Node[]", None),
+        ("A|B", None),
+        ("func()error", None),
+        ("", None),
+    ],
+)
+def test_type_text_name(text: str, name: str | None) -> None:
+    assert type_text_name(text) == name
+
+
+JS_FILES = {
+    "lib/help.js": (
+        "class Help {\n"
+        "  /**\n   * @param {Command} cmd\n   */\n"
+        "  names(cmd) {\n    return cmd.list()\n  }\n"
+        "}\n\n"
+        "class Command {\n"
+        "  list() { return [] }\n"
+        "  static parse(args) {\n    const c = new Command()\n    return c.parse(args)\n  }\n"
+        "  parse(args) {\n    return this.parse(args.slice(1))\n  }\n"
+        "}\n\n"
+        "class Other {\n  list() { return [] }\n}\n\n"
+        "function run(ctx) {\n  const { cmd } = ctx\n  return cmd.list()\n}\n"
+    ),
+}
+
+
+@pytest.fixture
+def js_repo(tmp_path: Path):  # type: ignore[no-untyped-def]
+    svc = index_repo(make_plain_repo(tmp_path, JS_FILES))
+    yield svc
+    svc.close()
+
+
+def test_js_jsdoc_parameter_type(js_repo) -> None:  # type: ignore[no-untyped-def]
+    # Other.list is the decoy a name-only guess could pick.
+    assert edge_target(js_repo.db, "Help.names", "list") == ("lib/help.js", "Command.list", "inferred")
+
+
+def test_js_static_and_instance_method_of_one_name_stay_unbound(js_repo) -> None:  # type: ignore[no-untyped-def]
+    rows = js_repo.db.rows(
+        "SELECT e.target_id, e.resolution FROM edges e JOIN nodes s ON s.id = e.source_id "
+        "WHERE s.qualified_name = 'Command.parse' AND e.target_name = 'parse'"
+    )
+    # Which of the two `this` and `c` mean needs to know static from instance: nothing is bound, nothing guessed.
+    assert sorted(tuple(r) for r in rows) == [(None, "ambiguous"), (None, "ambiguous")]
+
+
+def test_js_untyped_destructured_name_binds_nothing(js_repo) -> None:  # type: ignore[no-untyped-def]
+    rows = js_repo.db.rows(
+        "SELECT e.target_id FROM edges e JOIN nodes s ON s.id = e.source_id "
+        "WHERE s.qualified_name = 'run' AND e.target_name = 'list'"
+    )
+    assert [r[0] for r in rows] == [None]  # ctx has no type: cmd could be anything
+
+
+TS_MORE = {
+    "src/gen.ts": (
+        "export class CodeGen {\n  add(): void {}\n}\n\n"
+        "export class Other {\n  add(): void {}\n}\n\n"
+        "export class KeywordCxt {\n  readonly gen: CodeGen\n}\n\n"
+        "export function each(xs: number[]): void\n"
+        "export function each(xs: string[]): void\n"
+        "export function each(xs: any): void {}\n"
+    ),
+    "src/use.ts": (
+        "import { KeywordCxt, each } from './gen'\n\n"
+        "export function code(cxt: KeywordCxt): void {\n  const { gen } = cxt\n  gen.add()\n  each([1])\n}\n"
+    ),
+}
+
+
+@pytest.fixture
+def ts_more(tmp_path: Path):  # type: ignore[no-untyped-def]
+    svc = index_repo(make_plain_repo(tmp_path, TS_MORE))
+    yield svc
+    svc.close()
+
+
+def test_ts_destructured_field_of_a_typed_parameter(ts_more) -> None:  # type: ignore[no-untyped-def]
+    assert edge_target(ts_more.db, "code", "add") == ("src/gen.ts", "CodeGen.add", "inferred")
+
+
+def test_ts_overloads_bind_their_body(ts_more) -> None:  # type: ignore[no-untyped-def]
+    rows = ts_more.db.rows(
+        "SELECT t.start_line, e.resolution FROM edges e JOIN nodes s ON s.id = e.source_id "
+        "JOIN nodes t ON t.id = e.target_id WHERE s.qualified_name = 'code' AND e.target_name = 'each'"
+    )
+    assert [tuple(r) for r in rows] == [(15, "import")]  # the implementation, after the two signatures
+
+
+GO_MORE = {
+    "go.mod": "module example.com/tree\n\ngo 1.19\n",
+    "tree/node.go": (
+        "package tree\n\n"
+        "type Node interface {\n\tParent() Node\n\tAppend(c Node)\n}\n\n"
+        "type Text struct{}\n\n"
+        "func (t *Text) Parent() Node { return nil }\n\n"
+        "func (t *Text) Append(c Node) {}\n\n"
+        "func (t *Text) Soft() bool { return false }\n\n"
+        "type Block struct{}\n\n"
+        "func (b *Block) Soft() bool { return true }\n\n"
+        "func (b *Block) Append(c Node) {}\n\n"
+        "func Attach(parent Node, n Node) {\n"
+        "\tparent.Append(n)\n"
+        "\tn.Parent().Append(parent)\n"
+        "\tt, ok := n.(*Text)\n"
+        "\tif ok && t.Soft() {\n\t\treturn\n\t}\n"
+        "}\n"
+    ),
+}
+
+
+@pytest.fixture
+def go_more(tmp_path: Path):  # type: ignore[no-untyped-def]
+    svc = index_repo(make_plain_repo(tmp_path, GO_MORE))
+    yield svc
+    svc.close()
+
+
+def _targets(svc, source: str, name: str) -> list[tuple[object, ...]]:  # type: ignore[no-untyped-def]
+    rows = svc.db.rows(
+        "SELECT t.qualified_name, e.resolution FROM edges e JOIN nodes s ON s.id = e.source_id "
+        "LEFT JOIN nodes t ON t.id = e.target_id WHERE s.qualified_name = ? AND e.target_name = ? ORDER BY e.id",
+        (source, name),
+    )
+    return [tuple(r) for r in rows]
+
+
+def test_go_parameter_called_parent_is_a_plain_name(go_more) -> None:  # type: ignore[no-untyped-def]
+    # `parent` is PHP's receiver word, not Go's; both Append calls are the interface's method.
+    assert _targets(go_more, "Attach", "Append") == [("Node.Append", "inferred"), ("Node.Append", "inferred")]
+
+
+def test_go_type_assertion_types_the_variable(go_more) -> None:  # type: ignore[no-untyped-def]
+    assert _targets(go_more, "Attach", "Soft") == [("Text.Soft", "inferred")]  # never Block.Soft
+
+
+def test_go_method_result_in_a_receiver_path(go_more) -> None:  # type: ignore[no-untyped-def]
+    assert _targets(go_more, "Attach", "Parent") == [("Node.Parent", "inferred")]
+
+
+JS_MORE = {
+    "lib/command.js": (
+        "class Option {\n"
+        "  default(v) {\n    this.value = v\n    return this\n  }\n"
+        "  parse(x) { return x }\n"
+        "}\n\n"
+        "class Parser {\n  parse(x) { return x }\n}\n\n"
+        "class Command {\n"
+        "  createOption() {\n    return new Option()\n  }\n"
+        "  add() {\n    const opt = this.createOption()\n    return opt.default(1).parse('x')\n  }\n"
+        "}\n\n"
+        "function mangle(text) { return text }\n\n"
+        "function run(mangle, text) {\n  return mangle(text)\n}\n"
+    ),
+}
+
+
+@pytest.fixture
+def js_more(tmp_path: Path):  # type: ignore[no-untyped-def]
+    svc = index_repo(make_plain_repo(tmp_path, JS_MORE))
+    yield svc
+    svc.close()
+
+
+def test_js_factory_and_builder_results(js_more) -> None:  # type: ignore[no-untyped-def]
+    # createOption returns `new Option()`, default returns `this`: parse is Option's, not Parser's.
+    assert _targets(js_more, "Command.add", "default") == [("Option.default", "inferred")]
+    assert _targets(js_more, "Command.add", "parse") == [("Option.parse", "inferred")]
+
+
+def test_js_parameter_shadows_a_function_of_the_file(js_more) -> None:  # type: ignore[no-untyped-def]
+    assert _targets(js_more, "run", "mangle") == [(None, "unresolved")]
+
+
+TS_CXT = {
+    "src/cxt.ts": (
+        "export class CodeGen {\n  add(): void {}\n}\n\n"
+        "export class Other {\n  add(): void {}\n}\n\n"
+        "export interface SchemaCxt {\n  readonly gen: CodeGen\n}\n\n"
+        "export function stringify(x: unknown): string { return '' }\n\n"
+        "export function body({gen}: SchemaCxt): string {\n  gen.add()\n  return JSON.stringify(gen)\n}\n"
+    ),
+}
+
+
+@pytest.fixture
+def ts_cxt(tmp_path: Path):  # type: ignore[no-untyped-def]
+    svc = index_repo(make_plain_repo(tmp_path, TS_CXT))
+    yield svc
+    svc.close()
+
+
+def test_ts_typed_destructured_parameter_and_interface_field(ts_cxt) -> None:  # type: ignore[no-untyped-def]
+    assert _targets(ts_cxt, "body", "add") == [("CodeGen.add", "inferred")]
+
+
+def test_ts_member_of_a_global_object_is_external(ts_cxt) -> None:  # type: ignore[no-untyped-def]
+    # The file's own stringify is no JSON.stringify.
+    assert _targets(ts_cxt, "body", "stringify") == [(None, "external")]
