@@ -604,7 +604,7 @@ def test_two_thousand_files_walk_with_work_in_proportion(tmp_path: Path, monkeyp
         opened.append(path)
         return real_read(path, *limit)
 
-    def decide(self: walk.IgnoreRules, rel: str, is_dir: bool) -> tuple[bool | None, str]:
+    def decide(self: walk.IgnoreRules, rel: str, is_dir: bool) -> walk.Verdict:
         decided.append(rel)
         return real_decide(self, rel, is_dir)
 

@@ -5,8 +5,10 @@ Ignore precedence, highest first (the first layer with a matching pattern decide
   2. ``.igraphignore`` files, deepest directory first,
   3. ``.gitignore`` files, deepest directory first, then ``.git/info/exclude``.
 So an ``.igraphignore`` can both hide tracked files from the index and re-include (``!dist/``) what git
-ignores or what the default excludes would drop. Inside one file the last matching pattern wins (git).
-An ignored directory is never entered; git cannot re-include a file below an excluded directory either.
+ignores or what the default excludes would drop. Inside one file the last matching pattern wins; patterns are read
+and matched exactly as git does (ignore_patterns.py; tests/test_gitignore_parity.py checks against `git ls-files`).
+An ignored directory is never entered; git cannot re-include a file below an excluded directory either, but a
+directory re-included by name or by "!*/" is entered, so `*`, `!*.*`, `!*/` keeps every file with a dot.
 
 Directories are skipped (and counted once, not per file inside). Content reached through a symlink is
 indexed once: under its real path when that is walked, otherwise under the first link path in walk order.
@@ -16,16 +18,15 @@ from __future__ import annotations
 
 import collections
 import errno
+import itertools
 import os
-import re
 import stat
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pathspec import GitIgnoreSpec
-
 from igraph_mcp.errors import InvalidInput
+from igraph_mcp.index.ignore_patterns import IgnorePattern, PatternList, read_patterns
 from igraph_mcp.index.sniff import (
     BINARY_SNIFF_BYTES,
     MINIFIABLE_SUFFIXES,
@@ -103,10 +104,14 @@ class WalkResult:
     skipped: collections.Counter[str] = field(default_factory=collections.Counter)
     skipped_examples: dict[str, list[str]] = field(default_factory=dict)
     skipped_files: list[SkippedPath] = field(default_factory=list)
+    # Paths left out by each ignore line ("pkg/.gitignore:3: *.gen.go"), so an empty walk can say which rule did it.
+    ignored_by: collections.Counter[str] = field(default_factory=collections.Counter)
 
-    def skip(self, reason: str, path: str, detail: str = "") -> None:
+    def skip(self, reason: str, path: str, detail: str = "", rule: str = "") -> None:
         """Count one skipped file or directory, keep a few example paths per reason, and list a file-level skip."""
         self.skipped[reason] += 1
+        if rule:
+            self.ignored_by[rule] += 1
         examples = self.skipped_examples.setdefault(reason, [])
         if len(examples) < _MAX_EXAMPLES:
             examples.append(path)
@@ -119,16 +124,28 @@ class _Layer:
     """The patterns of one ignore file, applying to paths below ``base`` ("" = the root)."""
 
     base: str
-    spec: GitIgnoreSpec
+    patterns: PatternList
     reason: str
 
-    def check(self, rel: str, is_dir: bool) -> bool | None:
-        """True = ignored, False = re-included by a negation, None = no pattern matched."""
+    def check(self, rel: str, is_dir: bool) -> IgnorePattern | None:
+        """The pattern of this file that decides for ``rel`` (negative = re-included), or None."""
         if self.base:
             if not rel.startswith(self.base + "/"):
                 return None
             rel = rel[len(self.base) + 1 :]
-        return self.spec.check_file(rel + "/" if is_dir else rel).include
+        return self.patterns.last_match(rel, is_dir)
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """What the ignore files say about one path: ``ignored`` True / False (re-included) / None (no pattern)."""
+
+    ignored: bool | None
+    reason: str = ""  # "gitignored" or "igraphignored": the kind of file that decided
+    rule: str = ""  # the deciding line, e.g. "pkg/.gitignore:3: *.gen.go"
+
+
+_UNDECIDED = Verdict(None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,20 +156,17 @@ class IgnoreRules:
     igraph: tuple[_Layer, ...] = ()
     extra: _Layer | None = None
 
-    def decide(self, rel: str, is_dir: bool) -> tuple[bool | None, str]:
-        """Return (True ignored / False re-included / None undecided, reason of the deciding layer)."""
-        if self.extra is not None:
-            verdict = self.extra.check(rel, is_dir)
-            if verdict is not None:
-                return verdict, self.extra.reason
-        for layers in (self.igraph, self.git):
-            for layer in reversed(layers):
-                verdict = layer.check(rel, is_dir)
-                if verdict is not None:
-                    return verdict, layer.reason
-        return None, ""
+    def decide(self, rel: str, is_dir: bool) -> Verdict:
+        """The first layer with a matching pattern decides (extra lines, .igraphignore, .gitignore, info/exclude)."""
+        extra = (self.extra,) if self.extra is not None else ()
+        for layer in itertools.chain(extra, reversed(self.igraph), reversed(self.git)):
+            pattern = layer.check(rel, is_dir)
+            if pattern is not None:
+                rule = f"{layer.patterns.source}:{pattern.line}: {pattern.text}"
+                return Verdict(not pattern.negative, layer.reason, rule)
+        return _UNDECIDED
 
-    def nested(self, base: str, gitignore: GitIgnoreSpec | None, igraphignore: GitIgnoreSpec | None) -> IgnoreRules:
+    def nested(self, base: str, gitignore: PatternList | None, igraphignore: PatternList | None) -> IgnoreRules:
         """Rules for a directory that has its own ignore files (each argument None when absent)."""
         git, igraph = self.git, self.igraph
         if gitignore is not None:
@@ -162,28 +176,12 @@ class IgnoreRules:
         return IgnoreRules(git, igraph, self.extra)
 
 
-def compile_ignore_lines(lines: Iterable[str]) -> GitIgnoreSpec | None:
-    """Compile gitignore lines, dropping any single malformed pattern; None when nothing is left."""
-    kept = [line for line in lines if line.strip() and not line.lstrip().startswith("#")]
-    if not kept:
-        return None
-    try:
-        return GitIgnoreSpec.from_lines(kept)
-    except (ValueError, re.error):
-        # One bad pattern (e.g. "[z-a]") must not disable the whole file, as it does not in git.
-        valid = [line for line in kept if _compiles(line)]
-        return GitIgnoreSpec.from_lines(valid) if valid else None
+def compile_ignore_lines(lines: Iterable[str], source: str = "index.exclude") -> PatternList | None:
+    """Compile gitignore lines as git does; None when they hold no pattern (a bad one simply never matches)."""
+    return read_patterns("\n".join(lines), source)
 
 
-def _compiles(line: str) -> bool:
-    try:
-        GitIgnoreSpec.from_lines([line])
-    except (ValueError, re.error):
-        return False
-    return True
-
-
-def _read_ignore_file(directory: str, name: str, names: set[str] | None = None) -> GitIgnoreSpec | None:
+def _read_ignore_file(directory: str, name: str, names: set[str] | None = None, source: str = "") -> PatternList | None:
     """Read and compile one ignore file; unreadable or absent gives None (git ignores it too)."""
     if names is not None and name not in names:
         return None  # known absent from the listing: spare the failed open
@@ -193,7 +191,7 @@ def _read_ignore_file(directory: str, name: str, names: set[str] | None = None) 
             data = handle.read(_MAX_IGNORE_FILE_BYTES)
     except OSError:
         return None
-    return compile_ignore_lines(data.decode("utf-8", errors="replace").splitlines())
+    return read_patterns(data.decode("utf-8", errors="replace"), source or name)
 
 
 def _git_info_exclude(root: str) -> str | None:
@@ -221,12 +219,16 @@ def _git_info_exclude(root: str) -> str | None:
 def root_rules(root: str, extra_ignores: Sequence[str] = ()) -> IgnoreRules:
     """Ignore rules in force at the root before its own ignore files: info/exclude and extra lines."""
     exclude_path = _git_info_exclude(root)
-    info = _read_ignore_file(*os.path.split(exclude_path)) if exclude_path else None
+    info = _read_ignore_file(*os.path.split(exclude_path), source=".git/info/exclude") if exclude_path else None
     extra = compile_ignore_lines(extra_ignores)
     return IgnoreRules(
         git=(_Layer("", info, "gitignored"),) if info is not None else (),
         extra=_Layer("", extra, "igraphignored") if extra is not None else None,
     )
+
+
+def _in(directory: str, name: str) -> str:
+    return f"{directory}/{name}" if directory else name
 
 
 def is_default_excluded_dir(name: str) -> bool:
@@ -334,8 +336,8 @@ class _Walker:
             return []
         rules = directory.rules.nested(
             directory.rel,
-            _read_ignore_file(directory.abs_path, ".gitignore", names),
-            _read_ignore_file(directory.abs_path, ".igraphignore", names),
+            _read_ignore_file(directory.abs_path, ".gitignore", names, _in(directory.rel, ".gitignore")),
+            _read_ignore_file(directory.abs_path, ".igraphignore", names, _in(directory.rel, ".igraphignore")),
         )
         subdirs: list[_Dir] = []
         for entry in entries:
@@ -402,23 +404,23 @@ class _Walker:
         if entry.name in ALWAYS_EXCLUDED_DIRS:
             self.result.skip("default_excluded", rel)
             return None
-        verdict, reason = rules.decide(rel, is_dir=True)
-        if verdict:
-            self.result.skip(reason, rel)
+        verdict = rules.decide(rel, is_dir=True)
+        if verdict.ignored:
+            self.result.skip(verdict.reason, rel, rule=verdict.rule)
             return None
-        if verdict is None and is_default_excluded_dir(entry.name):
+        if verdict.ignored is None and is_default_excluded_dir(entry.name):
             self.result.skip("default_excluded", rel)
             return None
         return _Dir(entry.path, real, rel, rules, via_link=parent.via_link)
 
     def _consider_file(self, path: str, rel: str, rules: IgnoreRules, *, via_link: bool) -> None:
         """Run the cheap name checks first, then open once: fstat and the first block decide the rest."""
-        verdict, reason = rules.decide(rel, is_dir=False)
-        if verdict:
-            self.result.skip(reason, rel)
+        verdict = rules.decide(rel, is_dir=False)
+        if verdict.ignored:
+            self.result.skip(verdict.reason, rel, rule=verdict.rule)
             return
         # A file re-included by name in .igraphignore (or index.exclude) is indexed even if it looks minified.
-        wanted = verdict is False and reason == "igraphignored"
+        wanted = verdict.ignored is False and verdict.reason == "igraphignored"
         name = rel.rsplit("/", 1)[-1]
         language = self.language_of(rel)
         if language is None:
