@@ -55,5 +55,9 @@ class NameTaken(IGraphError):
     """A repository name in a shared store that is bound to another repository."""
 
 
+class NothingToIndex(IGraphError):
+    """A tree where the walk finds no file to index (a wrong root, or ignore rules that leave out everything)."""
+
+
 class MassDelete(IGraphError):
     """A run that would delete most of a repository's index (a wrong root, an emptied checkout): refused."""

@@ -19,6 +19,7 @@ from igraph_mcp.index.declarations import link_declarations
 from igraph_mcp.index.interface import Interface, matched_ids, parsed_interface, stored_interface
 from igraph_mcp.index.mass_delete import check_deletions
 from igraph_mcp.index.model import ParsedFile, Symbol
+from igraph_mcp.index.nothing_to_index import check_something_to_index
 from igraph_mcp.index.parts import split_parts
 from igraph_mcp.index.phases import Progress
 from igraph_mcp.index.resolve import Binding, Resolver
@@ -246,6 +247,7 @@ class Indexer:
             extra_ignores=self.extra_ignores,
             known=known,
         )
+        check_something_to_index(self.root, walked)  # before any write: a wrong root must not wipe a good index
         summary.skipped = dict(walked.skipped)
         skips = list(walked.skipped_files)
         changes, unchanged, touched = self._diff(walked.files, states, summary, report, skips)
