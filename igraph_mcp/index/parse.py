@@ -44,6 +44,7 @@ from igraph_mcp.index.recover import (
     MAX_RESTARTS,
     PATIENCE,
     bracket_group_end,
+    error_bytes,
     find_errors,
     hidden_lines,
     hiding_error,
@@ -694,6 +695,8 @@ def parse_source(source: bytes, language: str, path: str = "") -> ParsedFile:
             hidden = hidden_lines(find_errors(tree.root_node))
             if hidden:
                 pf = _recover(source, spec, query, regions, pf, tree, hidden)
+            if spec.blank_on_error:
+                pf = _macro_reading(source, spec, query, regions, pf, tree)
     if capped.regions:
         pf.deep_regions = capped.regions
         pf.has_error = True  # stored as a partial parse: the blanked text has no symbols
@@ -757,12 +760,40 @@ def _recover(
     return again
 
 
-def _parse_document(source: bytes, spec: LanguageSpec, query: Query, regions: list[Range]) -> tuple[ParsedFile, Tree]:
-    """Parse `source` as one document (only `regions` of it, when given) and extract everything from the tree."""
+def _macro_reading(
+    source: bytes, spec: LanguageSpec, query: Query, regions: list[Range], pf: ParsedFile, tree: Tree
+) -> ParsedFile:
+    """Read a file with syntax errors again with its macros blanked (spec.blank_on_error); when that leaves less text
+    inside ERROR nodes, the new reading leads and the first adds the definitions only it found (none is lost)."""
+    work = source
+    for pattern in spec.blank_on_error:
+        work = blank_matches(work, pattern)
+    if work == source:
+        return pf
+    parser = _parser(spec)  # the costly part is the extraction: a reading that is no better is not extracted
+    if spec.host_grammar:
+        parser.included_ranges = regions
+    if error_bytes(parser.parse(work).root_node) >= error_bytes(tree.root_node):
+        return pf
+    lead, _tree = _parse_document(work, spec, query, regions, text=source)
+    other = pf
+    if merge_missing(lead, other, spec.class_kinds):
+        sort_symbols(lead)
+    lead.has_error = True  # the file itself is still one tree-sitter cannot read whole: a partial parse
+    return lead
+
+
+def _parse_document(
+    source: bytes, spec: LanguageSpec, query: Query, regions: list[Range], text: bytes | None = None
+) -> tuple[ParsedFile, Tree]:
+    """Parse `source` as one document (only `regions` of it, when given) and extract everything from the tree;
+    names, signatures and docstrings are read from `text` when given (`source` with parts blanked, same offsets)."""
     parser = _parser(spec)
     if spec.host_grammar:
         parser.included_ranges = regions
     tree = parser.parse(source)
+    if text is not None:
+        source = text
     root = tree.root_node
     pf = ParsedFile(language=spec.name, has_error=root.has_error)
     module_doc = ""

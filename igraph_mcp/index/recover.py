@@ -52,6 +52,18 @@ def find_errors(root: Node) -> list[Node]:
     return sorted(found, key=lambda n: (n.start_byte, -n.end_byte))
 
 
+def error_bytes(root: Node) -> int:
+    """Bytes inside the tree's outermost ERROR nodes, plus one per MISSING node: how much of a file a reading lost."""
+    total, end = 0, -1
+    for node in find_errors(root):
+        if node.is_missing:
+            total += 1
+        elif node.start_byte >= end:  # not inside an ERROR already counted
+            total += node.end_byte - node.start_byte
+            end = node.end_byte
+    return total
+
+
 def first_error_byte(errors: list[Node]) -> int:
     """Byte where the first error starts: the earliest error node holding no other (`errors` from find_errors).
 
@@ -127,10 +139,22 @@ def line_bounds(source: bytes, pos: int) -> tuple[int, int]:
     return source.rfind(b"\n", 0, pos) + 1, len(source) if end == -1 else end
 
 
+def _same_in(known: dict[tuple[str, int], int], sym: Symbol) -> int | None:
+    """The known symbol that is `sym` read another way: same name, and the same first or last line (a reading may
+    start a definition at a macro line before it, `FMT_BEGIN_EXPORT` / `inline auto f()`, and end it where the other
+    does)."""
+    hit = known.get((sym.name, sym.start_line))
+    return hit if hit is not None else known.get((sym.name, -sym.end_line))
+
+
+def _keys(sym: Symbol) -> tuple[tuple[str, int], tuple[str, int]]:
+    return (sym.name, sym.start_line), (sym.name, -sym.end_line)  # end lines negated: one dict holds both
+
+
 def new_symbols(lead: ParsedFile, other: ParsedFile) -> bool:
-    """Whether `other` has a definition (name, start line) that `lead` lacks."""
-    known = {(s.name, s.start_line) for s in lead.symbols[1:]}
-    return any((s.name, s.start_line) not in known for s in other.symbols[1:])
+    """Whether `other` has a definition (a name with its first or last line) that `lead` lacks."""
+    known = {key: i for i, s in enumerate(lead.symbols) if i for key in _keys(s)}
+    return any(_same_in(known, s) is None for s in other.symbols[1:])
 
 
 def _enclosing_container(pf: ParsedFile, sym: Symbol) -> int:
@@ -146,17 +170,17 @@ def _enclosing_container(pf: ParsedFile, sym: Symbol) -> int:
 def merge_missing(head: ParsedFile, tail: ParsedFile, class_kinds: frozenset[str]) -> int:
     """Add to `head` what another reading `tail` of the same file found and `head` lacks; `tail` is used up.
 
-    Returns the number of symbols added. A tail symbol that `head` already has (same name, same start line) is
-    `head`'s; a new top-level one inside a class of `head` becomes its member.
+    Returns the number of symbols added. A tail symbol that `head` already has (same name, same first or last
+    line) is `head`'s; a new top-level one inside a class of `head` becomes its member.
     """
-    known = {(s.name, s.start_line): i for i, s in enumerate(head.symbols) if i}
+    known = {key: i for i, s in enumerate(head.symbols) if i for key in _keys(s)}
     tail_qualified = [s.qualified_name for s in tail.symbols]  # before any is moved under a class of `head`
     index_of = {0: 0}  # tail symbol index -> head symbol index
     added = 0
     for ti, sym in enumerate(tail.symbols):
         if not ti:
             continue
-        hit = known.get((sym.name, sym.start_line))
+        hit = _same_in(known, sym)
         if hit is not None:
             index_of[ti] = hit
             continue
@@ -174,7 +198,8 @@ def merge_missing(head: ParsedFile, tail: ParsedFile, class_kinds: frozenset[str
             sym.qualified_name = head.symbols[parent].qualified_name + sym.qualified_name[len(old) :]
         sym.parent = parent
         index_of[ti] = len(head.symbols)
-        known[(sym.name, sym.start_line)] = index_of[ti]
+        for key in _keys(sym):
+            known[key] = index_of[ti]
         head.symbols.append(sym)
         added += 1
     seen_refs = {(r.kind, r.name, r.line, r.qualifier) for r in head.references}

@@ -65,6 +65,10 @@ class LanguageSpec:
     # Text the grammar misreads, rewritten into text it reads the same way, before parsing and at the same length
     # (offsets and lines unchanged): (multiline regex, fill per group); see parse.rewrite_matches.
     rewrite_before_parse: tuple[tuple[str, ...], ...] = ()
+    # Text blanked for a second reading of a file whose first reading has syntax errors (C and C++ macros the grammar
+    # cannot expand); the reading with less text inside errors leads and the other adds what only it found
+    # (parse.py `_macro_reading`). Multiline regexes as in blank_before_parse; error-free files never pay for them.
+    blank_on_error: tuple[str, ...] = ()
     # Files that only declare (`.d.ts`): every symbol in them is a declaration of code written elsewhere.
     declaration_suffixes: tuple[str, ...] = ()
     # Declarations and implementations that can name each other: a `.d.ts` declares JavaScript, a C header is
@@ -79,6 +83,17 @@ class LanguageSpec:
         """The family whose declarations and implementations are linked to each other."""
         return self.family or self.name
 
+
+# C and C++ macros that tree-sitter reads as code and that make it lose the definitions around them: an export or
+# namespace macro on its own line (`FMT_BEGIN_NAMESPACE`, `Q_OBJECT`, `DISALLOW_COPY(T);`, `Q_SIGNALS:`), one before a
+# declaration (`FMT_CONSTEXPR auto f()`, `class FMT_API writer`) and one after a parameter list (`) FMT_NOEXCEPT {`).
+# A macro here is an upper-case name with an underscore (`NULL`, `FILE`, `EOF` are not); `#define` lines are left.
+_C_MACRO = r"[A-Z][A-Z0-9]*_[A-Z0-9_]*(?:\([^()\n]*\))?"
+C_FAMILY_MACROS = (
+    rf"^[ \t]*({_C_MACRO}[ \t]*[;:]?)[ \t]*$",
+    rf"(?<![\w.:>#])(?<!define )({_C_MACRO})(?=[ \t]+(?:[A-Za-z_~]|\[\[))",
+    rf"\)[ \t]*(?:const[ \t]*)?({_C_MACRO})(?=[ \t]*(?:[{{;:=]|->|override\b|final\b|noexcept\b|$))",
+)
 
 _ROWS = (
     LanguageSpec(
@@ -165,6 +180,7 @@ _ROWS = (
         queries=("c.scm",),
         export_rule="modifier_not_private",
         private_modifiers=frozenset({"static"}),
+        blank_on_error=C_FAMILY_MACROS,
     ),
     LanguageSpec(
         name="cpp",
@@ -177,6 +193,7 @@ _ROWS = (
         # file-local C++ helpers live in anonymous namespaces more often than behind `static`.
         private_modifiers=frozenset(),
         receiver_scope_kinds=frozenset({"namespace"}),
+        blank_on_error=C_FAMILY_MACROS,
     ),
     LanguageSpec(
         name="ruby",

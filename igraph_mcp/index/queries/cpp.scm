@@ -19,6 +19,8 @@
 (template_declaration (class_specifier name: (type_identifier) @name body: (_))) @definition.class
 (template_declaration (struct_specifier name: (type_identifier) @name body: (_))) @definition.struct
 (template_declaration (union_specifier name: (type_identifier) @name body: (_))) @definition.struct
+(template_declaration (class_specifier name: (template_type name: (type_identifier) @name) body: (_))) @definition.class
+(template_declaration (struct_specifier name: (template_type name: (type_identifier) @name) body: (_))) @definition.struct
 
 ; `typedef struct [Tag] { ... } Name;`: the whole typedef is the struct, named by its tag when
 ; it has one (same @name as the plain pattern, so the wider typedef node wins) else by Name.

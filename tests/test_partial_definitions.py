@@ -1,0 +1,114 @@
+"""C and C++ definitions are never lost because macros make a region "partial".
+
+The fixtures (tests/fixtures/cpp_partial, written for these tests) wrap ordinary definitions in the macros real
+libraries use: namespace and export macros on their own lines, attribute macros before declarations, `noexcept`
+macros after parameter lists, macros inside class bodies. Two references for each file:
+- its "twin": the same file with those macros replaced by spaces by hand (lines and offsets unchanged), which is
+  what tree-sitter reads when nothing is in its way: every definition of the twin is in the file's outline, with
+  the same kind, qualified name and first line;
+- the raw tree: every definition the language's query finds in the file parsed whole, errors or not, is kept.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from _factories import make_plain_repo, open_service
+
+from igraph_mcp.index.parse import _parse_document, load_query, parse_source
+from igraph_mcp.vocab.languages import get_spec
+
+FIXTURES = Path(__file__).parent / "fixtures" / "cpp_partial"
+# the macro families each fixture uses; the twin blanks every one of them (and the `#if` line no grammar reads)
+CASES = {
+    "chrono_like.h": ("cpp", "CLOCKFMT"),
+    "widgets.hpp": ("cpp", "WIDGET"),
+    "ring.c": ("c", "RING"),
+}
+
+
+def _twin(source: bytes, family: str) -> bytes:
+    def spaces(m: re.Match[bytes]) -> bytes:
+        return b" " * len(m.group(0))
+
+    macro = rb"\b" + family.encode() + rb"_[A-Z0-9_]+(?:\([^()\n]*\))?[;:]?"
+    lines = source.split(b"\n")
+    kept = [line if line.lstrip().startswith(b"#") else re.sub(macro, spaces, line) for line in lines]
+    return re.sub(rb"^#if .*$", spaces, b"\n".join(kept), flags=re.M)
+
+
+def _outline(name: str) -> tuple[str, bytes, set[tuple[str, str, int]]]:
+    language, _family = CASES[name]
+    source = (FIXTURES / name).read_bytes()
+    parsed = parse_source(source, language, name)
+    return language, source, {(s.kind, s.qualified_name, s.start_line) for s in parsed.symbols[1:]}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_every_definition_of_the_macro_free_twin_is_in_the_outline(name: str) -> None:
+    language, source, outline = _outline(name)
+    assert parse_source(source, language, name).has_error  # the fixture does trip tree-sitter up
+    twin = parse_source(_twin(source, CASES[name][1]), language, name)
+    expected = {(s.kind, s.qualified_name, s.start_line) for s in twin.symbols[1:]}
+    assert len(expected) >= 5
+    assert expected - outline == set()
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_what_the_raw_tree_holds_is_kept(name: str) -> None:
+    language, source, outline = _outline(name)
+    spec = get_spec(language)
+    raw, _tree = _parse_document(source, spec, load_query(spec), [])
+    names_and_ends = {(q.rsplit(".", 1)[-1], line) for _kind, q, line in outline}
+    parsed = parse_source(source, language, name)
+    ends = {(s.name, s.end_line) for s in parsed.symbols[1:]}
+    for sym in raw.symbols[1:]:
+        # the same definition, read with or without a macro line before it, starts or ends on the same line
+        assert (sym.name, sym.start_line) in names_and_ends or (sym.name, sym.end_line) in ends, sym.qualified_name
+
+
+def test_the_methods_of_a_template_specialisation_reach_the_outline() -> None:
+    _language, _source, outline = _outline("chrono_like.h")
+    # issue 31: `template <typename Char> struct formatter<std::tm, Char>` after an export macro
+    assert {
+        ("struct", "formatter", 50),
+        ("method", "formatter.parse", 55),
+        ("method", "formatter.format", 62),
+        ("class", "detail.tm_writer", 27),
+        ("method", "detail.tm_writer.on_month", 41),
+    } <= outline
+    assert ("function", "format", 62) not in outline  # not a free function any more
+
+
+def test_signatures_keep_the_macros_as_written() -> None:
+    source = (FIXTURES / "chrono_like.h").read_bytes()
+    parsed = parse_source(source, "cpp", "chrono_like.h")
+    on_month = next(s for s in parsed.symbols if s.qualified_name == "detail.tm_writer.on_month")
+    assert on_month.signature == "void on_month() CLOCKFMT_NOEXCEPT"
+    assert parsed.has_error  # still stored as a partial parse: the file is not one tree-sitter reads whole
+
+
+def test_error_free_files_are_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    from igraph_mcp.index import parse
+
+    calls: list[bytes] = []
+    real = parse._parse_document
+
+    def counting(source: bytes, *args: object, **kwargs: object) -> object:
+        calls.append(source)
+        return real(source, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(parse, "_parse_document", counting)
+    parse_source(b"#define API_EXPORT\nAPI_EXPORT int add(int a, int b) { return a + b; }\n", "c", "x.c")
+    assert len(calls) == 1
+
+
+def test_the_file_outline_of_an_indexed_tree(tmp_path: Path) -> None:
+    root = make_plain_repo(tmp_path, {"include/chrono_like.h": (FIXTURES / "chrono_like.h").read_text()})
+    with open_service(root, index=True) as svc:
+        detail = svc.file("include/chrono_like.h")
+    assert detail.found and detail.parseStatus == "partial"
+    names = {s.qualifiedName for s in detail.symbols}
+    assert {"formatter.format", "formatter.parse", "detail.tm_writer.on_year"} <= names
