@@ -101,14 +101,37 @@ def test_error_free_files_are_read_once(monkeypatch: pytest.MonkeyPatch) -> None
         return real(source, *args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(parse, "_parse_document", counting)
-    parse_source(b"#define API_EXPORT\nAPI_EXPORT int add(int a, int b) { return a + b; }\n", "c", "x.c")
-    assert len(calls) == 1
+    # a line the macro patterns match (an upper-case name alone), in a file tree-sitter reads without an error
+    parsed = parse_source(b"void f(void) {\n  int n = 1 +\n    EXTRA_PAD;\n}\n", "c", "x.h")
+    assert not parsed.has_error and len(calls) == 1 and parsed.language == "c"
+
+
+def test_a_cpp_header_named_h_is_read_as_cpp() -> None:
+    source = (FIXTURES / "chrono_like.h").read_bytes()
+    parsed = parse_source(source, "c", "include/chrono_like.h")  # the walk calls every `.h` C
+    assert parsed.language == "cpp"
+    assert {("method", "formatter.format", 62), ("class", "detail.tm_writer", 27)} <= {
+        (s.kind, s.qualified_name, s.start_line) for s in parsed.symbols
+    }
+    as_c_source = parse_source(source, "c", "include/chrono_like.c")  # only headers are shared
+    assert as_c_source.language == "c"
+
+
+def test_a_c_header_that_cpp_reads_worse_stays_c() -> None:
+    source = (
+        b"struct obj { int new; int class; };\n"
+        b"int make(struct obj *this, int template) { return this->new + template; }\n"
+        b"static int g(int x) { return x + ; }\n"
+    )
+    parsed = parse_source(source, "c", "obj.h")
+    assert parsed.language == "c" and parsed.has_error
+    assert [s.qualified_name for s in parsed.symbols[1:]] == ["obj", "make", "g"]
 
 
 def test_the_file_outline_of_an_indexed_tree(tmp_path: Path) -> None:
     root = make_plain_repo(tmp_path, {"include/chrono_like.h": (FIXTURES / "chrono_like.h").read_text()})
     with open_service(root, index=True) as svc:
         detail = svc.file("include/chrono_like.h")
-    assert detail.found and detail.parseStatus == "partial"
+    assert detail.found and detail.parseStatus == "partial" and detail.language == "cpp"
     names = {s.qualifiedName for s in detail.symbols}
     assert {"formatter.format", "formatter.parse", "detail.tm_writer.on_year"} <= names

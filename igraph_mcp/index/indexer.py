@@ -520,7 +520,7 @@ class Indexer:
             con,
             NewFile(
                 path=w.path,
-                language=w.language,
+                language=pf.language,  # a `.h` header read as C++ is stored as C++ (parse.py, shared headers)
                 sha256=change.sha256,
                 size=w.size,
                 mtime_ns=w.mtime_ns,

@@ -671,13 +671,15 @@ def parse_source(source: bytes, language: str, path: str = "") -> ParsedFile:
     ``path`` (optional) tells a declaration file (``spec.declaration_suffixes``, e.g. `.d.ts`): all its symbols,
     its module's included, are declarations.
 
-    Syntax errors set has_error and keep what parsed, plus what a re-parse after the error finds (see recover.py).
+    Syntax errors set has_error and keep what parsed, plus what a re-parse after the error finds (see recover.py)
+    and, for C and C++, what a reading with the macros blanked finds; a `.h` header that C++ reads better than C is
+    read as C++ (the result's language says which).
     Text nested past MAX_NESTING is parsed as blank (see nesting.py): has_error is set and deep_regions counts
     the regions. Offsets refer to normalize_source(source), which is `source` itself for UTF-8 input.
     """
     spec = get_spec(language)
     query = load_query(spec)
-    source = normalize_source(source)
+    original, source = source, normalize_source(source)
     for pattern in spec.blank_before_parse:
         source = blank_matches(source, pattern)
     for pattern, *fills in spec.rewrite_before_parse:
@@ -692,6 +694,8 @@ def parse_source(source: bytes, language: str, path: str = "") -> ParsedFile:
     else:
         pf, tree = _parse_document(source, spec, query, regions)
         if tree.root_node.has_error:
+            if _reads_better_as_shared(source, spec, path, tree):
+                return parse_source(original, spec.shared_header_language, path)
             hidden = hidden_lines(find_errors(tree.root_node))
             if hidden:
                 pf = _recover(source, spec, query, regions, pf, tree, hidden)
@@ -758,6 +762,15 @@ def _recover(
         sort_symbols(again)
     again.has_error = True  # the file itself is still broken: it is stored as a partial parse
     return again
+
+
+def _reads_better_as_shared(source: bytes, spec: LanguageSpec, path: str, tree: Tree) -> bool:
+    """Whether a shared header (a `.h` read as C with errors) reads with less text in errors as the other language
+    (C++: `template <...>`, `namespace`, classes); one tree-sitter parse decides, the other reading is then made."""
+    if not (spec.shared_header_language and path.lower().endswith(spec.shared_header_suffixes)):
+        return False
+    other = _parser(get_spec(spec.shared_header_language)).parse(source)
+    return error_bytes(other.root_node) < error_bytes(tree.root_node)
 
 
 def _macro_reading(

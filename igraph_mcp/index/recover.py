@@ -198,8 +198,8 @@ def merge_missing(head: ParsedFile, tail: ParsedFile, class_kinds: frozenset[str
             sym.qualified_name = head.symbols[parent].qualified_name + sym.qualified_name[len(old) :]
         sym.parent = parent
         index_of[ti] = len(head.symbols)
-        for key in _keys(sym):
-            known[key] = index_of[ti]
+        for name_line in _keys(sym):
+            known[name_line] = index_of[ti]
         head.symbols.append(sym)
         added += 1
     seen_refs = {(r.kind, r.name, r.line, r.qualifier) for r in head.references}

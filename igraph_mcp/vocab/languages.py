@@ -69,6 +69,10 @@ class LanguageSpec:
     # cannot expand); the reading with less text inside errors leads and the other adds what only it found
     # (parse.py `_macro_reading`). Multiline regexes as in blank_before_parse; error-free files never pay for them.
     blank_on_error: tuple[str, ...] = ()
+    # A header two languages share (`.h`: C or C++): a file of these suffixes whose reading has syntax errors is read as
+    # shared_header_language too, and the reading with less text inside errors is kept, with its language.
+    shared_header_suffixes: tuple[str, ...] = ()
+    shared_header_language: str = ""
     # Files that only declare (`.d.ts`): every symbol in them is a declaration of code written elsewhere.
     declaration_suffixes: tuple[str, ...] = ()
     # Declarations and implementations that can name each other: a `.d.ts` declares JavaScript, a C header is
@@ -181,6 +185,8 @@ _ROWS = (
         export_rule="modifier_not_private",
         private_modifiers=frozenset({"static"}),
         blank_on_error=C_FAMILY_MACROS,
+        shared_header_suffixes=(".h",),
+        shared_header_language="cpp",
     ),
     LanguageSpec(
         name="cpp",
