@@ -80,6 +80,8 @@ def test_the_methods_of_a_template_specialisation_reach_the_outline() -> None:
         ("method", "detail.tm_writer.on_month", 41),
     } <= outline
     assert ("function", "format", 62) not in outline  # not a free function any more
+    # one definition read from two lines (after a macro line, or not) is listed once
+    assert [line for _kind, q, line in outline if q == "localtime"] == [85]
 
 
 def test_signatures_keep_the_macros_as_written() -> None:
