@@ -110,8 +110,12 @@ def test_small_repositories_moves_and_dry_runs_are_not_refused(
 ) -> None:
     small = make_plain_repo(tmp_path, code_files(FLOOR), name="small")
     assert run(capsys, "index", str(small))[0] == 0
-    remove(small, FLOOR)  # every file of a repository at the floor: an ordinary clean-up
+    remove(small, FLOOR - 1)  # all files but one of a repository at the floor: an ordinary clean-up
     assert run(capsys, "index", str(small))[0] == 0
+    assert len(state(small)["files"]) == 1
+    (small / f"pkg/m{FLOOR - 1}.py").unlink()  # none left: nothing to index is refused (test_nothing_to_index.py)
+    assert run(capsys, "index", str(small))[0] == 1
+    assert run(capsys, "index", str(small), "--allow-mass-delete")[0] == 0
     assert state(small)["files"] == []
 
     moved = make_plain_repo(tmp_path, code_files(30), name="moved")

@@ -43,6 +43,7 @@ def test_cli_names_the_root_the_count_and_the_rule(tmp_path: Path, capsys: pytes
     assert "the walk saw 3 files and folders" in err  # .gitignore, main.go, pkg/util.go (pkg itself is re-included)
     assert "`.gitignore:1: *` (3)" in err
     assert "!*.go" in err and "The index was not changed" in err
+    assert "index again with --allow-mass-delete" in err  # the CLI's name for allowMassDelete=true
 
 
 def test_cli_unsupported_files_and_an_empty_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -68,6 +69,8 @@ def test_an_existing_index_survives_a_run_that_finds_nothing(tmp_path: Path) -> 
         after = svc.status()
         assert after.files == 2 and after.symbols == before.symbols
         assert svc.node("helper").found
+        svc.index(allow_mass_delete=True)  # asked for: the index is emptied
+        assert svc.status().files == 0
 
 
 @pytest.mark.anyio

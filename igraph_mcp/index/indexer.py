@@ -247,7 +247,6 @@ class Indexer:
             extra_ignores=self.extra_ignores,
             known=known,
         )
-        check_something_to_index(self.root, walked)  # before any write: a wrong root must not wipe a good index
         summary.skipped = dict(walked.skipped)
         skips = list(walked.skipped_files)
         changes, unchanged, touched = self._diff(walked.files, states, summary, report, skips)
@@ -260,6 +259,8 @@ class Indexer:
         if not dry_run:  # before renames are matched: they are taken out of ``changes``
             indexed = graph.file_states(self.db) if full else states
             check_deletions(self._lost(indexed, seen, changes), len(indexed), self.root, allowed=allow_mass_delete)
+        if not allow_mass_delete:  # before any write: a wrong root must not wipe a good index unless asked to
+            check_something_to_index(self.root, walked)
         renames = self._match_renames(changes, gone)
         if full and not dry_run:
             self._clear()

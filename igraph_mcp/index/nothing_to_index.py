@@ -11,11 +11,12 @@ from igraph_mcp.index.walk import ALWAYS_EXCLUDED_DIRS, WalkResult
 from igraph_mcp.vocab.skips import COUNTED_REASONS
 
 LISTED = 3  # ignore lines and example paths named per reason
+_EMPTY_ON_PURPOSE = "To empty an existing index on purpose, index again with allowMassDelete=true"
 
 
 def check_something_to_index(root: Path, walked: WalkResult) -> None:
     """Raise NothingToIndex, naming what the walk saw and why each part was left out, when it accepted no file;
-    called before the run writes anything, so an existing index stays as it was."""
+    called before the run writes anything, so an existing index stays as it was (allowMassDelete skips it)."""
     if walked.files:
         return
     raise NothingToIndex(describe_empty_walk(root, walked))
@@ -33,7 +34,8 @@ def describe_empty_walk(root: Path, walked: WalkResult) -> str:
     if not seen:
         return (
             f"found no file to index in {root}: the folder is empty (only version-control or index folders). The "
-            "index was not changed. Check that this is the repository's root (--root or the server's configured root)"
+            "index was not changed. Check that this is the repository's root (--root or the server's configured root). "
+            + _EMPTY_ON_PURPOSE
         )
     parts = [_reason_part(reason, count, walked) for reason, count in skipped.most_common()]
     advice = "Check that this is the repository's root (--root or the server's configured root)"
@@ -47,7 +49,7 @@ def describe_empty_walk(root: Path, walked: WalkResult) -> str:
     return (
         f"found no file to index in {root}: the walk saw {seen} files and folders and left out every one: "
         + "; ".join(parts)
-        + f". The index was not changed. {advice}"
+        + f". The index was not changed. {advice}. {_EMPTY_ON_PURPOSE}"
     )
 
 
