@@ -1,4 +1,4 @@
-"""Plain BM25 baseline (bm25s) over Python symbols extracted with ``ast``.
+"""Plain BM25 baseline (bm25s) over Python symbols extracted with ``ast`` (other languages: igraph_mcp's parser).
 
 One document per function, method and class (``path::Qualified.name``) plus one per file for
 module-level code, so files made only of constants or imports can still be ranked. A class
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -72,10 +73,15 @@ def symbol_documents(symbols: list[PySymbol], sources: dict[str, bytes]) -> list
 class Bm25Index:
     """BM25 over one tree's symbols; ``search`` returns ranked symbols and files."""
 
-    def __init__(self, root: Path) -> None:
-        """Extract symbols from root and build the index (timed in ``build_seconds``)."""
+    def __init__(
+        self,
+        root: Path,
+        extract: Callable[[Path], tuple[list[PySymbol], dict[str, bytes], int]] = extract_symbols,
+    ) -> None:
+        """Extract symbols from root and build the index (timed in ``build_seconds``); ``extract``:
+        bench_data.extract_code_symbols for trees in other languages."""
         started = time.perf_counter()
-        symbols, sources, self.unparsable_files = extract_symbols(root)
+        symbols, sources, self.unparsable_files = extract(root)
         self.class_keys = frozenset(s.key for s in symbols if s.kind == "class")
         self.symbol_keys = frozenset(s.key for s in symbols)
         docs = symbol_documents(symbols, sources)

@@ -168,6 +168,66 @@ def devset_fetch_script(devset: Path) -> Path:
     return devset.parent / "fetch_tree.py"
 
 
+# --------------------------------------------------------------------------- multi-language devset
+
+
+@dataclass(frozen=True)
+class MultilangInstance:
+    """One issue of the multi-language devset: a repository at a base commit, the files and functions its fix edits."""
+
+    instance_id: str
+    repo: str
+    language: str
+    half: str  # "tuning" or "heldout" (the row's split: by repository)
+    query: str
+    gold_files: tuple[str, ...]
+    gold_functions: tuple[str, ...]
+
+
+def load_multilang(path: Path) -> list[MultilangInstance]:
+    """Read a multilang_dev.jsonl-format file into rows (file order kept)."""
+    rows = []
+    with path.open(encoding="utf-8") as fh:
+        for line in fh:
+            if line.strip():
+                r = json.loads(line)
+                rows.append(
+                    MultilangInstance(
+                        instance_id=r["instance_id"],
+                        repo=r["repo"],
+                        language=r["language"],
+                        half=r["split"],
+                        query=r["problem_statement"],
+                        gold_files=tuple(r["gold_files"]),
+                        gold_functions=tuple(r["gold_functions"]),
+                    )
+                )
+    return rows
+
+
+def multilang_fetch_script(data: Path) -> Path:
+    """The fetch_multilang_tree.py beside the instance file, else the shared one."""
+    beside = data.parent / "fetch_multilang_tree.py"
+    return beside if beside.is_file() else common.CHECKOUT.parent / "shared" / "devset" / "fetch_multilang_tree.py"
+
+
+def fetch_multilang_tree(instance_id: str, data: Path, cache: Path, fetch_script: Path, mirrors: Path) -> Path:
+    """Write one instance's tree at its base commit from a fetched mirror (fetch_multilang_tree.py); return its root."""
+    if not fetch_script.is_file():
+        raise FileNotFoundError(f"fetch_multilang_tree.py not found at {fetch_script}; pass --fetch-tree")
+    where = ["--data", str(data), "--mirrors", str(mirrors), "--cache", str(cache)]
+    proc = subprocess.run(
+        [sys.executable, str(fetch_script), instance_id, *where],
+        capture_output=True,
+        text=True,
+        timeout=1800,
+        check=False,
+    )
+    if proc.returncode != 0:
+        raise RuntimeError(f"fetch_multilang_tree.py failed for {instance_id}: {proc.stderr.strip()[-500:]}")
+    return Path(proc.stdout.strip().splitlines()[-1])
+
+
 # --------------------------------------------------------------------------- python symbols
 
 
@@ -247,6 +307,51 @@ def extract_symbols(root: Path) -> tuple[list[PySymbol], dict[str, bytes], int]:
         for qn, kind, node in walk_definitions(module):
             start = min([node.lineno] + [d.lineno for d in node.decorator_list])
             symbols.append(PySymbol(rel, qn, kind, start, node.end_lineno or node.lineno))
+    return symbols, sources, failed
+
+
+# --------------------------------------------------------------------------- other languages' symbols
+
+
+def iter_source_files(root: Path) -> Iterator[tuple[Path, str]]:
+    """Yield (file, language) for every file under root that a grammar of ours reads, in sorted order."""
+    from igraph_mcp.vocab.languages import language_for_path
+
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not d.startswith("."))
+        for name in sorted(filenames):
+            language = language_for_path(name)
+            if language is not None:
+                yield Path(dirpath) / name, language
+
+
+def extract_code_symbols(root: Path) -> tuple[list[PySymbol], dict[str, bytes], int]:
+    """``extract_symbols`` for a tree in any language, read with igraph_mcp's own parser: its outline names.
+
+    Class-like definitions (the language's ``class_kinds``, namespaces too for C++) are "class"; every other
+    named definition is "function". Returns (symbols, sources, files the parser refused).
+    """
+    from igraph_mcp.index.parse import parse_source
+    from igraph_mcp.vocab.languages import get_spec, language_for_source
+
+    symbols: list[PySymbol] = []
+    sources: dict[str, bytes] = {}
+    failed = 0
+    for file, language in iter_source_files(root):
+        rel = file.relative_to(root).as_posix()
+        data = file.read_bytes()
+        sources[rel] = data
+        language = language_for_source(rel, language, data)  # as the indexer reads it (a C++ header named .h)
+        try:
+            parsed = parse_source(data, language, rel)
+        except (ValueError, RecursionError):  # one unreadable file is counted, not fatal
+            failed += 1
+            continue
+        classes = get_spec(language).class_kinds
+        for sym in parsed.symbols:
+            if sym.qualified_name:  # the module symbol has no name
+                kind = "class" if sym.kind in classes else "function"
+                symbols.append(PySymbol(rel, sym.qualified_name, kind, sym.start_line, sym.end_line))
     return symbols, sources, failed
 
 

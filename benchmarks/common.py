@@ -24,6 +24,22 @@ def devset_path() -> Path:
     return Path(env) if env else CHECKOUT.parent / "shared" / "devset" / "swebench_verified_dev.jsonl"
 
 
+def multilang_path() -> Path:
+    """The multi-language devset: $IGRAPH_MULTILANG, else the project's benchmarks/multilang/instances.jsonl when it
+    exists, else shared/devset/multilang_dev.jsonl beside the checkout."""
+    env = os.environ.get("IGRAPH_MULTILANG")
+    if env:
+        return Path(env)
+    project = CHECKOUT / "benchmarks" / "multilang" / "instances.jsonl"
+    return project if project.is_file() else CHECKOUT.parent / "shared" / "devset" / "multilang_dev.jsonl"
+
+
+def mirrors_path() -> Path:
+    """Where the fetched git mirrors are: $MIRRORS, else .mirror beside the checkout (the project's machines)."""
+    env = os.environ.get("MIRRORS")
+    return Path(env) if env else CHECKOUT.parent / ".mirror"
+
+
 def cache_root() -> Path:
     """The download cache root: $IGRAPH_BENCH_CACHE, else ~/.cache/igraph-mcp-bench."""
     env = os.environ.get("IGRAPH_BENCH_CACHE")

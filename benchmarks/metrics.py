@@ -18,11 +18,18 @@ Matching (``function_match``): same path (POSIX, leading ``./`` ignored) and
 So a class never stands in for its methods, nor a method for its class. Which keys are classes
 comes from ``class_keys`` (``path::qualname``); without it, rules 2-3 treat every name as a
 function. Each gold item is counted at most once.
+
+Other languages (``code_function_match``, the multilang set): the gold leaves out namespaces and writes C++
+qualifiers with dots (``Capturer.Capturer`` for ``Catch::Capturer::Capturer``), while our outline names keep every
+enclosing namespace (``Catch.Capturer.Capturer``) and write operators with a space (``operator ==``). Both sides are
+brought to one spelling (``code_name``) and the gold may match the hit's qualified name without leading parts, so
+the rules above apply to the hit's name seen from any enclosing scope.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping, Sequence
+import re
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 
 MRR_CUTOFF = 10
 FILE_KS = (1, 3, 5, 10)
@@ -30,6 +37,9 @@ FUNCTION_KS = (5, 10)
 DOCSTRING_KS = (1, 5, 10)
 
 Hit = tuple[str, str]
+# (gold key, hit, class keys) -> whether the hit locates the gold: function_match or code_function_match
+Matcher = Callable[[str, Hit, Collection[str]], bool]
+_SPACES = re.compile(r"\s+")
 
 
 def normalize_path(path: str) -> str:
@@ -63,6 +73,36 @@ def function_match(gold: str, hit: Hit, class_keys: Collection[str] = frozenset(
     return False
 
 
+def code_name(qualname: str) -> str:
+    """A C/C++/Java/Rust qualified name in the devset's spelling: ``::`` as ``.``, no whitespace."""
+    return _SPACES.sub("", qualname.replace("::", "."))
+
+
+def code_key(key: str) -> str:
+    """A ``path::qualname`` key with its name in ``code_name`` spelling (for the class keys of a code tree)."""
+    path, qualname = split_key(key)
+    return f"{path}::{code_name(qualname)}"
+
+
+def code_function_match(gold: str, hit: Hit, class_keys: Collection[str] = frozenset()) -> bool:
+    """``function_match`` for other languages: names in ``code_name`` spelling, and the gold may drop the hit's
+    leading scopes (namespaces, packages); ``class_keys`` are ``code_key`` keys."""
+    gold_path, gold_qn = split_key(gold)
+    if normalize_path(hit[0]) != gold_path or not hit[1]:
+        return False
+    want = code_name(gold_qn).split(".")
+    parts = code_name(hit[1]).split(".")
+    tails = [parts[start:] for start in range(len(parts))]
+    if want in tails:
+        return True
+    for start, tail in enumerate(tails):
+        if len(tail) > len(want) and tail[: len(want)] == want:  # the hit is nested inside the gold (not a class)
+            return f"{gold_path}::{'.'.join(parts[: start + len(want)])}" not in class_keys
+    # the gold lies inside the hit (a function; the system does not list what it nests)
+    inside = any(len(tail) < len(want) and want[: len(tail)] == tail for tail in tails)
+    return inside and f"{gold_path}::{'.'.join(parts)}" not in class_keys
+
+
 def dedupe(items: Iterable[str]) -> list[str]:
     """Keep the first occurrence of each item, preserving order."""
     return list(dict.fromkeys(items))
@@ -76,12 +116,15 @@ def file_ranks(gold_files: Sequence[str], ranked_files: Sequence[str]) -> list[i
 
 
 def function_ranks(
-    gold_functions: Sequence[str], ranked: Sequence[Hit], class_keys: Collection[str] = frozenset()
+    gold_functions: Sequence[str],
+    ranked: Sequence[Hit],
+    class_keys: Collection[str] = frozenset(),
+    match: Matcher = function_match,
 ) -> list[int | None]:
     """Return, for each gold function, the 1-based rank of the first matching hit (None if absent)."""
     ranks: list[int | None] = []
     for gold in gold_functions:
-        rank = next((i + 1 for i, hit in enumerate(ranked) if function_match(gold, hit, class_keys)), None)
+        rank = next((i + 1 for i, hit in enumerate(ranked) if match(gold, hit, class_keys)), None)
         ranks.append(rank)
     return ranks
 
@@ -108,13 +151,14 @@ def devset_metrics(
     ranked_files: Sequence[str],
     ranked_functions: Sequence[Hit],
     class_keys: Collection[str] = frozenset(),
+    match: Matcher = function_match,
 ) -> dict[str, float | None]:
     """Per-instance file and function metrics; function metrics are None when there is no gold function."""
     fr = file_ranks(gold_files, ranked_files)
     out: dict[str, float | None] = {f"file_acc@{k}": strict_accuracy(fr, k) for k in FILE_KS}
     out["file_mrr"] = reciprocal_rank(fr)
     if gold_functions:
-        fn = function_ranks(gold_functions, ranked_functions, class_keys)
+        fn = function_ranks(gold_functions, ranked_functions, class_keys, match)
         out.update({f"func_acc@{k}": strict_accuracy(fn, k) for k in FUNCTION_KS})
         out["func_recall@10"] = recall(fn, 10)
         out["func_mrr"] = reciprocal_rank(fn)
@@ -144,13 +188,14 @@ def mean_metrics(rows: Sequence[Mapping[str, float | None]]) -> dict[str, float 
 
 
 def reachable_golds(
-    gold_functions: Sequence[str], symbol_keys: Collection[str], class_keys: Collection[str] = frozenset()
+    gold_functions: Sequence[str],
+    symbol_keys: Collection[str],
+    class_keys: Collection[str] = frozenset(),
+    match: Matcher = function_match,
 ) -> list[str]:
     """Keep the gold functions that exist in the tree (some are added by the fix and cannot be found)."""
     by_path: dict[str, list[Hit]] = {}
     for key in symbol_keys:
         path, qn = split_key(key)
         by_path.setdefault(path, []).append((path, qn))
-    return [
-        g for g in gold_functions if any(function_match(g, h, class_keys) for h in by_path.get(split_key(g)[0], []))
-    ]
+    return [g for g in gold_functions if any(match(g, h, class_keys) for h in by_path.get(split_key(g)[0], []))]

@@ -2,10 +2,13 @@
 
     python benchmarks/retrieval.py                        # both sets, both devset halves, default trees
     python benchmarks/retrieval.py --set devset --half tuning --systems bm25,hybrid --json out.json
+    python benchmarks/retrieval.py --set multilang --half tuning   # per language: C, C++, Java, Rust, ...
 
 Sets: ``devset`` (SWE-bench issues -> gold files/functions) and ``docstrings`` (first docstring
 paragraph -> the symbol it documented, on trees with docstrings stripped). The devset is split once
-into a tuning and a held-out half (devset_split.json); tables are printed per half. See benchmarks/README.md.
+into a tuning and a held-out half (devset_split.json); tables are printed per half. ``multilang`` (issues in
+other languages, one tree per instance at its base commit, halves by repository) prints one row per half,
+language and system. See benchmarks/README.md.
 """
 
 from __future__ import annotations
@@ -33,7 +36,11 @@ DEFAULT_SYSTEMS = ("bm25", "hybrid", "default")
 
 def run_task(task: TreeTask, systems: list[str], log: Callable[[str], None]) -> dict[str, Any]:
     """Index one tree, run every case through every system, and return per-query records and timings."""
-    bm25 = Bm25Index(task.root)
+    code = task.set_name == "multilang"
+    bm25 = Bm25Index(task.root, bd.extract_code_symbols) if code else Bm25Index(task.root)
+    # other languages: our parser's outline names against the devset's spelling (metrics.code_function_match)
+    match: m.Matcher = m.code_function_match if code else m.function_match
+    class_keys = frozenset(m.code_key(k) for k in bm25.class_keys) if code else bm25.class_keys
     timings: dict[str, float] = {"bm25_build_s": bm25.build_seconds}
     searchers: dict[str, Callable[[str], Ranking]] = {}
     if "bm25" in systems:
@@ -74,14 +81,16 @@ def run_task(task: TreeTask, systems: list[str], log: Callable[[str], None]) -> 
             searchers["default-hand"] = run_default_hand
     records: list[dict[str, Any]] = []
     dropped = 0
+    unreachable: list[str] = []
     try:
         for case in task.cases:
-            golds = m.reachable_golds(case.gold_functions, bm25.symbol_keys, bm25.class_keys)
+            golds = m.reachable_golds(case.gold_functions, bm25.symbol_keys, class_keys, match)
             dropped += len(case.gold_functions) - len(golds)
+            unreachable += [g for g in case.gold_functions if g not in golds]
             if task.set_name == "docstrings" and not golds:
                 continue
             for system, search in searchers.items():
-                rec = _evaluate(task, case, golds, system, search, bm25.class_keys)
+                rec = _evaluate(task, case, golds, system, search, class_keys, match)
                 key = "hand:" + case.text if system == "default-hand" else case.text
                 if system.startswith("default") and key in tokens:
                     answer = tokens.pop(key)
@@ -89,7 +98,7 @@ def run_task(task: TreeTask, systems: list[str], log: Callable[[str], None]) -> 
                     rec["total_tokens"] = answer.both
                     if golds:
                         ranked = rec["_ranked"]
-                        found = [any(m.function_match(g, h, bm25.class_keys) for h in ranked) for g in golds]
+                        found = [any(match(g, h, class_keys) for h in ranked) for g in golds]
                         rec["metrics"]["holds_edited"] = float(any(found))
                         rec["metrics"]["holds_all"] = float(all(found))
                 rec.pop("_ranked", None)
@@ -107,6 +116,9 @@ def run_task(task: TreeTask, systems: list[str], log: Callable[[str], None]) -> 
         "root": str(task.root),
         "timings": timings,
         "unreachable_gold_functions": dropped,
+        "gold_functions": sum(len(c.gold_functions) for c in task.cases),
+        "unreachable": unreachable,
+        "language": task.cases[0].language if task.cases else "",
         "service_index": index_summary,
         "records": records,
     }
@@ -119,6 +131,7 @@ def _evaluate(
     system: str,
     search: Callable[[str], Ranking],
     class_keys: frozenset[str],
+    match: m.Matcher = m.function_match,
 ) -> dict[str, Any]:
     started = time.perf_counter()
     error = None
@@ -130,11 +143,12 @@ def _evaluate(
     if task.set_name == "docstrings":
         scores = m.docstring_metrics(golds[0], ranking.functions, class_keys)
     else:
-        scores = m.devset_metrics(case.gold_files, golds, ranking.files, ranking.functions, class_keys)
+        scores = m.devset_metrics(case.gold_files, golds, ranking.files, ranking.functions, class_keys, match)
     return {
         "tree": task.label,
         "qid": case.qid,
         "half": case.half,
+        "language": case.language,
         "_ranked": ranking.functions,
         "system": system,
         "seconds": seconds,
@@ -162,6 +176,9 @@ def summarize(results: list[dict[str, Any]]) -> dict[str, dict[str, dict[str, An
             grouped[(tree["set"], rec["system"])].append(rec)
             if rec.get("half"):
                 grouped[(f"{tree['set']}/{rec['half']}", rec["system"])].append(rec)
+            if rec.get("language"):  # multilang: per half and language, and per language over both halves
+                grouped[(f"{tree['set']}/{rec['half']}/{rec['language']}", rec["system"])].append(rec)
+                grouped[(f"{tree['set']}/all/{rec['language']}", rec["system"])].append(rec)
             elif tree["set"] == "docstrings":
                 grouped[(f"docstrings/{tree['tree']}", rec["system"])].append(rec)
     summary: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
@@ -214,12 +231,82 @@ def format_table(set_name: str, rows: dict[str, dict[str, Any]], systems: list[s
     return "\n".join(lines)
 
 
+def print_tables(summary: dict[str, dict[str, dict[str, Any]]], systems: list[str]) -> None:
+    """Print one full table per set and half (multilang's per-language rows go to ``language_table`` instead)."""
+    for set_name, rows in summary.items():
+        if set_name.count("/") < 2:
+            print(format_table(set_name, rows, systems))
+            print()
+
+
+LANGUAGE_COLUMNS = (
+    ("file@1", "file_acc@1"),
+    ("file@5", "file_acc@5"),
+    ("file@10", "file_acc@10"),
+    ("func@10", "func_acc@10"),
+    ("holds", "holds_edited"),
+)
+
+
+def language_table(summary: dict[str, dict[str, dict[str, Any]]], systems: list[str]) -> str:
+    """Multilang's figures in one table: a row per half, language (then all of them) and system, in percent.
+
+    ``n`` counts issues (function columns use those with a gold function our index holds); ``holds`` is the share
+    of issues whose default answer (hits and neighbours) holds a function the fix edits (default system only).
+    """
+    header = ["half", "language", "system", "n", *(name for name, _ in LANGUAGE_COLUMNS)]
+    body = []
+    halves = [h for h in ("tuning", "heldout", "all") if any(k.startswith(f"multilang/{h}/") for k in summary)]
+    for half in halves:
+        languages = sorted(k.split("/")[2] for k in summary if k.startswith(f"multilang/{half}/"))
+        keys = [(f"multilang/{half}/{lang}", lang) for lang in languages]
+        keys.append(("multilang" if half == "all" else f"multilang/{half}", "all"))
+        for key, language in keys:
+            rows = summary.get(key, {})
+            for system in (s for s in systems if s in rows):
+                means = rows[system]["metrics"]
+                cells = [_pct(means.get(col)) for _, col in LANGUAGE_COLUMNS]
+                body.append([half, language, system, str(rows[system]["n"]), *cells])
+    widths = [max(len(r[i]) for r in [header, *body]) for i in range(len(header))]
+    lines = ["== multilang: per language (%) =="]
+    for r in [header, *body]:
+        lines.append(
+            "  ".join(c.ljust(w) if i < 3 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True)))
+        )
+    return "\n".join(lines)
+
+
+def reachability(results: list[dict[str, Any]]) -> str:
+    """Per language: gold functions our index holds under some name, of all gold functions (the rest are listed)."""
+    totals: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    missing: list[str] = []
+    for tree in (t for t in results if t["set"] == "multilang"):
+        counts = totals[tree.get("language", "")]
+        counts[0] += tree.get("gold_functions", 0) - tree["unreachable_gold_functions"]
+        counts[1] += tree.get("gold_functions", 0)
+        missing += [f"{tree['tree']}: {g}" for g in tree.get("unreachable", [])]
+    line = "gold functions our index holds: " + ", ".join(f"{k} {v[0]}/{v[1]}" for k, v in sorted(totals.items()))
+    return line + "".join(f"\n  not held: {g}" for g in missing)
+
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """Parse the command line."""
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--set", choices=("devset", "docstrings", "both"), default="both")
+    ap.add_argument(
+        "--set", choices=("devset", "docstrings", "both", "multilang"), default="both", help="both: devset, docstrings"
+    )
     ap.add_argument("--systems", default=",".join(DEFAULT_SYSTEMS), help=f"comma list of {', '.join(ALL_SYSTEMS)}")
-    ap.add_argument("--half", choices=("tuning", "heldout", "all"), default="all", help="devset half to run")
+    ap.add_argument("--half", choices=("tuning", "heldout", "all"), default="all", help="devset/multilang half to run")
+    ap.add_argument(
+        "--multilang-file",
+        type=Path,
+        default=common.multilang_path(),
+        help="multilang instances (default: benchmarks/multilang/instances.jsonl when it exists, else "
+        "shared/devset/multilang_dev.jsonl)",
+    )
+    ap.add_argument("--mirrors", type=Path, default=common.mirrors_path(), help="multilang: the fetched git mirrors")
+    ap.add_argument("--repos", default=None, help="multilang: only these repositories or instance ids (comma list)")
+    ap.add_argument("--languages", default=None, help="multilang: only these languages, e.g. 'java,rust'")
     ap.add_argument(
         "--embed-cache",
         type=Path,
@@ -238,7 +325,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     ap.add_argument("--docstring-sample", type=int, default=bd.DEFAULT_DOCSTRING_SAMPLE, help="queries per project")
     ap.add_argument("--devset", type=Path, default=bd.DEFAULT_DEVSET)
-    ap.add_argument("--fetch-tree", type=Path, default=None, help="default: fetch_tree.py next to --devset")
+    ap.add_argument(
+        "--fetch-tree",
+        type=Path,
+        default=None,
+        help="default: fetch_tree.py next to --devset (multilang: fetch_multilang_tree.py next to --multilang-file)",
+    )
     ap.add_argument("--json", type=Path, default=None, help="write summary + per-query records here")
     ap.add_argument(
         "--store",
@@ -343,6 +435,8 @@ def main(argv: list[str] | None = None) -> int:
         tasks += sr.devset_tasks(args, cache)
     if args.set in ("docstrings", "both"):
         tasks += sr.docstring_tasks(args, cache)
+    if args.set == "multilang":
+        tasks += sr.multilang_tasks(args, cache)
     started = time.perf_counter()
     results = []
     for task in tasks:
@@ -350,14 +444,15 @@ def main(argv: list[str] | None = None) -> int:
         if args.json:  # after every tree, so a long run that is stopped still leaves its figures
             _write_json(args, results)
     summary = summarize(results)
-    for set_name, rows in summary.items():
-        print(format_table(set_name, rows, args.systems))
-        print()
+    print_tables(summary, args.systems)
+    if args.set == "multilang":
+        print(language_table(summary, args.systems))
+        print(reachability(results))
     print(
         "timings (s): "
         + "; ".join(f"{r['tree']} " + " ".join(f"{k}={v:.1f}" for k, v in r["timings"].items()) for r in results)
     )
-    dropped = sum(r["unreachable_gold_functions"] for r in results if r["set"] == "devset")
+    dropped = sum(r["unreachable_gold_functions"] for r in results if r["set"] in ("devset", "multilang"))
     elapsed = time.perf_counter() - started
     print(f"gold functions absent from the trees (dropped): {dropped}; total {elapsed:.0f}s")
     if args.json:
@@ -386,9 +481,11 @@ def merge_runs(paths: list[Path], systems: list[str]) -> int:
     Records are joined per tree; a (query, system) measured in two runs counts once, from the later file.
     """
     results = joined_runs(paths)
-    for set_name, rows in summarize(results).items():
-        print(format_table(set_name, rows, systems))
-        print()
+    summary = summarize(results)
+    print_tables(summary, systems)
+    if any(t["set"] == "multilang" for t in results):
+        print(language_table(summary, systems))
+        print(reachability(results))
     print(f"{len(results)} trees: " + ", ".join(t["tree"] for t in results))
     return 0
 

@@ -175,6 +175,7 @@ class Case:
     gold_files: tuple[str, ...]
     gold_functions: tuple[str, ...]
     half: str = ""  # devset: "tuning" or "heldout"
+    language: str = ""  # multilang: the instance's language (c, cpp, java, rust, ...)
 
 
 @dataclass(frozen=True)
@@ -214,6 +215,33 @@ def devset_tasks(args: argparse.Namespace, cache: Path) -> list[TreeTask]:
             Case(i.instance_id, i.query, i.gold_files, i.gold_functions, halves[i.instance_id]) for i in tree.instances
         )
         tasks.append(TreeTask("devset", f"{tree.project}=={tree.version}", root, cases))
+    return tasks
+
+
+def multilang_tasks(args: argparse.Namespace, cache: Path) -> list[TreeTask]:
+    """The multi-language devset's instances of the chosen half, one tree each (its repository at its base commit).
+
+    ``--repos`` keeps only the named repositories or instance ids, ``--languages`` only those languages; ``--limit``
+    takes instances round-robin over the repositories.
+    """
+    wanted = set(HALVES) if args.half == "all" else {args.half}
+    rows = [r for r in bd.load_multilang(args.multilang_file) if r.half in wanted]
+    if args.repos:
+        named = {n.strip().lower() for n in args.repos.split(",") if n.strip()}
+        rows = [r for r in rows if r.repo.lower() in named or r.instance_id.lower() in named]
+    if args.languages:
+        languages = {n.strip() for n in args.languages.split(",") if n.strip()}
+        rows = [r for r in rows if r.language in languages]
+    by_repo: dict[str, list[bd.MultilangInstance]] = {}
+    for row in rows:
+        by_repo.setdefault(row.repo, []).append(row)
+    kept = [row for queue in bd.round_robin(list(by_repo.values()), args.limit) for row in queue]
+    script = args.fetch_tree or bd.multilang_fetch_script(args.multilang_file)
+    tasks = []
+    for row in kept:
+        root = bd.fetch_multilang_tree(row.instance_id, args.multilang_file, cache / "multilang", script, args.mirrors)
+        case = Case(row.instance_id, row.query, row.gold_files, row.gold_functions, row.half, row.language)
+        tasks.append(TreeTask("multilang", row.instance_id, root, (case,)))
     return tasks
 
 
