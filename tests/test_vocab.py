@@ -8,10 +8,10 @@ import pytest
 from igraph_mcp.index.resolve import Resolver
 from igraph_mcp.index.symbols import Sym, SymbolTable
 from igraph_mcp.retrieve.analyze import analyze_query
-from igraph_mcp.retrieve.boosts import TEST_CODE, Candidate, boost
+from igraph_mcp.retrieve.boosts import TEST_CODE, BoostFactors, Candidate, boost
 from igraph_mcp.vocab.links import Thresholds
 from igraph_mcp.vocab.source import normalize_source, source_lines
-from igraph_mcp.vocab.testcode import is_test_path, is_test_side
+from igraph_mcp.vocab.testcode import is_generated_copy, is_non_source, is_test_path, is_test_side
 
 # Paths where the resolver's old rule and the ranker's disagreed, then some where they always agreed: is it test
 # code (one answer for both), and may library code guess into it (no for tests and for the inputs of tests).
@@ -85,3 +85,30 @@ def test_weak_link_threshold_is_never_above_strong() -> None:
         weakLinkThreshold = 0.8
 
     assert Thresholds.from_config(Settings()) == Thresholds(strong=0.6, weak=0.6)
+
+
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [
+        ("single_include/catch2/catch.hpp", True),  # Catch2 2.x, nlohmann/json
+        ("extras/catch_amalgamated.cpp", True),  # Catch2 3.x
+        ("singleheader/simdjson.h", True),
+        ("include/nlohmann/json.hpp", False),  # the original the copies are made from
+        ("src/catch2/internal/catch_run_context.cpp", False),
+        ("pkg/single.py", False),
+    ],
+)
+def test_generated_copies_are_non_source(path: str, expected: bool) -> None:
+    assert is_generated_copy(path) is expected
+    assert is_non_source(path) is expected
+
+
+def test_generated_copies_are_demoted_unless_the_query_names_them() -> None:
+    factors = BoostFactors(generated_copy=0.5)
+    cand = Candidate("convert", "Catch.StringMaker.convert", "method", "single_include/catch2/catch.hpp")
+    factor, why = boost(cand, analyze_query("StringMaker prints a char array wrongly"), factors=factors)
+    assert factor == pytest.approx(0.5) and why == ["generatedCopy"]
+    factor, why = boost(cand, analyze_query("catch2/catch.hpp prints a char array wrongly"), factors=factors)
+    assert "generatedCopy" not in why
+    original = Candidate("convert", "Catch.StringMaker.convert", "method", "include/internal/catch_tostring.cpp")
+    assert "generatedCopy" not in boost(original, analyze_query("StringMaker prints wrongly"), factors=factors)[1]

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from igraph_mcp.retrieve.analyze import QueryAnalysis
 from igraph_mcp.vocab.languages import FUNCTION_LIKE
-from igraph_mcp.vocab.testcode import is_test_path
+from igraph_mcp.vocab.testcode import is_generated_copy, is_test_path
 
 EXACT_NAME = 3.0  # the whole query is this symbol's name
 QUALIFIED_NAME = 3.0  # a dotted name in the query ends with this symbol's qualified name
@@ -19,6 +19,7 @@ PATH_MENTIONED = 1.4  # the symbol's file is mentioned in the query
 KIND_HINT = 1.15  # the query says "class", "method"... and this is one
 CONTEXT_FILE = 1.5  # the caller said this file is in context
 TEST_CODE = 0.6  # a symbol in test code, when the query does not mention tests (best of 0.6-0.9 on both sets)
+GENERATED_COPY = 1.0  # a symbol in a generated copy of the project's code (an amalgamation), unless the query names it
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +35,7 @@ class BoostFactors:
     kind_hint: float = KIND_HINT
     context_file: float = CONTEXT_FILE
     test_code: float = TEST_CODE
+    generated_copy: float = GENERATED_COPY
 
 
 DEFAULT_FACTORS = BoostFactors()
@@ -100,6 +102,13 @@ def boost(
     if factors.test_code != 1.0 and not qa.mentions_tests and is_test_path(c.path):
         factor *= factors.test_code
         why.append("testCode")
+    if (
+        factors.generated_copy != 1.0
+        and is_generated_copy(c.path)
+        and not any(_path_matches(c.path, p) for p in qa.paths)
+    ):
+        factor *= factors.generated_copy
+        why.append("generatedCopy")
     if any(_path_matches(c.path, p) for p in context_files):
         factor *= factors.context_file
         why.append("contextFile")

@@ -1,5 +1,6 @@
 """What a test path is: one answer for the resolver (no name-only guess from library code into tests) and the
-ranker (test code is demoted unless the query mentions tests); and where tests keep their inputs."""
+ranker (test code is demoted unless the query mentions tests); where tests keep their inputs; and which files are
+generated copies of the project's own code."""
 
 from __future__ import annotations
 
@@ -30,8 +31,22 @@ def is_test_side(path: str) -> bool:
 
 
 _NON_SOURCE_DIRS = frozenset({"doc", "docs", "example", "examples"})
+# Generated single-file copies of a C/C++ library (Catch2's single_include/ and extras/catch_amalgamated.*,
+# nlohmann/json's single_include/, simdjson's singleheader/): every definition twice, and the fix is in the original.
+_GENERATED_COPY_DIRS = frozenset({"single_include", "singleheader"})
+_GENERATED_COPY_STEM = "amalgamated"
+
+
+def is_generated_copy(path: str) -> bool:
+    """A generated single-file copy of the project's code (an amalgamation), by the C/C++ conventions above."""
+    parts = path.split("/")
+    return _GENERATED_COPY_STEM in parts[-1].lower() or any(p.lower() in _GENERATED_COPY_DIRS for p in parts[:-1])
 
 
 def is_non_source(path: str) -> bool:
-    """Tests, documentation and examples: where an issue's fix rarely is."""
-    return is_test_path(path) or any(part.lower() in _NON_SOURCE_DIRS for part in path.split("/")[:-1])
+    """Tests, documentation, examples and generated copies: where an issue's fix rarely is."""
+    return (
+        is_test_path(path)
+        or is_generated_copy(path)
+        or any(part.lower() in _NON_SOURCE_DIRS for part in path.split("/")[:-1])
+    )
