@@ -256,7 +256,8 @@ def language_table(summary: dict[str, dict[str, dict[str, Any]]], systems: list[
     """
     header = ["half", "language", "system", "n", *(name for name, _ in LANGUAGE_COLUMNS)]
     body = []
-    halves = [h for h in ("tuning", "heldout", "all") if any(k.startswith(f"multilang/{h}/") for k in summary)]
+    halves = [h for h in ("tuning", "heldout") if any(k.startswith(f"multilang/{h}/") for k in summary)]
+    halves += ["all"] if len(halves) == 2 else []  # both halves together only when both ran
     for half in halves:
         languages = sorted(k.split("/")[2] for k in summary if k.startswith(f"multilang/{half}/"))
         keys = [(f"multilang/{half}/{lang}", lang) for lang in languages]

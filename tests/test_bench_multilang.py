@@ -154,4 +154,9 @@ def test_language_table_rows_per_half_language_and_system() -> None:
     assert ["tuning", "c", "bm25", "1", "0.0", "0.0", "100.0", "-", "-"] in rows
     assert ["tuning", "java", "default", "1", "0.0", "100.0", "100.0", "-", "100.0"] in rows
     assert ["tuning", "all", "bm25", "2", "0.0", "50.0", "100.0", "-", "-"] in rows
-    assert ["all", "all", "default", "2", "0.0", "100.0", "100.0", "-", "100.0"] in rows
+    assert len(rows) == 6 and not any(r[0] == "all" for r in rows)  # one half ran: no both-halves block
+    trees.append({"set": "multilang", "tree": "t3", "records": [rec("heldout", "c", "default", 0.0)]})
+    rows = [line.split() for line in retrieval.language_table(retrieval.summarize(trees), ["default"]).splitlines()]
+    assert ["heldout", "c", "default", "1", "0.0", "0.0", "100.0", "-", "100.0"] in rows
+    assert ["all", "c", "default", "2", "0.0", "50.0", "100.0", "-", "100.0"] in rows
+    assert ["all", "all", "default", "3", "0.0", "66.7", "100.0", "-", "100.0"] in rows
