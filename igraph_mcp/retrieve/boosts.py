@@ -20,7 +20,7 @@ KIND_HINT = 1.15  # the query says "class", "method"... and this is one
 CONTEXT_FILE = 1.5  # the caller said this file is in context
 TEST_CODE = 0.6  # a symbol in test code, when the query does not mention tests (best of 0.6-0.9 on both sets)
 # A symbol in a generated copy of the project's code (an amalgamation), unless the query names it: off, as the file
-# ranking already demotes such files (non-source); 0.5 and 0.2 lost a gold file from the top 10 on Catch2's tuning trees.
+# ranking already demotes such files (non-source); 0.5 and 0.2 lost a gold file from the top 10 on Catch2 (tuning).
 GENERATED_COPY = 1.0
 
 
