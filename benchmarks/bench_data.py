@@ -206,16 +206,21 @@ def load_multilang(path: Path) -> list[MultilangInstance]:
 
 
 def multilang_fetch_script(data: Path) -> Path:
-    """The fetch_multilang_tree.py beside the instance file, else the shared one."""
-    beside = data.parent / "fetch_multilang_tree.py"
-    return beside if beside.is_file() else common.CHECKOUT.parent / "shared" / "devset" / "fetch_multilang_tree.py"
+    """The tree writer for an instance file: the project's fetch_tree.py beside it, else the shared
+    fetch_multilang_tree.py (which reads any file of the format through --data)."""
+    for name in ("fetch_tree.py", "fetch_multilang_tree.py"):
+        if (data.parent / name).is_file():
+            return data.parent / name
+    return common.CHECKOUT.parent / "shared" / "devset" / "fetch_multilang_tree.py"
 
 
 def fetch_multilang_tree(instance_id: str, data: Path, cache: Path, fetch_script: Path, mirrors: Path) -> Path:
-    """Write one instance's tree at its base commit from a fetched mirror (fetch_multilang_tree.py); return its root."""
+    """Write one instance's tree at its base commit from a fetched mirror (with ``fetch_script``); return its root."""
     if not fetch_script.is_file():
-        raise FileNotFoundError(f"fetch_multilang_tree.py not found at {fetch_script}; pass --fetch-tree")
-    where = ["--data", str(data), "--mirrors", str(mirrors), "--cache", str(cache)]
+        raise FileNotFoundError(f"no tree writer at {fetch_script}; pass --fetch-tree")
+    # the project's fetch_tree.py reads its own instances.jsonl; the shared script is told which file
+    where = ["--data", str(data)] if fetch_script.name == "fetch_multilang_tree.py" else []
+    where += ["--mirrors", str(mirrors), "--cache", str(cache)]
     proc = subprocess.run(
         [sys.executable, str(fetch_script), instance_id, *where],
         capture_output=True,
@@ -224,7 +229,7 @@ def fetch_multilang_tree(instance_id: str, data: Path, cache: Path, fetch_script
         check=False,
     )
     if proc.returncode != 0:
-        raise RuntimeError(f"fetch_multilang_tree.py failed for {instance_id}: {proc.stderr.strip()[-500:]}")
+        raise RuntimeError(f"{fetch_script.name} failed for {instance_id}: {proc.stderr.strip()[-500:]}")
     return Path(proc.stdout.strip().splitlines()[-1])
 
 

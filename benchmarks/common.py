@@ -35,8 +35,8 @@ def multilang_path() -> Path:
 
 
 def mirrors_path() -> Path:
-    """Where the fetched git mirrors are: $MIRRORS, else .mirror beside the checkout (the project's machines)."""
-    env = os.environ.get("MIRRORS")
+    """Where the fetched git mirrors are: $IGRAPH_MIRRORS or $MIRRORS, else .mirror beside the checkout."""
+    env = os.environ.get("IGRAPH_MIRRORS") or os.environ.get("MIRRORS")
     return Path(env) if env else CHECKOUT.parent / ".mirror"
 
 

@@ -330,7 +330,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--fetch-tree",
         type=Path,
         default=None,
-        help="default: fetch_tree.py next to --devset (multilang: fetch_multilang_tree.py next to --multilang-file)",
+        help="default: fetch_tree.py next to --devset (multilang: fetch_tree.py or fetch_multilang_tree.py next to "
+        "--multilang-file, else the shared one)",
     )
     ap.add_argument("--json", type=Path, default=None, help="write summary + per-query records here")
     ap.add_argument(

@@ -160,3 +160,12 @@ def test_language_table_rows_per_half_language_and_system() -> None:
     assert ["heldout", "c", "default", "1", "0.0", "0.0", "100.0", "-", "100.0"] in rows
     assert ["all", "c", "default", "2", "0.0", "50.0", "100.0", "-", "100.0"] in rows
     assert ["all", "all", "default", "3", "0.0", "66.7", "100.0", "-", "100.0"] in rows
+
+
+def test_the_tree_writer_beside_the_instance_file_is_preferred(tmp_path: Path) -> None:
+    data = tmp_path / "instances.jsonl"
+    assert bd.multilang_fetch_script(data).name == "fetch_multilang_tree.py"  # none beside it: the shared one
+    (tmp_path / "fetch_multilang_tree.py").write_text("", encoding="utf-8")
+    assert bd.multilang_fetch_script(data) == tmp_path / "fetch_multilang_tree.py"
+    (tmp_path / "fetch_tree.py").write_text("", encoding="utf-8")
+    assert bd.multilang_fetch_script(data) == tmp_path / "fetch_tree.py"
