@@ -337,7 +337,7 @@ def extract_code_symbols(root: Path) -> tuple[list[PySymbol], dict[str, bytes], 
     named definition is "function". Returns (symbols, sources, files the parser refused).
     """
     from igraph_mcp.index.parse import parse_source
-    from igraph_mcp.vocab.languages import get_spec, language_for_source
+    from igraph_mcp.vocab.languages import get_spec
 
     symbols: list[PySymbol] = []
     sources: dict[str, bytes] = {}
@@ -346,13 +346,12 @@ def extract_code_symbols(root: Path) -> tuple[list[PySymbol], dict[str, bytes], 
         rel = file.relative_to(root).as_posix()
         data = file.read_bytes()
         sources[rel] = data
-        language = language_for_source(rel, language, data)  # as the indexer reads it (a C++ header named .h)
         try:
             parsed = parse_source(data, language, rel)
         except (ValueError, RecursionError):  # one unreadable file is counted, not fatal
             failed += 1
             continue
-        classes = get_spec(language).class_kinds
+        classes = get_spec(parsed.language).class_kinds  # a `.h` header C++ reads better is C++
         for sym in parsed.symbols:
             if sym.qualified_name:  # the module symbol has no name
                 kind = "class" if sym.kind in classes else "function"
