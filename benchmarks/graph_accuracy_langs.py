@@ -5,7 +5,8 @@ usage: python benchmarks/graph_accuracy_langs.py [--trees immer,ajv,commander,ma
                                                  [--show-wrong N] [--json OUT]
 
 Trees are pinned: npm packages (``npm pack``, only their source folders kept) and Go modules from git tags (a
-``fetch``ed mirror under ``$IGRAPH_BENCH_MIRRORS``, default ``/work/.mirror``, else a clone from GitHub), unpacked
+``fetch``ed mirror under ``$IGRAPH_BENCH_MIRRORS``, default ``.mirror`` beside the checkout, else a clone from
+GitHub), unpacked
 under ``$IGRAPH_BENCH_CACHE/langgraph/trees`` (default ``~/.cache/igraph-mcp-bench``). Each tree gets a
 structure-only index. The oracles list every call the index can capture (a callee that is a name or a member
 access; Go composite literals of a named type) with what the compiler resolves it to:
@@ -92,7 +93,8 @@ def _npm_tree(name: str, spec: TreeSpec, dest: Path) -> None:
 
 def _git_tree(spec: TreeSpec, dest: Path) -> None:
     repo, _, tag = spec.source.removeprefix("git:").partition("@")
-    mirror = Path(os.environ.get("IGRAPH_BENCH_MIRRORS", "/work/.mirror")) / repo.replace("/", "+") / "repo"
+    mirrors = Path(os.environ.get("IGRAPH_BENCH_MIRRORS", BENCH.parent.parent / ".mirror"))
+    mirror = mirrors / repo.replace("/", "+") / "repo"
     if not mirror.is_dir():
         mirror = cache_dir() / "mirrors" / repo.replace("/", "+")
         if not mirror.is_dir():
