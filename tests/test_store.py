@@ -446,3 +446,18 @@ def test_nodes_to_embed_pages_by_id(db: Database) -> None:
     rest = vec_store.nodes_to_embed(db, 100, after=first[-1][0])
     assert [r[0] for r in first + rest] == every  # the pages cover every node once, in order
     assert vec_store.nodes_to_embed(db, 100, after=every[-1]) == []
+
+
+def test_nodes_without_a_vector_are_counted_from_their_own_index(db: Database) -> None:
+    """Status and progress polls count what is left to embed; the count reads the partial index (what is left), not
+    every row with its body (0.25 s a poll at 59k nodes, taken from the embedder on a 2-core machine)."""
+    _fa, ids = _add_file(db, "a.py", ["x", "y", "z"])
+    plan = " ".join(
+        str(r[-1]) for r in db.rows("EXPLAIN QUERY PLAN SELECT count(*) FROM nodes WHERE embed_hash IS NULL")
+    )
+    assert "nodes_unembedded" in plan
+    assert vec_store.count_nodes_to_embed(db) == len(ids)
+    with db.atomic() as con:
+        con.execute("UPDATE nodes SET embed_hash = 'h' WHERE id = ?", (ids[0],))
+    assert vec_store.count_nodes_to_embed(db) == len(ids) - 1
+    assert db.scalar("SELECT count(*) FROM nodes INDEXED BY nodes_unembedded WHERE embed_hash IS NULL") == len(ids) - 1
