@@ -61,6 +61,7 @@ PERSON_WORDS: Words = {
     NextStep.NARROW_FILE: "--file",
     NextStep.TOP_K: "--top-k",
     NextStep.MAX_TOKENS: "--max-tokens",
+    NextStep.CONTEXT_FILES: "--context-file",
 }
 
 

@@ -23,6 +23,7 @@ AGENT_WORDS: Words = {
     NextStep.NARROW_FILE: "the file argument",
     NextStep.TOP_K: "topK",
     NextStep.MAX_TOKENS: "maxTokens",
+    NextStep.CONTEXT_FILES: "contextFiles",
 }
 
 _SAFE_LABEL = re.compile(r"^[A-Za-z0-9_.+#-]{1,40}$")

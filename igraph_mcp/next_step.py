@@ -30,6 +30,7 @@ class NextStep(StrEnum):
     NARROW_FILE = "narrow-file"  # name the file that holds the symbol (the ``file`` argument)
     TOP_K = "top-k"  # the explore call's hit count argument
     MAX_TOKENS = "max-tokens"  # the explore call's token budget argument
+    CONTEXT_FILES = "context-files"  # the explore call's files-you-work-on argument
 
 
 Words = Mapping[NextStep, str]

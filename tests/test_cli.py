@@ -12,8 +12,10 @@ from _factories import PACKAGE_PARENT, make_repo, make_service, subprocess_env
 
 from igraph_mcp import __version__
 from igraph_mcp.cli import EXIT_AMBIGUOUS, EXIT_BUSY, EXIT_NOT_FOUND, PERSON_WORDS, main
+from igraph_mcp.errors import NotIndexed
 from igraph_mcp.instructions import AGENT_WORDS
 from igraph_mcp.next_step import NextStep, ask, steps, word
+from igraph_mcp.store.reader import NO_INDEX
 
 FILES = {
     "app/auth.py": '''
@@ -343,5 +345,6 @@ def test_each_front_words_the_next_step(message: str, cli: str, agent: str | Non
 
 def test_every_next_step_has_words_in_both_fronts() -> None:
     assert set(PERSON_WORDS) == set(NextStep) == set(AGENT_WORDS)
+    assert NotIndexed(NO_INDEX).next_steps == [(NextStep.INDEX, "")]  # an error carries its step as data
     slot = ask(NextStep.INSTALL_EXTRA, "view")
     assert steps(f"run {ask(NextStep.INDEX)}, or {slot}") == [(NextStep.INDEX, ""), (NextStep.INSTALL_EXTRA, "view")]

@@ -11,7 +11,6 @@ from _factories import as_agent, as_person, edit_file, index_repo, make_repo, ma
 
 from igraph_mcp.config import CONFIG_DIR, load_config, write_default_config
 from igraph_mcp.errors import ConfigError, IndexBusy, InvalidInput, NotIndexed, PathOutsideRoot, SchemaTooNew
-from igraph_mcp.next_step import NextStep
 from igraph_mcp.store.db import SqliteDatabase
 from igraph_mcp.store.schema import SCHEMA_VERSION
 
@@ -97,7 +96,7 @@ def test_node_ambiguous_lists_candidates_and_file_disambiguates(shared_svc) -> N
 @pytest.mark.both_stores
 def test_node_not_found_is_a_normal_answer(shared_svc) -> None:  # type: ignore[no-untyped-def]
     d = shared_svc.node("does_not_exist")
-    assert d.found is False and d.node is None and "igraph_explore" in d.message
+    assert d.found is False and d.node is None and "igraph_explore" in as_agent(d.message)
 
 
 @pytest.mark.both_stores
@@ -196,7 +195,6 @@ def test_queries_before_index_say_what_to_do(repo: Path) -> None:
     try:
         with pytest.raises(NotIndexed) as caught:
             service.explore("anything")
-        assert caught.value.next_steps == [(NextStep.INDEX, "")]
         assert "igraph-mcp index" in as_person(str(caught.value))
         with pytest.raises(NotIndexed):
             service.node("Account")

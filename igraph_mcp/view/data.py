@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec
+from typing import TYPE_CHECKING, Any, ParamSpec
 
 from igraph_mcp.errors import InvalidInput
 from igraph_mcp.instructions import AGENT_WORDS
@@ -30,14 +30,12 @@ RELATED_LIMIT = 30
 _P = ParamSpec("_P")
 
 
-def _as_the_agent_reads(
-    method: Callable[Concatenate[ViewData, _P], dict[str, Any]],
-) -> Callable[Concatenate[ViewData, _P], dict[str, Any]]:
+def _as_the_agent_reads(method: Callable[_P, dict[str, Any]]) -> Callable[_P, dict[str, Any]]:
     """An answer with its next steps worded as the agent reads them (the view shows what the agent sees)."""
 
     @functools.wraps(method)
-    def wrapper(self: ViewData, *args: _P.args, **kwargs: _P.kwargs) -> dict[str, Any]:
-        answer: dict[str, Any] = word_data(method(self, *args, **kwargs), AGENT_WORDS)
+    def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> dict[str, Any]:
+        answer: dict[str, Any] = word_data(method(*args, **kwargs), AGENT_WORDS)
         return answer
 
     return wrapper
