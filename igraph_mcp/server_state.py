@@ -16,6 +16,8 @@ from typing import Any
 
 from igraph_mcp.builds import BuildProgress, Builds
 from igraph_mcp.errors import IGraphError
+from igraph_mcp.instructions import AGENT_WORDS
+from igraph_mcp.next_step import word
 from igraph_mcp.resume import Resumer
 from igraph_mcp.service import IGraphService
 from igraph_mcp.unfinished import UnfinishedWork
@@ -43,7 +45,7 @@ class ServerState(Builds):
         log.info("finishing the index in the background: %s", "; ".join(work.reasons))
         result = self.build(origin="initial index" if first else "resume", finish_only=not work.update)
         if result.embedNote:
-            log.warning("background build: %s", result.embedNote)
+            log.warning("background build: %s", word(result.embedNote, AGENT_WORDS))
         self.service.is_indexed()  # opens the read connection now, while no writer holds the lock
 
     def _pending(self, work: UnfinishedWork | None) -> None:
