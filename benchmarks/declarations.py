@@ -37,6 +37,8 @@ import common
 
 from igraph_mcp.config import load_config
 from igraph_mcp.embed.registry import embedder_from_config
+from igraph_mcp.instructions import AGENT_WORDS
+from igraph_mcp.next_step import word
 from igraph_mcp.render import render_explore
 from igraph_mcp.retrieve.budget import estimate_tokens
 from igraph_mcp.retrieve.folding import TYPE_ONLY_KINDS, name_key
@@ -127,7 +129,7 @@ def ask(svc: IGraphService, question: dict[str, Any], params: RetrievalParams, t
     tally.answers_with_dup += int(repeated > 0)
     tally.implemented += int(found)
     tally.folded += sum(1 for h in top if h.declaredAt)
-    tally.tokens.append(estimate_tokens(render_explore(r)))
+    tally.tokens.append(estimate_tokens(word(render_explore(r), AGENT_WORDS)))  # as the agent reads it
     return {
         "q": question["q"],
         "top5": [f"{h.kind} {h.qualifiedName} {h.filePath}:{h.startLine}" for h in top],

@@ -138,6 +138,8 @@ class AnswerTokens:
 
 def default_call(svc: Any, query: str, params: Any = None, top_k: int | None = None) -> tuple[Ranking, AnswerTokens]:
     """igraph_explore with only a query, as an agent calls it: (hits then neighbours, tokens of its answer)."""
+    from igraph_mcp.instructions import AGENT_WORDS
+    from igraph_mcp.next_step import word, word_data
     from igraph_mcp.render import render_explore
     from igraph_mcp.retrieve.budget import estimate_tokens
     from igraph_mcp.structured import compact
@@ -147,8 +149,9 @@ def default_call(svc: Any, query: str, params: Any = None, top_k: int | None = N
     nodes = list(result.hits) + list(result.neighbours)
     functions = [(n.filePath, n.qualifiedName) for n in nodes]
     files = [f.filePath for f in result.files]
-    structured = json.dumps(compact(result), separators=(",", ":"), ensure_ascii=False)  # as the wire sends it
-    tokens = AnswerTokens(estimate_tokens(render_explore(result)), estimate_tokens(structured))
+    # As the wire sends it: next steps worded as the server words them.
+    structured = json.dumps(word_data(compact(result), AGENT_WORDS), separators=(",", ":"), ensure_ascii=False)
+    tokens = AnswerTokens(estimate_tokens(word(render_explore(result), AGENT_WORDS)), estimate_tokens(structured))
     return Ranking(functions, files), tokens
 
 

@@ -1,7 +1,8 @@
-"""Command line: a thin shell over IGraphService; library errors become one clean line and a documented exit code.
+"""Command line: a thin shell over the workspace; library errors become one clean line and a documented exit code.
 
-Messages from the service are written for both fronts (they name MCP tools and arguments); ``cli_terms`` turns
-them into the commands and flags a person types here.
+Each command is declared once, its options beside its handler (``@command``); ``build_parser`` only assembles
+them. Messages from below leave their advice as next steps (``next_step``); this front words them as the commands
+and flags a person types here (``PERSON_WORDS``).
 """
 
 from __future__ import annotations
@@ -9,19 +10,21 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import re
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel
 
 from igraph_mcp import __version__
+from igraph_mcp.cli_tokens import token_options
 from igraph_mcp.errors import IGraphError, IndexBusy
 from igraph_mcp.explore_request import DEFAULT_HOPS, DEFAULT_TOP_K, HOPS_MAX, SNIPPET_HITS, TOP_K_MAX
 from igraph_mcp.index.phases import Progress
+from igraph_mcp.next_step import NextStep, Words, word, word_data
 from igraph_mcp.vocab.kinds import filterable_kinds
 
 log = logging.getLogger("igraph_mcp")
@@ -43,39 +46,62 @@ EXIT_CODES_HELP = """exit codes:
   5  busy: another igraph-mcp process is writing this index; retry when it is done
   130 interrupted (the index stays consistent; run the command again)"""
 
-# MCP tool and argument names as they appear in service messages -> what a CLI user types.
-_TOOL_TO_COMMAND = {
-    "igraph_explore": "igraph-mcp search",
-    "igraph_index": "igraph-mcp index",
-    "igraph_node": "igraph-mcp node",
-    "igraph_file": "igraph-mcp file",
-    "igraph_related": "igraph-mcp related",
-    "igraph_status": "igraph-mcp status",
-    "igraph_list_resources": "igraph-mcp resources",
-    "igraph_mount_resource": "igraph-mcp mount",
-    "igraph_unmount_resource": "igraph-mcp unmount",
+# How a person at the command line is told each next step: the command or flag to type.
+PERSON_WORDS: Words = {
+    NextStep.INDEX: "`igraph-mcp index`",
+    NextStep.FULL_REBUILD: "`igraph-mcp index --full`",
+    NextStep.REPLACE: "--replace",
+    NextStep.ALLOW_MASS_DELETE: "--allow-mass-delete",
+    NextStep.INSTALL_EXTRA: "pip install 'igraph-mcp[{detail}]'",
+    NextStep.EXPLORE: "`igraph-mcp search`",
+    NextStep.NODE: "`igraph-mcp node`",
+    NextStep.FILE: "`igraph-mcp file`",
+    NextStep.RESOURCES: "`igraph-mcp resources`",
+    NextStep.STATUS: "`igraph-mcp status`",
+    NextStep.NARROW_FILE: "--file",
+    NextStep.TOP_K: "--top-k",
+    NextStep.MAX_TOKENS: "--max-tokens",
+    NextStep.CONTEXT_FILES: "--context-file",
 }
-_ARGUMENT_TO_FLAG = {
-    "topK": "--top-k",
-    "maxTokens": "--max-tokens",
-    "contextFiles": "--context-file",
-    "replace=true": "--replace",
-    "allowMassDelete=true": "--allow-mass-delete",
-}
-# "`igraph-mcp index` (or the igraph_index tool)" and "... or the igraph_index tool": the CLI half is enough.
-_BOTH_FRONTS = re.compile(r"\s*\(?\bor the igraph_[a-z_]+ tool\)?")
-_TOOL = re.compile(r"`?\b(" + "|".join(_TOOL_TO_COMMAND) + r")\b`?(?: tool)?")
-_ARGUMENT = re.compile(r"\b(" + "|".join(map(re.escape, _ARGUMENT_TO_FLAG)) + r")\b")
 
 
-def cli_terms(text: str) -> str:
-    """A service message in the commands and flags of this CLI (``igraph_index`` -> `igraph-mcp index`)."""
-    text = _BOTH_FRONTS.sub("", text)
-    text = _TOOL.sub(lambda m: f"`{_TOOL_TO_COMMAND[m.group(1)]}`", text)
-    text = _ARGUMENT.sub(lambda m: _ARGUMENT_TO_FLAG[m.group(1)], text)
-    return text.replace("the file argument", "--file")
+def say(text: str) -> str:
+    """``text`` with its next steps worded for a person at the command line."""
+    return word(text, PERSON_WORDS)
 
 
+# -- the command registry -------------------------------------------------------------------------------------
+Options = Literal["common", "stores", "none"]
+AddArguments = Callable[[argparse.ArgumentParser], object]  # declares a command's own options
+
+
+@dataclass(frozen=True)
+class Command:
+    """One sub-command: its name and help, the shared options it takes, its own options, and its handler."""
+
+    name: str
+    help: str
+    add_arguments: AddArguments
+    run: Callable[[argparse.Namespace], int] | None
+    options: Options = "common"
+
+
+COMMANDS: list[Command] = []
+
+
+def command(
+    name: str, help: str, add_arguments: AddArguments = lambda _: None, **kw: Any
+) -> Callable[[Callable[[argparse.Namespace], int]], Callable[[argparse.Namespace], int]]:
+    """Register the decorated handler as sub-command ``name`` with the options ``add_arguments`` declares."""
+
+    def register(run: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+        COMMANDS.append(Command(name, help, add_arguments, run, **kw))
+        return run
+
+    return register
+
+
+# -- shared helpers -------------------------------------------------------------------------------------------
 def _lookup_code(result: BaseModel) -> int:
     """Exit code of a lookup answer: found, not found, or ambiguous (candidates listed)."""
     if getattr(result, "found", True):
@@ -86,9 +112,9 @@ def _lookup_code(result: BaseModel) -> int:
 def _emit(result: BaseModel | dict[str, Any], as_json: bool, render: Callable[[Any], str]) -> None:
     if as_json:
         data = result.model_dump(mode="json") if isinstance(result, BaseModel) else result
-        sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+        sys.stdout.write(json.dumps(word_data(data, PERSON_WORDS), indent=2, ensure_ascii=False) + "\n")
     else:
-        sys.stdout.write(cli_terms(render(result)) + "\n")
+        sys.stdout.write(say(render(result)) + "\n")
 
 
 @contextmanager
@@ -134,251 +160,7 @@ def _workspace(args: argparse.Namespace, **kwargs: Any) -> Any:
 
 
 # -- commands -------------------------------------------------------------------------------------------------
-def cmd_index(args: argparse.Namespace) -> int:
-    from igraph_mcp.render import render_index
-
-    if args.path:
-        args.root = [args.path]
-    ws = _workspace(args)
-    names = ws.select(args.repo)
-    code = EXIT_OK
-    for name in names:  # a workspace without --repo: every repository in turn; one that fails does not stop the rest
-        try:
-            with _progress(not args.json) as progress:
-                kwargs = {
-                    "full": args.full,
-                    "dry_run": args.dry_run,
-                    "embed": not args.no_embed,
-                    "all_skipped": args.all_skipped or args.verbose,
-                    "replace": args.replace,
-                    "allow_mass_delete": args.allow_mass_delete,
-                }
-                result = ws.service(name).index(**kwargs, progress=progress)
-        except IGraphError as exc:
-            if len(names) == 1:
-                raise
-            sys.stderr.write(f"igraph-mcp: {name}: {cli_terms(str(exc))}\n")
-            code = code or (EXIT_BUSY if isinstance(exc, IndexBusy) else EXIT_ERROR)
-            continue
-        _emit(result.model_copy(update={"repo": name}) if ws.multi else result, args.json, render_index)
-    return code
-
-
-def cmd_search(args: argparse.Namespace) -> int:
-    from igraph_mcp.render import render_explore
-
-    ws = _workspace(args)
-    channels = {"hybrid": ("fts", "dense"), "fts": ("fts",), "dense": ("dense",)}[args.channels]
-    result = ws.explore(
-        args.query,
-        repos=ws.select(args.repo),
-        top_k=args.top_k,
-        hops=args.hops,
-        kinds=args.kind or None,
-        context_files=args.context_file or (),
-        max_tokens=args.max_tokens,
-        channels=channels,
-    )
-    _emit(result, args.json, render_explore)
-    return 0
-
-
-def cmd_node(args: argparse.Namespace) -> int:
-    from igraph_mcp.render import render_node
-
-    ws = _workspace(args)
-    result = ws.lookup(ws.select(args.repo), lambda svc: svc.node(args.name, args.file), "the name")
-    _emit(result, args.json, render_node)
-    return _lookup_code(result)
-
-
-def cmd_file(args: argparse.Namespace) -> int:
-    from igraph_mcp.render import render_file
-
-    ws = _workspace(args)
-    result = ws.lookup(ws.select(args.repo), lambda svc: svc.file(args.path), "the path")
-    _emit(result, args.json, render_file)
-    return _lookup_code(result)
-
-
-def cmd_related(args: argparse.Namespace) -> int:
-    from igraph_mcp.render import render_related
-
-    ws = _workspace(args)
-    related = (args.name, args.direction, args.hops, args.limit)
-    result = ws.lookup(ws.select(args.repo), lambda svc: svc.related(*related), "the name")
-    _emit(result, args.json, render_related)
-    return _lookup_code(result)
-
-
-def cmd_status(args: argparse.Namespace) -> int:
-    from igraph_mcp.render import render_status
-
-    ws = _workspace(args, embed=False)
-    name = ws.one(args.repo)
-    _emit(ws.status(name, summary=ws.names if args.repo is None else ()), args.json, render_status)
-    return 0
-
-
-def cmd_init(args: argparse.Namespace) -> int:
-    from igraph_mcp.config import write_default_config
-
-    path = write_default_config(Path(_root(args)), overwrite=args.force)
-    sys.stdout.write(f"wrote {path}\n")
-    return 0
-
-
-def cmd_serve(args: argparse.Namespace) -> int:
-    started = None
-    if args.transport == "stdio":
-        from igraph_mcp.server_state import open_state
-
-        # The background work (the first build, or finishing an interrupted one) starts before the MCP SDK is
-        # imported: that import takes a second, several on a busy machine, and the embedding runs meanwhile.
-        started = open_state(args)
-        started.attach()
-    from igraph_mcp.server import serve
-
-    return serve(args, started=started)
-
-
-def _tokens_path(args: argparse.Namespace) -> Path:
-    from igraph_mcp.errors import InvalidInput
-    from igraph_mcp.transport import tokens_file
-
-    path = tokens_file(args.tokens)
-    if path is None:
-        raise InvalidInput("no token file: pass --tokens FILE or set IGRAPH_HTTP_TOKENS_FILE")
-    return path
-
-
-def cmd_token_add(args: argparse.Namespace) -> int:
-    from igraph_mcp.tokens import add_token
-
-    path = _tokens_path(args)
-    token, entry = add_token(
-        path, args.name, role="read" if args.read_only else "write", repos=tuple(args.repo) if args.repo else None
-    )
-    repos = ", ".join(entry.repos) if entry.repos is not None else "all repositories"
-    sys.stderr.write(
-        f"added {entry.role} token '{entry.name}' ({repos}) to {path}; only its hash is stored, so copy the token "
-        "now: it is shown this once. A running server accepts it from its next request.\n"
-    )
-    sys.stdout.write(token + "\n")  # alone on stdout, so `TOKEN=$(igraph-mcp token add ...)` works
-    return 0
-
-
-def cmd_token_list(args: argparse.Namespace) -> int:
-    from igraph_mcp.tokens import read_table
-
-    entries = read_table(_tokens_path(args))
-    if args.json:
-        rows = [{k: v for k, v in e.to_json().items() if k != "sha256"} for e in entries]
-        sys.stdout.write(json.dumps(rows, indent=2) + "\n")
-        return 0
-    for e in entries:
-        repos = ",".join(e.repos) if e.repos is not None else "*"
-        sys.stdout.write(f"{e.name}\t{e.role}\trepos={repos}\tcreated={e.created or '-'}\n")
-    if not entries:
-        sys.stderr.write("no tokens; add one with `igraph-mcp token add NAME`\n")
-    return 0
-
-
-def cmd_token_revoke(args: argparse.Namespace) -> int:
-    from igraph_mcp.tokens import revoke_token
-
-    path = _tokens_path(args)
-    entry = revoke_token(path, args.name)
-    sys.stdout.write(f"revoked '{entry.name}' in {path}; a running server refuses it from its next request\n")
-    return 0
-
-
-def cmd_register(args: argparse.Namespace) -> int:
-    from igraph_mcp.register import register
-
-    return register(args)
-
-
-def cmd_mount(args: argparse.Namespace) -> int:
-    from igraph_mcp.render import render_mount
-
-    ws = _workspace(args)
-    name = ws.one(args.repo)
-    result = ws.service(name).mount(args.path, source_type=args.type, name=args.name)
-    _emit(result.model_copy(update={"repo": name}) if ws.multi else result, args.json, render_mount)
-    return 0
-
-
-def cmd_unmount(args: argparse.Namespace) -> int:
-    from igraph_mcp.render import render_unmount
-
-    ws = _workspace(args)
-    name = ws.one(args.repo)
-    result = ws.service(name).unmount(args.target)
-    result = result.model_copy(update={"repo": name}) if ws.multi else result
-    _emit(result, args.json, render_unmount)
-    return _lookup_code(result)
-
-
-def cmd_resources(args: argparse.Namespace) -> int:
-    from igraph_mcp.render import render_resources
-
-    ws = _workspace(args, embed=False)
-    _emit(ws.list_resources(ws.select(args.repo)), args.json, render_resources)
-    return 0
-
-
-def cmd_view(args: argparse.Namespace) -> int:
-    from igraph_mcp.view import launch
-
-    svc = _service(args)
-    if args.out:
-        sys.stdout.write(launch.write_out(svc, Path(args.out), queries=args.query or [], focus=args.focus) + "\n")
-    else:
-        launch.serve(svc, host=args.host, port=args.port, allow_remote=args.allow_remote, open_browser=args.open)
-    return 0
-
-
-# -- parser ---------------------------------------------------------------------------------------------------
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser (exposed for tests and docs)."""
-    p = argparse.ArgumentParser(
-        prog="igraph-mcp",
-        description="Code graph + hybrid retrieval for AI agents. "
-        "With no command, serves MCP over stdio for the current directory.",
-        epilog=EXIT_CODES_HELP,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    p.add_argument("--version", action="version", version=f"igraph-mcp {__version__}")
-    p.add_argument("-v", "--verbose", action="store_true", help="debug logging on stderr")
-    stores = argparse.ArgumentParser(add_help=False)
-    stores.add_argument(
-        "--store",
-        default=None,
-        metavar="URL",
-        help="where the index lives: postgresql://... (default: $IGRAPH_DATABASE_URL, else $IGRAPH_DATABASE_URL_FILE, "
-        "else the SQLite file in .igraph/); `sqlite` forces the file",
-    )
-    stores.add_argument(
-        "--repo-name",
-        default=None,
-        metavar="NAME",
-        help="the repository's name in a shared PostgreSQL store (default: the root folder's name)",
-    )
-    common = argparse.ArgumentParser(add_help=False, parents=[stores])
-    common.add_argument(
-        "--root",
-        action="append",
-        default=None,
-        metavar="[NAME=]PATH",
-        help="repository root (default: current directory); repeat for a workspace of several repositories",
-    )
-    common.add_argument("--workspace", default=None, metavar="FILE", help="a workspace file (see `serve --help`)")
-    common.add_argument("--repo", default=None, metavar="NAME", help="in a workspace: only this repository")
-    common.add_argument("--json", action="store_true", help="machine-readable output")
-    sub = p.add_subparsers(dest="command")
-
-    s = sub.add_parser("index", parents=[common], help="build or update the index (incremental)")
+def _index_options(s: argparse.ArgumentParser) -> None:
     s.add_argument("path", nargs="?", help="repository root (same as --root)")
     s.add_argument("--full", action="store_true", help="rebuild from scratch")
     s.add_argument("--dry-run", action="store_true", help="show what would change, write nothing")
@@ -400,13 +182,40 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="allow a run that deletes more than half of the indexed files (refused by default: a wrong root?)",
     )
-    s.set_defaults(func=cmd_index)
 
-    s = sub.add_parser(
-        "search",
-        parents=[common],
-        help="hybrid search: 10 hits plus their callers/callees and linked documents (as the igraph_explore tool)",
-    )
+
+@command("index", "build or update the index (incremental)", _index_options)
+def cmd_index(args: argparse.Namespace) -> int:
+    from igraph_mcp.render import render_index
+
+    if args.path:
+        args.root = [args.path]
+    ws = _workspace(args)
+    names = ws.targets(args.repo)
+    code = EXIT_OK
+    for name in names:  # a workspace without --repo: every repository in turn; one that fails does not stop the rest
+        try:
+            with _progress(not args.json) as progress:
+                kwargs = {
+                    "full": args.full,
+                    "dry_run": args.dry_run,
+                    "embed": not args.no_embed,
+                    "all_skipped": args.all_skipped or args.verbose,
+                    "replace": args.replace,
+                    "allow_mass_delete": args.allow_mass_delete,
+                }
+                result = ws.service(name).index(**kwargs, progress=progress)
+        except IGraphError as exc:
+            if len(names) == 1:
+                raise
+            sys.stderr.write(f"igraph-mcp: {name}: {say(str(exc))}\n")
+            code = code or (EXIT_BUSY if isinstance(exc, IndexBusy) else EXIT_ERROR)
+            continue
+        _emit(ws.labelled(result, name), args.json, render_index)
+    return code
+
+
+def _search_options(s: argparse.ArgumentParser) -> None:
     s.add_argument("query")
     s.add_argument(
         "--top-k",
@@ -428,45 +237,122 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--context-file", action="append", help="boost symbols in this file (repeatable)")
     s.add_argument("--max-tokens", type=int, default=None)
     s.add_argument("--channels", choices=("hybrid", "fts", "dense"), default="hybrid")
-    s.set_defaults(func=cmd_search)
 
-    s = sub.add_parser("node", parents=[common], help="details of one symbol")
+
+@command(
+    "search",
+    "hybrid search: 10 hits plus their callers/callees and linked documents (as the igraph_explore tool)",
+    _search_options,
+)
+def cmd_search(args: argparse.Namespace) -> int:
+    from igraph_mcp.render import render_explore
+
+    channels = {"hybrid": ("fts", "dense"), "fts": ("fts",), "dense": ("dense",)}[args.channels]
+    result = _workspace(args).explore_for(
+        args.query,
+        repo=args.repo,
+        top_k=args.top_k,
+        hops=args.hops,
+        kinds=args.kind or None,
+        context_files=args.context_file or (),
+        max_tokens=args.max_tokens,
+        channels=channels,
+    )
+    _emit(result, args.json, render_explore)
+    return 0
+
+
+def _node_options(s: argparse.ArgumentParser) -> None:
     s.add_argument("name")
     s.add_argument("--file", default=None)
-    s.set_defaults(func=cmd_node)
 
-    s = sub.add_parser("file", parents=[common], help="outline of one file")
-    s.add_argument("path")
-    s.set_defaults(func=cmd_file)
 
-    s = sub.add_parser("related", parents=[common], help="callers / callees of a symbol")
+@command("node", "details of one symbol", _node_options)
+def cmd_node(args: argparse.Namespace) -> int:
+    from igraph_mcp.render import render_node
+
+    result = _workspace(args).node_for(args.name, args.file, repo=args.repo)
+    _emit(result, args.json, render_node)
+    return _lookup_code(result)
+
+
+@command("file", "outline of one file", lambda s: s.add_argument("path"))
+def cmd_file(args: argparse.Namespace) -> int:
+    from igraph_mcp.render import render_file
+
+    result = _workspace(args).file_for(args.path, repo=args.repo)
+    _emit(result, args.json, render_file)
+    return _lookup_code(result)
+
+
+def _related_options(s: argparse.ArgumentParser) -> None:
     s.add_argument("name")
     s.add_argument("--direction", choices=("callers", "callees", "both"), default="both")
     s.add_argument("--hops", type=int, default=1)
     s.add_argument("--limit", type=int, default=None, help="symbols to list, 1-1000 (default 100); the rest is counted")
-    s.set_defaults(func=cmd_related)
 
-    s = sub.add_parser("status", parents=[common], help="index statistics")
-    s.set_defaults(func=cmd_status)
 
-    s = sub.add_parser("init", parents=[common], help="write .igraph/config.json with the defaults")
-    s.add_argument("--force", action="store_true")
-    s.set_defaults(func=cmd_init)
+@command("related", "callers / callees of a symbol", _related_options)
+def cmd_related(args: argparse.Namespace) -> int:
+    from igraph_mcp.render import render_related
 
-    s = sub.add_parser("mount", parents=[common], help="mount a PRD or DB schema")
+    result = _workspace(args).related_for(args.name, args.direction, args.hops, args.limit, repo=args.repo)
+    _emit(result, args.json, render_related)
+    return _lookup_code(result)
+
+
+@command("status", "index statistics")
+def cmd_status(args: argparse.Namespace) -> int:
+    from igraph_mcp.render import render_status
+
+    _emit(_workspace(args, embed=False).status_for(args.repo), args.json, render_status)
+    return 0
+
+
+@command(
+    "init", "write .igraph/config.json with the defaults", lambda s: s.add_argument("--force", action="store_true")
+)
+def cmd_init(args: argparse.Namespace) -> int:
+    from igraph_mcp.config import write_default_config
+
+    path = write_default_config(Path(_root(args)), overwrite=args.force)
+    sys.stdout.write(f"wrote {path}\n")
+    return 0
+
+
+def _mount_options(s: argparse.ArgumentParser) -> None:
     s.add_argument("path")
     s.add_argument("--type", choices=("prd", "db", "auto"), default="auto")
     s.add_argument("--name", default=None)
-    s.set_defaults(func=cmd_mount)
 
-    s = sub.add_parser("unmount", parents=[common], help="unmount a resource by id or path")
-    s.add_argument("target")
-    s.set_defaults(func=cmd_unmount)
 
-    s = sub.add_parser("resources", parents=[common], help="list mounted resources")
-    s.set_defaults(func=cmd_resources)
+@command("mount", "mount a PRD or DB schema", _mount_options)
+def cmd_mount(args: argparse.Namespace) -> int:
+    from igraph_mcp.render import render_mount
 
-    s = sub.add_parser("serve", parents=[stores], help="run the MCP server")
+    result = _workspace(args).mount_for(args.path, args.type, args.name, repo=args.repo)
+    _emit(result, args.json, render_mount)
+    return 0
+
+
+@command("unmount", "unmount a resource by id or path", lambda s: s.add_argument("target"))
+def cmd_unmount(args: argparse.Namespace) -> int:
+    from igraph_mcp.render import render_unmount
+
+    result = _workspace(args).unmount_for(args.target, repo=args.repo)
+    _emit(result, args.json, render_unmount)
+    return _lookup_code(result)
+
+
+@command("resources", "list mounted resources")
+def cmd_resources(args: argparse.Namespace) -> int:
+    from igraph_mcp.render import render_resources
+
+    _emit(_workspace(args, embed=False).resources_for(args.repo), args.json, render_resources)
+    return 0
+
+
+def _serve_options(s: argparse.ArgumentParser) -> None:
     s.add_argument(
         "--root",
         action="append",
@@ -498,14 +384,24 @@ def build_parser() -> argparse.ArgumentParser:
         help="named bearer tokens (igraph-mcp token add), re-read when it changes; default $IGRAPH_HTTP_TOKENS_FILE",
     )
     s.add_argument("--log-queries", action="store_true", help="put tool arguments (query text) in the access log lines")
-    s.set_defaults(func=cmd_serve)
 
-    s = sub.add_parser(
-        "view",
-        help="a browser view of what the agent sees: search, a symbol's neighbourhood, the map, resources "
-        "(needs the 'view' extra)",
-        parents=[stores],
-    )
+
+@command("serve", "run the MCP server", _serve_options, options="stores")
+def cmd_serve(args: argparse.Namespace) -> int:
+    started = None
+    if args.transport == "stdio":
+        from igraph_mcp.server_state import open_state
+
+        # The background work (the first build, or finishing an interrupted one) starts before the MCP SDK is
+        # imported: that import takes a second, several on a busy machine, and the embedding runs meanwhile.
+        started = open_state(args)
+        started.attach()
+    from igraph_mcp.server import serve
+
+    return serve(args, started=started)
+
+
+def _view_options(s: argparse.ArgumentParser) -> None:
     s.add_argument("--root", default=".")
     s.add_argument("--host", default="127.0.0.1")
     s.add_argument("--port", type=int, default=0, help="default: any free port (the URL is printed)")
@@ -514,10 +410,32 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--out", default=None, help="write FILE.html (opens offline) or the map as FILE.graphml / .json")
     s.add_argument("--query", action="append", help="with --out FILE.html: a search the file answers (repeatable)")
     s.add_argument("--focus", default="", help="with --out .graphml/.json: the folder whose map to write")
-    s.set_defaults(func=cmd_view)
-    _add_token_parser(sub)
 
-    s = sub.add_parser("register", help="add igraph-mcp to an MCP client's configuration")
+
+@command(
+    "view",
+    "a browser view of what the agent sees: search, a symbol's neighbourhood, the map, resources "
+    "(needs the 'view' extra)",
+    _view_options,
+    options="stores",
+)
+def cmd_view(args: argparse.Namespace) -> int:
+    from igraph_mcp.view import launch
+
+    svc = _service(args)
+    if args.out:
+        sys.stdout.write(launch.write_out(svc, Path(args.out), queries=args.query or [], focus=args.focus) + "\n")
+    else:
+        launch.serve(svc, host=args.host, port=args.port, allow_remote=args.allow_remote, open_browser=args.open)
+    return 0
+
+
+COMMANDS.append(
+    Command("token", "named bearer tokens for `serve --transport http --tokens FILE`", token_options, None, "none")
+)
+
+
+def _register_options(s: argparse.ArgumentParser) -> None:
     s.add_argument("--target", choices=("claude-code", "cursor", "claude-desktop"), required=True)
     s.add_argument("--root", default=".")
     s.add_argument("--config-path", default=None, help="override the client's config file location")
@@ -537,27 +455,65 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="VAR",
         help="with --url: the environment variable the client reads the bearer token from (default %(default)s)",
     )
-    s.set_defaults(func=cmd_register)
+
+
+@command("register", "add igraph-mcp to an MCP client's configuration", _register_options, options="none")
+def cmd_register(args: argparse.Namespace) -> int:
+    from igraph_mcp.register import register
+
+    return register(args)
+
+
+# -- parser ---------------------------------------------------------------------------------------------------
+def _shared_options() -> dict[Options, list[argparse.ArgumentParser]]:
+    """The option groups commands share: the store (`--store`, `--repo-name`), and the repositories and output."""
+    stores = argparse.ArgumentParser(add_help=False)
+    stores.add_argument(
+        "--store",
+        default=None,
+        metavar="URL",
+        help="where the index lives: postgresql://... (default: $IGRAPH_DATABASE_URL, else $IGRAPH_DATABASE_URL_FILE, "
+        "else the SQLite file in .igraph/); `sqlite` forces the file",
+    )
+    stores.add_argument(
+        "--repo-name",
+        default=None,
+        metavar="NAME",
+        help="the repository's name in a shared PostgreSQL store (default: the root folder's name)",
+    )
+    common = argparse.ArgumentParser(add_help=False, parents=[stores])
+    common.add_argument(
+        "--root",
+        action="append",
+        default=None,
+        metavar="[NAME=]PATH",
+        help="repository root (default: current directory); repeat for a workspace of several repositories",
+    )
+    common.add_argument("--workspace", default=None, metavar="FILE", help="a workspace file (see `serve --help`)")
+    common.add_argument("--repo", default=None, metavar="NAME", help="in a workspace: only this repository")
+    common.add_argument("--json", action="store_true", help="machine-readable output")
+    return {"common": [common], "stores": [stores], "none": []}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser (exposed for tests and docs): every registered command with its own options."""
+    p = argparse.ArgumentParser(
+        prog="igraph-mcp",
+        description="Code graph + hybrid retrieval for AI agents. "
+        "With no command, serves MCP over stdio for the current directory.",
+        epilog=EXIT_CODES_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--version", action="version", version=f"igraph-mcp {__version__}")
+    p.add_argument("-v", "--verbose", action="store_true", help="debug logging on stderr")
+    shared = _shared_options()
+    sub = p.add_subparsers(dest="command")
+    for cmd in COMMANDS:
+        s = sub.add_parser(cmd.name, parents=shared[cmd.options], help=cmd.help)
+        cmd.add_arguments(s)
+        if cmd.run is not None:
+            s.set_defaults(func=cmd.run)
     return p
-
-
-def _add_token_parser(sub: Any) -> None:
-    """`igraph-mcp token add|list|revoke`: the named tokens of an HTTP server."""
-    files = argparse.ArgumentParser(add_help=False)
-    files.add_argument("--tokens", default=None, metavar="FILE", help="token file (default $IGRAPH_HTTP_TOKENS_FILE)")
-    t = sub.add_parser("token", help="named bearer tokens for `serve --transport http --tokens FILE`")
-    tsub = t.add_subparsers(dest="token_command", required=True)
-    s = tsub.add_parser("add", parents=[files], help="create a token: prints it once, stores only its hash")
-    s.add_argument("name")
-    s.add_argument("--read-only", action="store_true", help="may not index, mount or unmount")
-    s.add_argument("--repo", action="append", help="allow only this repository (directory name or path; repeatable)")
-    s.set_defaults(func=cmd_token_add)
-    s = tsub.add_parser("list", parents=[files], help="names, roles and allow-lists (never tokens or hashes)")
-    s.add_argument("--json", action="store_true", help="machine-readable output")
-    s.set_defaults(func=cmd_token_list)
-    s = tsub.add_parser("revoke", parents=[files], help="remove a token; a running server refuses it at once")
-    s.add_argument("name")
-    s.set_defaults(func=cmd_token_revoke)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -574,10 +530,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.func(args))
     except IndexBusy as exc:
-        sys.stderr.write(f"igraph-mcp: {cli_terms(str(exc))}\n")
+        sys.stderr.write(f"igraph-mcp: {say(str(exc))}\n")
         return EXIT_BUSY
     except IGraphError as exc:
-        sys.stderr.write(f"igraph-mcp: {cli_terms(str(exc))}\n")
+        sys.stderr.write(f"igraph-mcp: {say(str(exc))}\n")
         return EXIT_ERROR
     except KeyboardInterrupt:
         sys.stderr.write("igraph-mcp: interrupted; the index stays consistent, run the command again to finish\n")

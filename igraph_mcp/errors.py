@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
+from igraph_mcp.next_step import NextStep, steps
+
 
 class IGraphError(Exception):
-    """Base class for expected failures that are reported to the user, never as tracebacks."""
+    """Base class for expected failures that are reported to the user, never as tracebacks.
+
+    The message leaves its advice as next-step slots (``next_step.ask``); each front words them in its terms."""
+
+    @property
+    def next_steps(self) -> list[tuple[NextStep, str]]:
+        """The steps the message advises, in order, each with its detail."""
+        return steps(str(self))
 
 
 class InvalidInput(IGraphError):

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from igraph_mcp.errors import InvalidInput
+from igraph_mcp.next_step import NextStep, ask
 from igraph_mcp.vocab.kinds import filterable_kinds
 
 TOP_K_MAX = 50  # ranked symbols one call returns at most (the config's nodeTopK may say more)
@@ -48,7 +49,7 @@ def validate(query: str, top_k: int, hops: int, max_tokens: int | None = None) -
     if not isinstance(query, str) or not query.strip():
         raise InvalidInput("query is empty; describe the code you are looking for, or paste the issue text")
     if not 1 <= top_k <= TOP_K_MAX:
-        raise InvalidInput(f"topK must be between 1 and {TOP_K_MAX}")
+        raise InvalidInput(f"{ask(NextStep.TOP_K)} must be between 1 and {TOP_K_MAX}")
     if not 0 <= hops <= HOPS_MAX:
         raise InvalidInput(f"hops must be between 0 and {HOPS_MAX}")
     if max_tokens is not None and not MAX_TOKENS_MIN <= max_tokens <= MAX_TOKENS_MAX:

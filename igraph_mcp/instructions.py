@@ -6,6 +6,25 @@ import re
 import time
 
 from igraph_mcp.models import StatusResult
+from igraph_mcp.next_step import NextStep, Words
+
+# How an agent is told each step: the tool call to make (the server's terms; the view shows what the agent sees).
+AGENT_WORDS: Words = {
+    NextStep.INDEX: "igraph_index",
+    NextStep.FULL_REBUILD: "igraph_index(full=true)",
+    NextStep.REPLACE: "igraph_index(replace=true)",
+    NextStep.ALLOW_MASS_DELETE: "igraph_index(allowMassDelete=true)",
+    NextStep.INSTALL_EXTRA: "pip install 'igraph-mcp[{detail}]'",
+    NextStep.EXPLORE: "igraph_explore",
+    NextStep.NODE: "igraph_node",
+    NextStep.FILE: "igraph_file",
+    NextStep.RESOURCES: "igraph_list_resources",
+    NextStep.STATUS: "igraph_status",
+    NextStep.NARROW_FILE: "the file argument",
+    NextStep.TOP_K: "topK",
+    NextStep.MAX_TOKENS: "maxTokens",
+    NextStep.CONTEXT_FILES: "contextFiles",
+}
 
 _SAFE_LABEL = re.compile(r"^[A-Za-z0-9_.+#-]{1,40}$")
 

@@ -18,6 +18,7 @@ from igraph_mcp.models import (
     SkippedFile,
     StatusResult,
 )
+from igraph_mcp.next_step import NextStep, ask
 from igraph_mcp.vocab.skips import COUNTED_REASONS, is_file_reason, skip_advice
 
 
@@ -104,7 +105,7 @@ def _skipped_summary(counts: dict[str, int], examples: list[SkippedFile]) -> lis
     more = sum(counts.values()) - len(examples)
     names = f" (e.g. {shown}{', …' if more > 0 else ''})" if shown else ""
     listed = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
-    return [f"skipped files: {listed}{names}; igraph_file on one says why"]
+    return [f"skipped files: {listed}{names}; {ask(NextStep.FILE)} on one says why"]
 
 
 SIGNATURE_CHARS = 120  # a signature line of a hit without snippet: long ones run into comments and decorators

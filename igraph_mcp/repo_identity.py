@@ -19,6 +19,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from igraph_mcp.errors import NameTaken
+from igraph_mcp.next_step import NextStep, ask
 
 GIT_TIMEOUT_S = 30
 # Variables a parent git process (a hook, `git rebase --exec`) sets that would point our git at another repository.
@@ -91,8 +92,8 @@ def check_binding(
     raise NameTaken(
         f"the name {name!r} in {where} belongs to another repository ({stored.describe()}); this checkout is "
         f"{current.describe()}. Nothing was written. Index it under another name (--repo-name NAME), or take "
-        f"the name over on purpose with replace=true: the index of {name!r} then becomes this checkout's and its "
-        "old files are deleted"
+        f"the name over on purpose with {ask(NextStep.REPLACE)}: the index of {name!r} then becomes this "
+        "checkout's and its old files are deleted"
     )
 
 

@@ -18,6 +18,8 @@ from collections.abc import Callable
 from typing import Generic, TypeVar
 
 from igraph_mcp.errors import IGraphError, IndexBusy
+from igraph_mcp.instructions import AGENT_WORDS
+from igraph_mcp.next_step import word
 
 log = logging.getLogger(__name__)
 
@@ -71,7 +73,7 @@ class Resumer(Generic[_W]):
                     self._stop.wait(self.retry_s)  # not a busy loop: the lock is tried again after a pause
         except IGraphError as exc:
             self._on_error(f"finishing the index in the background failed: {exc}")
-            log.warning("resume failed: %s", exc)
+            log.warning("resume failed: %s", word(str(exc), AGENT_WORDS))
         except Exception:  # a background thread has no caller to report to: log it and keep serving
             self._on_error("finishing the index in the background failed (see the server log on stderr)")
             log.exception("resume failed")

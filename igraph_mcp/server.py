@@ -4,8 +4,9 @@ Every tool validates its (flat, camelCase) arguments, calls one service method i
 returns a compact text rendering (what models read) plus the model's compact structured form (structured.py:
 each fact once, no snippets or source; the CLI's --json keeps the full model). Expected failures
 (IGraphError) become isError results whose message says what to do next; anything else is logged with its
-traceback on stderr and reported generically, and the server keeps serving. The state the tools share and
-the background indexing live in server_state; the instructions text is built in instructions.
+traceback on stderr and reported generically, and the server keeps serving. Every tool calls one object, the
+workspace (its ``*_for`` methods pick the repositories and label answers); the background indexing lives in
+server_state; the instructions text is built in instructions.
 A server over a workspace (several roots) gives every tool a ``repo`` argument naming one of its repositories
 (never a path; see workspace); a one-root server has no such argument and answers exactly as before.
 Over HTTP each call runs as the holder of the request's token (access.current_access, set by the transport's
@@ -35,7 +36,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from igraph_mcp import __version__, render
 from igraph_mcp.access import Repository, current_access, log_call, refusal
-from igraph_mcp.errors import IGraphError, UnknownRepository
+from igraph_mcp.errors import IGraphError
 from igraph_mcp.explore_request import (
     DEFAULT_HOPS,
     DEFAULT_MAX_TOKENS,
@@ -46,19 +47,19 @@ from igraph_mcp.explore_request import (
     SNIPPET_HITS,
     TOP_K_MAX,
 )
-from igraph_mcp.instructions import build_instructions
+from igraph_mcp.instructions import AGENT_WORDS, build_instructions
 from igraph_mcp.models import ExploreResult, FileDetail, IndexResult, NodeDetail, RelatedResult, StatusResult
+from igraph_mcp.next_step import word, word_data
 from igraph_mcp.resources.results import MountResult, ResourceList, UnmountResult
 from igraph_mcp.server_state import BuildProgress, ServerState, WorkspaceState, open_state
 from igraph_mcp.structured import compact, output_schema
-from igraph_mcp.workspace import workspace_roots
+from igraph_mcp.workspace import Workspace, workspace_roots
 
 log = logging.getLogger(__name__)
 
 SERVER_NAME = "igraph"
 PROGRESS_INTERVAL_S = 0.25
 _T = TypeVar("_T")
-_M = TypeVar("_M", bound=BaseModel)
 
 
 # -- helpers -------------------------------------------------------------------------------------------------
@@ -68,58 +69,20 @@ def _redact(text: str) -> str:
     return text.replace(key, "***") if key and len(key) >= 4 else text
 
 
-def _state(ctx: Context) -> WorkspaceState:
-    state = ctx.request_context.lifespan_context
-    if not isinstance(state, WorkspaceState):
+def _workspace(ctx: Context) -> Workspace:
+    workspace = ctx.request_context.lifespan_context
+    if not isinstance(workspace, Workspace):
         raise RuntimeError("igraph tools need the server created by create_server()")
-    return state
-
-
-def _targets(state: WorkspaceState, tool: str, repo: str | None) -> list[str]:
-    """The repositories a call reaches: ``repo`` or every one the request's token may see (a repository it may
-    not see is answered as if it did not exist)."""
-    access = current_access()
-    ws = state.workspace
-
-    def visible(name: str) -> bool:
-        return refusal(access, tool, writes=False, repo=ws.repository(name)) is None
-
-    try:
-        names = ws.select(repo, visible)
-    except UnknownRepository as exc:
-        raise ToolError(str(exc)) from None
-    if not names:
-        raise ToolError("this server has no repository your token may use; ask the server's admin")
-    return names
-
-
-def _one(state: WorkspaceState, tool: str, repo: str | None) -> tuple[str, ServerState]:
-    """The one repository a call acts on: ``repo``, else the first the token may see."""
-    name = _targets(state, tool, repo)[0]
-    return name, state.repos[name]
-
-
-def _ready(state: WorkspaceState, names: list[str]) -> tuple[list[str], dict[str, str]]:
-    """Those of ``names`` that can answer, and why the others cannot yet (their first index is being built);
-    the first start's message when none can."""
-    waiting = {name: why for name in names if (why := state.first_build(name))}
-    if len(waiting) == len(names):
-        raise ToolError(next(iter(waiting.values())).strip())
-    return [n for n in names if n not in waiting], waiting
-
-
-def _labelled(state: WorkspaceState, model: _M, name: str) -> _M:
-    """``model`` marked with its repository in a workspace of several; unchanged in a one-root server."""
-    return model.model_copy(update={"repo": name}) if state.workspace.multi else model
+    return workspace
 
 
 async def _call(tool: str, fn: Callable[[], _T]) -> _T:
-    """Run one service call in a worker thread (the event loop stays free) and map its failures; a tool that
-    needs an index checks first that its repositories are past their first build (``_ready``)."""
+    """Run one workspace call in a worker thread (the event loop stays free) and map its failures, their next
+    steps worded as the tool calls to make."""
     try:
         return await anyio.to_thread.run_sync(fn)
     except IGraphError as exc:
-        raise ToolError(_redact(str(exc))) from None
+        raise ToolError(word(_redact(str(exc)), AGENT_WORDS)) from None
     except Exception:
         log.exception("%s failed unexpectedly", tool)
         raise ToolError(
@@ -129,8 +92,12 @@ async def _call(tool: str, fn: Callable[[], _T]) -> _T:
 
 
 def _answer(model: BaseModel, text: str) -> CallToolResult:
-    """The text models read, and the compact structured form (``structured.compact``) programs read."""
-    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=compact(model))
+    """The text models read, and the compact structured form (``structured.compact``) programs read, with every
+    next step worded as the tool call to make."""
+    structured = word_data(compact(model), AGENT_WORDS)
+    return CallToolResult(
+        content=[TextContent(type="text", text=word(text, AGENT_WORDS))], structured_content=structured
+    )
 
 
 class _ForbidExtra(ArgModelBase):
@@ -272,15 +239,13 @@ async def igraph_explore(
 ) -> Annotated[CallToolResult, ExploreResult]:
     """Find the code that matters for a question, in one call: ranked symbols with snippets (hybrid keyword +
     semantic search), their callers and callees, and linked requirement documents / DB tables. Start here."""
-    state = _state(ctx)
-    names, waiting = _ready(state, _targets(state, "igraph_explore", repo))
     result = await _call(
         "igraph_explore",
         partial(
-            state.workspace.explore,
+            _workspace(ctx).explore_for,
             query,
-            repos=names,
-            unavailable=waiting,
+            repo=repo,
+            access=current_access(),
             top_k=topK,
             hops=hops,
             kinds=kinds or None,
@@ -305,9 +270,7 @@ async def igraph_node(
 ) -> Annotated[CallToolResult, NodeDetail]:
     """One symbol in full: source, signature, docstring, callers, callees and base classes. Not found and
     ambiguous names are normal answers (found: false, with candidates)."""
-    state = _state(ctx)
-    names, waiting = _ready(state, _targets(state, "igraph_node", repo))
-    lookup = partial(state.workspace.lookup, names, lambda svc: svc.node(name, file), "the name", waiting)
+    lookup = partial(_workspace(ctx).node_for, name, file, repo=repo, access=current_access())
     result = await _call("igraph_node", lookup)
     return _answer(result, render.render_node(result))
 
@@ -324,9 +287,7 @@ async def igraph_file(
     repo: RepoLookup = None,
 ) -> Annotated[CallToolResult, FileDetail]:
     """Outline of one file: its symbols with line ranges, and its imports."""
-    state = _state(ctx)
-    names, waiting = _ready(state, _targets(state, "igraph_file", repo))
-    lookup = partial(state.workspace.lookup, names, lambda svc: svc.file(path), "the path", waiting)
+    lookup = partial(_workspace(ctx).file_for, path, repo=repo, access=current_access())
     result = await _call("igraph_file", lookup)
     return _answer(result, render.render_file(result))
 
@@ -346,11 +307,7 @@ async def igraph_related(
     repo: RepoLookup = None,
 ) -> Annotated[CallToolResult, RelatedResult]:
     """Callers and/or callees of a symbol up to several hops away: the impact of changing it."""
-    state = _state(ctx)
-    names, waiting = _ready(state, _targets(state, "igraph_related", repo))
-    lookup = partial(
-        state.workspace.lookup, names, lambda svc: svc.related(name, direction, hops, limit), "the name", waiting
-    )
+    lookup = partial(_workspace(ctx).related_for, name, direction, hops, limit, repo=repo, access=current_access())
     result = await _call("igraph_related", lookup)
     return _answer(result, render.render_related(result))
 
@@ -358,25 +315,8 @@ async def igraph_related(
 async def igraph_status(ctx: Context, repo: RepoFirst = None) -> Annotated[CallToolResult, StatusResult]:
     """Index health: files, symbols, edges, languages, embedder and dense coverage, mounted resources, last
     build, stale files, and any build in progress."""
-    ws_state = _state(ctx)
-    names = _targets(ws_state, "igraph_status", repo)
-    name, state = names[0], ws_state.repos[names[0]]
-    if not state.has_index and state.building is not None:
-        result = StatusResult(root=str(state.service.root), indexed=False)  # don't touch a DB being created
-        result = ws_state.workspace.label_status(result, name)
-    else:
-        status = partial(ws_state.workspace.status, name, summary=names if repo is None else ())
-        result = await _call("igraph_status", status)
-    if "repos" in result.extra:
-        rows = [{**row, "building": ws_state.repos[row["repo"]].building} for row in result.extra["repos"]]
-        result = result.model_copy(update={"extra": {**result.extra, "repos": rows}})
-    notes = [n for n in (state.progress_note(), state.last_error) if n]
-    if notes:
-        result = result.model_copy(
-            update={"notes": [*notes, *result.notes], "extra": {**result.extra, "building": state.building}}
-        )
-    if state.phases():
-        result = result.model_copy(update={"phases": state.phases()})
+    status = partial(_workspace(ctx).status_for, repo, access=current_access())
+    result = await _call("igraph_status", status)
     return _answer(result, render.render_status(result))
 
 
@@ -393,8 +333,7 @@ async def igraph_index(
 ) -> Annotated[CallToolResult, IndexResult]:
     """Build or update the index (incremental: only changed files are re-parsed and re-embedded). Sends
     progress notifications; other tools keep answering from the last committed index while it runs."""
-    ws_state = _state(ctx)
-    name, state = _one(ws_state, "igraph_index", repo)
+    workspace, access = _workspace(ctx), current_access()
     progress = BuildProgress()
     finished = anyio.Event()
 
@@ -415,22 +354,22 @@ async def igraph_index(
             outcome = await _call(
                 "igraph_index",
                 partial(
-                    state.build,
-                    full=full,
-                    origin="igraph_index",
+                    workspace.index_for,
+                    repo,
+                    access=access,
                     progress=progress,
+                    full=full,
                     replace=replace,
                     allow_mass_delete=allowMassDelete,
                 ),
             )
         except ToolError as exc:  # kept until the progress pump stops, so it is not wrapped in an ExceptionGroup
-            outcome = ToolError(f"repository '{name}': {exc}") if ws_state.workspace.multi else exc
+            outcome = exc
         finally:
             finished.set()
     if isinstance(outcome, ToolError):
         raise outcome
     assert outcome is not None
-    outcome = _labelled(ws_state, outcome, name)
     return _answer(outcome, render.render_index(outcome))
 
 
@@ -451,11 +390,8 @@ async def igraph_mount_resource(
 ) -> Annotated[CallToolResult, MountResult]:
     """Attach a requirements document or DB schema so explore answers include the relevant sections/tables.
     Mounting the same file again updates it."""
-    ws_state = _state(ctx)
-    repo_name, state = _one(ws_state, "igraph_mount_resource", repo)
-    _ready(ws_state, [repo_name])
-    mount = partial(state.service.mount, path, source_type=type, name=name)
-    result = _labelled(ws_state, await _call("igraph_mount_resource", mount), repo_name)
+    mount = partial(_workspace(ctx).mount_for, path, type, name, repo=repo, access=current_access())
+    result = await _call("igraph_mount_resource", mount)
     return _answer(result, render.render_mount(result))
 
 
@@ -468,22 +404,18 @@ async def igraph_unmount_resource(
     repo: RepoFirst = None,
 ) -> Annotated[CallToolResult, UnmountResult]:
     """Detach a mounted document or schema, by id or by path (give exactly one)."""
-    ws_state = _state(ctx)
     if (id is None) == (path is None):
         raise ToolError("give exactly one of 'id' or 'path'; igraph_list_resources shows both")
-    name, state = _one(ws_state, "igraph_unmount_resource", repo)
-    _ready(ws_state, [name])
     target = str(id) if id is not None else str(path)
-    result = await _call("igraph_unmount_resource", partial(state.service.unmount, target))
-    result = _labelled(ws_state, result, name)
+    unmount = partial(_workspace(ctx).unmount_for, target, repo=repo, access=current_access())
+    result = await _call("igraph_unmount_resource", unmount)
     return _answer(result, render.render_unmount(result))
 
 
 async def igraph_list_resources(ctx: Context, repo: RepoAll = None) -> Annotated[CallToolResult, ResourceList]:
     """List mounted documents and schemas: ids, types, chunk counts, and whether the file is missing."""
-    state = _state(ctx)
-    names, _ = _ready(state, _targets(state, "igraph_list_resources", repo))
-    result = await _call("igraph_list_resources", partial(state.workspace.list_resources, names))
+    listed = partial(_workspace(ctx).resources_for, repo, access=current_access())
+    result = await _call("igraph_list_resources", listed)
     return _answer(result, render.render_resources(result))
 
 
@@ -532,16 +464,16 @@ def _startup_instructions(workspace: WorkspaceState) -> str:
     return text
 
 
-def create_server(state: ServerState | WorkspaceState) -> MCPServer[WorkspaceState]:
+def create_server(state: ServerState | WorkspaceState) -> MCPServer[Workspace]:
     """The MCP server for one repository or a workspace; the roots are fixed by the state's services and no tool
     can change them (a workspace's ``repo`` argument only picks one of its own repositories)."""
     workspace = state if isinstance(state, WorkspaceState) else WorkspaceState.of(state)
 
     @asynccontextmanager
-    async def lifespan(_: MCPServer[WorkspaceState]) -> AsyncIterator[WorkspaceState]:
+    async def lifespan(_: MCPServer[Workspace]) -> AsyncIterator[Workspace]:
         workspace.attach()
         try:
-            yield workspace
+            yield workspace.workspace  # the one object the tools call
         finally:
             workspace.detach()
 

@@ -1,10 +1,8 @@
-"""What the MCP tools share: the service, index-build bookkeeping, and the background work (auto-index, resume,
-watcher).
+"""The background work of a server: the first index or an interrupted one finished on start (resume), the watcher.
 
-BuildProgress carries a running build's progress from the worker thread to the event loop; ServerState runs
-builds one at a time, builds the first index or finishes an interrupted one in the background (resume) and owns the
-file watcher; WorkspaceState holds one ServerState per repository of a workspace, so each builds, watches and
-reports on its own.
+ServerState adds that work to one repository's builds (``builds.Builds``); WorkspaceState holds one ServerState per
+repository of a workspace, so each builds, watches and reports on its own, and hands them to the workspace, the one
+object the tools call.
 """
 
 from __future__ import annotations
@@ -12,127 +10,34 @@ from __future__ import annotations
 import argparse
 import logging
 import os
-import threading
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from igraph_mcp.errors import IGraphError, IndexBusy
-from igraph_mcp.index.phases import PhaseClock, Progress
-from igraph_mcp.models import IndexResult, PhaseTiming
+from igraph_mcp.builds import BuildProgress, Builds
+from igraph_mcp.errors import IGraphError
+from igraph_mcp.instructions import AGENT_WORDS
+from igraph_mcp.next_step import word
 from igraph_mcp.resume import Resumer
-from igraph_mcp.service import IGraphService, UnfinishedWork
+from igraph_mcp.service import IGraphService
+from igraph_mcp.unfinished import UnfinishedWork
 from igraph_mcp.workspace import Workspace, store_options, workspace_roots
+
+__all__ = ["BuildProgress", "ServerState", "WorkspaceState", "auto_index_allowed", "open_state"]
 
 log = logging.getLogger(__name__)
 
 
-class BuildProgress:
-    """Latest progress of a running build, written by the worker thread and read by the event loop."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._phases: dict[str, tuple[int, int]] = {}
-        self._current = ""
-        self.clock = PhaseClock()
-        self.on_update: list[Progress] = []
-
-    def update(self, phase: str, done: int, total: int) -> None:
-        """Record ``done`` of ``total`` for ``phase`` (the indexer's progress callback)."""
-        with self._lock:
-            self._phases[phase] = (max(done, 0), max(total, 0))
-            self._current = phase
-        self.clock.update(phase, done, total)
-        for listener in self.on_update:
-            listener(phase, done, total)
-
-    def snapshot(self) -> tuple[float, float | None, str] | None:
-        """(overall done, overall total, message); overall done never decreases, as MCP progress requires."""
-        with self._lock:
-            if not self._phases:
-                return None
-            done = sum(d for d, _ in self._phases.values())
-            total = sum(t for _, t in self._phases.values())
-            d, t = self._phases[self._current]
-            return float(done), float(max(total, done)) or None, f"{self._current} {d}/{t}"
-
-
-class ServerState:
-    """What the tools share: the service, build bookkeeping, and the background work (auto-index, watcher)."""
+class ServerState(Builds):
+    """One repository's builds (``Builds``) and the background work a server runs on it (auto-index, watcher)."""
 
     def __init__(self, service: IGraphService, *, auto_index: bool = False, watch: bool = False) -> None:
-        self.service = service
+        super().__init__(service)
         self.auto_index = auto_index
         self.watch = watch
-        self.has_index = service.is_indexed()
-        self.last_error: str | None = None
-        self._lock = threading.Lock()
-        self._building: str | None = None
-        self._progress: BuildProgress | None = None
         self._users = 0
         self._watcher: Any = None
         self._resumer: Resumer[UnfinishedWork] | None = None
-        self._last_phases: list[PhaseTiming] = []
-
-    @property
-    def building(self) -> str | None:
-        """What started the running build ('initial index', 'igraph_index', 'watch'), or None."""
-        return self._building
-
-    def phases(self) -> list[PhaseTiming]:
-        """Phases of the running build, else of the last build this server ran."""
-        progress = self._progress
-        return progress.clock.timings() if progress is not None else list(self._last_phases)
-
-    def progress_note(self) -> str | None:
-        """One line about a running build, for answers and igraph_status."""
-        origin, progress = self._building, self._progress
-        if origin is None:
-            return None
-        snap = progress.snapshot() if progress else None
-        return f"an index build ({origin}) is running" + (f": {snap[2]}" if snap else "")
-
-    def build(
-        self,
-        *,
-        full: bool = False,
-        origin: str,
-        progress: BuildProgress | None = None,
-        replace: bool = False,
-        allow_mass_delete: bool = False,
-        finish_only: bool = False,
-    ) -> IndexResult:
-        """Run one index build (blocking; call from a worker thread); IndexBusy if one is already running
-        (``replace``, ``allow_mass_delete``: as IGraphService.index; ``finish_only``: only the embedding phase and
-        resource links of a complete structure, service.finish)."""
-        progress = progress or BuildProgress()
-        with self._lock:
-            if self._building is not None:
-                raise IndexBusy(
-                    f"an index build ({self._building}) is already running; wait for it to finish "
-                    "and retry (igraph_status shows its progress). Other tools keep answering meanwhile"
-                )
-            self._building, self._progress = origin, progress
-        progress.on_update.append(self._structure_ready)
-        try:
-            if finish_only:
-                result = self.service.finish(progress=progress.update)
-            else:
-                result = self.service.index(
-                    full=full, progress=progress.update, replace=replace, allow_mass_delete=allow_mass_delete
-                )
-            self.has_index, self.last_error = True, None
-            return result
-        finally:
-            with self._lock:
-                self._building, self._progress = None, None
-                self._last_phases = progress.clock.timings()
-
-    def _structure_ready(self, phase: str, _done: int, _total: int) -> None:
-        # Embedding starts only after structure + FTS are committed: from here on tools answer (FTS + graph,
-        # dense joining as vectors land) instead of asking the agent to wait for the whole build.
-        if phase == "embed" and not self.has_index:
-            self.has_index = True
 
     def _resume(self, work: UnfinishedWork) -> None:
         """Finish what the last build left undone (the first build itself when there is no index yet)."""
@@ -140,7 +45,7 @@ class ServerState:
         log.info("finishing the index in the background: %s", "; ".join(work.reasons))
         result = self.build(origin="initial index" if first else "resume", finish_only=not work.update)
         if result.embedNote:
-            log.warning("background build: %s", result.embedNote)
+            log.warning("background build: %s", word(result.embedNote, AGENT_WORDS))
         self.service.is_indexed()  # opens the read connection now, while no writer holds the lock
 
     def _pending(self, work: UnfinishedWork | None) -> None:
@@ -189,11 +94,12 @@ class ServerState:
 
 
 class WorkspaceState:
-    """What the tools share in a server over a workspace: one ServerState (builds, watcher) per repository."""
+    """A server's workspace with one ServerState (builds, background work) per repository."""
 
     def __init__(self, workspace: Workspace, states: Mapping[str, ServerState]) -> None:
         self.workspace = workspace
         self.repos = dict(states)
+        workspace.builds = dict(self.repos)  # the tools' answers report each repository's builds
 
     @classmethod
     def open(cls, workspace: Workspace, *, auto_index: bool = False, watch: bool = False) -> WorkspaceState:
@@ -211,13 +117,6 @@ class WorkspaceState:
     def primary(self) -> ServerState:
         """The first repository's state (its instructions open the server's)."""
         return self.repos[self.workspace.names[0]]
-
-    def first_build(self, name: str) -> str | None:
-        """Why ``name`` cannot answer yet (its first index is being built), or None when it can."""
-        state = self.repos[name]
-        if state.has_index or state.building is None:
-            return None
-        return f"the index is being built (first start); try again in a few seconds. {state.progress_note() or ''}"
 
     def attach(self) -> None:
         """Start every repository's background work."""

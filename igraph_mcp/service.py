@@ -11,18 +11,18 @@ import functools
 import logging
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
 from igraph_mcp.config import Config, load_config, locate_state_dir
 from igraph_mcp.embed.base import Embedder
 from igraph_mcp.embed.registry import embedder_from_config
-from igraph_mcp.errors import ConfigError, EmbedderError, IGraphError, IndexDamaged, InvalidInput, NotIndexed
+from igraph_mcp.errors import ConfigError, EmbedderError, IGraphError, InvalidInput, NotIndexed
 from igraph_mcp.explore_request import CHANNELS, ExploreRequest
 from igraph_mcp.index.build import AfterIndex, build_index, finish_index
 from igraph_mcp.index.phases import Progress, RateMeter
 from igraph_mcp.index.stale import stale_files
+from igraph_mcp.index_status import index_status
 from igraph_mcp.models import (
     BuildActivity,
     ExploreResult,
@@ -30,9 +30,9 @@ from igraph_mcp.models import (
     IndexResult,
     NodeDetail,
     RelatedResult,
-    SkippedFile,
     StatusResult,
 )
+from igraph_mcp.overview import Overview
 from igraph_mcp.resources.manager import ResourceManager
 from igraph_mcp.resources.results import MountResult, ResourceList, UnmountResult
 from igraph_mcp.retrieve import stages
@@ -41,20 +41,17 @@ from igraph_mcp.retrieve.lookup import Lookup
 from igraph_mcp.retrieve.params import RetrievalParams
 from igraph_mcp.retrieve.resource_channel import ResourceChannel
 from igraph_mcp.retrieve.stages import ResourceFinder
-from igraph_mcp.store import graph
-from igraph_mcp.store import skipped as skipped_store
 from igraph_mcp.store import status as status_store
-from igraph_mcp.store import vectors as vec_store
 from igraph_mcp.store.db import Database
-from igraph_mcp.store.schema import SCHEMA_VERSION
 from igraph_mcp.store.target import open_store
-from igraph_mcp.vocab.skips import SkippedPath, first_of_each
+from igraph_mcp.unfinished import UnfinishedWork, unfinished_work
+
+__all__ = ["IGraphService", "UnfinishedWork"]
 
 log = logging.getLogger(__name__)
 
 
 _R = TypeVar("_R")
-STATUS_SKIPPED_LISTED = 5  # skipped files status names; the counts say how many there are
 
 
 def _one_snapshot(method: Callable[..., _R]) -> Callable[..., _R]:
@@ -70,15 +67,6 @@ def _one_snapshot(method: Callable[..., _R]) -> Callable[..., _R]:
             return method(self, *args, **kwargs)
 
     return wrapper
-
-
-@dataclass(frozen=True, slots=True)
-class UnfinishedWork:
-    """What the last build left undone, one phrase per kind; ``update``: the tree must be indexed again (not only
-    vectors embedded and resources linked)."""
-
-    reasons: tuple[str, ...]
-    update: bool
 
 
 class IGraphService:
@@ -109,11 +97,11 @@ class IGraphService:
         self.resume_pending: str | None = None
         # The store is chosen here, once (``--store``/environment/SQLite file); nothing below knows which it is.
         self.store = open_store(self.root, self.state_dir, store=store, repo_name=repo_name)
-        self._reader = self.store.reader
-        self._lock = self.store.writer
-        self._writer = self._lock.hold
+        self.reader = self.store.reader  # one read-only connection
+        self.writer_lock = self.store.writer  # one writer per repository, with its progress record
+        self._writer = self.writer_lock.hold
         self._dense = DenseGate()
-        self._lookup = Lookup(self.root, self._reader, self.stale_files)
+        self._lookup = Lookup(self.root, self.reader, self.stale_files)
         self.on_after_index: list[AfterIndex] = []
         self.resources = ResourceManager(
             self.root,
@@ -137,11 +125,11 @@ class IGraphService:
     @property
     def db(self) -> Database:
         """The read connection (read-only; reopened when a writer replaced the file)."""
-        return self._reader.db
+        return self.reader.db
 
     def close(self) -> None:
         """Close connections."""
-        self._reader.close()
+        self.reader.close()
 
     def is_indexed(self) -> bool:
         """True when at least one build has completed."""
@@ -185,7 +173,7 @@ class IGraphService:
 
         report = self._reporter(progress)
         # A write failure (disk full, permissions, a lost server) reaches us as StorageError from the store.
-        with self._lock.hold(replace=replace and not dry_run) as db:
+        with self.writer_lock.hold(replace=replace and not dry_run) as db:
             embedder = self.embedder() if embed and not dry_run else None
             return build_index(
                 self.root,
@@ -221,57 +209,15 @@ class IGraphService:
 
         def report(phase: str, done: int, total: int) -> None:
             # Rivals' "busy" answers, status in any process and degraded answers read this record.
-            self._lock.report(phase, done, total, meter.update(phase, done))
+            self.writer_lock.report(phase, done, total, meter.update(phase, done))
             if progress is not None:
                 progress(phase, done, total)
 
         return report
 
     def unfinished_work(self) -> UnfinishedWork | None:
-        """What a previous build left undone (None: the index is whole, or not this server's to finish).
-
-        Read from the index without the writer lock: a build that finishes the work meanwhile makes the next look
-        find nothing. Not counted: vectors of another embedder (re-embedding everything is igraph_index's to
-        decide), an index of another schema version (upgrading it too), a damaged file.
-        """
-        if not self.store.present():
-            return UnfinishedWork(("the first build",), update=True)
-        try:
-            with self._reader.reading():
-                db = self.db
-                if db.get_meta("last_build") is None:
-                    return UnfinishedWork(("the first build (interrupted)",), update=True)
-                if db.schema_version() != SCHEMA_VERSION:
-                    return None
-                reasons: list[str] = []
-                update = False
-                if db.get_meta("resolve_pending") == "1":  # the indexer's mark: files stored, edges not yet bound
-                    reasons.append("binding references (an update was interrupted)")
-                    update = True
-                if self.store.tree_is_source(db, str(self.root)):
-                    stale = len(self.stale_files(list(graph.file_paths(db).values())))
-                    if stale:
-                        reasons.append(f"{stale} file(s) changed since the last build")
-                        update = True
-                missing = self._missing_vectors(db)
-                if missing:
-                    reasons.append(f"embedding {missing} symbol(s) without a vector")
-                if self.resources.links_pending(db):
-                    reasons.append("linking mounted resources to changed code")
-        except NotIndexed:
-            return UnfinishedWork(("the first build",), update=True)
-        except IndexDamaged:
-            return None  # moved aside and rebuilt by the next igraph_index (D5), never behind the user's back
-        return UnfinishedWork(tuple(reasons), update) if reasons else None
-
-    def _missing_vectors(self, db: Database) -> int:
-        """Symbols the configured embedder still has to embed (0 when there is none, or vectors are another's)."""
-        embedder = self.embedder() if db.vec_available else None
-        if embedder is None:
-            return 0
-        if db.get_meta("embedder_id") is not None and not vec_store.made_by(db, embedder):
-            return 0
-        return vec_store.count_nodes_to_embed(db)
+        """What a previous build left undone (None: the index is whole, or not this server's to finish)."""
+        return unfinished_work(self)
 
     def activity(self) -> BuildActivity | None:
         """The running build of whichever process holds this repository's writer lock, from its progress record."""
@@ -279,7 +225,7 @@ class IGraphService:
             db = self.db
         except IGraphError:
             db = None
-        return self._lock.activity(db)
+        return self.writer_lock.activity(db)
 
     # -- retrieval ----------------------------------------------------------------------------------------------
     def dense_state(self) -> DenseState:
@@ -290,7 +236,7 @@ class IGraphService:
 
     def _background_note(self) -> str:
         """What a partial dense channel is waiting for: a running build and its time left, or what to do."""
-        return finishing_note(self._lock.activity(self.db), pending=self.resume_pending is not None)
+        return finishing_note(self.writer_lock.activity(self.db), pending=self.resume_pending is not None)
 
     @_one_snapshot
     def explore(
@@ -308,7 +254,7 @@ class IGraphService:
         """Hybrid retrieval with graph expansion and attached resources (arguments: ``ExploreRequest``;
         ``params``: ranking parameters other than the configured ones, for benchmarks and trainers)."""
         request = ExploreRequest(query, top_k, hops, kinds, context_files, max_tokens, channels)
-        db = self._reader.require_index()
+        db = self.reader.require_index()
         # With nothing mounted the resource step is skipped, so an FTS-only query never pays for a query vector.
         finder = self.resource_finder if status_store.has_resource_sources(db) else None
         dense = self.dense_state() if "dense" in channels or finder else DenseState(None, None, None)
@@ -365,69 +311,14 @@ class IGraphService:
     @_one_snapshot
     def status(self) -> StatusResult:
         """Counts, embedder, dense coverage, last build, stale files."""
-        not_yet = StatusResult(
-            root=str(self.root),
-            indexed=False,
-            store=self.store.where,
-            notes=["no index yet: run `igraph-mcp index` or the igraph_index tool", *self._location_notes()],
-        )
-        if not self.store.present():
-            return not_yet
-        try:
-            with self._reader.reading():
-                db = self.db
-                version = db.schema_version()
-                if version == 0:  # another process's first build is creating the schema right now
-                    raise NotIndexed("no index yet")
-                if version > SCHEMA_VERSION:
-                    self._reader.check_schema(db)  # raises with the upgrade hint
-                c = graph.counts(db)
-        except NotIndexed:
-            return not_yet.model_copy(update={"activity": self._lock.activity()})  # a first build's progress
-        except IndexDamaged as exc:
-            return StatusResult(root=str(self.root), indexed=False, store=self.store.where, notes=[str(exc)])
-        vectors = vec_store.node_vector_count(db) if db.vec_available else 0
-        total_nodes = status_store.node_count(db)
-        last = db.get_meta("last_build")
-        stale = self.stale_files(list(graph.file_paths(db).values()))
-        dim = db.get_meta("embedder_dim")
-        return StatusResult(
-            root=str(self.root),
-            indexed=last is not None,
-            files=c["files"],
-            symbols=c["symbols"],
-            edges=c["edges"],
-            unresolvedRefs=c["unresolvedRefs"],
-            edgeKinds=graph.edge_kind_counts(db),
-            languages=graph.file_languages(db),
-            embedder=db.get_meta("embedder_id"),
-            embedderDimension=int(dim) if dim else None,
-            denseCoverage=round(vectors / total_nodes, 4) if total_nodes else 0.0,
-            vectors=vectors,
-            lastBuild=float(last) if last else None,
-            schemaVersion=int(db.get_meta("schema_version", "0") or 0),
-            resources=status_store.resource_count(db),
-            resourceSources=status_store.resource_source_count(db),
-            staleFiles=sorted(stale)[:50],
-            staleCount=len(stale),
-            skipped=skipped_store.skipped_counts(db),
-            skippedFiles=[SkippedFile.of(s) for s in self._skipped_examples(db)],
-            dbBytes=db.size_bytes(),
-            store=self.store.where,
-            activity=self._lock.activity(db),
-            notes=([db.vec_error] if db.vec_error else []) + self._location_notes(),
-        )
+        return index_status(self)
 
     @property
     def lookup(self) -> Lookup:
         """Node, file and related lookups over this index (the fronts' way to a symbol's detail)."""
         return self._lookup
 
-    @staticmethod
-    def _skipped_examples(db: Database) -> list[SkippedPath]:
-        """A few skipped files for status, every reason named before any is named twice."""
-        return first_of_each(skipped_store.skipped_list(db, STATUS_SKIPPED_LISTED), STATUS_SKIPPED_LISTED)
-
-    def _location_notes(self) -> list[str]:
-        note = self.location.note()
-        return [note] if note else []
+    @functools.cached_property
+    def overview(self) -> Overview:
+        """The browser view's reads beyond the tools' answers (the map, a symbol's neighbourhood, resource pages)."""
+        return Overview(self)

@@ -17,6 +17,8 @@ from watchfiles import Change, DefaultFilter, watch
 
 from igraph_mcp.config import CONFIG_DIR
 from igraph_mcp.errors import IGraphError, IndexBusy
+from igraph_mcp.instructions import AGENT_WORDS
+from igraph_mcp.next_step import word
 
 log = logging.getLogger(__name__)
 
@@ -95,7 +97,7 @@ class RepoWatcher:
             log.info("watch: a build is already running; the update is retried shortly")
             return
         except IGraphError as exc:
-            log.warning("watch: incremental update failed: %s", exc)
+            log.warning("watch: incremental update failed: %s", word(str(exc), AGENT_WORDS))
         except Exception:  # the watcher thread has no caller: log and keep watching
             log.exception("watch: incremental update failed")
         else:

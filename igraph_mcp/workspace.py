@@ -10,131 +10,59 @@ that has the name and list candidates labelled by repository when several do. A 
 
 from __future__ import annotations
 
-import argparse
-import json
-import os
-import re
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel
 
-from igraph_mcp.access import Repository
-from igraph_mcp.errors import ConfigError, IGraphError, IndexBusy, InvalidInput, UnknownRepository
+from igraph_mcp.access import Repository, RequestAccess, refusal
+from igraph_mcp.builds import BuildProgress, Builds
+from igraph_mcp.errors import IGraphError, IndexBusy, InvalidInput, UnknownRepository
 from igraph_mcp.explore_request import CHANNELS, MAX_TOKENS_MAX
-from igraph_mcp.models import ExploreResult, FileDetail, NodeDetail, RelatedResult, StatusResult
-from igraph_mcp.resources.results import ResourceList
+from igraph_mcp.models import ExploreResult, FileDetail, IndexResult, NodeDetail, RelatedResult, StatusResult
+from igraph_mcp.resources.results import MountResult, ResourceList, UnmountResult
 from igraph_mcp.service import IGraphService
 from igraph_mcp.workspace_fusion import fuse_answers, label_explore, merge_lookups
+from igraph_mcp.workspace_roots import (
+    NAME,
+    RepoRoot,
+    load_workspace_file,
+    name_roots,
+    parse_root,
+    store_options,
+    workspace_roots,
+)
 
-NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
-_SPEC = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]{0,99})=(.+)$")
+__all__ = [
+    "NAME",
+    "RepoRoot",
+    "Workspace",
+    "load_workspace_file",
+    "name_roots",
+    "parse_root",
+    "store_options",
+    "workspace_roots",
+]
+
 _R = TypeVar("_R", NodeDetail, FileDetail, RelatedResult)
+_M = TypeVar("_M", bound=BaseModel)
 Visible = Callable[[str], bool]
-
-
-# -- naming the roots ----------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class RepoRoot:
-    """One repository of a workspace: its name and its real root."""
-
-    name: str
-    root: Path
-
-
-def parse_root(value: str) -> tuple[str | None, str]:
-    """``--root PATH`` or ``--root NAME=PATH`` (a directory that exists under the whole text is a plain path)."""
-    match = _SPEC.match(value)
-    if match is None or os.path.isdir(value):
-        return None, value
-    return match.group(1), match.group(2)
-
-
-class _RepoEntry(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    name: str | None = Field(None, description="Name used by the tools' repo argument (default: directory name)")
-    root: str = Field(description="The repository root; relative to the workspace file's directory")
-
-
-class _WorkspaceFile(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    repos: list[_RepoEntry] = Field(min_length=1)
-
-
-def load_workspace_file(path: Path) -> list[tuple[str | None, str]]:
-    """The (name, root) pairs of a workspace file: ``{"repos": [{"name": "api", "root": "../api"}, ...]}``."""
-    try:
-        data = _WorkspaceFile.model_validate(json.loads(path.read_text(encoding="utf-8")))
-    except OSError as exc:
-        raise ConfigError(f"cannot read the workspace file {path}: {exc.strerror}") from exc
-    except (ValueError, ValidationError) as exc:
-        problem = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else "not valid JSON"
-        raise ConfigError(
-            f'workspace file {path}: {problem}; expected {{"repos": [{{"name": "api", "root": "../api"}}, ...]}}'
-        ) from None
-    return [(e.name, str(path.parent / e.root)) for e in data.repos]
-
-
-def name_roots(specs: Sequence[tuple[str | None, str]]) -> list[RepoRoot]:
-    """Name each root (its directory name unless given); a duplicate name or root is refused, never renamed:
-    token allow-lists and the agents' ``repo`` arguments must mean the same repository on every start."""
-    out: list[RepoRoot] = []
-    for name, raw in specs:
-        real = Path(os.path.realpath(raw))
-        if not real.is_dir():
-            raise InvalidInput(f"--root {raw} is not a directory")
-        name = name if name is not None else real.name
-        if not NAME.match(name):
-            raise InvalidInput(
-                f"repository name {name!r} (of {real}) is not usable as a repo argument: name it with "
-                "--root NAME=PATH (letters, digits, '.', '_', '-')"
-            )
-        for seen in out:
-            if seen.root == real:
-                raise InvalidInput(f"{real} is given twice; each repository is served once")
-            if seen.name == name:
-                raise InvalidInput(
-                    f"two repositories are named '{name}' ({seen.root} and {real}); give them distinct names "
-                    "with --root NAME=PATH or in the workspace file"
-                )
-        out.append(RepoRoot(name, real))
-    return out
-
-
-def workspace_roots(root: str | Sequence[str] | None, workspace_file: str | None = None) -> list[RepoRoot]:
-    """The repositories of ``--root`` (repeatable, ``PATH`` or ``NAME=PATH``) and a ``--workspace`` file."""
-    raw = [root] if isinstance(root, str) else list(root or [])
-    specs = [parse_root(value) for value in raw]
-    if workspace_file:
-        specs += load_workspace_file(Path(workspace_file))
-    specs = specs or [(None, ".")]
-    if len(specs) == 1 and specs[0][0] is None:  # one plain root: served and named exactly as before
-        if not Path(specs[0][1]).is_dir():
-            raise InvalidInput(f"--root {specs[0][1]} is not a directory")
-        repo = Repository.of(specs[0][1])
-        return [RepoRoot(repo.name, Path(repo.path))]
-    return name_roots(specs)
-
-
-def store_options(args: argparse.Namespace, *, roots: int = 1) -> dict[str, Any]:
-    """``--store`` / ``--repo-name`` as IGraphService arguments (absent ones left to the environment, defaults)."""
-    store, name = getattr(args, "store", None), getattr(args, "repo_name", None)
-    if name is not None and roots > 1:
-        raise InvalidInput("--repo-name names one repository; in a workspace, name each with --root NAME=PATH")
-    return {"store": store, **({"repo_name": name} if roots == 1 and name is not None else {})}
 
 
 # -- the workspace ---------------------------------------------------------------------------------------------
 class Workspace:
-    """Named services, in the order given; the first is the default for tools that act on one repository."""
+    """Named services, in the order given; the first is the default for tools that act on one repository.
+
+    The one object the fronts call: the ``*_for`` methods pick a call's repositories (``repo``, what the caller's
+    token may see), leave out those still on their first build, and label answers by repository."""
 
     def __init__(self, services: Mapping[str, IGraphService]) -> None:
         if not services:
             raise InvalidInput("a workspace needs at least one repository")
         self._services = dict(services)
+        # A server's build runners, one per repository (server_state); the CLI runs its builds itself.
+        self.builds: dict[str, Builds] = {}
 
     @classmethod
     def open(cls, roots: Sequence[RepoRoot], **kwargs: Any) -> Workspace:
@@ -183,12 +111,149 @@ class Workspace:
         known = ", ".join(names) or "none"
         raise UnknownRepository(f"no repository '{repo[:100]}' on this server; repositories: {known}")
 
-    def one(self, repo: str | None, visible: Visible | None = None) -> str:
-        """The one repository a call acts on: ``repo``, else the first the caller may see."""
+    # -- the fronts' calls ---------------------------------------------------------------------------------------
+    def targets(self, repo: str | None, *, tool: str = "", access: RequestAccess | None = None) -> list[str]:
+        """The repositories a call of ``tool`` reaches: ``repo`` or every one ``access`` may see (one it may not see
+        is answered as if it did not exist); the CLI and stdio (no ``access``) see all."""
+
+        def visible(name: str) -> bool:
+            return refusal(access, tool, writes=False, repo=self.repository(name)) is None
+
         names = self.select(repo, visible)
         if not names:
-            raise UnknownRepository("this server has no repository the caller may use")
-        return names[0]
+            raise UnknownRepository("this server has no repository your token may use; ask the server's admin")
+        return names
+
+    def ready(self, names: Sequence[str]) -> tuple[list[str], dict[str, str]]:
+        """Those of ``names`` that can answer, and why the others cannot yet (their first index is being built);
+        IndexBusy with the first start's message when none can."""
+        waiting = {name: why for name in names if name in self.builds and (why := self.builds[name].first_build())}
+        if len(waiting) == len(names):
+            raise IndexBusy(next(iter(waiting.values())).strip())
+        return [n for n in names if n not in waiting], waiting
+
+    def labelled(self, model: _M, name: str) -> _M:
+        """``model`` marked with its repository in a workspace of several; unchanged with one."""
+        return model.model_copy(update={"repo": name}) if self.multi else model
+
+    def explore_for(
+        self, query: str, *, repo: str | None = None, access: RequestAccess | None = None, **kwargs: Any
+    ) -> ExploreResult:
+        """``igraph_explore`` / `search`: ``explore`` over the repositories the call reaches."""
+        names, waiting = self.ready(self.targets(repo, tool="igraph_explore", access=access))
+        return self.explore(query, repos=names, unavailable=waiting, **kwargs)
+
+    def lookup_for(
+        self, tool: str, repo: str | None, access: RequestAccess | None, call: Callable[[IGraphService], _R], what: str
+    ) -> _R:
+        """``call`` (a lookup of ``what``) over the repositories a call of ``tool`` reaches (``lookup``)."""
+        names, waiting = self.ready(self.targets(repo, tool=tool, access=access))
+        return self.lookup(names, call, what, waiting)
+
+    def one_for(
+        self, tool: str, repo: str | None, access: RequestAccess | None, call: Callable[[IGraphService], _M]
+    ) -> _M:
+        """``call`` on the first repository a call of ``tool`` reaches, its answer labelled."""
+        name = self.targets(repo, tool=tool, access=access)[0]
+        self.ready([name])
+        return self.labelled(call(self.service(name)), name)
+
+    def node_for(
+        self, name: str, file: str | None = None, *, repo: str | None = None, access: RequestAccess | None = None
+    ) -> NodeDetail:
+        """``igraph_node`` / `node` over the repositories the call reaches."""
+        return self.lookup_for("igraph_node", repo, access, lambda svc: svc.node(name, file), "the name")
+
+    def file_for(self, path: str, *, repo: str | None = None, access: RequestAccess | None = None) -> FileDetail:
+        """``igraph_file`` / `file` over the repositories the call reaches."""
+        return self.lookup_for("igraph_file", repo, access, lambda svc: svc.file(path), "the path")
+
+    def related_for(
+        self,
+        name: str,
+        direction: str = "both",
+        hops: int | None = None,
+        limit: int | None = None,
+        *,
+        repo: str | None = None,
+        access: RequestAccess | None = None,
+    ) -> RelatedResult:
+        """``igraph_related`` / `related` over the repositories the call reaches."""
+        related = (name, direction, hops, limit)
+        return self.lookup_for("igraph_related", repo, access, lambda svc: svc.related(*related), "the name")
+
+    def resources_for(self, repo: str | None = None, *, access: RequestAccess | None = None) -> ResourceList:
+        """``igraph_list_resources`` / `resources` over the repositories the call reaches."""
+        names, _ = self.ready(self.targets(repo, tool="igraph_list_resources", access=access))
+        return self.list_resources(names)
+
+    def status_for(self, repo: str | None = None, *, access: RequestAccess | None = None) -> StatusResult:
+        """``igraph_status`` / `status` of the first repository the call reaches (a row per repository without
+        ``repo``), with its running build, last background failure and build phases when a server runs them."""
+        names = self.targets(repo, tool="igraph_status", access=access)
+        name, builds = names[0], self.builds.get(names[0])
+        if builds is not None and not builds.has_index and builds.building is not None:
+            result = StatusResult(root=str(self.service(name).root), indexed=False)  # don't touch a DB being created
+            result = self.label_status(result, name)
+        else:
+            result = self.status(name, summary=names if repo is None else ())
+        if builds is None:
+            return result
+        if "repos" in result.extra:
+            rows = [{**row, "building": self.builds[row["repo"]].building} for row in result.extra["repos"]]
+            result = result.model_copy(update={"extra": {**result.extra, "repos": rows}})
+        notes = [n for n in (builds.progress_note(), builds.last_error) if n]
+        if notes:
+            extra = {**result.extra, "building": builds.building}
+            result = result.model_copy(update={"notes": [*notes, *result.notes], "extra": extra})
+        phases = builds.phases()
+        return result.model_copy(update={"phases": phases}) if phases else result
+
+    def index_for(
+        self,
+        repo: str | None = None,
+        *,
+        access: RequestAccess | None = None,
+        progress: BuildProgress | None = None,
+        full: bool = False,
+        replace: bool = False,
+        allow_mass_delete: bool = False,
+    ) -> IndexResult:
+        """``igraph_index``: one build of the first repository the call reaches, through its build runner."""
+        name = self.targets(repo, tool="igraph_index", access=access)[0]
+        builds = self.builds.get(name) or self.builds.setdefault(name, Builds(self.service(name)))
+        try:
+            result = builds.build(
+                full=full,
+                origin="igraph_index",
+                progress=progress,
+                replace=replace,
+                allow_mass_delete=allow_mass_delete,
+            )
+        except IGraphError as exc:
+            if not self.multi:
+                raise
+            raise type(exc)(f"repository '{name}': {exc}") from None
+        return self.labelled(result, name)
+
+    def mount_for(
+        self,
+        path: str,
+        source_type: str = "auto",
+        name: str | None = None,
+        *,
+        repo: str | None = None,
+        access: RequestAccess | None = None,
+    ) -> MountResult:
+        """``igraph_mount_resource`` / `mount` in the first repository the call reaches."""
+        mount = (path, source_type, name)
+        return self.one_for("igraph_mount_resource", repo, access, lambda svc: svc.mount(*mount))
+
+    def unmount_for(
+        self, target: str, *, repo: str | None = None, access: RequestAccess | None = None
+    ) -> UnmountResult:
+        """``igraph_unmount_resource`` / `unmount` in the first repository the call reaches."""
+        return self.one_for("igraph_unmount_resource", repo, access, lambda svc: svc.unmount(target))
 
     # -- reads over several repositories --------------------------------------------------------------------
     def explore(
@@ -208,37 +273,7 @@ class Workspace:
         if not self.multi and not unavailable:
             svc = self.service(repos[0])
             return svc.explore(query, top_k=top_k, max_tokens=max_tokens, channels=channels, **kwargs)
-        primary = self.service(repos[0] if repos else self.names[0]).retrieval_params
-        t0 = time.perf_counter()
-        answers: list[tuple[str, ExploreResult]] = []
-        errors: dict[str, IGraphError] = {}
-        for name in repos:
-            if name in unavailable:
-                continue
-            try:
-                # Each repository's own answer is not cut: the budget applies once, to the fused answer.
-                result = self.service(name).explore(
-                    query, top_k=top_k or primary.node_top_k, max_tokens=MAX_TOKENS_MAX, channels=channels, **kwargs
-                )
-            except InvalidInput:
-                raise  # the arguments are wrong for every repository alike
-            except IGraphError as exc:
-                errors[name] = exc
-                continue
-            answers.append((name, label_explore(result, name)))
-        if not answers:
-            raise _none_answered(errors, unavailable)
-        unavailable.update((name, str(exc)) for name, exc in errors.items())
-        fused = fuse_answers(
-            answers,
-            top_k=top_k or primary.node_top_k,
-            max_tokens=max_tokens or primary.max_tokens,
-            snippet_hits=primary.snippet_hits,
-            neighbour_limit=primary.neighbour_limit,
-            unavailable=unavailable,
-        )
-        fused.diagnostics.timingsMs["total"] = round((time.perf_counter() - t0) * 1000, 2)
-        return fused
+        return _explore_several(self, query, repos, unavailable, top_k, max_tokens, channels, kwargs)
 
     def lookup(
         self,
@@ -308,6 +343,50 @@ class Workspace:
         """Close every service's connections."""
         for svc in self._services.values():
             svc.close()
+
+
+def _explore_several(
+    ws: Workspace,
+    query: str,
+    repos: Sequence[str],
+    unavailable: dict[str, str],
+    top_k: int | None,
+    max_tokens: int | None,
+    channels: Sequence[str],
+    kwargs: Mapping[str, Any],
+) -> ExploreResult:
+    """``Workspace.explore`` over several repositories (or some left out): each answer uncut, then fused."""
+    primary = ws.service(repos[0] if repos else ws.names[0]).retrieval_params
+    t0 = time.perf_counter()
+    answers: list[tuple[str, ExploreResult]] = []
+    errors: dict[str, IGraphError] = {}
+    for name in repos:
+        if name in unavailable:
+            continue
+        try:
+            # Each repository's own answer is not cut: the budget applies once, to the fused answer.
+            result = ws.service(name).explore(
+                query, top_k=top_k or primary.node_top_k, max_tokens=MAX_TOKENS_MAX, channels=channels, **kwargs
+            )
+        except InvalidInput:
+            raise  # the arguments are wrong for every repository alike
+        except IGraphError as exc:
+            errors[name] = exc
+            continue
+        answers.append((name, label_explore(result, name)))
+    if not answers:
+        raise _none_answered(errors, unavailable)
+    unavailable.update((name, str(exc)) for name, exc in errors.items())
+    fused = fuse_answers(
+        answers,
+        top_k=top_k or primary.node_top_k,
+        max_tokens=max_tokens or primary.max_tokens,
+        snippet_hits=primary.snippet_hits,
+        neighbour_limit=primary.neighbour_limit,
+        unavailable=unavailable,
+    )
+    fused.diagnostics.timingsMs["total"] = round((time.perf_counter() - t0) * 1000, 2)
+    return fused
 
 
 def _none_answered(errors: Mapping[str, IGraphError], unavailable: Mapping[str, str]) -> IGraphError:

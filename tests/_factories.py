@@ -14,7 +14,10 @@ from typing import Any, Literal
 import pytest
 
 import igraph_mcp
+from igraph_mcp.cli import PERSON_WORDS
 from igraph_mcp.embed.hashing import HashingEmbedder
+from igraph_mcp.instructions import AGENT_WORDS
+from igraph_mcp.next_step import word
 from igraph_mcp.service import IGraphService
 from igraph_mcp.store.db import Database
 
@@ -364,3 +367,13 @@ def edge_target(db: Database, source_qname: str, target_name: str, kind: str = "
     assert rows, f"no {kind} edge {source_qname} -> {target_name}"
     assert len(set(rows)) == 1, rows
     return tuple(rows[0])
+
+
+def as_agent(text: str) -> str:
+    """A message below the fronts as the MCP server words its next steps (the tool calls to make)."""
+    return word(text, AGENT_WORDS)
+
+
+def as_person(text: str) -> str:
+    """A message below the fronts as the CLI words its next steps (the commands to type)."""
+    return word(text, PERSON_WORDS)

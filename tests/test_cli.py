@@ -11,7 +11,11 @@ import pytest
 from _factories import PACKAGE_PARENT, make_repo, make_service, subprocess_env
 
 from igraph_mcp import __version__
-from igraph_mcp.cli import EXIT_AMBIGUOUS, EXIT_BUSY, EXIT_NOT_FOUND, cli_terms, main
+from igraph_mcp.cli import EXIT_AMBIGUOUS, EXIT_BUSY, EXIT_NOT_FOUND, PERSON_WORDS, main
+from igraph_mcp.errors import NotIndexed
+from igraph_mcp.instructions import AGENT_WORDS
+from igraph_mcp.next_step import NextStep, ask, steps, word
+from igraph_mcp.store.reader import NO_INDEX
 
 FILES = {
     "app/auth.py": '''
@@ -163,6 +167,13 @@ def test_errors_are_one_clean_line(
     assert message in err and "Traceback" not in err
 
 
+def test_next_steps_reach_a_person_as_commands(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for json_flag in ([], ["--json"]):
+        code, out, _ = _run(capsys, "status", "--root", str(repo), *json_flag)
+        assert code == 0 and "no index yet: run `igraph-mcp index`" in out
+        assert "igraph_index" not in out and "\u27e6" not in out  # neither a tool call nor a slot
+
+
 def test_search_before_index_says_what_to_do(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, _out, err = _run(capsys, "search", "x", "--root", str(repo))
     assert code == 1 and "igraph-mcp index" in err and err.count("\n") == 1
@@ -292,23 +303,48 @@ def test_search_has_one_default_shape_with_the_tool(
 
 
 @pytest.mark.parametrize(
-    ("message", "cli"),
+    ("message", "cli", "agent"),
     [
-        ("no index yet: run `igraph-mcp index` or the igraph_index tool", "no index yet: run `igraph-mcp index`"),
-        ("build it with `igraph-mcp index` (or the igraph_index tool) now", "build it with `igraph-mcp index` now"),
         (
-            "no symbol named 'x'; try igraph_explore with a description",
+            f"no index yet: run {ask(NextStep.INDEX)}",
+            "no index yet: run `igraph-mcp index`",
+            "no index yet: run igraph_index",
+        ),
+        (
+            f"no symbol named 'x'; try {ask(NextStep.EXPLORE)} with a description",
             "no symbol named 'x'; try `igraph-mcp search` with a description",
+            "no symbol named 'x'; try igraph_explore with a description",
         ),
-        ("changed since indexing; run igraph_index", "changed since indexing; run `igraph-mcp index`"),
         (
-            "raise maxTokens or use igraph_node for full source",
+            f"raise {ask(NextStep.MAX_TOKENS)} or use {ask(NextStep.NODE)} for full source",
             "raise --max-tokens or use `igraph-mcp node` for full source",
+            "raise maxTokens or use igraph_node for full source",
         ),
-        ("call again with a qualified name or the file argument", "call again with a qualified name or --file"),
-        ("topK must be between 1 and 50", "--top-k must be between 1 and 50"),
-        ("a path named igraph_indexes/x.py stays", "a path named igraph_indexes/x.py stays"),
+        (
+            f"call again with a qualified name or {ask(NextStep.NARROW_FILE)}",
+            "call again with a qualified name or --file",
+            "call again with a qualified name or the file argument",
+        ),
+        (
+            f"index again with {ask(NextStep.ALLOW_MASS_DELETE)}",
+            "index again with --allow-mass-delete",
+            "index again with igraph_index(allowMassDelete=true)",
+        ),
+        (
+            f"needs its client: {ask(NextStep.INSTALL_EXTRA, 'postgres')}",
+            "needs its client: pip install 'igraph-mcp[postgres]'",
+            "needs its client: pip install 'igraph-mcp[postgres]'",
+        ),
+        ("a path named igraph_indexes/x.py stays", "a path named igraph_indexes/x.py stays", None),
     ],
 )
-def test_cli_terms(message: str, cli: str) -> None:
-    assert cli_terms(message) == cli
+def test_each_front_words_the_next_step(message: str, cli: str, agent: str | None) -> None:
+    assert word(message, PERSON_WORDS) == cli
+    assert word(message, AGENT_WORDS) == (agent or cli)
+
+
+def test_every_next_step_has_words_in_both_fronts() -> None:
+    assert set(PERSON_WORDS) == set(NextStep) == set(AGENT_WORDS)
+    assert NotIndexed(NO_INDEX).next_steps == [(NextStep.INDEX, "")]  # an error carries its step as data
+    slot = ask(NextStep.INSTALL_EXTRA, "view")
+    assert steps(f"run {ask(NextStep.INDEX)}, or {slot}") == [(NextStep.INDEX, ""), (NextStep.INSTALL_EXTRA, "view")]

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from _factories import make_repo, make_service
+from _factories import as_agent, make_repo, make_service
 
 from igraph_mcp.config import Config, EmbedderConfig, RetrievalConfig
 from igraph_mcp.embed.hashing import HashingEmbedder
@@ -255,8 +255,9 @@ def test_context_files_boost(svc) -> None:  # type: ignore[no-untyped-def]
 def test_validation_errors_are_clear(svc) -> None:  # type: ignore[no-untyped-def]
     from igraph_mcp.errors import InvalidInput
 
-    with pytest.raises(InvalidInput, match="topK"):
+    with pytest.raises(InvalidInput) as caught:
         svc.explore("x", top_k=0)
+    assert "topK" in as_agent(str(caught.value))
     with pytest.raises(InvalidInput, match="hops"):
         svc.explore("x", hops=9)
 
@@ -274,7 +275,7 @@ def test_budget_holds_with_a_huge_function(svc, max_tokens: int) -> None:  # typ
     r = svc.explore("enormous_function huge body value line", top_k=10, hops=2, max_tokens=max_tokens)
     assert r.hits and r.hits[0].name == "enormous_function"
     assert estimate_tokens(r.model_dump_json()) <= max_tokens
-    assert r.truncated and r.budgetNote and f"maxTokens={max_tokens}" in r.budgetNote
+    assert r.truncated and r.budgetNote and f"maxTokens={max_tokens}" in as_agent(r.budgetNote)
 
 
 def test_budget_below_the_minimum_is_rejected(svc) -> None:  # type: ignore[no-untyped-def]

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from _factories import make_plain_repo
+from _factories import as_agent, make_plain_repo
 from mcp import Client
 
 from igraph_mcp.cli import main
@@ -111,7 +111,8 @@ def test_context_files_sorted_into_usable_outside_and_unmatched(indexed_service:
     ],
 )
 def test_context_files_note(files: ContextFiles, note: str | None) -> None:
-    assert files.note() == note
+    got = files.note()
+    assert (as_agent(got) if got else got) == note
 
 
 # -- through the fronts --------------------------------------------------------------------------------------------
@@ -155,7 +156,7 @@ def test_cli_unknown_kind_exits_1_and_context_file_note(
     assert f"igraph-mcp: unknown symbol kind in kinds (entry 2 of 2); valid kinds: {VALID}." in err
     code = main(["search", "login", "--root", str(sample_repo), "--context-file", "../x.py", "--json"])
     out, _ = capsys.readouterr()
-    assert code == 0 and json.loads(out)["note"].startswith("contextFiles not used: '../x.py' is outside the root")
+    assert code == 0 and json.loads(out)["note"].startswith("--context-file not used: '../x.py' is outside the root")
     code = main(["search", "login", "--root", str(sample_repo), "--context-file", "app/gone.py"])
     out, _ = capsys.readouterr()
     assert code == 0

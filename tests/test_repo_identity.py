@@ -8,6 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from _factories import as_agent
 from _git import git, make_git_repo
 
 from igraph_mcp.errors import NameTaken
@@ -60,7 +61,7 @@ def test_check_binding_names_both_and_says_how_to_take_over() -> None:
     other = RepoIdentity("/home/b/other", first_commit="e" * 40, remote="github.com/o/other")
     with pytest.raises(NameTaken) as caught:
         check_binding("api", "postgresql://h/db", A, other, replace=False)
-    text = str(caught.value)
+    text = as_agent(str(caught.value))
     for part in ("'api'", "/home/a/api", "github.com/o/api", "f" * 12, "/home/b/other", "github.com/o/other", "e" * 12):
         assert part in text
     assert "replace=true" in text and "--repo-name" in text and "Nothing was written" in text

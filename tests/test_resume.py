@@ -18,7 +18,7 @@ from typing import Any
 
 import anyio
 import pytest
-from _factories import edit_file, make_service, store_for, subprocess_env, write_file
+from _factories import as_agent, edit_file, make_service, store_for, subprocess_env, write_file
 from mcp import Client
 from test_server_stdio import server_params
 
@@ -129,7 +129,7 @@ def _activity(phase: str, done: int, total: int, rate: float) -> BuildActivity:
     ],
 )
 def test_finishing_note(activity: BuildActivity | None, pending: bool, note: str) -> None:
-    assert note in finishing_note(activity, pending=pending)
+    assert note in as_agent(finishing_note(activity, pending=pending))
 
 
 @pytest.mark.sqlite_only

@@ -317,6 +317,16 @@ async def test_not_indexed_then_index_with_progress(sample_repo: Path) -> None:
     assert not after.is_error and (after.structured_content or {})["hits"]
 
 
+async def test_next_steps_reach_the_agent_as_tool_calls(sample_repo: Path) -> None:
+    with open_service(sample_repo) as svc:
+        async with Client(create_server(ServerState(svc))) as client:
+            status = await call(client, "igraph_status")
+            missing = await call(client, "igraph_node", {"name": "login"})
+    answers = [text_of(status), str(status.structured_content), text_of(missing)]
+    assert "no index yet: run igraph_index" in answers[0] and "build it with igraph_index" in answers[2]
+    assert not any("igraph-mcp index" in a or "\u27e6" in a for a in answers)  # neither a CLI command nor a slot
+
+
 class GatedEmbedder(HashingEmbedder):
     """Hashing embedder that holds a build in its embedding phase until the test releases it."""
 

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 import pytest
-from _factories import edit_file, index_repo, make_repo, make_service, store_for
+from _factories import as_agent, as_person, edit_file, index_repo, make_repo, make_service, store_for
 
 from igraph_mcp.config import CONFIG_DIR, load_config, write_default_config
 from igraph_mcp.errors import ConfigError, IndexBusy, InvalidInput, NotIndexed, PathOutsideRoot, SchemaTooNew
@@ -96,7 +96,7 @@ def test_node_ambiguous_lists_candidates_and_file_disambiguates(shared_svc) -> N
 @pytest.mark.both_stores
 def test_node_not_found_is_a_normal_answer(shared_svc) -> None:  # type: ignore[no-untyped-def]
     d = shared_svc.node("does_not_exist")
-    assert d.found is False and d.node is None and "igraph_explore" in d.message
+    assert d.found is False and d.node is None and "igraph_explore" in as_agent(d.message)
 
 
 @pytest.mark.both_stores
@@ -124,7 +124,7 @@ def test_file_outline_exact_and_suffix(shared_svc) -> None:  # type: ignore[no-u
 @pytest.mark.both_stores
 def test_file_not_found_and_outside_root(shared_svc) -> None:  # type: ignore[no-untyped-def]
     missing = shared_svc.file("nope.py")
-    assert missing.found is False and "igraph_index" in missing.message
+    assert missing.found is False and "igraph_index" in as_agent(missing.message)
     with pytest.raises(PathOutsideRoot):
         shared_svc.file("../../etc/passwd")
     with pytest.raises(PathOutsideRoot):
@@ -156,7 +156,7 @@ def test_stale_files_flagged_after_an_edit(svc, repo: Path) -> None:  # type: ig
     assert svc.node("validate_amount").stale is True
     assert svc.file("svc/models.py").stale is True and svc.file("svc/api.py").stale is False
     r = svc.explore("validate_amount", hops=0)
-    assert r.hits[0].stale and "svc/models.py" in r.diagnostics.staleFiles and "igraph_index" in r.note
+    assert r.hits[0].stale and "svc/models.py" in r.diagnostics.staleFiles and "igraph_index" in as_agent(r.note)
     st = svc.status()
     assert st.staleCount == 1 and st.staleFiles == ["svc/models.py"]
     svc.index()
@@ -186,15 +186,16 @@ def test_status_counts(shared_svc) -> None:  # type: ignore[no-untyped-def]
 @pytest.mark.both_stores
 def test_status_before_any_index(repo: Path) -> None:
     st = make_service(repo).status()
-    assert st.indexed is False and st.files == 0 and "igraph-mcp index" in st.notes[0]
+    assert st.indexed is False and st.files == 0 and "igraph-mcp index" in as_person(st.notes[0])
 
 
 @pytest.mark.both_stores
 def test_queries_before_index_say_what_to_do(repo: Path) -> None:
     service = make_service(repo)
     try:
-        with pytest.raises(NotIndexed, match="igraph-mcp index"):
+        with pytest.raises(NotIndexed) as caught:
             service.explore("anything")
+        assert "igraph-mcp index" in as_person(str(caught.value))
         with pytest.raises(NotIndexed):
             service.node("Account")
     finally:

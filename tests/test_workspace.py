@@ -10,7 +10,7 @@ from typing import Any
 
 import anyio
 import pytest
-from _factories import make_repo, make_service, subprocess_env
+from _factories import as_agent, make_repo, make_service, subprocess_env
 from mcp import Client, StdioServerParameters
 from mcp_types import CallToolResult
 
@@ -135,7 +135,7 @@ def test_explore_fuses_both_repositories_by_score(workspace: Workspace) -> None:
 
 def test_the_budget_applies_once_to_the_fused_answer(workspace: Workspace) -> None:
     fused = workspace.explore(QUERY, repos=workspace.names, top_k=20, max_tokens=400)
-    assert fused.truncated and fused.budgetNote and "maxTokens=400" in fused.budgetNote
+    assert fused.truncated and fused.budgetNote and "maxTokens=400" in as_agent(fused.budgetNote)
     assert len(fused.model_dump_json()) // 4 <= 400
 
 

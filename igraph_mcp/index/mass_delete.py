@@ -7,6 +7,7 @@ from collections.abc import Collection
 from pathlib import Path
 
 from igraph_mcp.errors import MassDelete
+from igraph_mcp.next_step import NextStep, ask
 
 # Up to this many files may go in any run: a small repository's ordinary clean-up is never refused.
 FLOOR = 20
@@ -28,5 +29,5 @@ def check_deletions(lost: Collection[str], indexed: int, root: Path, *, allowed:
         f"refusing to delete {len(lost)} of the {indexed} indexed files: they are not in {root} ({some}); "
         "nothing was written. Check that this is the repository's root and that its checkout is complete (a "
         "failed `git checkout`, an emptied folder). If the files really were removed, index again with "
-        "allowMassDelete=true"
+        f"{ask(NextStep.ALLOW_MASS_DELETE)}"
     )

@@ -8,10 +8,11 @@ from pathlib import Path
 
 from igraph_mcp.errors import NothingToIndex
 from igraph_mcp.index.walk import ALWAYS_EXCLUDED_DIRS, WalkResult
+from igraph_mcp.next_step import NextStep, ask
 from igraph_mcp.vocab.skips import COUNTED_REASONS
 
 LISTED = 3  # ignore lines and example paths named per reason
-_EMPTY_ON_PURPOSE = "To empty an existing index on purpose, index again with allowMassDelete=true"
+_EMPTY_ON_PURPOSE = f"To empty an existing index on purpose, index again with {ask(NextStep.ALLOW_MASS_DELETE)}"
 
 
 def check_something_to_index(root: Path, walked: WalkResult) -> None:

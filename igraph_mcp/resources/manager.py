@@ -20,6 +20,7 @@ from igraph_mcp import crashpoints
 from igraph_mcp.config import Config
 from igraph_mcp.embed.base import Embedder
 from igraph_mcp.errors import EmbedderError, InvalidInput, ResourceError
+from igraph_mcp.next_step import NextStep, ask
 from igraph_mcp.paths import file_sha256, is_inside, relative_posix, resolve_inside
 from igraph_mcp.resources.linking import SEMANTIC, compute_links
 from igraph_mcp.resources.mounts import (
@@ -120,7 +121,7 @@ class ResourceManager:
     def unmount(self, target: str) -> UnmountResult:
         """Unmount by source id or path: chunks, vectors and links go, and the source leaves mounts.json."""
         if not isinstance(target, str) or not target.strip():
-            raise InvalidInput("target is empty; pass a source id (see `igraph-mcp resources`) or its path")
+            raise InvalidInput(f"target is empty; pass a source id (see {ask(NextStep.RESOURCES)}) or its path")
         target = target.strip()
         db = self._reader()
         source: SourceRow | None = None
@@ -135,7 +136,7 @@ class ResourceManager:
         if source is None and not in_file:
             return UnmountResult(
                 found=False,
-                message=f"nothing mounted matches '{target}'; list mounted sources with `igraph-mcp resources`",
+                message=f"nothing mounted matches '{target}'; list mounted sources with {ask(NextStep.RESOURCES)}",
             )
         if source is not None:
             with self._writer() as wdb:
@@ -192,7 +193,7 @@ class ResourceManager:
         if any(s.missing for s in out):
             notes.append("some mounted files are missing on disk; restore them or unmount them")
         if any(not s.indexed and not s.missing for s in out):
-            notes.append("some mounts are not in the index yet; run `igraph-mcp index`")
+            notes.append(f"some mounts are not in the index yet; run {ask(NextStep.INDEX)}")
         return ResourceList(sources=out, notes=notes)
 
     def _disk_state(self, key: str, sha: str | None) -> str:

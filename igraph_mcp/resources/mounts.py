@@ -21,6 +21,7 @@ from igraph_mcp.embed.base import Embedder
 from igraph_mcp.embed.reuse import embed_reusing
 from igraph_mcp.embed.text import collapse_whitespace, text_hash
 from igraph_mcp.errors import EmbedderError, ResourceError
+from igraph_mcp.next_step import NextStep, ask
 from igraph_mcp.paths import file_sha256
 from igraph_mcp.resources.linking import compute_links
 from igraph_mcp.store import resources as res_store
@@ -128,7 +129,7 @@ def vectors_ready(db: Database, embedder: Embedder | None) -> str | None:
     stored = db.get_meta("embedder_id")
     if stored is not None and not vec_store.made_by(db, embedder):
         return (
-            f"the index was embedded with {stored}, not {embedder.id}; run `igraph-mcp index` to re-embed "
+            f"the index was embedded with {stored}, not {embedder.id}; run {ask(NextStep.INDEX)} to re-embed "
             "code and resources with one model"
         )
     if stored is None or not vec_store.has_resource_vectors(db):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from igraph_mcp.models import ExploreResult
+from igraph_mcp.next_step import NextStep, ask
 
 CHARS_PER_TOKEN = 4  # a rough, conservative estimate for JSON with code
 SNIPPET_LINES = 8  # 12 -> 8 on the tuning half: same answers, -15 tokens (most snippets are parts)
@@ -87,8 +88,8 @@ def fit_to_budget(result: ExploreResult, max_tokens: int) -> ExploreResult:
         cut.append("snippets removed")
     result.truncated = True
     result.budgetNote = (
-        f"answer cut to fit maxTokens={max_tokens}: "
+        f"answer cut to fit {ask(NextStep.MAX_TOKENS)}={max_tokens}: "
         + ", ".join(cut)
-        + "; raise maxTokens or use igraph_node for full source"
+        + f"; raise {ask(NextStep.MAX_TOKENS)} or use {ask(NextStep.NODE)} for full source"
     )
     return result

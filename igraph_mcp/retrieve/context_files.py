@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from igraph_mcp.errors import InvalidInput
+from igraph_mcp.next_step import NextStep, ask
 from igraph_mcp.paths import resolve_inside, strip_dot_slash
 from igraph_mcp.store import graph
 from igraph_mcp.store.db import Database
@@ -34,7 +35,8 @@ class ContextFiles:
             parts.append(f"{_named(self.unmatched)} {'matches' if one else 'match'} no indexed file")
         if not parts:
             return None
-        return "contextFiles not used: " + "; ".join(parts) + " (pass repository-relative paths of indexed files)"
+        listed = "; ".join(parts)
+        return f"{ask(NextStep.CONTEXT_FILES)} not used: {listed} (pass repository-relative paths of indexed files)"
 
 
 def _named(paths: list[str]) -> str:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from igraph_mcp.embed.base import Embedder
 from igraph_mcp.models import BuildActivity
+from igraph_mcp.next_step import NextStep, ask
 from igraph_mcp.retrieve.vector_search import VectorSearch, VectorSearchCache
 from igraph_mcp.store import status as status_store
 from igraph_mcp.store import vectors as vec_store
@@ -34,7 +35,7 @@ def finishing_note(activity: BuildActivity | None, *, pending: bool = False) -> 
     if activity is None:
         if pending:
             return "finishing in the background (starting)"
-        return "no build is running: call igraph_index to finish it"
+        return f"no build is running: call {ask(NextStep.INDEX)} to finish it"
     if activity.phase != "embed":
         counts = f" {activity.done}/{activity.total}" if activity.total else ""
         return f"an index build is running in the background ({activity.phase}{counts}); the vectors follow it"
@@ -97,7 +98,7 @@ class DenseGate:
             return DenseState(
                 None,
                 f"index was embedded with {stored} but the embedder is {embedder.id}; "
-                "run `igraph-mcp index` to re-embed; FTS only",
+                f"run {ask(NextStep.INDEX)} to re-embed; FTS only",
                 None,
             )
         coverage = vectors / total if total else 0.0

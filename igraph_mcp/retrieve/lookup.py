@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from igraph_mcp.errors import InvalidInput
 from igraph_mcp.models import EdgeRef, FileDetail, NodeDetail, RelatedResult, SkippedFile
+from igraph_mcp.next_step import NextStep, ask
 from igraph_mcp.paths import resolve_inside, strip_dot_slash
 from igraph_mcp.retrieve.expand import expand
 from igraph_mcp.retrieve.shapes import neighbours, node_summary
@@ -93,13 +94,13 @@ class Lookup:
                 found=False,
                 message=f"no symbol named '{name}'"
                 + (f" in '{file}'" if file else "")
-                + "; try igraph_explore with a description",
+                + f"; try {ask(NextStep.EXPLORE)} with a description",
             )
         if len(rows) > 1:
             return NodeDetail(
                 found=False,
                 message=f"'{name}' is ambiguous ({len(rows)} symbols); call again "
-                "with a qualified name or the file argument",
+                f"with a qualified name or {ask(NextStep.NARROW_FILE)}",
                 candidates=[node_summary(r) for r in rows],
             )
         return self.detail(self.reader.db, rows[0])
@@ -243,7 +244,7 @@ class Lookup:
             )
         return FileDetail(
             found=False,
-            message=f"no indexed file matches '{path}'; check the path or run igraph_index if it is new",
+            message=f"no indexed file matches '{path}'; check the path or run {ask(NextStep.INDEX)} if it is new",
         )
 
     # -- graph -----------------------------------------------------------------------------------------------
@@ -253,7 +254,7 @@ class Lookup:
         """Callers and/or callees of a symbol up to ``hops`` away; what did not fit is counted, never hidden."""
         rows = self.find(name, None)
         if not rows:
-            return RelatedResult(found=False, message=f"no symbol named '{name}'; try igraph_explore")
+            return RelatedResult(found=False, message=f"no symbol named '{name}'; try {ask(NextStep.EXPLORE)}")
         if len(rows) > 1:
             return RelatedResult(
                 found=False,

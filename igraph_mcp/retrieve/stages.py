@@ -19,6 +19,7 @@ from igraph_mcp.embed.base import Embedder
 from igraph_mcp.errors import EmbedderError
 from igraph_mcp.explore_request import QUERY_ECHO_CHARS, ExploreRequest
 from igraph_mcp.models import Diagnostics, ExploreResult, FileHit, Hit, Neighbour, ResourceHit
+from igraph_mcp.next_step import NextStep, ask
 from igraph_mcp.retrieve import folding, ranking, rerank
 from igraph_mcp.retrieve.analyze import QueryAnalysis, analyze_query, cut_query
 from igraph_mcp.retrieve.budget import fit_to_budget, snippet_of
@@ -483,7 +484,7 @@ def attach(
             h.stale = h.filePath in stale
         trace.stale_files = sorted(stale)
         if stale:
-            trace.notes.append(f"{len(stale)} file(s) in this answer changed since indexing; run igraph_index")
+            trace.notes.append(f"{len(stale)} file(s) in this answer changed since indexing; run {ask(NextStep.INDEX)}")
 
 
 def _ms(start: float) -> float:

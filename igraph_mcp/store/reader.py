@@ -16,10 +16,11 @@ from typing import Protocol
 import apsw
 
 from igraph_mcp.errors import IndexDamaged, NotIndexed, StorageError
+from igraph_mcp.next_step import NextStep, ask
 from igraph_mcp.store.db import Database, SqliteDatabase
 from igraph_mcp.store.schema import SCHEMA_VERSION, schema_too_new
 
-NO_INDEX = "this repository has no index yet; build it with `igraph-mcp index` (or the igraph_index tool)"
+NO_INDEX = f"this repository has no index yet; build it with {ask(NextStep.INDEX)}"
 
 
 class ReadSource(Protocol):
@@ -66,7 +67,7 @@ class SqliteSource:
 
     def _damaged(self, exc: BaseException) -> IndexDamaged:
         return IndexDamaged(
-            f"the index at {self.db_path} is damaged ({type(exc).__name__}); run `igraph-mcp index` to move it "
+            f"the index at {self.db_path} is damaged ({type(exc).__name__}); run {ask(NextStep.INDEX)} to move it "
             "aside (nothing is deleted) and rebuild it"
         )
 
@@ -129,7 +130,7 @@ class IndexReader:
         if version < SCHEMA_VERSION:
             raise NotIndexed(
                 f"the index was built by an older igraph-mcp (schema {version}, this one reads {SCHEMA_VERSION}); "
-                "run `igraph-mcp index` to upgrade it"
+                f"run {ask(NextStep.INDEX)} to upgrade it"
             )
         if version > SCHEMA_VERSION:
             raise schema_too_new(Path(self.source.where), version)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from igraph_mcp.errors import SchemaTooNew
+from igraph_mcp.next_step import NextStep, ask
 
 SCHEMA_VERSION = 8
 
@@ -13,7 +14,7 @@ def schema_too_new(path: Path, version: int) -> SchemaTooNew:
     """The error for an index at ``path`` whose schema ``version`` is newer than this igraph-mcp reads."""
     return SchemaTooNew(
         f"the index at {path} has schema version {version}, newer than this igraph-mcp "
-        f"supports ({SCHEMA_VERSION}); upgrade igraph-mcp or run `igraph-mcp index --full`"
+        f"supports ({SCHEMA_VERSION}); upgrade igraph-mcp or run {ask(NextStep.FULL_REBUILD)}"
     )
 
 

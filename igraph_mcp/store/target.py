@@ -20,6 +20,7 @@ from typing import Protocol
 from igraph_mcp.config import DB_FILE
 from igraph_mcp.errors import ConfigError, IndexDamaged, InvalidInput
 from igraph_mcp.models import BuildActivity
+from igraph_mcp.next_step import NextStep, ask
 from igraph_mcp.repo_identity import read_identity
 from igraph_mcp.store.db import Database
 from igraph_mcp.store.dialect import POSTGRESQL, SQLITE, Dialect
@@ -30,7 +31,7 @@ from igraph_mcp.store.url import is_pg_url, safe_url
 ENV_URL = "IGRAPH_DATABASE_URL"
 ENV_URL_FILE = "IGRAPH_DATABASE_URL_FILE"
 REPO_NAME_MAX = 200
-_NEEDS_EXTRA = "the PostgreSQL store needs its client: pip install 'igraph-mcp[postgres]'"
+_NEEDS_EXTRA = f"the PostgreSQL store needs its client: {ask(NextStep.INSTALL_EXTRA, 'postgres')}"
 
 
 class IndexWriter(Protocol):

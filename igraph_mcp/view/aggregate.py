@@ -1,9 +1,9 @@
 """The repository map as a few hundred nodes: files folded into folders until the picture fits, edges summed.
 
-Pure functions over ``store.overview`` rows. A folder is split (replaced by its sub-folders and files), biggest
-first, while the map stays within ``max_units``; so a small repository shows every file and Django shows its
-packages, each one a click away from its own map. Edges between the shown units are summed by kind, the heaviest
-kept, and what was left out is counted.
+Pure functions over the overview's rows (``igraph_mcp.overview``). A folder is split (replaced by its sub-folders
+and files), biggest first, while the map stays within ``max_units``; so a small repository shows every file and
+Django shows its packages, each one a click away from its own map. Edges between the shown units are summed by
+kind, the heaviest kept, and what was left out is counted.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
-from igraph_mcp.store.overview import FileEdge, FileSummary
+from igraph_mcp.overview import FileEdge, FileSummary
 from igraph_mcp.vocab.testcode import TEST_DIRS
 
 MAX_UNITS = 80  # nodes on one map: readable labels; the page offers 40 to 400

@@ -6,16 +6,17 @@ is folded (``aggregate``) so the browser never receives more than a few hundred 
 
 from __future__ import annotations
 
+import functools
 import json
-import threading
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, ParamSpec
 
 from igraph_mcp.errors import InvalidInput
+from igraph_mcp.instructions import AGENT_WORDS
+from igraph_mcp.next_step import word_data
 from igraph_mcp.render import render_explore, render_related
-from igraph_mcp.store import overview as ov
 from igraph_mcp.view.aggregate import MAX_UNITS, fold_map, normalize_focus
 from igraph_mcp.view.graph_doc import explore_doc, map_doc, node_doc
-from igraph_mcp.vocab.edges import CERTAIN
 
 if TYPE_CHECKING:
     from igraph_mcp.service import IGraphService
@@ -26,6 +27,18 @@ LINKS_PER_RESOURCE = 10
 MAX_STALE_LISTED = 50
 RELATED_HOPS = 2  # the Symbol tab's related entries: igraph_related at two hops, as an agent would ask
 RELATED_LIMIT = 30
+_P = ParamSpec("_P")
+
+
+def _as_the_agent_reads(method: Callable[_P, dict[str, Any]]) -> Callable[_P, dict[str, Any]]:
+    """An answer with its next steps worded as the agent reads them (the view shows what the agent sees)."""
+
+    @functools.wraps(method)
+    def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> dict[str, Any]:
+        answer: dict[str, Any] = word_data(method(*args, **kwargs), AGENT_WORDS)
+        return answer
+
+    return wrapper
 
 
 class ViewData:
@@ -33,11 +46,10 @@ class ViewData:
 
     def __init__(self, service: IGraphService) -> None:
         self.service = service
-        self.lookup = service.lookup
-        self._lock = threading.Lock()
-        self._map_rows: tuple[Any, list[ov.FileSummary], list[ov.FileEdge]] | None = None
+        self.overview = service.overview
 
     # -- the agent's call ------------------------------------------------------------------------------------
+    @_as_the_agent_reads
     def search(self, query: str) -> dict[str, Any]:
         """``igraph_explore`` with its defaults: the structured answer, its text as the agent reads it, its graph."""
         if not isinstance(query, str) or not query.strip():
@@ -48,19 +60,17 @@ class ViewData:
         return {"result": result.model_dump(mode="json"), "text": render_explore(result), "graph": explore_doc(result)}
 
     # -- one symbol ------------------------------------------------------------------------------------------
+    @_as_the_agent_reads
     def node(self, node_id: int) -> dict[str, Any]:
         """A symbol by id: what ``igraph_node`` and ``igraph_related`` say of it (the service's own answers), its
         imports and edge totals, as a graph."""
-        db = self.lookup.reader.require_index()
-        with db.snapshot():
-            detail = self.service.node_by_id(node_id)
-            if not detail.found:
-                return {"found": False, "message": detail.message}
-            related = self.service.related_by_id(node_id, "both", RELATED_HOPS, RELATED_LIMIT)
-            imports = self.lookup.edge_refs(db, node_id, outgoing=True, kinds=("imports",))
-            imported_by = self.lookup.edge_refs(db, node_id, outgoing=False, kinds=("imports",))
-            t = ov.edge_totals(db, node_id)
-        imports = [r for r in imports if r.nodeId is not None]  # an unbound import names a module outside the index
+        near = self.overview.neighbourhood(node_id, hops=RELATED_HOPS, limit=RELATED_LIMIT)
+        detail, related, t, imported_by = near.detail, near.related, near.totals, near.imported_by
+        if related is None or t is None:
+            return {"found": False, "message": detail.message}
+        imports = [
+            r for r in near.imports if r.nodeId is not None
+        ]  # an unbound import names a module outside the index
         totals = {
             "callers": t.callers,
             "callees": t.callees,
@@ -80,31 +90,24 @@ class ViewData:
             "graph": node_doc(detail, totals, imports=imports, imported_by=imported_by, related=related.related),
         }
 
+    @_as_the_agent_reads
     def file(self, path: str) -> dict[str, Any]:
         """A file's outline (``igraph_file``)."""
         return self.service.file(path).model_dump(mode="json")
 
     # -- the map ---------------------------------------------------------------------------------------------
-    def _rows(self) -> tuple[list[ov.FileSummary], list[ov.FileEdge]]:
-        """Files and file-to-file edge counts, read once per build of the index."""
-        db = self.lookup.reader.require_index()
-        with self._lock:
-            stamp = (db.identity, db.get_meta("last_build"), db.get_meta("index_generation"))
-            if self._map_rows is None or self._map_rows[0] != stamp:
-                with db.snapshot():
-                    self._map_rows = (stamp, ov.file_summaries(db), ov.file_edges(db, certain_at=CERTAIN))
-            return self._map_rows[1], self._map_rows[2]
-
+    @_as_the_agent_reads
     def map(self, focus: str = "", max_units: int = MAX_UNITS) -> dict[str, Any]:
         """The map of a folder ('' = the whole repository) as a graph document."""
         if not 10 <= max_units <= 1000:
             raise InvalidInput("max_units must be between 10 and 1000")
-        files, edges = self._rows()
+        files, edges = self.overview.map_rows()
         focus = normalize_focus(focus)
         if focus and not any(f.path.startswith(focus + "/") for f in files):
             raise InvalidInput(f"no indexed folder '{focus}'; open the map of the whole repository")
         return map_doc(fold_map(files, edges, focus=focus, max_units=max_units))
 
+    @_as_the_agent_reads
     def status(self) -> dict[str, Any]:
         """``igraph_status``: counts, languages, embedder, dense coverage, stale files."""
         status = self.service.status().model_dump(mode="json")
@@ -112,16 +115,14 @@ class ViewData:
         return status
 
     # -- resources -------------------------------------------------------------------------------------------
+    @_as_the_agent_reads
     def resources(self, offset: int = 0) -> dict[str, Any]:
         """Mounted sources, then one page of their chunks with the code each is linked to (best links first)."""
         if offset < 0:
             raise InvalidInput("offset must be 0 or more")
         sources = self.service.list_resources().model_dump(mode="json")
-        db = self.lookup.reader.require_index()
-        with db.snapshot():
-            total = ov.resource_chunk_count(db)
-            chunks = ov.resource_chunks(db, limit=RESOURCE_PAGE, offset=offset)
-            links = ov.resource_links(db, [c.id for c in chunks], per_resource=LINKS_PER_RESOURCE)
+        page = self.overview.resource_page(offset=offset, limit=RESOURCE_PAGE, per_resource=LINKS_PER_RESOURCE)
+        total, chunks, links = page.total, page.chunks, page.links
         by_chunk: dict[int, list[dict[str, Any]]] = {}
         for link in links:
             by_chunk.setdefault(link.resource_id, []).append(

@@ -21,6 +21,8 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from igraph_mcp.errors import IGraphError, InvalidInput
+from igraph_mcp.instructions import AGENT_WORDS
+from igraph_mcp.next_step import word
 from igraph_mcp.transport import RequestGuard, is_loopback, token_matches
 from igraph_mcp.view.aggregate import MAX_UNITS
 from igraph_mcp.view.assets import VisAssets
@@ -88,7 +90,7 @@ def _json(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
         try:
             body = await run_in_threadpool(handler, request)
         except IGraphError as exc:
-            return JSONResponse({"error": str(exc)}, status_code=400, headers=_HEADERS)
+            return JSONResponse({"error": word(str(exc), AGENT_WORDS)}, status_code=400, headers=_HEADERS)
         except Exception:
             # One bad request must not take the view down: log the trace (no arguments) and answer 500.
             log.exception("view request %s failed", request.url.path)

@@ -1,0 +1,106 @@
+"""``igraph_status`` of one repository: counts, embedder, dense coverage, last build, stale and skipped files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Protocol
+
+from igraph_mcp.config import StateLocation
+from igraph_mcp.errors import IndexDamaged, NotIndexed
+from igraph_mcp.models import SkippedFile, StatusResult
+from igraph_mcp.next_step import NextStep, ask
+from igraph_mcp.store import graph
+from igraph_mcp.store import skipped as skipped_store
+from igraph_mcp.store import status as status_store
+from igraph_mcp.store import vectors as vec_store
+from igraph_mcp.store.db import Database
+from igraph_mcp.store.reader import IndexReader
+from igraph_mcp.store.schema import SCHEMA_VERSION
+from igraph_mcp.store.target import IndexStore, IndexWriter
+from igraph_mcp.vocab.skips import SkippedPath, first_of_each
+
+STATUS_SKIPPED_LISTED = 5  # skipped files status names; the counts say how many there are
+
+
+class Repository(Protocol):
+    """What status needs of one repository's service (``IGraphService``)."""
+
+    @property
+    def root(self) -> Path: ...
+    @property
+    def store(self) -> IndexStore: ...
+    @property
+    def reader(self) -> IndexReader: ...
+    @property
+    def writer_lock(self) -> IndexWriter: ...
+    @property
+    def location(self) -> StateLocation: ...
+    @property
+    def db(self) -> Database: ...
+    def stale_files(self, paths: list[str]) -> set[str]: ...
+
+
+def index_status(svc: Repository) -> StatusResult:
+    """Counts, embedder, dense coverage, last build, stale files of ``svc``'s index (call within one snapshot)."""
+    not_yet = StatusResult(
+        root=str(svc.root),
+        indexed=False,
+        store=svc.store.where,
+        notes=[f"no index yet: run {ask(NextStep.INDEX)}", *_location_notes(svc)],
+    )
+    if not svc.store.present():
+        return not_yet
+    try:
+        with svc.reader.reading():
+            db = svc.db
+            version = db.schema_version()
+            if version == 0:  # another process's first build is creating the schema right now
+                raise NotIndexed("no index yet")
+            if version > SCHEMA_VERSION:
+                svc.reader.check_schema(db)  # raises with the upgrade hint
+            c = graph.counts(db)
+    except NotIndexed:
+        return not_yet.model_copy(update={"activity": svc.writer_lock.activity()})  # a first build's progress
+    except IndexDamaged as exc:
+        return StatusResult(root=str(svc.root), indexed=False, store=svc.store.where, notes=[str(exc)])
+    vectors = vec_store.node_vector_count(db) if db.vec_available else 0
+    total_nodes = status_store.node_count(db)
+    last = db.get_meta("last_build")
+    stale = svc.stale_files(list(graph.file_paths(db).values()))
+    dim = db.get_meta("embedder_dim")
+    return StatusResult(
+        root=str(svc.root),
+        indexed=last is not None,
+        files=c["files"],
+        symbols=c["symbols"],
+        edges=c["edges"],
+        unresolvedRefs=c["unresolvedRefs"],
+        edgeKinds=graph.edge_kind_counts(db),
+        languages=graph.file_languages(db),
+        embedder=db.get_meta("embedder_id"),
+        embedderDimension=int(dim) if dim else None,
+        denseCoverage=round(vectors / total_nodes, 4) if total_nodes else 0.0,
+        vectors=vectors,
+        lastBuild=float(last) if last else None,
+        schemaVersion=int(db.get_meta("schema_version", "0") or 0),
+        resources=status_store.resource_count(db),
+        resourceSources=status_store.resource_source_count(db),
+        staleFiles=sorted(stale)[:50],
+        staleCount=len(stale),
+        skipped=skipped_store.skipped_counts(db),
+        skippedFiles=[SkippedFile.of(s) for s in _skipped_examples(db)],
+        dbBytes=db.size_bytes(),
+        store=svc.store.where,
+        activity=svc.writer_lock.activity(db),
+        notes=([db.vec_error] if db.vec_error else []) + _location_notes(svc),
+    )
+
+
+def _skipped_examples(db: Database) -> list[SkippedPath]:
+    """A few skipped files for status, every reason named before any is named twice."""
+    return first_of_each(skipped_store.skipped_list(db, STATUS_SKIPPED_LISTED), STATUS_SKIPPED_LISTED)
+
+
+def _location_notes(svc: Repository) -> list[str]:
+    note = svc.location.note()
+    return [note] if note else []
