@@ -16,6 +16,7 @@ from igraph_mcp.store import files as file_store
 from igraph_mcp.store import imports as import_store
 from igraph_mcp.store import node_text
 from igraph_mcp.store import nodes as node_store
+from igraph_mcp.store import status as status_store
 from igraph_mcp.store import vectors as vec_store
 from igraph_mcp.store.db import Database, SqliteDatabase
 from igraph_mcp.store.fts import fts_or_query, fts_tokens, quote_token
@@ -361,6 +362,30 @@ def test_counts(db: Database) -> None:
         )
     assert count_store.counts(db) == {"files": 1, "symbols": 2, "edges": 1, "unresolvedRefs": 1}
     assert count_store.edge_kind_counts(db) == {"calls": 1}
+
+
+def test_index_summary_reads_what_status_reports_in_one_call(db: Database) -> None:
+    _fa, ids_a = _add_file(db, "a.py", ["x", "y"])
+    _add_file(db, "b.py", ["z"])
+    with db.atomic() as con:
+        edge_store.insert_edges(con, [NewEdge(ids_a[1], None, "calls", "z", "", "unresolved", 1)])
+        db.set_meta(con, "last_build", "12.5")
+    vec_store.prepare_vector_tables(db, _Maker())
+    with db.atomic() as con:
+        vec_store.store_node_vectors(con, [(ids_a[1], _fa, vec_store.to_blob(_unit(1, 0, 0, 0)), "h")])
+    summary = status_store.index_summary(db)
+    assert (summary.files, summary.symbols, summary.edges, summary.unresolved_refs) == (2, 3, 0, 1)
+    assert sorted(summary.paths) == ["a.py", "b.py"] and summary.languages == {"python": 2}
+    assert (summary.nodes, summary.vectors) == (5, 1)  # module nodes count toward coverage's denominator
+    assert (summary.embedder_id, summary.embedder_dimension) == ("unit-test", 4)
+    assert summary.last_build == 12.5 and summary.schema_version == SCHEMA_VERSION
+    assert (summary.resources, summary.resource_sources, summary.skipped) == (0, 0, {})
+    assert summary.db_bytes == db.size_bytes() > 0
+
+
+class _Maker:
+    id = "unit-test"
+    dimension = 4
 
 
 # -- vectors -------------------------------------------------------------------------------------------------
