@@ -133,9 +133,9 @@ def test_trigger_kept_counts_follow_every_kind_of_write(stores: tuple[Database, 
         lambda: edit_file(
             tree,
             "pkg/store/new_mod.py",
-            "from pkg.store.graph import fts_search\n\n\ndef uses():\n    return fts_search(None, [], 1)\n",
+            "from pkg.store.node_text import fts_search\n\n\ndef uses():\n    return fts_search(None, [], 1)\n",
         ),
-        lambda: (tree / "pkg/store/graph.py").unlink(),  # a widely imported file: many edges re-bound
+        lambda: (tree / "pkg/store/db.py").unlink(),  # a widely imported file: many edges re-bound
     ]
     for step in steps:
         step()
