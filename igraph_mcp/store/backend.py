@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
-from igraph_mcp.store.records import EdgeBinding, Neighbour, NewEdgeRow, NewImport, NodeText
+from igraph_mcp.store.records import EdgeBinding, Neighbour, NewEdgeRow, NewImport, NodeText, NodeVector
 
 Ranked = list[tuple[int, float]]  # (row id, score) best first
 
@@ -142,7 +142,7 @@ class VectorIndex(ABC):
         """Remove every node vector (a full rebuild, same embedder)."""
 
     @abstractmethod
-    def store_nodes(self, con: WriteConnection, rows: Iterable[tuple[int, int, bytes, str]]) -> None:
+    def store_nodes(self, con: WriteConnection, rows: Iterable[NodeVector]) -> None:
         """Write node vectors and record each node's text hash (``nodes.embed_hash``)."""
 
     @abstractmethod

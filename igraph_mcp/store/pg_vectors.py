@@ -19,7 +19,7 @@ from igraph_mcp.errors import StorageError
 from igraph_mcp.store.backend import StoreReader, VectorIndex, WriteConnection
 from igraph_mcp.store.dialect import table_exists
 from igraph_mcp.store.pg_text import Connection, Reader
-from igraph_mcp.store.records import Neighbour
+from igraph_mcp.store.records import Neighbour, NodeVector
 
 log = logging.getLogger(__name__)
 
@@ -259,7 +259,7 @@ class PgVectorIndex(VectorIndex):
         if table_exists(con, "node_vectors"):
             con.execute("DELETE FROM node_vectors")
 
-    def store_nodes(self, con: WriteConnection, rows: Iterable[tuple[int, int, bytes, str]]) -> None:
+    def store_nodes(self, con: WriteConnection, rows: Iterable[NodeVector]) -> None:
         """Write node vectors, mark the nodes embedded and share the vectors."""
         store_node_vectors(con, rows)
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from igraph_mcp.store.backend import Ranked, StoreReader, VectorIndex, WriteConnection
 from igraph_mcp.store.bind import placeholders
-from igraph_mcp.store.records import Neighbour
+from igraph_mcp.store.records import Neighbour, NodeVector
 
 
 class SqliteVecIndex(VectorIndex):
@@ -43,7 +43,7 @@ class SqliteVecIndex(VectorIndex):
         """Drop the node vector table (created again for the embedder in use)."""
         con.execute("DROP TABLE IF EXISTS node_vectors")
 
-    def store_nodes(self, con: WriteConnection, rows: Iterable[tuple[int, int, bytes, str]]) -> None:
+    def store_nodes(self, con: WriteConnection, rows: Iterable[NodeVector]) -> None:
         """Write node vectors, replacing any the nodes had, and record their text hashes."""
         for node_id, file_id, blob, text_hash in rows:
             con.execute("DELETE FROM node_vectors WHERE node_id = ?", (node_id,))

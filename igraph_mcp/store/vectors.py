@@ -14,7 +14,7 @@ from igraph_mcp import crashpoints
 from igraph_mcp.store.backend import WriteConnection
 from igraph_mcp.store.bind import placeholders
 from igraph_mcp.store.db import Database
-from igraph_mcp.store.records import Neighbour, NodeToEmbed
+from igraph_mcp.store.records import Neighbour, NodeToEmbed, NodeVector
 from igraph_mcp.vocab.languages import PART_KIND
 
 log = logging.getLogger(__name__)
@@ -150,7 +150,7 @@ def all_vectors_by_hash(db: Database) -> dict[str, bytes]:
     }
 
 
-def store_node_vectors(con: WriteConnection, rows: Iterable[tuple[int, int, bytes, str]]) -> None:
+def store_node_vectors(con: WriteConnection, rows: Iterable[NodeVector]) -> None:
     """Write vectors: rows of (node id, file id, vector bytes, hash of the embedded text)."""
     con.db.vectors.store_nodes(con, rows)
 
