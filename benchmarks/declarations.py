@@ -44,7 +44,7 @@ from igraph_mcp.retrieve.budget import estimate_tokens
 from igraph_mcp.retrieve.folding import TYPE_ONLY_KINDS, name_key
 from igraph_mcp.retrieve.params import RetrievalParams
 from igraph_mcp.service import IGraphService
-from igraph_mcp.store import graph
+from igraph_mcp.store import nodes as node_store
 
 QUESTIONS = Path(__file__).with_name("decl_questions.json")
 DECLARATION_SUFFIXES = (".d.ts", ".d.mts", ".d.cts")
@@ -113,7 +113,7 @@ def ask(svc: IGraphService, question: dict[str, Any], params: RetrievalParams, t
     """One default explore call; its figures go into ``tally``; returns the top 5 for the JSON dump."""
     r = svc.explore(question["q"], params=params)
     top = r.hits[:5]
-    rows = graph.nodes_by_ids(svc.db, [h.nodeId for h in top])
+    rows = node_store.nodes_by_ids(svc.db, [h.nodeId for h in top])
     type_only = [
         h for h in top if h.kind in TYPE_ONLY_KINDS or ((row := rows.get(h.nodeId)) is not None and row.declaration)
     ]

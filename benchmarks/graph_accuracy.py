@@ -206,14 +206,14 @@ def _column(line_text: str, name: str, nth: int) -> int | None:
 def measure(name: str, tree: Path, *, use_cache: bool, show_wrong: int) -> TreeResult:
     """Index one tree and judge its call edges with jedi."""
     from igraph_mcp.service import IGraphService
-    from igraph_mcp.store import graph
+    from igraph_mcp.store import call_sites
 
     result = TreeResult(name)
     svc = IGraphService(tree, embed=False)
     started = time.perf_counter()
     svc.index(full=True, embed=False)
     result.index_seconds = time.perf_counter() - started
-    sites = graph.call_sites(svc.db)
+    sites = call_sites.call_sites(svc.db)
     svc.close()
 
     oracle_path = cache_dir() / "oracle" / f"{tree.name}.json"
@@ -223,17 +223,17 @@ def measure(name: str, tree: Path, *, use_cache: bool, show_wrong: int) -> TreeR
         if cached.get("version") == ORACLE_VERSION:
             oracle = cached["files"]
 
-    by_file: dict[str, list[graph.CallSite]] = defaultdict(list)
+    by_file: dict[str, list[call_sites.CallSite]] = defaultdict(list)
     for s in sites:
         by_file[s.path].append(s)
     started = time.perf_counter()
-    located: list[tuple[graph.CallSite, list[Def]]] = []
+    located: list[tuple[call_sites.CallSite, list[Def]]] = []
     for path, file_sites in sorted(by_file.items()):
         source = (tree / path).read_text(encoding="utf-8", errors="replace")
         lines = source.splitlines()
         sha = hashlib.sha256(source.encode()).hexdigest()
         rank: Counter[tuple[int, str]] = Counter()
-        cols: list[tuple[graph.CallSite, int | None]] = []
+        cols: list[tuple[call_sites.CallSite, int | None]] = []
         for s in file_sites:
             nth = rank[(s.line, s.name)]
             rank[(s.line, s.name)] += 1

@@ -260,7 +260,7 @@ def _matches(d: Decl, path: str, name: str, start: int, end: int) -> bool:
 def measure(name: str, tree: Path, *, show_wrong: int) -> TreeResult:
     """Index one tree and judge its call edges with the language's compiler."""
     from igraph_mcp.service import IGraphService
-    from igraph_mcp.store import graph
+    from igraph_mcp.store import call_sites
     from igraph_mcp.vocab.testcode import is_test_side
 
     spec = TREES[name]
@@ -269,8 +269,8 @@ def measure(name: str, tree: Path, *, show_wrong: int) -> TreeResult:
     started = time.perf_counter()
     svc.index(full=True, embed=False)
     result.index_seconds = time.perf_counter() - started
-    sites = graph.call_sites(svc.db)
-    spans = graph.definition_spans(svc.db)
+    sites = call_sites.call_sites(svc.db)
+    spans = call_sites.definition_spans(svc.db)
     svc.close()
 
     started = time.perf_counter()
@@ -287,7 +287,7 @@ def measure(name: str, tree: Path, *, show_wrong: int) -> TreeResult:
         defs_by_file_name[(path, def_name)].append((start, end))
 
     rank: Counter[tuple[str, int, str]] = Counter()
-    edge_at: dict[tuple[str, int, str, int], graph.CallSite] = {}
+    edge_at: dict[tuple[str, int, str, int], call_sites.CallSite] = {}
     for s in sites:
         key = (s.path, s.line, s.name)
         edge_at[(*key, rank[key])] = s

@@ -33,13 +33,13 @@ ROW_FIELDS = ("path", "kind", "name", "qualified_name")
 def dump_case(svc: Any, case: Any, golds: list[str], class_keys: frozenset[str]) -> dict[str, Any]:
     """One query's channel lists, candidate rows and gold labels."""
     from igraph_mcp.retrieve import stages
-    from igraph_mcp.store import graph
+    from igraph_mcp.store import nodes as node_store
 
     db, params = svc.db, svc.retrieval_params
     query = stages.analyze(db, case.text, params)
     lists = stages.search_channels(db, query, svc.dense_state(), params, ("fts", "dense")).ranked
     ids = list(dict.fromkeys(n for ranked in lists.values() for n in ranked))
-    rows = graph.nodes_by_ids(db, ids)
+    rows = node_store.nodes_by_ids(db, ids)
     gold_of = {}
     keys = set(golds)
     for nid, row in rows.items():

@@ -27,7 +27,7 @@ import numpy as np
 
 from igraph_mcp.retrieve import rerank, stages
 from igraph_mcp.retrieve.params import DEFAULT_PARAMS, RetrievalParams
-from igraph_mcp.store.graph import NodeRow
+from igraph_mcp.store.records import NodeRow
 
 # Lever settings swept by --levers (parameter assignments on top of --base).
 LEVERS: dict[str, tuple[str, ...]] = {

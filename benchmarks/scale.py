@@ -52,7 +52,8 @@ from igraph_mcp.embed.base import Embedder, Vectors
 from igraph_mcp.embed.hashing import HashingEmbedder
 from igraph_mcp.embed.registry import embedder_from_config
 from igraph_mcp.service import IGraphService
-from igraph_mcp.store import graph, pg_text
+from igraph_mcp.store import imports as import_store
+from igraph_mcp.store import pg_text
 
 DEFAULT_BASES = ["SQLAlchemy==2.0.36"]
 REFUSED = re.compile(
@@ -228,7 +229,7 @@ def _update_victims(svc: IGraphService, root: Path) -> dict[str, Path]:
     sources = sorted(root.rglob("*.py"))
     middle = len(sources) // 2
     copy = sources[middle].relative_to(root).parts[0]
-    fan_in = graph.import_fan_in(svc.db, copy + "/")
+    fan_in = import_store.import_fan_in(svc.db, copy + "/")
     widest = sorted(fan_in, key=lambda path: (-fan_in[path], path))
     with_body = next(path for path in widest if _RETURN_LINE.search((root / path).read_bytes()))
     leaves = sorted(path for path, n in fan_in.items() if n == 0 and not path.endswith("__init__.py"))

@@ -25,9 +25,9 @@ from service_runs import TreeTask, devset_tasks, docstring_tasks
 from igraph_mcp.retrieve import stages
 from igraph_mcp.retrieve.analyze import QueryAnalysis
 from igraph_mcp.retrieve.params import RetrievalParams
-from igraph_mcp.retrieve.vector_search import SqliteVecSearch
+from igraph_mcp.retrieve.vector_search import StoreVectorSearch
 from igraph_mcp.service import IGraphService
-from igraph_mcp.store import graph
+from igraph_mcp.store import nodes as node_store
 
 # bm25 column weights: name, words, qualified_name, path, signature, docstring, body
 FTS_WEIGHT_VARIANTS = {
@@ -70,9 +70,9 @@ def collect(task: TreeTask) -> list[Cached]:
         texts = stages.query_texts(query.analysis.text, params, params.dense_parts)
         vectors, _note = stages.embed_query_parts(db, dense, texts)
         if vectors:
-            lists["dense"] = stages.dense_ranking(dense.search or SqliteVecSearch(db), vectors, params)[0]
+            lists["dense"] = stages.dense_ranking(dense.search or StoreVectorSearch(db), vectors, params)[0]
         ids = {i for v in lists.values() for i in v}
-        rows = graph.nodes_by_ids(db, list(ids))
+        rows = node_store.nodes_by_ids(db, list(ids))
         out.append(Cached(task.set_name, query, lists, rows, case.gold_files, golds, bm25.class_keys, params))
     svc.close()
     return out

@@ -9,10 +9,8 @@ from igraph_mcp.config import StateLocation
 from igraph_mcp.errors import IndexDamaged, NotIndexed
 from igraph_mcp.models import SkippedFile, StatusResult
 from igraph_mcp.next_step import NextStep, ask
-from igraph_mcp.store import graph
 from igraph_mcp.store import skipped as skipped_store
 from igraph_mcp.store import status as status_store
-from igraph_mcp.store import vectors as vec_store
 from igraph_mcp.store.db import Database
 from igraph_mcp.store.reader import IndexReader
 from igraph_mcp.store.schema import SCHEMA_VERSION
@@ -58,38 +56,34 @@ def index_status(svc: Repository) -> StatusResult:
                 raise NotIndexed("no index yet")
             if version > SCHEMA_VERSION:
                 svc.reader.check_schema(db)  # raises with the upgrade hint
-            c = graph.counts(db)
+            summary = status_store.index_summary(db)
     except NotIndexed:
         return not_yet.model_copy(update={"activity": svc.writer_lock.activity()})  # a first build's progress
     except IndexDamaged as exc:
         return StatusResult(root=str(svc.root), indexed=False, store=svc.store.where, notes=[str(exc)])
-    vectors = vec_store.node_vector_count(db) if db.vec_available else 0
-    total_nodes = status_store.node_count(db)
-    last = db.get_meta("last_build")
-    stale = svc.stale_files(list(graph.file_paths(db).values()))
-    dim = db.get_meta("embedder_dim")
+    stale = svc.stale_files(summary.paths)
     return StatusResult(
         root=str(svc.root),
-        indexed=last is not None,
-        files=c["files"],
-        symbols=c["symbols"],
-        edges=c["edges"],
-        unresolvedRefs=c["unresolvedRefs"],
-        edgeKinds=graph.edge_kind_counts(db),
-        languages=graph.file_languages(db),
-        embedder=db.get_meta("embedder_id"),
-        embedderDimension=int(dim) if dim else None,
-        denseCoverage=round(vectors / total_nodes, 4) if total_nodes else 0.0,
-        vectors=vectors,
-        lastBuild=float(last) if last else None,
-        schemaVersion=int(db.get_meta("schema_version", "0") or 0),
-        resources=status_store.resource_count(db),
-        resourceSources=status_store.resource_source_count(db),
+        indexed=summary.last_build is not None,
+        files=summary.files,
+        symbols=summary.symbols,
+        edges=summary.edges,
+        unresolvedRefs=summary.unresolved_refs,
+        edgeKinds=summary.edge_kinds,
+        languages=summary.languages,
+        embedder=summary.embedder_id,
+        embedderDimension=summary.embedder_dimension,
+        denseCoverage=round(summary.vectors / summary.nodes, 4) if summary.nodes else 0.0,
+        vectors=summary.vectors,
+        lastBuild=summary.last_build,
+        schemaVersion=summary.schema_version,
+        resources=summary.resources,
+        resourceSources=summary.resource_sources,
         staleFiles=sorted(stale)[:50],
         staleCount=len(stale),
-        skipped=skipped_store.skipped_counts(db),
+        skipped=summary.skipped,
         skippedFiles=[SkippedFile.of(s) for s in _skipped_examples(db)],
-        dbBytes=db.size_bytes(),
+        dbBytes=summary.db_bytes,
         store=svc.store.where,
         activity=svc.writer_lock.activity(db),
         notes=([db.vec_error] if db.vec_error else []) + _location_notes(svc),

@@ -9,7 +9,7 @@ from typing import Protocol
 from igraph_mcp.embed.base import Embedder
 from igraph_mcp.errors import IndexDamaged, NotIndexed
 from igraph_mcp.resources.manager import ResourceManager
-from igraph_mcp.store import graph
+from igraph_mcp.store import files as file_store
 from igraph_mcp.store import vectors as vec_store
 from igraph_mcp.store.db import Database
 from igraph_mcp.store.reader import IndexReader
@@ -66,7 +66,7 @@ def unfinished_work(svc: Repository) -> UnfinishedWork | None:
                 reasons.append("binding references (an update was interrupted)")
                 update = True
             if svc.store.tree_is_source(db, str(svc.root)):
-                stale = len(svc.stale_files(list(graph.file_paths(db).values())))
+                stale = len(svc.stale_files(list(file_store.file_paths(db).values())))
                 if stale:
                     reasons.append(f"{stale} file(s) changed since the last build")
                     update = True

@@ -14,7 +14,7 @@ from _factories import flock_holders, make_repo, make_service, needs_proc_locks,
 
 from igraph_mcp.errors import StorageError
 from igraph_mcp.service import IGraphService
-from igraph_mcp.store import graph
+from igraph_mcp.store import nodes as node_store
 
 
 def _repo(tmp_path: Path, n: int) -> Path:
@@ -39,7 +39,7 @@ def _disk_full_mid_update(root: Path, svc: IGraphService, monkeypatch: pytest.Mo
     os.utime(target, ns=(time.time_ns(), time.time_ns() + 5_000_000_000))
 
     calls = {"n": 0}
-    real_insert = graph.insert_nodes
+    real_insert = node_store.insert_nodes
 
     def failing_insert(con, ids, values):  # type: ignore[no-untyped-def]
         calls["n"] += 1
@@ -47,7 +47,7 @@ def _disk_full_mid_update(root: Path, svc: IGraphService, monkeypatch: pytest.Mo
             raise apsw.FullError("database or disk is full")
         return real_insert(con, ids, values)
 
-    monkeypatch.setattr(graph, "insert_nodes", failing_insert)
+    monkeypatch.setattr(node_store, "insert_nodes", failing_insert)
     with pytest.raises(StorageError, match="free disk space"):
         svc.index()
     after = svc.explore("compute_total_3", channels=("fts",), hops=0)
@@ -55,7 +55,7 @@ def _disk_full_mid_update(root: Path, svc: IGraphService, monkeypatch: pytest.Mo
     assert not svc.node("refund_entry_3").found
     assert svc.db.scalar("PRAGMA integrity_check") == "ok"
 
-    monkeypatch.setattr(graph, "insert_nodes", real_insert)
+    monkeypatch.setattr(node_store, "insert_nodes", real_insert)
     result = svc.index()
     assert "module_003.py" in result.reparsedPaths
     assert svc.node("refund_entry_3").found
@@ -126,7 +126,7 @@ def _one_answer_one_state(root: Path, svc: IGraphService, monkeypatch: pytest.Mo
     target = root / "module_002.py"
     target.write_text(target.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
     os.utime(target, ns=(time.time_ns(), time.time_ns() + 5_000_000_000))
-    real = graph.nodes_by_ids
+    real = node_store.nodes_by_ids
     commits: list[int] = []
 
     def commit_between(db, ids):  # type: ignore[no-untyped-def]
@@ -135,7 +135,7 @@ def _one_answer_one_state(root: Path, svc: IGraphService, monkeypatch: pytest.Mo
                 commits.append(writer.index().parsed)
         return real(db, ids)
 
-    monkeypatch.setattr(stages.graph, "nodes_by_ids", commit_between)
+    monkeypatch.setattr(stages.node_store, "nodes_by_ids", commit_between)
     hits = svc.explore("compute_total_2", channels=("fts",), hops=0).hits
     assert commits == [1]  # the write really landed between the two reads
     assert hits and hits[0].name == "compute_total_2"

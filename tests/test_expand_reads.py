@@ -13,7 +13,8 @@ from _factories import make_repo, make_service
 from igraph_mcp.retrieve import expand as expand_mod
 from igraph_mcp.retrieve.expand import expand
 from igraph_mcp.service import IGraphService
-from igraph_mcp.store import graph
+from igraph_mcp.store import edges as edge_store
+from igraph_mcp.store import nodes as node_store
 from igraph_mcp.vocab.edges import CERTAIN
 
 pytestmark = pytest.mark.both_stores
@@ -57,8 +58,8 @@ def _every_edge(db: Any, seeds: dict[int, float], hops: int, cap: int) -> list[e
 
 def test_the_fixture_has_a_hub_with_repeated_edges(svc: IGraphService) -> None:
     db = svc.db
-    hub = graph.nodes_named(db, "hub")[0]
-    callers = graph.edges_of(db, [hub.id], outgoing=False, kinds=("calls",))
+    hub = node_store.nodes_named(db, "hub")[0]
+    callers = edge_store.edges_of(db, [hub.id], outgoing=False, kinds=("calls",))
     assert len(callers) > 2 * HUB_CALLERS  # callers call it up to four times each
     assert len({e.source_id for e in callers}) >= HUB_CALLERS
 
@@ -70,7 +71,7 @@ def test_reading_a_few_edges_first_gives_the_answer_of_reading_all(
     db = svc.db
     ids = [int(r[0]) for r in db.rows("SELECT id FROM nodes WHERE kind IN ('function', 'method', 'class')")]
     calls = {"first": 0, "all": 0}
-    real_first, real_all = graph.first_edges_of, graph.edges_of
+    real_first, real_all = edge_store.first_edges_of, edge_store.edges_of
 
     def first(*a: Any, **k: Any) -> Any:
         calls["first"] += 1
@@ -82,8 +83,8 @@ def test_reading_a_few_edges_first_gives_the_answer_of_reading_all(
 
     monkeypatch.setattr(expand_mod, "FIRST_EDGES", 2)  # the smallest read, so that re-reads happen too
     rng = random.Random(cap)
-    hub = graph.nodes_named(db, "hub")[0].id
-    first_callers = sorted({e.source_id for e in graph.edges_of(db, [hub], outgoing=False, kinds=("calls",))})[:3]
+    hub = node_store.nodes_named(db, "hub")[0].id
+    first_callers = sorted({e.source_id for e in edge_store.edges_of(db, [hub], outgoing=False, kinds=("calls",))})[:3]
     # The hub with its first callers as seeds (never neighbours): its first edges lead mostly to them, so they
     # run out before the cap and the hub's callers are read again in full.
     trials = [{hub: 1.0, **dict.fromkeys(first_callers, 0.5)}]
@@ -91,11 +92,11 @@ def test_reading_a_few_edges_first_gives_the_answer_of_reading_all(
     for trial, seeds in enumerate(trials):
         hops = 1 + trial % 3
         want = _every_edge(db, seeds, hops, cap)
-        monkeypatch.setattr(graph, "first_edges_of", first)
-        monkeypatch.setattr(graph, "edges_of", every)
+        monkeypatch.setattr(edge_store, "first_edges_of", first)
+        monkeypatch.setattr(edge_store, "edges_of", every)
         got = expand(db, seeds, hops, limit=500, per_node_cap=cap)
-        monkeypatch.setattr(graph, "first_edges_of", real_first)
-        monkeypatch.setattr(graph, "edges_of", real_all)
+        monkeypatch.setattr(edge_store, "first_edges_of", real_first)
+        monkeypatch.setattr(edge_store, "edges_of", real_all)
         assert got == want, f"seeds {seeds} hops {hops}"
         # A short answer is the head of the long one (it reads ahead only for the nodes it may still list).
         assert expand(db, seeds, hops, limit=3, per_node_cap=cap) == want[:3]
@@ -106,9 +107,9 @@ def test_reading_a_few_edges_first_gives_the_answer_of_reading_all(
 
 def test_a_hub_seed_reads_few_of_its_callers(svc: IGraphService) -> None:
     db = svc.db
-    hub = graph.nodes_named(db, "hub")[0]
-    every = graph.edges_of(db, [hub.id], outgoing=False, kinds=("calls",))
-    edges = graph.first_edges_of(db, [hub.id], outgoing=False, kinds=("calls",), per_node=5, certain=CERTAIN)
+    hub = node_store.nodes_named(db, "hub")[0]
+    every = edge_store.edges_of(db, [hub.id], outgoing=False, kinds=("calls",))
+    edges = edge_store.first_edges_of(db, [hub.id], outgoing=False, kinds=("calls",), per_node=5, certain=CERTAIN)
     for certain in (True, False):
         group = sorted((e for e in every if (e.confidence >= CERTAIN) == certain), key=lambda e: (e.source_id, e.id))
         got = [e.id for e in edges if (e.confidence >= CERTAIN) == certain]

@@ -16,7 +16,7 @@ from igraph_mcp.retrieve.budget import estimate_tokens
 from igraph_mcp.retrieve.expand import PER_NODE_CAP
 from igraph_mcp.retrieve.params import RetrievalParams
 from igraph_mcp.store import db as db_mod
-from igraph_mcp.store import graph
+from igraph_mcp.store import nodes as node_store
 
 pytestmark = pytest.mark.both_stores
 
@@ -306,7 +306,7 @@ def test_named_channel_finds_a_function_mentioned_deep_in_a_long_issue(svc) -> N
     qa = analyze_query("Wrong totals\n\n" + prose + "I think apply_discount rounds too early; process_item is fine.")
     count_definitions(svc.db, qa)
     named = named_channel(svc.db, qa, 10)
-    rows = graph.nodes_by_ids(svc.db, named)
+    rows = node_store.nodes_by_ids(svc.db, named)
     assert [rows[i].name for i in named] == ["apply_discount", "process_item", "process_item"]  # order of mention
 
 

@@ -73,15 +73,16 @@ def test_limit_is_validated(svc) -> None:  # type: ignore[no-untyped-def]
 
 
 def test_suffix_lookups_ignore_ascii_case_the_same_way_on_both_stores(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    from igraph_mcp.store import graph, resources
+    from igraph_mcp.store import files as file_store
+    from igraph_mcp.store import resources
 
     nested = "class Outer:\n    class Panel:\n        def draw(self):\n            return 1\n"
     root = make_repo(tmp_path, {"pkg/Widgets.py": nested})
     svc = index_repo(root)
     try:
-        assert graph.file_paths_with_suffix(svc.db, "widgets.py") == ["pkg/Widgets.py"]
-        assert graph.file_paths_with_suffix(svc.db, "WIDGETS.PY") == ["pkg/Widgets.py"]
-        assert graph.file_paths_with_suffix(svc.db, "gadgets.py") == []
+        assert file_store.file_paths_with_suffix(svc.db, "widgets.py") == ["pkg/Widgets.py"]
+        assert file_store.file_paths_with_suffix(svc.db, "WIDGETS.PY") == ["pkg/Widgets.py"]
+        assert file_store.file_paths_with_suffix(svc.db, "gadgets.py") == []
         assert len(resources.nodes_with_qualified_name(svc.db, "panel.DRAW")) == 1
         assert len(resources.module_nodes_for_path(svc.db, "widgets.py")) == 1
     finally:

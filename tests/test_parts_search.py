@@ -15,7 +15,8 @@ from _factories import edit_file, make_repo, make_service, snapshot
 from igraph_mcp.embed.registry import make_embedder
 from igraph_mcp.render import render_explore
 from igraph_mcp.service import IGraphService
-from igraph_mcp.store import graph
+from igraph_mcp.store import counts as count_store
+from igraph_mcp.store import nodes as node_store
 from igraph_mcp.vocab.languages import PART_KIND
 
 pytestmark = pytest.mark.both_stores
@@ -145,7 +146,7 @@ def test_the_text_answer_names_the_definition_and_the_matching_lines(svc: IGraph
 
 def test_parts_are_never_listed_counted_or_named_as_symbols(svc: IGraphService) -> None:
     db = svc.db
-    parts = graph.part_count(db)
+    parts = count_store.part_count(db)
     assert parts > 0
     stored = int(db.scalar("SELECT count(*) FROM nodes", default=0))
     files = int(db.scalar("SELECT count(*) FROM files", default=0))
@@ -156,9 +157,9 @@ def test_parts_are_never_listed_counted_or_named_as_symbols(svc: IGraphService) 
     found = svc.node("createServer")
     assert found.found and found.node is not None and found.node.kind == "function"
     part_ids = [int(r[0]) for r in db.rows("SELECT id FROM nodes WHERE kind = ?", (PART_KIND,))]
-    assert graph.nodes_by_ids(db, part_ids) == {}
-    assert graph.nodes_named(db, "") == [] and graph.name_counts(db, [""]) == {}
-    assert all(s.kind != PART_KIND for s in graph.symbol_table(db))
+    assert node_store.nodes_by_ids(db, part_ids) == {}
+    assert node_store.nodes_named(db, "") == [] and node_store.name_counts(db, [""]) == {}
+    assert all(s.kind != PART_KIND for s in node_store.symbol_table(db))
     # No edge starts or ends at a part: expansion and the call graph never meet one.
     assert (
         db.scalar(

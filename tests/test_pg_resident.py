@@ -18,7 +18,7 @@ from _pg import PgShim, pg_schema  # noqa: F401 - pg_schema is a fixture
 from igraph_mcp.config import Config
 from igraph_mcp.embed.hashing import HashingEmbedder
 from igraph_mcp.index.build import build_index
-from igraph_mcp.store import graph, pg_resident, pg_text
+from igraph_mcp.store import node_text, pg_resident, pg_text
 from igraph_mcp.store.fts import NODE_BM25_WEIGHTS
 
 TEXT = pg_text.NODE_TEXT
@@ -53,7 +53,7 @@ class _Reader(PgShim):
 
     resident: pg_resident.Resident | None = None
 
-    def resident_text(self, index: pg_text.TextIndex) -> pg_resident.Resident | None:
+    def resident_text(self, index: pg_text.TextTables) -> pg_resident.Resident | None:
         return self.resident if index.name == TEXT.name else None
 
 
@@ -252,7 +252,9 @@ def test_a_reader_loads_its_copy_on_the_second_search(
     from igraph_mcp.store.pg_db import PgDatabase
 
     root = tmp_path / "repo"
-    shutil.copytree(Path(graph.__file__).resolve().parent, root / "store", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(
+        Path(node_text.__file__).resolve().parent, root / "store", ignore=shutil.ignore_patterns("__pycache__")
+    )
     writer = PgDatabase.open_for_write(pg_url, "resident")
     try:
         build_index(
@@ -263,14 +265,14 @@ def test_a_reader_loads_its_copy_on_the_second_search(
         reader = PgDatabase.open_for_read(pg_url, "resident")
         try:
             tokens = ["postings", "snapshot", "version", "self"]
-            first = graph.fts_search(reader, tokens, 40)
+            first = node_text.fts_search(reader, tokens, 40)
             resident = reader.resident_text(TEXT)
             assert resident is not None and resident.loads == 0  # one search: no copy yet
-            assert _same(graph.fts_search(reader, tokens, 40), first)
+            assert _same(node_text.fts_search(reader, tokens, 40), first)
             resident.wait(60)
             assert resident.loads == 1 and resident.error is None
-            assert _same(graph.fts_search(reader, tokens, 40), first)
-            assert _same(graph.fts_search(writer, tokens, 40), first)
+            assert _same(node_text.fts_search(reader, tokens, 40), first)
+            assert _same(node_text.fts_search(writer, tokens, 40), first)
             assert resident.answered == 1
             assert writer.resident_text(TEXT) is None
         finally:

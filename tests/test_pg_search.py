@@ -14,7 +14,9 @@ from igraph_mcp.config import Config
 from igraph_mcp.embed.hashing import HashingEmbedder
 from igraph_mcp.index.build import build_index
 from igraph_mcp.models import IndexResult
-from igraph_mcp.store import graph, pg_counts, pg_vectors
+from igraph_mcp.store import counts as count_store
+from igraph_mcp.store import node_text, pg_counts, pg_vectors
+from igraph_mcp.store import nodes as node_store
 from igraph_mcp.store import resources as res_store
 from igraph_mcp.store import vectors as vec_store
 from igraph_mcp.store.db import Database, SqliteDatabase
@@ -74,8 +76,8 @@ def stores(tree: Path, tmp_path: Path, pg_url: str) -> Iterator[tuple[Database, 
 
 def _qnames(db: Database, ranked: list[tuple[int, float]]) -> list[tuple[str, float]]:
     ids = [i for i, _ in ranked]
-    parts = graph.part_spans(db, ids)  # a part of a long definition is named by its definition and its lines
-    rows = graph.nodes_by_ids(db, [*ids, *(p.owner_id for p in parts.values())])
+    parts = node_store.part_spans(db, ids)  # a part of a long definition is named by its definition and its lines
+    rows = node_store.nodes_by_ids(db, [*ids, *(p.owner_id for p in parts.values())])
     names = {n.id: f"{n.path}:{n.qualified_name}:{n.start_line}" for n in rows.values()}
     names |= {i: f"{names[p.owner_id]}:part:{p.start_line}-{p.end_line}" for i, p in parts.items()}
     return [(names[i], round(s, 9)) for i, s in ranked]
@@ -83,17 +85,17 @@ def _qnames(db: Database, ranked: list[tuple[int, float]]) -> list[tuple[str, fl
 
 def _assert_same_text(lite: Database, pg: Database) -> None:
     for tokens in QUERIES:
-        a = _qnames(lite, graph.fts_search(lite, tokens, 50))
-        b = _qnames(pg, graph.fts_search(pg, tokens, 50))
+        a = _qnames(lite, node_text.fts_search(lite, tokens, 50))
+        b = _qnames(pg, node_text.fts_search(pg, tokens, 50))
         assert [s for _, s in a] == pytest.approx([s for _, s in b], rel=1e-9)
         assert {n for n, _ in a} == {n for n, _ in b} or len({s for _, s in a}) < len(a)  # ties may swap at the cut
-        assert graph.token_doc_freqs(lite, tokens) == graph.token_doc_freqs(pg, tokens)
+        assert node_text.token_doc_freqs(lite, tokens) == node_text.token_doc_freqs(pg, tokens)
 
 
 def test_text_channel_matches_sqlite(stores: tuple[Database, Database]) -> None:
     lite, pg = stores
     _assert_same_text(lite, pg)
-    assert graph.fts_search(pg, ["bm25"], 5)  # the query finds something
+    assert node_text.fts_search(pg, ["bm25"], 5)  # the query finds something
     lite_ids = res_store.nodes_mentioning(lite, ["snapshot", "reader"], 20)
     pg_ids = res_store.nodes_mentioning(pg, ["snapshot", "reader"], 20)
     assert _qnames(lite, [(i, 0.0) for i in lite_ids]) == _qnames(pg, [(i, 0.0) for i in pg_ids])
@@ -107,7 +109,7 @@ def test_text_channel_follows_edits_renames_and_deletes(stores: tuple[Database, 
     for db in (lite, pg):
         _index(tree, db)
     _assert_same_text(lite, pg)
-    best = _qnames(pg, graph.fts_search(pg, ["bm25_weights_changed"], 5))[0][0]
+    best = _qnames(pg, node_text.fts_search(pg, ["bm25_weights_changed"], 5))[0][0]
     assert best.startswith("pkg/store/fts.py:")
     assert pg.scalar("SELECT count(*) FROM nodes_fts") == lite.scalar("SELECT count(*) FROM nodes_fts")
 
@@ -131,19 +133,19 @@ def test_trigger_kept_counts_follow_every_kind_of_write(stores: tuple[Database, 
         lambda: edit_file(
             tree,
             "pkg/store/new_mod.py",
-            "from pkg.store.graph import fts_search\n\n\ndef uses():\n    return fts_search(None, [], 1)\n",
+            "from pkg.store.node_text import fts_search\n\n\ndef uses():\n    return fts_search(None, [], 1)\n",
         ),
-        lambda: (tree / "pkg/store/graph.py").unlink(),  # a widely imported file: many edges re-bound
+        lambda: (tree / "pkg/store/db.py").unlink(),  # a widely imported file: many edges re-bound
     ]
     for step in steps:
         step()
         for db in (lite, pg):
             _index(tree, db)
         assert pg_counts.row_counts(pg) == _counted(pg)
-        assert graph.counts(pg) == graph.counts(lite)
+        assert count_store.counts(pg) == count_store.counts(lite)
     _index(tree, pg, full=True)
     assert pg_counts.row_counts(pg) == _counted(pg)
-    assert graph.index_totals(pg) == graph.index_totals(lite)
+    assert count_store.index_totals(pg) == count_store.index_totals(lite)
 
 
 def test_dense_channel_matches_sqlite(stores: tuple[Database, Database]) -> None:

@@ -17,7 +17,7 @@ from igraph_mcp.embed.registry import make_embedder
 from igraph_mcp.models import ExploreResult
 from igraph_mcp.retrieve.analyze import analyze_query
 from igraph_mcp.service import IGraphService
-from igraph_mcp.store import graph
+from igraph_mcp.store import nodes as node_store
 
 pytestmark = pytest.mark.both_stores
 
@@ -120,7 +120,7 @@ def test_scores_share_one_scale(svc: IGraphService) -> None:
 
 
 def test_weak_links_need_query_support(svc: IGraphService) -> None:
-    [run_export] = graph.nodes_named(svc.db, "run_export")
+    [run_export] = node_store.nodes_named(svc.db, "run_export")
     finder = svc.resource_finder
     assert finder is not None
     # run_export only *mentions* export_orders_csv (a weak link): it is not enough on its own ...

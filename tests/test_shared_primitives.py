@@ -11,7 +11,7 @@ from igraph_mcp.embed.hashing import HashingEmbedder
 from igraph_mcp.embed.reuse import embed_reusing
 from igraph_mcp.embed.text import text_hash
 from igraph_mcp.errors import EmbedderError
-from igraph_mcp.store import graph
+from igraph_mcp.store import files as file_store
 from igraph_mcp.store.db import SqliteDatabase
 from igraph_mcp.store.fts import like_literal
 from igraph_mcp.store.records import NewFile
@@ -36,9 +36,9 @@ def test_suffix_lookup_treats_wildcards_as_text(tmp_path: Path) -> None:
     try:
         with db.atomic() as con:
             for path in ("pkg/a_b.py", "pkg/axb.py", "pkg/100%.py", "pkg/1000.py"):
-                graph.insert_file(con, NewFile(path, "python", "s", 1, 1, 1, "ok", 0.0))
-        assert graph.file_paths_with_suffix(db, "a_b.py") == ["pkg/a_b.py"]
-        assert graph.file_paths_with_suffix(db, "100%.py") == ["pkg/100%.py"]
+                file_store.insert_file(con, NewFile(path, "python", "s", 1, 1, 1, "ok", 0.0))
+        assert file_store.file_paths_with_suffix(db, "a_b.py") == ["pkg/a_b.py"]
+        assert file_store.file_paths_with_suffix(db, "100%.py") == ["pkg/100%.py"]
     finally:
         db.close()
 

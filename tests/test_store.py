@@ -9,8 +9,14 @@ import numpy as np
 import pytest
 
 from igraph_mcp.errors import IndexBusy, SchemaTooNew
+from igraph_mcp.store import counts as count_store
 from igraph_mcp.store import db as db_mod
-from igraph_mcp.store import graph
+from igraph_mcp.store import edges as edge_store
+from igraph_mcp.store import files as file_store
+from igraph_mcp.store import imports as import_store
+from igraph_mcp.store import node_text
+from igraph_mcp.store import nodes as node_store
+from igraph_mcp.store import status as status_store
 from igraph_mcp.store import vectors as vec_store
 from igraph_mcp.store.db import Database, SqliteDatabase
 from igraph_mcp.store.fts import fts_or_query, fts_tokens, quote_token
@@ -28,15 +34,15 @@ def db(tmp_path: Path) -> Database:
 def _add_file(db: Database, path: str, names: list[str]) -> tuple[int, list[int]]:
     """A file with a module node plus one function per name, FTS rows included."""
     with db.atomic() as con:
-        fid = graph.insert_file(con, NewFile(path, "python", "sha-" + path, 10, 1, 5, "ok", 0.0))
-        ids = [graph.insert_node(con, NewNode(fid, None, "module", path, path, "", "", "", 1, 5, 0, 10, 1))]
+        fid = file_store.insert_file(con, NewFile(path, "python", "sha-" + path, 10, 1, 5, "ok", 0.0))
+        ids = [node_store.insert_node(con, NewNode(fid, None, "module", path, path, "", "", "", 1, 5, 0, 10, 1))]
         for i, name in enumerate(names):
             ids.append(
-                graph.insert_node(
+                node_store.insert_node(
                     con, NewNode(fid, ids[0], "function", name, name, f"def {name}()", "", "", i + 1, i + 1, 0, 1, 1)
                 )
             )
-        graph.insert_fts(
+        node_text.insert_fts(
             con, [NodeText(nid, n, n, n, path, "", "", "") for nid, n in zip(ids, [path, *names], strict=True)]
         )
     return fid, ids
@@ -214,24 +220,24 @@ def test_fts_or_query_skips_empty_tokens() -> None:
 def test_fts_search_ranks_name_matches_first(db: Database) -> None:
     _add_file(db, "a.py", ["load_config", "save_config", "unrelated"])
     _add_file(db, "b.py", ["render", "paint"])
-    hits = graph.fts_search(db, ["load_config"], 10)
-    rows = graph.nodes_by_ids(db, [nid for nid, _ in hits])
+    hits = node_text.fts_search(db, ["load_config"], 10)
+    rows = node_store.nodes_by_ids(db, [nid for nid, _ in hits])
     assert rows[hits[0][0]].name == "load_config"
     assert all(score > 0 for _, score in hits)
-    assert graph.fts_search(db, [], 10) == []
+    assert node_text.fts_search(db, [], 10) == []
 
 
 @pytest.mark.parametrize("token", ['foo"', "NEAR(", "a*", "^x", "a:b", "AND", "OR", "(", "don't", '"', "*"])
 def test_fts_search_never_sees_syntax(db: Database, token: str) -> None:
     # Unquoted, "a*" would prefix-match "alpha" and "NEAR(" would be a syntax error; quoted, neither matches.
     _add_file(db, "mod.py", ["alpha"])
-    assert graph.fts_search(db, [token], 5) == []
+    assert node_text.fts_search(db, [token], 5) == []
 
 
 def test_token_doc_freqs_counts_rows(db: Database) -> None:
     _add_file(db, "a.py", ["alpha", "beta"])
     _add_file(db, "b.py", ["alpha"])
-    freqs = graph.token_doc_freqs(db, ["alpha", "beta", "absent"])
+    freqs = node_text.token_doc_freqs(db, ["alpha", "beta", "absent"])
     assert freqs == {"alpha": 2, "beta": 1}
 
 
@@ -239,7 +245,7 @@ def test_token_doc_freqs_folds_like_the_tokenizer(db: Database) -> None:
     # unicode61 with remove_diacritics stores "café" as "cafe"; the lookup must fold the same way or the
     # token is dropped as "absent" and an accented query never matches (Q3).
     _add_file(db, "a.py", ["café_total", "Größe"])
-    freqs = graph.token_doc_freqs(db, ["café_total", "größe"])
+    freqs = node_text.token_doc_freqs(db, ["café_total", "größe"])
     assert freqs == {"café_total": 1, "größe": 1}
 
 
@@ -247,33 +253,33 @@ def test_delete_file_cascades_and_unbinds_incoming_edges(db: Database) -> None:
     _fa, ids_a = _add_file(db, "a.py", ["caller"])
     fb, ids_b = _add_file(db, "b.py", ["callee"])
     with db.atomic() as con:
-        graph.insert_edges(con, [NewEdge(ids_a[1], ids_b[1], "calls", "callee", "", "unique_global", 1)])
-        graph.insert_imports(con, [NewImport(fb, "os", "", "", 1)])
+        edge_store.insert_edges(con, [NewEdge(ids_a[1], ids_b[1], "calls", "callee", "", "unique_global", 1)])
+        import_store.insert_imports(con, [NewImport(fb, "os", "", "", 1)])
     with db.atomic() as con:
-        graph.delete_file(con, fb, vectors=False)
-    assert graph.nodes_by_ids(db, ids_b) == {}
+        file_store.delete_file(con, fb, vectors=False)
+    assert node_store.nodes_by_ids(db, ids_b) == {}
     assert db.scalar("SELECT count(*) FROM nodes_fts WHERE rowid IN (?, ?)", tuple(ids_b)) == 0
     assert db.scalar("SELECT count(*) FROM imports") == 0
     edge = db.one("SELECT target_id, resolution, target_name FROM edges WHERE source_id = ?", (ids_a[1],))
     assert edge == (None, "stale", "callee")  # kept, so a later run can re-bind it
-    assert graph.counts(db)["unresolvedRefs"] == 1
+    assert count_store.counts(db)["unresolvedRefs"] == 1
 
 
 def test_deleting_a_source_node_removes_its_edges(db: Database) -> None:
     fa, ids_a = _add_file(db, "a.py", ["caller"])
     _fb, ids_b = _add_file(db, "b.py", ["callee"])
     with db.atomic() as con:
-        graph.insert_edges(con, [NewEdge(ids_a[1], ids_b[1], "calls", "callee", "", "unique_global", 1)])
-        graph.delete_file(con, fa, vectors=False)
+        edge_store.insert_edges(con, [NewEdge(ids_a[1], ids_b[1], "calls", "callee", "", "unique_global", 1)])
+        file_store.delete_file(con, fa, vectors=False)
     assert db.scalar("SELECT count(*) FROM edges") == 0
 
 
 def test_rename_file_updates_path_and_fts(db: Database) -> None:
     fid, ids = _add_file(db, "old/place.py", ["moved_fn"])
     with db.atomic() as con:
-        graph.rename_file(con, fid, "new/spot.py", 7)
-    assert graph.file_paths(db) == {fid: "new/spot.py"}
-    assert graph.nodes_by_ids(db, ids)[ids[1]].path == "new/spot.py"
+        file_store.rename_file(con, fid, "new/spot.py", 7)
+    assert file_store.file_paths(db) == {fid: "new/spot.py"}
+    assert node_store.nodes_by_ids(db, ids)[ids[1]].path == "new/spot.py"
     assert db.scalar("SELECT count(*) FROM nodes_fts WHERE nodes_fts MATCH '\"spot\"'") == 2
     assert db.scalar("SELECT count(*) FROM nodes_fts WHERE nodes_fts MATCH 'path:\"old\"'") == 0
 
@@ -282,21 +288,21 @@ def test_file_paths_with_suffix_escapes_like_wildcards(db: Database) -> None:
     _add_file(db, "src/a_b.py", [])
     _add_file(db, "src/axb.py", [])
     _add_file(db, "lib/a_b.py", [])
-    assert graph.file_paths_with_suffix(db, "a_b.py") == ["lib/a_b.py", "src/a_b.py"]
-    assert graph.file_paths_with_suffix(db, "src/a_b.py") == ["src/a_b.py"]
-    assert graph.file_paths_with_suffix(db, "%.py") == []
-    assert graph.file_paths_with_suffix(db, "b.py") == []  # a suffix matches whole path segments only
+    assert file_store.file_paths_with_suffix(db, "a_b.py") == ["lib/a_b.py", "src/a_b.py"]
+    assert file_store.file_paths_with_suffix(db, "src/a_b.py") == ["src/a_b.py"]
+    assert file_store.file_paths_with_suffix(db, "%.py") == []
+    assert file_store.file_paths_with_suffix(db, "b.py") == []  # a suffix matches whole path segments only
 
 
 def test_nodes_named_prefers_qualified_and_skips_modules(db: Database) -> None:
     with db.atomic() as con:
-        fid = graph.insert_file(con, NewFile("m.py", "python", "s", 1, 1, 1, "ok", 0.0))
-        mod = graph.insert_node(con, NewNode(fid, None, "module", "run", "m", "", "", "", 1, 9, 0, 1, 1))
-        cls = graph.insert_node(con, NewNode(fid, mod, "class", "Job", "Job", "", "", "", 1, 5, 0, 1, 1))
-        meth = graph.insert_node(con, NewNode(fid, cls, "method", "run", "Job.run", "", "", "", 2, 3, 0, 1, 1))
-        fn = graph.insert_node(con, NewNode(fid, mod, "function", "run", "run", "", "", "", 6, 7, 0, 1, 1))
-    assert [n.id for n in graph.nodes_named(db, "run")] == [fn, meth]
-    assert [n.id for n in graph.nodes_named(db, "Job.run")] == [meth]
+        fid = file_store.insert_file(con, NewFile("m.py", "python", "s", 1, 1, 1, "ok", 0.0))
+        mod = node_store.insert_node(con, NewNode(fid, None, "module", "run", "m", "", "", "", 1, 9, 0, 1, 1))
+        cls = node_store.insert_node(con, NewNode(fid, mod, "class", "Job", "Job", "", "", "", 1, 5, 0, 1, 1))
+        meth = node_store.insert_node(con, NewNode(fid, cls, "method", "run", "Job.run", "", "", "", 2, 3, 0, 1, 1))
+        fn = node_store.insert_node(con, NewNode(fid, mod, "function", "run", "run", "", "", "", 6, 7, 0, 1, 1))
+    assert [n.id for n in node_store.nodes_named(db, "run")] == [fn, meth]
+    assert [n.id for n in node_store.nodes_named(db, "Job.run")] == [meth]
 
 
 def test_edges_to_resolve_collects_changed_named_and_listed(db: Database) -> None:
@@ -304,7 +310,7 @@ def test_edges_to_resolve_collects_changed_named_and_listed(db: Database) -> Non
     _fb, ids_b = _add_file(db, "b.py", ["two"])
     _fc, ids_c = _add_file(db, "c.py", ["three"])
     with db.atomic() as con:
-        graph.insert_edges(
+        edge_store.insert_edges(
             con,
             [
                 NewEdge(ids_a[1], None, "calls", "x", "", "unresolved", 1),
@@ -313,49 +319,73 @@ def test_edges_to_resolve_collects_changed_named_and_listed(db: Database) -> Non
                 NewEdge(ids_c[0], ids_c[1], "contains", "three", "", "same_file", 1),
             ],
         )
-    stale = [r.edge_id for r in graph.all_reference_edges(db) if r.target_name == "y"]
-    assert sorted(r.target_name for r in graph.edges_to_resolve(db, [fa], {"wanted"})) == ["wanted", "x"]
-    rows = graph.edges_to_resolve(db, [fa], {"wanted"}, stale)
+    stale = [r.edge_id for r in edge_store.all_reference_edges(db) if r.target_name == "y"]
+    assert sorted(r.target_name for r in edge_store.edges_to_resolve(db, [fa], {"wanted"})) == ["wanted", "x"]
+    rows = edge_store.edges_to_resolve(db, [fa], {"wanted"}, stale)
     assert sorted(r.target_name for r in rows) == ["wanted", "x", "y"]
-    assert len(graph.all_reference_edges(db)) == 3
+    assert len(edge_store.all_reference_edges(db)) == 3
 
 
 def test_edges_of_directions_and_kinds(db: Database) -> None:
     _fa, ids_a = _add_file(db, "a.py", ["caller"])
     _fb, ids_b = _add_file(db, "b.py", ["callee"])
     with db.atomic() as con:
-        graph.insert_edges(
+        edge_store.insert_edges(
             con,
             [
                 NewEdge(ids_a[1], ids_b[1], "calls", "callee", "", "unique_global", 3),
                 NewEdge(ids_a[1], None, "calls", "ghost", "", "unresolved", 4),
             ],
         )
-    out = graph.edges_of(db, [ids_a[1]], outgoing=True, kinds=("calls",))
+    out = edge_store.edges_of(db, [ids_a[1]], outgoing=True, kinds=("calls",))
     assert [(e.target_id, e.line) for e in out] == [(ids_b[1], 3)]
-    assert len(graph.edges_of(db, [ids_a[1]], outgoing=True, kinds=("calls",), resolved_only=False)) == 2
-    assert [e.source_id for e in graph.edges_of(db, [ids_b[1]], outgoing=False, kinds=("calls",))] == [ids_a[1]]
-    assert graph.edges_of(db, [ids_a[1]], outgoing=True, kinds=("inherits",)) == []
+    assert len(edge_store.edges_of(db, [ids_a[1]], outgoing=True, kinds=("calls",), resolved_only=False)) == 2
+    assert [e.source_id for e in edge_store.edges_of(db, [ids_b[1]], outgoing=False, kinds=("calls",))] == [ids_a[1]]
+    assert edge_store.edges_of(db, [ids_a[1]], outgoing=True, kinds=("inherits",)) == []
 
 
 def test_many_ids_are_chunked(db: Database) -> None:
     _fid, ids = _add_file(db, "big.py", [f"f{i}" for i in range(2000)])
-    assert len(graph.nodes_by_ids(db, ids)) == len(ids)
-    assert len(graph.node_bodies(db, ids)) == len(ids)
+    assert len(node_store.nodes_by_ids(db, ids)) == len(ids)
+    assert len(node_store.node_bodies(db, ids)) == len(ids)
 
 
 def test_counts(db: Database) -> None:
     _fa, ids_a = _add_file(db, "a.py", ["x", "y"])
     with db.atomic() as con:
-        graph.insert_edges(
+        edge_store.insert_edges(
             con,
             [
                 NewEdge(ids_a[1], ids_a[2], "calls", "y", "", "same_file", 1),
                 NewEdge(ids_a[1], None, "calls", "z", "", "unresolved", 1),
             ],
         )
-    assert graph.counts(db) == {"files": 1, "symbols": 2, "edges": 1, "unresolvedRefs": 1}
-    assert graph.edge_kind_counts(db) == {"calls": 1}
+    assert count_store.counts(db) == {"files": 1, "symbols": 2, "edges": 1, "unresolvedRefs": 1}
+    assert count_store.edge_kind_counts(db) == {"calls": 1}
+
+
+def test_index_summary_reads_what_status_reports_in_one_call(db: Database) -> None:
+    _fa, ids_a = _add_file(db, "a.py", ["x", "y"])
+    _add_file(db, "b.py", ["z"])
+    with db.atomic() as con:
+        edge_store.insert_edges(con, [NewEdge(ids_a[1], None, "calls", "z", "", "unresolved", 1)])
+        db.set_meta(con, "last_build", "12.5")
+    vec_store.prepare_vector_tables(db, _Maker())
+    with db.atomic() as con:
+        vec_store.store_node_vectors(con, [(ids_a[1], _fa, vec_store.to_blob(_unit(1, 0, 0, 0)), "h")])
+    summary = status_store.index_summary(db)
+    assert (summary.files, summary.symbols, summary.edges, summary.unresolved_refs) == (2, 3, 0, 1)
+    assert sorted(summary.paths) == ["a.py", "b.py"] and summary.languages == {"python": 2}
+    assert (summary.nodes, summary.vectors) == (5, 1)  # module nodes count toward coverage's denominator
+    assert (summary.embedder_id, summary.embedder_dimension) == ("unit-test", 4)
+    assert summary.last_build == 12.5 and summary.schema_version == SCHEMA_VERSION
+    assert (summary.resources, summary.resource_sources, summary.skipped) == (0, 0, {})
+    assert summary.db_bytes == db.size_bytes() > 0
+
+
+class _Maker:
+    id = "unit-test"
+    dimension = 4
 
 
 # -- vectors -------------------------------------------------------------------------------------------------
@@ -421,7 +451,7 @@ def test_imports_mentioning_finds_words_in_module_name_and_relative_importer_pat
     fb, _ = _add_file(db, "app/views.py", [])
     fc, _ = _add_file(db, "lib/other.py", [])
     with db.atomic() as con:
-        graph.insert_imports(
+        import_store.insert_imports(
             con,
             [
                 NewImport(fa, ".", "base", "", 1),  # relative: found through the importer's path (models)
@@ -431,10 +461,13 @@ def test_imports_mentioning_finds_words_in_module_name_and_relative_importer_pat
                 NewImport(fc, "lib_%", "x", "", 1),  # LIKE's wildcards in a word are literal
             ],
         )
-    assert graph.imports_mentioning(db, ["models"]) == {fa: [(".", "base", "")], fb: [("app.models.user", "User", "")]}
-    assert graph.imports_mentioning(db, ["path"]) == {fb: [("os", "path", "")]}
-    assert graph.imports_mentioning(db, ["i_"]) == {}  # no LIKE pattern: "_" would match the "b" of "lib"
-    assert graph.imports_mentioning(db, ["_%"]) == {fc: [("lib_%", "x", "")]}
+    assert import_store.imports_mentioning(db, ["models"]) == {
+        fa: [(".", "base", "")],
+        fb: [("app.models.user", "User", "")],
+    }
+    assert import_store.imports_mentioning(db, ["path"]) == {fb: [("os", "path", "")]}
+    assert import_store.imports_mentioning(db, ["i_"]) == {}  # no LIKE pattern: "_" would match the "b" of "lib"
+    assert import_store.imports_mentioning(db, ["_%"]) == {fc: [("lib_%", "x", "")]}
 
 
 def test_nodes_to_embed_pages_by_id(db: Database) -> None:

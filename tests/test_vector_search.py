@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 
 from igraph_mcp.embed.hashing import HashingEmbedder
-from igraph_mcp.retrieve.vector_search import MatrixSearch, SqliteVecSearch, VectorSearchCache
+from igraph_mcp.retrieve.vector_search import MatrixSearch, StoreVectorSearch, VectorSearchCache
 from igraph_mcp.service import IGraphService
 from igraph_mcp.store import vectors as vec_store
 
@@ -31,7 +31,7 @@ def test_matrix_search_matches_sqlite_vec(tmp_path: Path) -> None:
     db = svc.db
     matrix = VectorSearchCache().get(db)
     assert isinstance(matrix, MatrixSearch)
-    exact = SqliteVecSearch(db)
+    exact = StoreVectorSearch(db)
     query = vec_store.to_blob(HashingEmbedder(64).embed_query("save a row to the store"))
     a, b = matrix.knn(query, 10), exact.knn(query, 10)
     assert [x[0] for x in a] == [x[0] for x in b]

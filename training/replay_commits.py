@@ -82,7 +82,7 @@ def queries_of(p: snap.Planned, keys: dict[str, int], paths: set[str], limit: in
 def dump_query(svc: Any, rec: dict[str, Any], keys: dict[str, int], class_keys: frozenset[str]) -> dict[str, Any]:
     """One query's channel lists, candidate rows and labels (rerank_dump.py's fields and the extras)."""
     from igraph_mcp.retrieve import stages
-    from igraph_mcp.store import graph
+    from igraph_mcp.store import nodes as node_store
 
     db, params = svc.db, svc.retrieval_params
     text = issue_text(rec)
@@ -90,7 +90,7 @@ def dump_query(svc: Any, rec: dict[str, Any], keys: dict[str, int], class_keys: 
     found = stages.search_channels(db, query, svc.dense_state(), params, ("fts", "dense"))
     lists = found.ranked
     ids = list(dict.fromkeys(n for ranked in lists.values() for n in ranked))
-    rows = graph.nodes_by_ids(db, ids)
+    rows = node_store.nodes_by_ids(db, ids)
     golds = rec["golds"]
     gold_of = {}
     for nid, row in rows.items():
@@ -123,12 +123,13 @@ def dump_query(svc: Any, rec: dict[str, Any], keys: dict[str, int], class_keys: 
 
 def symbol_keys(db: Any) -> tuple[dict[str, int], frozenset[str], set[str]]:
     """(path::qualified_name -> node id, the class keys, the indexed file paths) of a snapshot."""
-    from igraph_mcp.store import graph
+    from igraph_mcp.store import files as file_store
+    from igraph_mcp.store import nodes as node_store
 
-    paths = graph.file_paths(db)
+    paths = file_store.file_paths(db)
     keys: dict[str, int] = {}
     classes = set()
-    for s in graph.symbol_table(db):
+    for s in node_store.symbol_table(db):
         key = f"{paths[s.file_id]}::{s.qualified_name}"
         keys.setdefault(key, s.id)
         if s.kind in CLASS_KINDS:

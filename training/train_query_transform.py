@@ -76,12 +76,12 @@ def load_examples(dumps: list[Path]) -> dict[str, list[dict[str, Any]]]:
 
 def doc_pairs(root: Path, vectors: RepoVectors, embedder: Any, limit: int) -> list[tuple[np.ndarray, int]]:
     """(query vector, row) of up to ``limit`` symbols whose docstring's first line has 5-40 words."""
-    from igraph_mcp.store import graph
+    from igraph_mcp.store import nodes as node_store
     from igraph_mcp.store.db import Database
 
     db = Database.open_for_read(root / ".igraph" / "igraph.db")
     try:
-        rows = graph.nodes_by_ids(db, [s.id for s in graph.symbol_table(db)])
+        rows = node_store.nodes_by_ids(db, [s.id for s in node_store.symbol_table(db)])
     finally:
         db.close()
     picked = []

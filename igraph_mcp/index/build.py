@@ -14,7 +14,7 @@ from igraph_mcp.index.embedding import embed_nodes
 from igraph_mcp.index.indexer import MAX_SKIPPED_LISTED, Indexer
 from igraph_mcp.index.phases import Progress
 from igraph_mcp.models import IndexResult
-from igraph_mcp.store import graph
+from igraph_mcp.store import counts as count_store
 from igraph_mcp.store import vectors as vec_store
 from igraph_mcp.store.db import Database
 
@@ -71,7 +71,7 @@ def finish_index(
     (a build stopped while embedding) and run the after-index hooks; the tree is not walked."""
     started = time.perf_counter()
     result = IndexResult()
-    result.files, result.symbols, result.edges = graph.index_totals(db)
+    result.files, result.symbols, result.edges = count_store.index_totals(db)
     embed_and_link(db, config, result, embedder, embedder_note, progress, after_index)
     result.seconds = round(time.perf_counter() - started, 3)
     result.recoveredFrom = db.recovered_from

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections import ChainMap
-from typing import Any
 
 from igraph_mcp import crashpoints
 from igraph_mcp.embed.base import Embedder
@@ -12,6 +11,7 @@ from igraph_mcp.embed.text import symbol_embedding_text, text_hash
 from igraph_mcp.index.phases import Progress
 from igraph_mcp.store import vectors as vec_store
 from igraph_mcp.store.db import Database
+from igraph_mcp.store.records import NodeToEmbed, NodeVector
 
 
 def embed_nodes(
@@ -43,7 +43,7 @@ def embed_nodes(
     return embedded, reused
 
 
-def _embed_batch(db: Database, embedder: Embedder, rows: list[tuple[Any, ...]], reuse: dict[str, bytes]) -> int:
+def _embed_batch(db: Database, embedder: Embedder, rows: list[NodeToEmbed], reuse: dict[str, bytes]) -> int:
     """Embed and store one batch of nodes in one transaction; returns how many vectors were reused."""
     texts = [
         symbol_embedding_text(
@@ -63,7 +63,7 @@ def _embed_batch(db: Database, embedder: Embedder, rows: list[tuple[Any, ...]], 
     got = embed_reusing(embedder, texts, ChainMap(reuse, shared), batch_size=len(texts))
     with db.atomic() as con:
         vec_store.store_node_vectors(
-            con, ((rows[i][0], rows[i][1], got.vectors[i], got.hashes[i]) for i in range(len(rows)))
+            con, (NodeVector(row.id, row.file_id, got.vectors[i], got.hashes[i]) for i, row in enumerate(rows))
         )
         # Readers keep an in-memory copy of the vectors; a new version tells them to reload it.
         db.set_meta(con, "vectors_version", str(int(db.get_meta("vectors_version", "0") or 0) + 1))

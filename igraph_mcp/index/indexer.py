@@ -26,12 +26,18 @@ from igraph_mcp.index.resolve import Binding, Resolver
 from igraph_mcp.index.symbols import OnDemand, Sym, SymbolTable, facts_by_name
 from igraph_mcp.index.walk import WalkedFile, walk_repository
 from igraph_mcp.models import IndexResult, SkippedFile
-from igraph_mcp.store import graph
+from igraph_mcp.store import counts as count_store
+from igraph_mcp.store import edges as edge_store
+from igraph_mcp.store import facts as fact_store
+from igraph_mcp.store import files as file_store
+from igraph_mcp.store import imports as import_store
+from igraph_mcp.store import node_text
+from igraph_mcp.store import nodes as node_store
 from igraph_mcp.store import skipped as skipped_store
 from igraph_mcp.store import vectors as vec_store
+from igraph_mcp.store.backend import WriteConnection
 from igraph_mcp.store.db import Database
 from igraph_mcp.store.declarations import HERITAGE
-from igraph_mcp.store.dialect import WriteConnection
 from igraph_mcp.store.records import EdgeBinding, FileState, NewEdge, NewFile, NewImport, NewNode, NodeText
 from igraph_mcp.text.identifiers import identifier_words, split_identifier
 from igraph_mcp.vocab.languages import CONTAINER_KINDS, PART_KIND, language_for_path
@@ -142,15 +148,15 @@ class _StoreSymbols:
 
     def file_symbols(self, file_id: int) -> list[Sym]:
         """Every definition of one file, in id order."""
-        return graph.file_symbols(self._db, file_id)
+        return node_store.file_symbols(self._db, file_id)
 
     def symbols_named(self, name: str) -> list[Sym]:
         """Every non-module definition called ``name``, by path, then id."""
-        return graph.symbols_named(self._db, name)
+        return node_store.symbols_named(self._db, name)
 
     def file_of_node(self, node_id: int) -> int | None:
         """The file of one node, if there is one."""
-        return graph.node_file(self._db, node_id)
+        return node_store.node_file(self._db, node_id)
 
 
 class _StoreImports:
@@ -161,11 +167,11 @@ class _StoreImports:
 
     def mentioning(self, words: list[str]) -> dict[int, list[tuple[str, str, str]]]:
         """Imports that may contain one of ``words``."""
-        return graph.imports_mentioning(self._db, words)
+        return import_store.imports_mentioning(self._db, words)
 
     def every(self) -> dict[int, list[tuple[str, str, str]]]:
         """Every import."""
-        return graph.imports_by_file(self._db)
+        return import_store.imports_by_file(self._db)
 
 
 def _scoped_table(db: Database, paths: dict[int, str], languages: dict[int, str]) -> SymbolTable:
@@ -173,7 +179,7 @@ def _scoped_table(db: Database, paths: dict[int, str], languages: dict[int, str]
     return SymbolTable(
         _StoreSymbols(db),
         paths,
-        OnDemand(lambda fid: graph.imports_in_file(db, fid)),
+        OnDemand(lambda fid: import_store.imports_in_file(db, fid)),
         languages=languages,
         import_rows=_StoreImports(db),
     )
@@ -233,7 +239,7 @@ class Indexer:
             summary.phases[name] = round(now - lap, 3)
             lap = now
 
-        states = {} if full else graph.file_states(self.db)
+        states = {} if full else file_store.file_states(self.db)
         racy_ns = self._racy_ns()
 
         def known(path: str, size: int, mtime_ns: int) -> bool:
@@ -257,7 +263,7 @@ class Indexer:
         seen = {w.path for w in walked.files}
         gone = {p: s for p, s in states.items() if p not in seen}
         if not dry_run:  # before renames are matched: they are taken out of ``changes``
-            indexed = graph.file_states(self.db) if full else states
+            indexed = file_store.file_states(self.db) if full else states
             check_deletions(self._lost(indexed, seen, changes), len(indexed), self.root, allowed=allow_mass_delete)
         if not allow_mass_delete:  # before any write: a wrong root must not wipe a good index unless asked to
             check_something_to_index(self.root, walked)
@@ -281,14 +287,14 @@ class Indexer:
             # files are deleted below, and until then the store reads it as indexed (store/skipped.py).
             skipped_store.replace_skipped(con, skips)
             for file_id, w in renames:
-                graph.rename_file(con, file_id, w.path, w.mtime_ns)
+                file_store.rename_file(con, file_id, w.path, w.mtime_ns)
                 mod_name, mod_qname = module_names(w.path)
-                graph.rename_module_node(con, file_id, mod_name, mod_qname, identifier_words(mod_name, mod_qname))
+                file_store.rename_module_node(con, file_id, mod_name, mod_qname, identifier_words(mod_name, mod_qname))
             if renames:
                 # Import paths and directories moved: bind every reference again, as a clean build would.
                 self.db.set_meta(con, "resolve_pending", "1")
             for file_id, mtime in touched:
-                graph.touch_file(con, file_id, mtime)
+                file_store.touch_file(con, file_id, mtime)
             crashpoints.reached("index.renames")
         # A previous run that died between storing files and binding their edges left this flag set.
         pending = self.db.get_meta("resolve_pending") == "1"
@@ -305,7 +311,7 @@ class Indexer:
         report("resolve", 0, 1)
         summary.rebound = self._resolve(stored, everything=everything)
         report("resolve", 1, 1)
-        summary.files, summary.symbols, summary.edges = graph.index_totals(self.db)
+        summary.files, summary.symbols, summary.edges = count_store.index_totals(self.db)
         with self.db.atomic() as con:
             self.db.set_meta(con, "last_build", str(time.time()))
             gen = int(self.db.get_meta("generation", "0") or 0) + 1
@@ -329,7 +335,7 @@ class Indexer:
         with self.db.atomic() as con:
             if self.db.vec_available:
                 vec_store.drop_node_vectors(con)
-            graph.clear_code_tables(con)
+            file_store.clear_code_tables(con)
             crashpoints.reached("index.clear")
 
     def _racy_ns(self) -> int:
@@ -403,18 +409,18 @@ class Indexer:
         vectors = self.db.vec_available and vec_store.has_node_vectors(self.db)
         if gone:
             gone_ids = [s.id for s in gone.values()]
-            stored.names |= graph.names_in_files(self.db, gone_ids)
+            stored.names |= node_store.names_in_files(self.db, gone_ids)
             # A deleted file's importers may now resolve to another file or none, which no row left behind names:
             # they are found while the file is still in the table.
-            before = _scoped_table(self.db, graph.file_paths(self.db), {})
+            before = _scoped_table(self.db, file_store.file_paths(self.db), {})
             stored.scope |= before.importers_closure(gone_ids) - set(gone_ids)
             for fid in gone_ids:
-                nodes = [s.id for s in graph.file_symbols(self.db, fid)]
-                stored.edge_ids += [b.edge_id for b in graph.incoming_bindings(self.db, nodes)]
+                nodes = [s.id for s in node_store.file_symbols(self.db, fid)]
+                stored.edge_ids += [b.edge_id for b in edge_store.incoming_bindings(self.db, nodes)]
             with self.db.atomic() as con:
                 self.db.set_meta(con, "resolve_pending", "1")
                 for st in gone.values():
-                    graph.delete_file(con, st.id, vectors=vectors)
+                    file_store.delete_file(con, st.id, vectors=vectors)
                 crashpoints.reached("index.delete")
         total = len(changes)
         jobs = [parse_pool.ParseJob(c.walked.path, c.walked.language, c.data) for c in changes]
@@ -431,16 +437,18 @@ class Indexer:
     def _old_state(self, file_id: int) -> _OldFile:
         """What a modified file looked like to other files, and their edges into it, before it is re-parsed."""
         db = self.db
-        symbols = graph.file_symbols(db, file_id)
+        symbols = node_store.file_symbols(db, file_id)
         ids = [s.id for s in symbols]
         interface = stored_interface(
             symbols,
-            graph.facts_of_nodes(db, ids),
-            graph.imports_in_file(db, file_id),
-            graph.base_refs_of_nodes(db, ids),
+            fact_store.facts_of_nodes(db, ids),
+            import_store.imports_in_file(db, file_id),
+            edge_store.base_refs_of_nodes(db, ids),
         )
         names = {s.name for s in symbols[1:]}
-        return _OldFile(ids, interface, graph.incoming_bindings(db, ids), graph.ambiguous_candidates(db, sorted(names)))
+        return _OldFile(
+            ids, interface, edge_store.incoming_bindings(db, ids), edge_store.ambiguous_candidates(db, sorted(names))
+        )
 
     def _store_batch(
         self, parsed: list[tuple[_Change, ParsedFile]], stored: _Stored, vectors: bool, summary: IndexResult
@@ -460,7 +468,7 @@ class Indexer:
             self.db.set_meta(con, "resolve_pending", "1")
             for c, pf in parsed:
                 if c.old_id is not None:
-                    graph.delete_file(con, c.old_id, vectors=vectors)
+                    file_store.delete_file(con, c.old_id, vectors=vectors)
                 old = olds.get(c.old_id) if c.old_id is not None else None
                 file_id, ids = self._write_file(con, c, pf, module_id=old.ids[0] if old is not None else None)
                 stored.changed_ids.append(file_id)
@@ -483,7 +491,7 @@ class Indexer:
         stored.names |= changed
         moved = [b._replace(target_id=mapping[b.target_id]) for b in old.incoming if b.target_id in mapping]
         stored.edge_ids += [b.edge_id for b in old.incoming if b.target_id not in mapping]
-        graph.set_edge_targets(con, moved)
+        edge_store.set_edge_targets(con, moved)
         gone_ids = set(old.ids)
         rewritten: list[tuple[str, int]] = []
         for edge_id, candidates in old.ambiguous:
@@ -494,7 +502,7 @@ class Indexer:
                 rewritten.append((json.dumps([mapping.get(c, c) for c in listed]), edge_id))
             else:
                 stored.edge_ids.append(edge_id)  # a candidate vanished: its name is bound again anyway
-        graph.set_candidates(con, rewritten)
+        edge_store.set_candidates(con, rewritten)
 
     @staticmethod
     def _outcome(outcome: parse_pool.ParseOutcome, summary: IndexResult) -> ParsedFile:
@@ -517,7 +525,7 @@ class Indexer:
         w = change.walked
         source = normalize_source(change.data)
         text_lines = source.count(b"\n") + 1
-        file_id = graph.insert_file(
+        file_id = file_store.insert_file(
             con,
             NewFile(
                 path=w.path,
@@ -537,9 +545,9 @@ class Indexer:
         # Ids first, so a file's nodes go in as one batch (a round-trip per node dominated a cold PostgreSQL build).
         count = len(symbols) + len(parts)
         if module_id is None:
-            ids = graph.reserve_node_ids(con, count)
+            ids = node_store.reserve_node_ids(con, count)
         else:
-            ids = [module_id, *graph.reserve_node_ids(con, count - 1, above=module_id)]
+            ids = [module_id, *node_store.reserve_node_ids(con, count - 1, above=module_id)]
         nodes: list[NewNode] = []
         fts_rows: list[NodeText] = []
         edges: list[NewEdge] = []
@@ -615,16 +623,18 @@ class Indexer:
             )
             # Only the part's text: its definition's row has the names, so a name never ranks a part.
             fts_rows.append(NodeText(nid, "", "", "", "", "", "", fts_body(body)))
-        graph.insert_nodes(con, ids, nodes)
-        graph.insert_fts(con, fts_rows)
+        node_store.insert_nodes(con, ids, nodes)
+        node_text.insert_fts(con, fts_rows)
         for ref in pf.references:
             src_id = ids[ref.source] if 0 <= ref.source < len(ids) else ids[0]
             edges.append(NewEdge(src_id, None, ref.kind, ref.name, ref.qualifier, "unresolved", ref.line))
         for imp in pf.imports:
             edges.append(NewEdge(ids[0], None, "imports", imp.name, imp.module, "unresolved", imp.line))
-        graph.insert_edges(con, edges)
-        graph.insert_facts(con, [(ids[f.source], f.name, f.kind, f.text) for f in pf.facts if f.source < len(ids)])
-        graph.insert_imports(con, [NewImport(file_id, imp.module, imp.name, imp.alias, imp.line) for imp in pf.imports])
+        edge_store.insert_edges(con, edges)
+        fact_store.insert_facts(con, [(ids[f.source], f.name, f.kind, f.text) for f in pf.facts if f.source < len(ids)])
+        import_store.insert_imports(
+            con, [NewImport(file_id, imp.module, imp.name, imp.alias, imp.line) for imp in pf.imports]
+        )
         return file_id, ids[: len(symbols)]
 
     def _resolve(self, stored: _Stored, *, everything: bool) -> int:
@@ -652,8 +662,8 @@ class Indexer:
         if everything:
             link_declarations(self.db)
         else:
-            files = {f for n in heritage if (f := graph.node_file(self.db, n)) is not None}
-            names = stored.names | graph.names_in_files(self.db, [*stored.changed_ids, *files])
+            files = {f for n in heritage if (f := node_store.node_file(self.db, n)) is not None}
+            names = stored.names | node_store.names_in_files(self.db, [*stored.changed_ids, *files])
             link_declarations(self.db, names)
         with self.db.atomic() as con:
             self.db.set_meta(con, "resolve_pending", "0")
@@ -663,31 +673,31 @@ class Indexer:
     def _bind_references(self, stored: _Stored, *, everything: bool, heritage: set[int]) -> int:
         """Bind the reference edges in scope; the ends of inheritance edges whose binding changed go to ``heritage``."""
         db = self.db
-        paths = graph.file_paths(db)
+        paths = file_store.file_paths(db)
         # A scoped run reads the definitions (and imports) its references ask about, not all of them.
-        symbols = graph.symbol_table(db) if everything else _StoreSymbols(db)
-        languages = graph.file_language_ids(db)
+        symbols = node_store.symbol_table(db) if everything else _StoreSymbols(db)
+        languages = file_store.file_language_ids(db)
         if everything:
-            table = SymbolTable(symbols, paths, graph.imports_by_file(db), languages=languages)
+            table = SymbolTable(symbols, paths, import_store.imports_by_file(db), languages=languages)
         else:
             table = _scoped_table(db, paths, languages)
         if everything:
-            rows = graph.all_reference_edges(self.db)
+            rows = edge_store.all_reference_edges(self.db)
             scope: set[int] = set()
         else:
             # A binding may go through any file the source imports, transitively (re-exports, type facts, bases).
             scope = set(stored.changed_ids) | stored.scope
             if stored.reach:
                 scope |= table.importers_closure(stored.reach)
-            rows = graph.edges_to_resolve(self.db, sorted(scope), stored.names, stored.edge_ids)
+            rows = edge_store.edges_to_resolve(self.db, sorted(scope), stored.names, stored.edge_ids)
         if everything or len(scope) > len(paths) // 20:
-            table.set_facts(graph.facts_by_node(db), graph.base_refs(db))
+            table.set_facts(fact_store.facts_by_node(db), edge_store.base_refs(db))
         else:
             # A few hundred edges consult a few hundred scopes: read those, not every fact (0.3-0.5 s at 113k);
             # past 5% of the files one read of every fact costs less than a query per scope.
             table.set_facts(
-                OnDemand(lambda nid: facts_by_name(graph.facts_of_node(db, nid))),
-                OnDemand(lambda cid: graph.base_refs_of(db, cid)),
+                OnDemand(lambda nid: facts_by_name(fact_store.facts_of_node(db, nid))),
+                OnDemand(lambda cid: edge_store.base_refs_of(db, cid)),
             )
         resolver = Resolver(table)
         updates: list[EdgeBinding] = []
@@ -707,5 +717,5 @@ class Indexer:
                 if r.kind in HERITAGE:
                     heritage.update(n for n in (r.source_id, r.target_id, b.target) if n is not None)
         with self.db.atomic() as con:
-            graph.set_edge_targets(con, updates, bulk=everything)
+            edge_store.set_edge_targets(con, updates, bulk=everything)
         return len(rows)

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from igraph_mcp.store import graph
+from igraph_mcp.store import files as file_store
 from igraph_mcp.store.db import Database
 
 
 def stale_files(db: Database, root: Path, paths: list[str]) -> set[str]:
     """Those of ``paths`` whose file on disk differs in size or mtime from what was indexed, or is gone."""
-    recorded = graph.file_stats(db, paths)
+    recorded = file_store.file_stats(db, paths)
     stale: set[str] = set()
     for path in paths:
         try:

@@ -15,7 +15,7 @@ from dataclasses import replace
 import numpy as np
 
 from igraph_mcp.paths import strip_dot_slash
-from igraph_mcp.store import graph
+from igraph_mcp.store import nodes as node_store
 from igraph_mcp.store import resources as res_store
 from igraph_mcp.store import vectors as vec_store
 from igraph_mcp.store.db import Database
@@ -237,7 +237,7 @@ def compute_links(
 def _onto_definitions(db: Database, links: Sequence[LinkRow]) -> list[LinkRow]:
     """Links found through a part of a long definition (its text, its vector) given to the definition, the best
     score kept once per resource, node and method."""
-    spans = graph.part_spans(db, sorted({link.node_id for link in links}))
+    spans = node_store.part_spans(db, sorted({link.node_id for link in links}))
     if not spans:
         return list(links)
     best: dict[tuple[int, int, str], LinkRow] = {}

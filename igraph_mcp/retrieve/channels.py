@@ -12,7 +12,9 @@ from igraph_mcp.retrieve.analyze import (
     select_fts_tokens,
 )
 from igraph_mcp.retrieve.vector_search import VectorSearch
-from igraph_mcp.store import graph
+from igraph_mcp.store import edges as edge_store
+from igraph_mcp.store import node_text
+from igraph_mcp.store import nodes as node_store
 from igraph_mcp.store.db import Database
 from igraph_mcp.store.fts import NODE_BM25_WEIGHTS
 
@@ -33,14 +35,14 @@ def fts_channel(
     """BM25 ranking of symbols for the query's informative tokens (``select_fts_tokens`` chooses them)."""
     if not qa.tokens:
         return []
-    freqs = graph.token_doc_freqs(db, qa.tokens)
+    freqs = node_text.token_doc_freqs(db, qa.tokens)
     tokens = select_fts_tokens(qa, freqs, total_docs, max_tokens, common_from=common_from, common_share=common_share)
-    return graph.fts_search(db, tokens, limit, weights)
+    return node_text.fts_search(db, tokens, limit, weights)
 
 
 def count_definitions(db: Database, qa: QueryAnalysis) -> None:
     """Fill ``qa.definition_counts``: how many symbols define each identifier the query mentions."""
-    qa.definition_counts = graph.name_counts(db, qa.identifiers[:200])
+    qa.definition_counts = node_store.name_counts(db, qa.identifiers[:200])
 
 
 @dataclass(slots=True)
@@ -95,7 +97,7 @@ def named_channel(
         # "QuerySet.bulk_update" or "django.db.models.QuerySet.bulk_update": the last two parts name a member.
         tail = ".".join(parts[-2:]) if len(parts) >= 2 else dotted
         looked += 1
-        for row in graph.nodes_named(db, tail, limit=rare + 1)[:rare]:
+        for row in node_store.nodes_named(db, tail, limit=rare + 1)[:rare]:
             if row.qualified_name == tail or row.qualified_name.endswith("." + tail):
                 out.setdefault(row.id, None)
     for name in qa.identifiers:
@@ -105,7 +107,7 @@ def named_channel(
         if not 0 < count <= rare:
             continue
         looked += 1
-        for row in graph.nodes_named(db, name, limit=rare):
+        for row in node_store.nodes_named(db, name, limit=rare):
             if row.name == name:
                 out.setdefault(row.id, None)
     return list(out)[:limit]
@@ -124,8 +126,8 @@ def graph_channel(db: Database, seeds: list[int], limit: int, *, max_seeds: int 
     prior = {seed: 1.0 / (1 + rank) for rank, seed in reversed(list(enumerate(seeds[:max_seeds])))}
     kinds = ("calls", "inherits", "implements")
     # Two batched lookups (edges leaving and entering the seeds) rather than two per seed.
-    edges = graph.edges_of(db, list(prior), outgoing=True, kinds=kinds)
-    edges += graph.edges_of(db, list(prior), outgoing=False, kinds=kinds)
+    edges = edge_store.edges_of(db, list(prior), outgoing=True, kinds=kinds)
+    edges += edge_store.edges_of(db, list(prior), outgoing=False, kinds=kinds)
     for e in edges:
         for seed, other in ((e.source_id, e.target_id), (e.target_id, e.source_id)):
             if seed not in prior or other is None or other in seed_set:

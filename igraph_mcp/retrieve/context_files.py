@@ -10,7 +10,7 @@ from pathlib import Path
 from igraph_mcp.errors import InvalidInput
 from igraph_mcp.next_step import NextStep, ask
 from igraph_mcp.paths import resolve_inside, strip_dot_slash
-from igraph_mcp.store import graph
+from igraph_mcp.store import files as file_store
 from igraph_mcp.store.db import Database
 
 NAMED_MAX = 5  # context files named in the note; the rest are counted
@@ -67,7 +67,7 @@ def check_context_files(db: Database, root: Path | None, paths: Sequence[str]) -
 
 def _matches_indexed(db: Database, path: str) -> bool:
     """True when an indexed file is ``path``, ends in ``/path``, or ``path`` ends in ``/<indexed file>``."""
-    if graph.file_paths_with_suffix(db, path, limit=1):
+    if file_store.file_paths_with_suffix(db, path, limit=1):
         return True
     segments = path.split("/")
-    return any(graph.file_row(db, "/".join(segments[i:])) is not None for i in range(1, len(segments)))
+    return any(file_store.file_row(db, "/".join(segments[i:])) is not None for i in range(1, len(segments)))

@@ -11,7 +11,8 @@ import heapq
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from igraph_mcp.store import graph
+from igraph_mcp.store import edges as edge_store
+from igraph_mcp.store import nodes as node_store
 from igraph_mcp.store.db import Database
 from igraph_mcp.store.records import EdgeRow
 from igraph_mcp.vocab.edges import CERTAIN
@@ -125,9 +126,9 @@ class _EdgeReader:
                 continue
             outgoing = side == "callee"
             if per_node is None:
-                rows = graph.edges_of(self.db, ids, outgoing=outgoing, kinds=self.kinds)
+                rows = edge_store.edges_of(self.db, ids, outgoing=outgoing, kinds=self.kinds)
             else:
-                rows = graph.first_edges_of(
+                rows = edge_store.first_edges_of(
                     self.db, ids, outgoing=outgoing, kinds=self.kinds, per_node=per_node, certain=CERTAIN
                 )
             got: dict[int, list[tuple[_Key, int, EdgeRow]]] = {n: [] for n in ids}
@@ -267,7 +268,7 @@ class _TestPaths:
         """True when ``node``'s file is test code (the ``queued`` nodes' paths are read with its own)."""
         if node not in self.known:
             ids = {node, *queued()} - self.known.keys()
-            rows = graph.nodes_by_ids(self.db, sorted(ids))
+            rows = node_store.nodes_by_ids(self.db, sorted(ids))
             for i in ids:
                 row = rows.get(i)
                 self.known[i] = row is not None and is_test_path(row.path)

@@ -13,7 +13,10 @@ from igraph_mcp.next_step import NextStep, ask
 from igraph_mcp.paths import resolve_inside, strip_dot_slash
 from igraph_mcp.retrieve.expand import expand
 from igraph_mcp.retrieve.shapes import neighbours, node_summary
-from igraph_mcp.store import graph
+from igraph_mcp.store import edges as edge_store
+from igraph_mcp.store import files as file_store
+from igraph_mcp.store import imports as import_store
+from igraph_mcp.store import nodes as node_store
 from igraph_mcp.store import skipped as skipped_store
 from igraph_mcp.store.db import Database
 from igraph_mcp.store.reader import IndexReader
@@ -65,13 +68,13 @@ class Lookup:
             raise InvalidInput(f"name is longer than {MAX_NAME_CHARS} characters")
         name = name.strip().replace("::", ".").replace("#", ".")
         db = self.reader.require_index()
-        rows = graph.nodes_named(db, name)
+        rows = node_store.nodes_named(db, name)
         if not rows and "." in name:  # "module.Class.method" or "pkg.mod.func": try the qualified suffixes
             parts = name.split(".")
             for i in range(1, len(parts)):
                 rows = [
                     r
-                    for r in graph.nodes_named(db, ".".join(parts[i:]))
+                    for r in node_store.nodes_named(db, ".".join(parts[i:]))
                     if r.path.replace("/", ".").find(".".join(parts[:i])) >= 0 or i == len(parts) - 1
                 ]
                 if rows:
@@ -113,7 +116,7 @@ class Lookup:
         return self.detail(self.reader.db, row)
 
     def _row(self, node_id: int) -> NodeRow | None:
-        return graph.nodes_by_ids(self.reader.require_index(), [node_id]).get(node_id)
+        return node_store.nodes_by_ids(self.reader.require_index(), [node_id]).get(node_id)
 
     def detail(self, db: Database, row: NodeRow) -> NodeDetail:
         """What ``igraph_node`` says of one stored row (also reached by id, as the view does)."""
@@ -135,7 +138,7 @@ class Lookup:
         try:
             raw = (self.root / row.path).read_bytes()
         except OSError:
-            body = graph.node_bodies(db, [row.id]).get(row.id, "")
+            body = node_store.node_bodies(db, [row.id]).get(row.id, "")
             return body, True
         lines = source_lines(raw)  # as the parser counted them, so start_line and end_line still fit
         chunk = lines[row.start_line - 1 : row.end_line]
@@ -149,11 +152,11 @@ class Lookup:
 
         The other end is located at its definition; the call site is the caller's file and line.
         """
-        edges = graph.edges_of(db, [node_id], outgoing=outgoing, kinds=kinds, resolved_only=not outgoing)
+        edges = edge_store.edges_of(db, [node_id], outgoing=outgoing, kinds=kinds, resolved_only=not outgoing)
         edges.sort(key=lambda e: (e.target_id is None, -e.confidence, e.line))
         other_ids = [e.target_id if outgoing else e.source_id for e in edges]
         candidate_ids = {c for e in edges if e.target_id is None for c in _candidate_ids(e.candidates)}
-        rows = graph.nodes_by_ids(db, [*(i for i in other_ids if i is not None), node_id, *candidate_ids])
+        rows = node_store.nodes_by_ids(db, [*(i for i in other_ids if i is not None), node_id, *candidate_ids])
         me = rows.get(node_id)
         out: list[EdgeRef] = []
         seen: set[tuple[int | None, str]] = set()
@@ -201,7 +204,7 @@ class Lookup:
             real = resolve_inside(self.root, norm)  # raises for paths outside the root
             norm = real.relative_to(self.root).as_posix()
         norm = strip_dot_slash(norm)
-        matches = graph.file_paths_with_suffix(db, norm)
+        matches = file_store.file_paths_with_suffix(db, norm)
         if not matches:
             return self._not_indexed(db, path, norm)
         exact = [m for m in matches if m == norm]
@@ -212,11 +215,12 @@ class Lookup:
                 candidates=matches,
             )
         chosen = exact[0] if exact else matches[0]
-        row = graph.file_row(db, chosen)
+        row = file_store.file_row(db, chosen)
         assert row is not None
-        nodes = [n for n in graph.nodes_in_file(db, row.id) if n.kind != "module"]
+        nodes = [n for n in node_store.nodes_in_file(db, row.id) if n.kind != "module"]
         imports = [
-            f"{m}{'.' + n if n else ''}{' as ' + a if a else ''}" for m, n, a in graph.imports_by_file_id(db, row.id)
+            f"{m}{'.' + n if n else ''}{' as ' + a if a else ''}"
+            for m, n, a in import_store.imports_by_file_id(db, row.id)
         ]
         return FileDetail(
             found=True,

@@ -16,7 +16,7 @@ from igraph_mcp.config import RetrievalConfig
 from igraph_mcp.models import ResourceHit
 from igraph_mcp.retrieve.analyze import QueryAnalysis
 from igraph_mcp.retrieve.fusion import rrf
-from igraph_mcp.store import graph
+from igraph_mcp.store import nodes as node_store
 from igraph_mcp.store import resources as res_store
 from igraph_mcp.store import status as status_store
 from igraph_mcp.store import vectors as vec_store
@@ -129,7 +129,7 @@ class ResourceChannel:
         text = r.text if len(r.text) <= MAX_TEXT_CHARS else r.text[:MAX_TEXT_CHARS].rstrip() + " …"
         linked_via: list[str] = []
         if links:
-            nodes = graph.nodes_by_ids(db, [link.node_id for link in links[:MAX_VIA]])
+            nodes = node_store.nodes_by_ids(db, [link.node_id for link in links[:MAX_VIA]])
             for link in links[:MAX_VIA]:
                 n = nodes.get(link.node_id)
                 if n is None:

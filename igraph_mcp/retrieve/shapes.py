@@ -7,7 +7,7 @@ from typing import Any
 
 from igraph_mcp.models import Neighbour, NodeSummary
 from igraph_mcp.retrieve.expand import Reached
-from igraph_mcp.store import graph
+from igraph_mcp.store import nodes as node_store
 from igraph_mcp.store.db import Database
 from igraph_mcp.store.records import NodeRow
 
@@ -34,7 +34,7 @@ def node_summary(row: NodeRow) -> NodeSummary:
 def neighbours(db: Database, reached: Sequence[Reached], seed_names: Mapping[int, str]) -> list[Neighbour]:
     """Result models for nodes reached by expansion, each naming the node it hangs off: a seed (named by
     ``seed_names``) or another of ``reached``, one hop nearer."""
-    rows = graph.nodes_by_ids(db, [r.node_id for r in reached])
+    rows = node_store.nodes_by_ids(db, [r.node_id for r in reached])
     names = {**seed_names, **{i: row.qualified_name or row.name for i, row in rows.items()}}
     out: list[Neighbour] = []
     for r in reached:  # best first, so the node each one hangs off comes before it

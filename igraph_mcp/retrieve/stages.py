@@ -32,9 +32,9 @@ from igraph_mcp.retrieve.params import RetrievalParams
 from igraph_mcp.retrieve.parts import PART_OVERFETCH, PartFolder, PartMatch
 from igraph_mcp.retrieve.query_parts import dense_texts, is_issue_shaped
 from igraph_mcp.retrieve.shapes import neighbours
-from igraph_mcp.retrieve.vector_search import SqliteVecSearch, VectorSearch
+from igraph_mcp.retrieve.vector_search import StoreVectorSearch, VectorSearch
 from igraph_mcp.store import declarations as decl_store
-from igraph_mcp.store import graph
+from igraph_mcp.store import nodes as node_store
 from igraph_mcp.store import vectors as vec_store
 from igraph_mcp.store.db import Database
 from igraph_mcp.store.records import NodeRow
@@ -180,7 +180,7 @@ def search_channels(
     folder = PartFolder()
 
     def fold(ids: list[int]) -> list[int]:
-        folder.spans.update(graph.part_spans(db, ids))
+        folder.spans.update(node_store.part_spans(db, ids))
         return folder.fold(ids, params.channel_depth)
 
     if "fts" in channels:
@@ -206,7 +206,7 @@ def search_channels(
             trace.notes.append(note)
     if "dense" in channels and vectors:
         t = time.perf_counter()
-        search = dense.search or SqliteVecSearch(db)
+        search = dense.search or StoreVectorSearch(db)
         ranked["dense"], fallback = dense_ranking(search, vectors, params, fold=fold)
         trace.fallback_triggered = trace.fallback_triggered or fallback
         trace.timings_ms["dense"] = _ms(t)
@@ -315,7 +315,7 @@ def fuse(ranked: Mapping[str, Sequence[int]], query: AnalyzedQuery, params: Retr
 # -- boost ----------------------------------------------------------------------------------------------------------
 def fetch_rows(db: Database, fused: Sequence[Fused]) -> dict[int, NodeRow]:
     """The stored symbols of the fused candidates."""
-    return graph.nodes_by_ids(db, [f.id for f in fused])
+    return node_store.nodes_by_ids(db, [f.id for f in fused])
 
 
 def boost(
@@ -354,7 +354,7 @@ def fold(
     # A declaration with one implementation outside the candidates is replaced by it: its row is read here.
     lookup = {impls[0] for impls in links.values() if len(impls) == 1 and impls[0] not in rows}
     if lookup:
-        rows = {**rows, **graph.nodes_by_ids(db, sorted(lookup))}
+        rows = {**rows, **node_store.nodes_by_ids(db, sorted(lookup))}
     type_names = {h.name for h in hits if h.kind in folding.TYPE_ONLY_KINDS}
     folded = folding.fold_declarations(
         hits,
@@ -451,7 +451,7 @@ def answer(
     shown = hits[: params.snippet_hits]
     # The matching part's text where there is one, else the definition's head.
     source_of = {h.nodeId: parts[h.nodeId].part_id if h.nodeId in parts else h.nodeId for h in shown}
-    bodies = graph.node_bodies(db, list(source_of.values()))
+    bodies = node_store.node_bodies(db, list(source_of.values()))
     for h in shown:
         h.snippet = snippet_of(bodies.get(source_of[h.nodeId], ""), params.snippet_lines, params.snippet_chars)
     # Echo the cleaned text: a lone surrogate (undecodable CLI bytes) cannot be serialised to JSON.

@@ -1,4 +1,5 @@
-"""Nearest-neighbour search over node vectors: sqlite-vec in the database, or a cached in-memory matrix.
+"""Nearest-neighbour search over node vectors: the store's vector index (sqlite-vec, pgvector), or a cached
+in-memory matrix.
 
 A brute-force scan inside sqlite-vec costs ~25 ms for 36k 384-d vectors on this machine (50+ ms when the other
 core is busy); the same scan as one numpy matrix-vector product costs a few ms. The matrix is loaded once per
@@ -16,10 +17,11 @@ import numpy as np
 
 from igraph_mcp.store import vectors as vec_store
 from igraph_mcp.store.db import Database
+from igraph_mcp.store.records import Neighbour
 
 MATRIX_MAX_VECTORS = 250_000  # ~370 MB at 384-d float32; above this, stay in SQLite
 
-Neighbours = list[tuple[int, int, float]]  # (node id, file id, cosine similarity), best first
+Neighbours = list[Neighbour]  # best first
 
 
 class VectorSearch(Protocol):
@@ -34,8 +36,8 @@ class VectorSearch(Protocol):
         ...
 
 
-class SqliteVecSearch:
-    """Search done by sqlite-vec inside the database."""
+class StoreVectorSearch:
+    """Search done by the database's own vector index (sqlite-vec's scan, pgvector's HNSW)."""
 
     def __init__(self, db: Database) -> None:
         self.db = db
@@ -64,7 +66,10 @@ class MatrixSearch:
         part = np.argpartition(-sims, k - 1)[:k]
         order = part[np.argsort(-sims[part], kind="stable")]
         idx = order if rows is None else rows[order]
-        return [(int(self.node_ids[i]), int(self.file_ids[i]), float(sims[j])) for i, j in zip(idx, order, strict=True)]
+        return [
+            Neighbour(int(self.node_ids[i]), int(self.file_ids[i]), float(sims[j]))
+            for i, j in zip(idx, order, strict=True)
+        ]
 
     def knn(self, query: bytes, k: int) -> Neighbours:
         """The k nearest nodes overall."""
@@ -94,10 +99,10 @@ class VectorSearchCache:
                 return self._search
             if vec_store.indexed_knn(db) or vec_store.node_vector_count(db) > MATRIX_MAX_VECTORS:
                 self._version, self._search = None, None
-                return SqliteVecSearch(db)
+                return StoreVectorSearch(db)
             ids, fids, blobs = vec_store.all_node_vectors(db)
             if not ids:
-                return SqliteVecSearch(db)
+                return StoreVectorSearch(db)
             matrix = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(ids), -1)
             self._search = MatrixSearch(np.asarray(ids, dtype=np.int64), np.asarray(fids, dtype=np.int64), matrix)
             self._version = version

@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from igraph_mcp.store import graph
+from igraph_mcp.store import edges as edge_store
+from igraph_mcp.store.backend import WriteConnection
 from igraph_mcp.store.bind import batches, placeholders
 from igraph_mcp.store.db import Database
-from igraph_mcp.store.dialect import WriteConnection, like_operator
 from igraph_mcp.store.fts import like_literal
 from igraph_mcp.store.records import LinkNode, NewEdge
 
@@ -103,7 +103,7 @@ def methods_in_directory(db: Database, directory: str) -> list[LinkNode]:
     if directory:
         pattern = like_literal(directory) + "/%"
         rows = db.rows(
-            f"SELECT {_COLUMNS} {_FROM} WHERE f.path {like_operator(db.dialect)} ? ESCAPE '\\' "
+            f"SELECT {_COLUMNS} {_FROM} WHERE f.path {db.like} ? ESCAPE '\\' "
             "AND n.kind = 'method' AND n.declaration = 0 ORDER BY n.id",
             (pattern,),
         )
@@ -146,7 +146,9 @@ def replace_links(
             )
         con.execute("DELETE FROM edges WHERE target_id IS NULL AND kind = ?", (DECLARES,))
     # Bound at insertion (confidence 1.0), by COPY on PostgreSQL.
-    graph.insert_edges(con, [NewEdge(decl.id, impl, DECLARES, decl.name, "", rule, 0) for decl, impl, rule in links])
+    edge_store.insert_edges(
+        con, [NewEdge(decl.id, impl, DECLARES, decl.name, "", rule, 0) for decl, impl, rule in links]
+    )
 
 
 def implementations(db: Database, ids: Sequence[int]) -> dict[int, list[int]]:

@@ -12,16 +12,16 @@ from typing import Any
 import psycopg
 from psycopg import sql as pg_sql
 
-from igraph_mcp.store.dialect import WriteConnection
-from igraph_mcp.store.pg_db import PgConnection
+from igraph_mcp.store.backend import BulkWriter, WriteConnection
+from igraph_mcp.store.records import EdgeBinding, NewEdge, NewEdgeRow, NewImport, NewNode
 
 # Below this many rows an UPDATE per row costs less than creating the temporary table.
 REBIND_BY_COPY_FROM = 500
 
 
 def _raw(con: WriteConnection) -> psycopg.Connection[tuple[Any, ...]]:
-    assert isinstance(con, PgConnection)  # only PostgreSQL branches of the store functions come here
-    return con.raw
+    raw: psycopg.Connection[tuple[Any, ...]] = getattr(con, "raw")  # noqa: B009 - PgConnection's psycopg connection
+    return raw
 
 
 def copy_rows(con: WriteConnection, table: str, columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
@@ -58,3 +58,34 @@ def rebind_edges(con: WriteConnection, rows: Sequence[Sequence[Any]]) -> None:
         "candidates = b.candidates FROM edge_binding b WHERE e.id = b.id"
     )
     raw.execute("TRUNCATE edge_binding")
+
+
+class CopyWriter(BulkWriter):
+    """Rows by COPY inside the writer's transaction; node ids from the table's sequence."""
+
+    def reserve_node_ids(self, con: WriteConnection, n: int, above: int) -> list[int]:
+        """``n`` values of the nodes' id sequence (always above every id in use)."""
+        rows = con.execute(
+            "SELECT nextval(pg_get_serial_sequence('nodes', 'id')) FROM generate_series(1, ?)", (n,)
+        ).fetchall()
+        return sorted(int(r[0]) for r in rows)
+
+    def insert_nodes(self, con: WriteConnection, rows: Sequence[tuple[Any, ...]]) -> None:
+        """Insert (id, *NewNode) rows."""
+        copy_rows(con, "nodes", ("id", *NewNode._fields), rows)
+
+    def insert_edges(self, con: WriteConnection, rows: Iterable[NewEdgeRow]) -> None:
+        """Insert edges with their confidence."""
+        copy_rows(con, "edges", (*NewEdge._fields, "confidence"), rows)
+
+    def insert_imports(self, con: WriteConnection, rows: Iterable[NewImport]) -> None:
+        """Insert imports."""
+        copy_rows(con, "imports", NewImport._fields, rows)
+
+    def insert_facts(self, con: WriteConnection, rows: Iterable[tuple[int, str, str, str]]) -> None:
+        """Insert facts."""
+        copy_rows(con, "facts", ("node_id", "name", "kind", "text"), rows)
+
+    def bind_edges(self, con: WriteConnection, rows: list[EdgeBinding], *, bulk: bool) -> None:
+        """DROP INDEX would lock readers out of the table until commit: the indexes stay, the rows come by COPY."""
+        rebind_edges(con, rows)

@@ -1,5 +1,6 @@
 """The PostgreSQL connection of one repository: registry lookup, its own schema on the search path, migrations,
-and the same query/transaction API as the SQLite ``Database`` (store SQL is written once, with ``?``).
+the same query/transaction API as the SQLite ``Database`` (store SQL is written once, with ``?``), and its three
+parts: the postings text index with its resident copy, pgvector, COPY.
 
 Imported only when a ``postgresql://`` store is selected, so a SQLite-only install never needs psycopg.
 """
@@ -10,7 +11,7 @@ import functools
 import logging
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -22,9 +23,14 @@ from psycopg.adapt import Dumper
 
 from igraph_mcp.errors import IGraphError, IndexBusy, NotIndexed, SchemaTooNew, StorageError
 from igraph_mcp.repo_identity import RepoIdentity
-from igraph_mcp.store import pg_resident, pg_schema, pg_text
+from igraph_mcp.store import pg_counts, pg_resident, pg_schema, pg_text
+from igraph_mcp.store.backend import BulkWriter, WriteConnection
 from igraph_mcp.store.db import Database
-from igraph_mcp.store.dialect import POSTGRESQL, Dialect, WriteConnection
+from igraph_mcp.store.dialect import POSTGRESQL, Dialect
+from igraph_mcp.store.pg_bulk import CopyWriter
+from igraph_mcp.store.pg_text_index import PgTextIndex
+from igraph_mcp.store.pg_vectors import PgVectorIndex
+from igraph_mcp.store.records import EDGE_COLUMNS
 from igraph_mcp.store.schema import SCHEMA_VERSION
 from igraph_mcp.store.url import safe_url
 
@@ -85,12 +91,12 @@ _MAPPED = (psycopg.OperationalError, pg_errors.InsufficientPrivilege, pg_errors.
 
 
 class PgConnection:
-    """What ``atomic()`` yields on PostgreSQL: ``execute``/``executemany`` taking the store's ``?`` SQL."""
+    """What ``atomic()`` yields on PostgreSQL: ``execute``/``executemany`` taking the store's ``?`` SQL, and the
+    database (its parts)."""
 
-    dialect: Dialect = POSTGRESQL
-
-    def __init__(self, con: psycopg.Connection[tuple[Any, ...]]) -> None:
+    def __init__(self, con: psycopg.Connection[tuple[Any, ...]], db: PgDatabase) -> None:
         self.raw = con
+        self.db = db
 
     def execute(self, sql: str, params: Any = (), /) -> psycopg.Cursor[tuple[Any, ...]]:
         """Run one statement; the cursor iterates over its rows."""
@@ -191,6 +197,12 @@ class PgDatabase(Database):
     """
 
     dialect: Dialect = POSTGRESQL
+    # ILIKE gives PostgreSQL the answers SQLite's LIKE gives to a path or name suffix lookup (ASCII case ignored).
+    like = "ILIKE"
+    contains = "strpos({0}, ?) > 0"
+    # current_schema() is the repository's own schema (first on the search path), never the registry's.
+    table_exists_sql = "SELECT 1 FROM pg_tables WHERE schemaname = current_schema() AND tablename = ?"
+    bulk: BulkWriter = CopyWriter()
 
     @classmethod
     def open_for_write(cls, url: str, repo: str, *, migrate: bool = True) -> PgDatabase:
@@ -220,7 +232,9 @@ class PgDatabase(Database):
         self._depth = 0
         self._resident: dict[str, pg_resident.Resident] = {}
         self.raw = connect(url)
-        self.con = PgConnection(self.raw)
+        self.con = PgConnection(self.raw, self)
+        self.text = PgTextIndex(self)
+        self.vectors = PgVectorIndex(self)
         try:
             if readonly:
                 repo_id = find_repo(self.raw, repo)
@@ -255,7 +269,7 @@ class PgDatabase(Database):
         """Close the connection (a writer's session-level state goes with it)."""
         self.raw.close()
 
-    def resident_text(self, index: pg_text.TextIndex) -> pg_resident.Resident | None:
+    def resident_text(self, index: pg_text.TextTables) -> pg_resident.Resident | None:
         """This reader's in-memory copy holder of a text index (pg_resident); a writer searches in SQL."""
         from_rows = pg_resident.from_rows_setting()
         if not self.readonly or from_rows is None:
@@ -276,6 +290,30 @@ class PgDatabase(Database):
         if self.raw.closed or self.raw.broken:
             return None
         return self.identity
+
+    def count_rows(self, names: Sequence[str]) -> dict[str, int]:
+        """Row counts by name, from the counts triggers keep (pg_counts: count(*) reads every row, 80 ms a query
+        at 1M symbols), in one query."""
+        kept = pg_counts.row_counts(self)
+        kept.setdefault("parts", 0)
+        kept["unbound_edges"] = kept["edges"] - kept["bound_edges"]
+        return {name: kept[name] for name in names}
+
+    def first_edges(
+        self, column: str, other: str, node_ids: Sequence[int], kinds: list[str], per_node: int, certain: float
+    ) -> list[tuple[Any, ...]]:
+        """One statement: per (node, kind) a LATERAL index range per certainty class, then the rows by id."""
+        group = (
+            f"CROSS JOIN LATERAL (SELECT id FROM edges WHERE {column} = s.node AND kind = k.kind "  # noqa: S608
+            f"AND target_id IS NOT NULL AND confidence {{op}} ? ORDER BY {other}, id LIMIT ?) x"
+        )
+        sql = " UNION ALL ".join(
+            f"SELECT {EDGE_COLUMNS} FROM unnest(?::bigint[]) AS s(node) CROSS JOIN unnest(?::text[]) AS k(kind) "  # noqa: S608
+            f"{group.format(op=op)} JOIN edges e ON e.id = x.id"
+            for op in (">=", "<")
+        )
+        ids = [int(n) for n in node_ids]
+        return self.rows(sql, (ids, kinds, certain, per_node, ids, kinds, certain, per_node))
 
     # -- queries -------------------------------------------------------------------------------------------
     @contextmanager
@@ -407,6 +445,10 @@ class PgDatabase(Database):
         with self._lock, self._mapped():
             row = self.raw.execute("SELECT root FROM igraph.repos WHERE id = %s", (self.repo_id,)).fetchone()
         return "" if row is None else str(row[0])
+
+    def is_source_of(self, root: str) -> bool:
+        """Only for the checkout the registry records as the repository's last writer's."""
+        return self.source_root() == root
 
     def analyze_if_never(self) -> None:
         """Gather planner statistics for a repository's tables that never had any (a first build), so its first

@@ -200,7 +200,7 @@ class Snapshot:
         return [(int(ids[i]), float(scores[i])) for i in order]
 
 
-def load(con: Any, index: pg_text.TextIndex) -> Snapshot:
+def load(con: Any, index: pg_text.TextTables) -> Snapshot:
     """Copy one text index's postings out of the database, in one REPEATABLE READ snapshot of ``con``
     (a psycopg connection in autocommit mode whose search path names the repository's schema)."""
     freq = index.freq_columns
@@ -253,7 +253,7 @@ class Resident:
     def __init__(
         self,
         connect: Callable[[], Any],
-        index: pg_text.TextIndex,
+        index: pg_text.TextTables,
         *,
         from_rows: int = RESIDENT_FROM_ROWS,
         max_pending: int = MAX_PENDING,

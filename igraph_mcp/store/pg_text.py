@@ -59,7 +59,7 @@ class Reader(Protocol):
 
 
 @dataclass(frozen=True, slots=True)
-class TextIndex:
+class TextTables:
     """One FTS table as PostgreSQL tables: ``name`` holds the text, ``name_postings`` / ``_terms`` / ``_totals``
     the statistics bm25() reads."""
 
@@ -93,11 +93,11 @@ class TextIndex:
 
 
 # Column order matters as in FTS5: bm25() weights are positional (see store/fts.py).
-NODE_TEXT = TextIndex("nodes_fts", ("name", "words", "qualified_name", "path", "signature", "docstring", "body"))
-RESOURCE_TEXT = TextIndex("resources_fts", ("title", "heading_path", "identifiers", "text"))
+NODE_TEXT = TextTables("nodes_fts", ("name", "words", "qualified_name", "path", "signature", "docstring", "body"))
+RESOURCE_TEXT = TextTables("resources_fts", ("title", "heading_path", "identifiers", "text"))
 
 
-def ddl(index: TextIndex) -> list[str]:
+def ddl(index: TextTables) -> list[str]:
     """CREATE statements of one text index (run inside the repository's schema by the migrations)."""
     cols = ", ".join(f"{c} text NOT NULL DEFAULT ''" for c in index.columns)
     freqs = ", ".join(f"{c} integer NOT NULL DEFAULT 0" for c in index.freq_columns)
@@ -121,7 +121,7 @@ def ddl(index: TextIndex) -> list[str]:
 DDL: list[str] = ddl(NODE_TEXT) + ddl(RESOURCE_TEXT)
 
 
-def change_log_ddl(index: TextIndex) -> list[str]:
+def change_log_ddl(index: TextTables) -> list[str]:
     """Schema 4: a version on the totals, bumped by every write, and the log of the rows each version changed.
     ``log_from``: a copy of the postings taken at a version below it cannot be brought up to date from the log."""
     return [
@@ -162,7 +162,7 @@ class _Row:
     freqs: dict[str, list[int]]  # term key -> frequency per column
 
 
-def _analyse(index: TextIndex, row: Sequence[Any]) -> _Row:
+def _analyse(index: TextTables, row: Sequence[Any]) -> _Row:
     texts = tuple(_clean(v) for v in row[1:])
     if len(texts) != len(index.columns):
         raise ValueError(f"{index.name} has {len(index.columns)} columns, got {len(texts)} values")
@@ -178,7 +178,7 @@ def _analyse(index: TextIndex, row: Sequence[Any]) -> _Row:
 
 
 # -- writes ------------------------------------------------------------------------------------------------------
-def insert_rows(con: Connection, index: TextIndex, rows: Iterable[Sequence[Any]]) -> None:
+def insert_rows(con: Connection, index: TextTables, rows: Iterable[Sequence[Any]]) -> None:
     """Index rows given as (id, text of each column in order), with their statistics, in the caller's transaction."""
     analysed = [_analyse(index, r) for r in rows]
     if not analysed:
@@ -207,7 +207,7 @@ def insert_rows(con: Connection, index: TextIndex, rows: Iterable[Sequence[Any]]
     _log(con, index, int(version), [r.row_id for r in analysed])
 
 
-def _log(con: Connection, index: TextIndex, version: int, row_ids: Sequence[int]) -> None:
+def _log(con: Connection, index: TextTables, version: int, row_ids: Sequence[int]) -> None:
     """Record the rows ``version`` changed; every PRUNE_EVERY versions drop what is older than LOG_VERSIONS."""
     _copy(con, index.changes, ("version", "row_id"), ((version, rid) for rid in row_ids))
     if version % PRUNE_EVERY == 0 and version > LOG_VERSIONS:
@@ -216,7 +216,7 @@ def _log(con: Connection, index: TextIndex, version: int, row_ids: Sequence[int]
         con.execute(f"UPDATE {index.totals} SET log_from = greatest(log_from, ?)", (cut,))  # noqa: S608
 
 
-def delete_rows(con: Connection, index: TextIndex, ids_sql: str, params: Sequence[Any] = ()) -> None:
+def delete_rows(con: Connection, index: TextTables, ids_sql: str, params: Sequence[Any] = ()) -> None:
     """Remove the rows whose id the query ``ids_sql`` returns, with their statistics."""
     gone = con.execute(
         f"DELETE FROM {index.name} WHERE rowid IN ({ids_sql}) RETURNING rowid, length",  # noqa: S608 - caller's fixed SQL
@@ -244,7 +244,7 @@ def delete_rows(con: Connection, index: TextIndex, ids_sql: str, params: Sequenc
 
 
 def update_rows(
-    con: Connection, index: TextIndex, values: dict[str, str], ids_sql: str, params: Sequence[Any] = ()
+    con: Connection, index: TextTables, values: dict[str, str], ids_sql: str, params: Sequence[Any] = ()
 ) -> None:
     """Set some columns of the rows whose id ``ids_sql`` returns, re-indexing them (FTS5's UPDATE)."""
     unknown = set(values) - set(index.columns)
@@ -265,7 +265,7 @@ def update_rows(
     insert_rows(con, index, new)
 
 
-def clear(con: Connection, index: TextIndex) -> None:
+def clear(con: Connection, index: TextTables) -> None:
     """Empty one text index."""
     for table in (index.name, index.postings, index.terms, index.changes):
         con.execute(f"DELETE FROM {table}")  # noqa: S608 - fixed names
@@ -276,7 +276,7 @@ def clear(con: Connection, index: TextIndex) -> None:
 
 
 # -- reads -------------------------------------------------------------------------------------------------------
-def doc_freqs(db: Reader, index: TextIndex, terms: Sequence[str]) -> dict[str, int]:
+def doc_freqs(db: Reader, index: TextTables, terms: Sequence[str]) -> dict[str, int]:
     """term -> number of rows holding it, for the given terms that any row holds (fts5vocab 'row')."""
     keys = {term_key(t): t for t in terms}
     if not keys:
@@ -307,7 +307,7 @@ class Stats:
     log_from: int = 0
 
 
-def _stats(db: Reader, index: TextIndex, terms: Sequence[str]) -> Stats:
+def _stats(db: Reader, index: TextTables, terms: Sequence[str]) -> Stats:
     """N, the token total and the document counts of some terms, in one snapshot of the statistics."""
     found = db.rows(
         f"SELECT t.rows, t.tokens, t.version, t.log_from, d.term, d.docs FROM {index.totals} t "  # noqa: S608
@@ -321,7 +321,7 @@ def _stats(db: Reader, index: TextIndex, terms: Sequence[str]) -> Stats:
     return Stats(int(first[0]), int(first[1]), docs, int(first[2]), int(first[3]))
 
 
-def _score_sql(index: TextIndex, within_sql: str | None, *, listed: bool = False) -> str:
+def _score_sql(index: TextTables, within_sql: str | None, *, listed: bool = False) -> str:
     """Per-row bm25() sums over the postings of the given (term, docs) phrases.
 
     The arithmetic follows fts5_aux.c operation by operation in float8, so scores agree with FTS5's to the last
@@ -346,7 +346,7 @@ def _score_sql(index: TextIndex, within_sql: str | None, *, listed: bool = False
 
 def search(
     db: Reader,
-    index: TextIndex,
+    index: TextTables,
     tokens: Sequence[str],
     limit: int,
     weights: Sequence[float],
@@ -395,13 +395,13 @@ class Resident(Protocol):
         """The answer from the copy, or None where SQL must answer."""
 
 
-def _resident(db: Reader, index: TextIndex) -> Resident | None:
+def _resident(db: Reader, index: TextTables) -> Resident | None:
     """The reader's in-memory copy holder for this index, where the reader keeps them (PgDatabase)."""
     holder = getattr(db, "resident_text", None)
     return holder(index) if callable(holder) else None
 
 
-def changed_since(db: Reader, index: TextIndex, version: int) -> list[int]:
+def changed_since(db: Reader, index: TextTables, version: int) -> list[int]:
     """Rows that writes after ``version`` added or removed (the change log)."""
     return [
         int(r[0])
@@ -414,7 +414,7 @@ class Query:
     """One search's fixed inputs: where, the statistics, the weights and the row restriction."""
 
     db: Reader
-    index: TextIndex
+    index: TextTables
     stats: Stats
     weights: list[float]
     within_sql: str | None
@@ -450,7 +450,7 @@ def _instances(terms: list[str], phrase: list[str]) -> int:
     return sum(1 for i in range(len(terms) - n + 1) if terms[i : i + n] == phrase)
 
 
-def _phrase_scores(db: Reader, index: TextIndex, phrase: list[str], weights: list[float]) -> dict[int, float]:
+def _phrase_scores(db: Reader, index: TextTables, phrase: list[str], weights: list[float]) -> dict[int, float]:
     """bm25() contributions of one multi-term phrase, counted from the text of the rows holding all its terms."""
     distinct = sorted(set(phrase))
     cols = ", ".join(index.columns)

@@ -8,12 +8,20 @@ ef_search 64) with an index of 167 MB instead of 293 MB, built in 83 s instead o
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import logging
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
 
+from igraph_mcp.errors import StorageError
+from igraph_mcp.store.backend import StoreReader, VectorIndex, WriteConnection
+from igraph_mcp.store.dialect import table_exists
 from igraph_mcp.store.pg_text import Connection, Reader
+from igraph_mcp.store.records import Neighbour, NodeVector
+
+log = logging.getLogger(__name__)
 
 VECTOR_TYPE = "halfvec"  # 2 bytes a dimension
 HNSW_M = 16
@@ -217,3 +225,80 @@ def count(db: Reader, table: str) -> int:
     """Rows of a vector table up to EXACT_BELOW (enough to choose the scan; counting all of a big one is slow)."""
     found = db.rows(f"SELECT count(*) FROM (SELECT 1 FROM {table} LIMIT ?) s", (EXACT_BELOW,))  # noqa: S608
     return int(found[0][0])
+
+
+def _stored(db: StoreReader) -> int:
+    """Node vectors stored (0 before the table exists)."""
+    return int(db.scalar("SELECT count(*) FROM node_vectors", default=0)) if db.has_table("node_vectors") else 0
+
+
+class PgVectorIndex(VectorIndex):
+    """pgvector tables with HNSW indexes in one repository's schema, and the database's shared cache."""
+
+    indexed_knn = True
+
+    def __init__(self, db: StoreReader) -> None:
+        self.db = db
+
+    def column_sql(self, column: str) -> str:
+        """The column as a float4 array."""
+        return as_floats(column)
+
+    def to_bytes(self, value: Any) -> bytes:
+        """float32 bytes of a float4 array."""
+        return to_blob(value)
+
+    def create_tables(self, con: WriteConnection, dimension: int) -> None:
+        """Create the vector tables for ``dimension`` with their HNSW indexes."""
+        create_tables(con, dimension)
+
+    def clear_nodes(self, con: WriteConnection) -> None:
+        """Delete the node vectors: a full rebuild runs in one transaction, and DROP TABLE would hold an ACCESS
+        EXCLUSIVE lock on the table until it commits and stop every reader; deleted rows stay visible to readers'
+        snapshots instead."""
+        if table_exists(con, "node_vectors"):
+            con.execute("DELETE FROM node_vectors")
+
+    def store_nodes(self, con: WriteConnection, rows: Iterable[NodeVector]) -> None:
+        """Write node vectors, mark the nodes embedded and share the vectors."""
+        store_node_vectors(con, rows)
+
+    def store_resources(self, con: WriteConnection, rows: Iterable[tuple[int, bytes, str]]) -> None:
+        """Write resource vectors and mark the chunks embedded."""
+        store_resource_vectors(con, rows)
+
+    def shared(self, embedder_id: str, dimension: int, hashes: Sequence[str]) -> dict[str, bytes]:
+        """text hash -> vector from the team-wide cache."""
+        return shared_vectors(self.db, embedder_id, dimension, hashes) if hashes else {}
+
+    @contextmanager
+    def bulk_loading(self, adding: int) -> Iterator[None]:
+        """When ``adding`` vectors are many and no fewer than those stored, drop the HNSW index first and build it
+        once at the end, several times faster than growing the graph vector by vector; searches meanwhile scan
+        exactly. A load stopped on the way leaves the index to the next run's ``create_tables``."""
+        db = self.db
+        bulk = adding >= BULK_FROM and adding >= _stored(db) and db.has_table("node_vectors")
+        if bulk:
+            with db.atomic() as con:
+                drop_node_index(con)
+        try:
+            yield
+        finally:
+            if bulk:
+                try:
+                    with db.atomic() as con:
+                        build_node_index(con)
+                except StorageError as exc:  # the connection went: the next run builds it
+                    log.warning("the vector index was not rebuilt (%s); the next index run builds it", exc)
+
+    def knn_nodes(self, query: bytes, k: int) -> list[Neighbour]:
+        """Nearest nodes overall, best first."""
+        return [Neighbour(*r) for r in knn_nodes(self.db, query, k)]
+
+    def similarities_in_files(self, query: bytes, file_ids: Sequence[int], k: int) -> list[Neighbour]:
+        """Exact similarity of the nodes of some files, best first."""
+        return [Neighbour(*r) for r in similarities_in_files(self.db, query, file_ids, k)]
+
+    def knn_resources(self, query: bytes, k: int) -> list[tuple[int, float]]:
+        """Nearest resource chunks, best first."""
+        return knn_resources(self.db, query, k)

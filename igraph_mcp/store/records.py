@@ -1,7 +1,7 @@
 """Typed records that cross the store boundary, so no caller reads or writes a column by position.
 
 Every row type of the store lives here. Write records are NamedTuples: their field order is the column order of
-the INSERT that takes them (written next to each in ``store/graph.py``), so a batch binds straight to
+the INSERT that takes them (written next to each in the store module that inserts it), so a batch binds straight to
 ``executemany`` without copying. Read rows are frozen dataclasses. A mounted chunk comes in as ``NewChunk``, a
 protocol, so the store needs nothing from ``resources/``.
 """
@@ -78,6 +78,75 @@ class NewImport(NamedTuple):
     name: str
     alias: str
     line: int
+
+
+class NewEdgeRow(NamedTuple):
+    """An edge as the bulk writer inserts it: ``NewEdge`` and the confidence of its binding at insertion."""
+
+    source_id: int
+    target_id: int | None
+    kind: str
+    target_name: str
+    qualifier: str
+    resolution: str
+    line: int
+    confidence: float
+
+
+class FileStat(NamedTuple):
+    """What was recorded of a file at indexing: its size and modification time."""
+
+    size: int
+    mtime_ns: int
+
+
+class IndexTotals(NamedTuple):
+    """What an index run reports: files, symbols and bound edges."""
+
+    files: int
+    symbols: int
+    edges: int
+
+
+class NodeToEmbed(NamedTuple):
+    """A node without a vector, with what its embedded text is made of (a part: its definition's kind and names)."""
+
+    id: int
+    file_id: int
+    kind: str
+    name: str
+    qualified_name: str
+    path: str
+    signature: str
+    docstring: str
+    body: str
+
+
+class NodeVector(NamedTuple):
+    """A node's vector to store: float32 bytes and the hash of the text embedded."""
+
+    node_id: int
+    file_id: int
+    vector: bytes
+    text_hash: str
+
+
+class Neighbour(NamedTuple):
+    """A node near a query vector."""
+
+    node_id: int
+    file_id: int
+    similarity: float  # cosine
+
+
+class DefinitionSpan(NamedTuple):
+    """A definition's place, for measuring the graph."""
+
+    path: str
+    name: str
+    kind: str
+    start_line: int
+    end_line: int
 
 
 class RefToResolve(NamedTuple):
@@ -183,6 +252,13 @@ class FileState(NamedTuple):
     mtime_ns: int
 
 
+# An EdgeRow's columns, in its field order, of `edges e`.
+EDGE_COLUMNS = (
+    "e.id, e.source_id, e.target_id, e.kind, e.target_name, e.qualifier, e.resolution, e.line, e.confidence, "
+    "e.candidates"
+)
+
+
 @dataclass(frozen=True, slots=True)
 class EdgeRow:
     """One edge (resolved or not) with both ends' node ids."""
@@ -276,3 +352,26 @@ class CodeCandidate:
     qualified_name: str
     signature: str
     body: str
+
+
+@dataclass(frozen=True, slots=True)
+class IndexSummary:
+    """What status reports of an index, read in one store call (store/status.py)."""
+
+    files: int
+    symbols: int
+    edges: int  # bound
+    unresolved_refs: int
+    edge_kinds: dict[str, int]  # bound edges by kind
+    languages: dict[str, int]  # files by language
+    paths: list[str]  # every indexed file (status checks them against the tree)
+    nodes: int  # module nodes and parts included: dense coverage's denominator
+    vectors: int  # node vectors (0 where vectors cannot be used)
+    embedder_id: str | None
+    embedder_dimension: int | None
+    last_build: float | None
+    schema_version: int  # as the meta table records it
+    resources: int
+    resource_sources: int
+    skipped: dict[str, int]  # skipped files by reason
+    db_bytes: int

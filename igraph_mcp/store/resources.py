@@ -6,18 +6,11 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from igraph_mcp.store import pg_text
-from igraph_mcp.store.bind import MAX_BOUND, batches, placeholders
+from igraph_mcp.store.backend import WriteConnection
+from igraph_mcp.store.bind import batches, placeholders
 from igraph_mcp.store.db import Database
-from igraph_mcp.store.dialect import (
-    POSTGRESQL,
-    WriteConnection,
-    connection_dialect,
-    inserted_id,
-    like_operator,
-    table_exists,
-)
-from igraph_mcp.store.fts import RESOURCE_BM25_WEIGHTS, fts_or_query, like_literal
+from igraph_mcp.store.dialect import inserted_id, table_exists
+from igraph_mcp.store.fts import RESOURCE_BM25_WEIGHTS, like_literal
 from igraph_mcp.store.records import CodeCandidate, LinkRow, NewChunk, ResourceRow, SourceRow
 from igraph_mcp.store.vectors import embedding_sql, has_node_vectors, has_resource_vectors, vector_bytes
 from igraph_mcp.text.identifiers import identifier_words
@@ -83,13 +76,7 @@ def insert_source(
 
 def delete_source(con: WriteConnection, source_id: int) -> None:
     """Delete a source with its chunks, their FTS rows, vectors and links."""
-    if connection_dialect(con) == POSTGRESQL:
-        pg_text.delete_rows(con, pg_text.RESOURCE_TEXT, "SELECT id FROM resources WHERE source_id = ?", (source_id,))
-    else:
-        con.execute(
-            "DELETE FROM resources_fts WHERE rowid IN (SELECT id FROM resources WHERE source_id = ?)",
-            (source_id,),
-        )
+    con.db.text.delete_source(con, source_id)
     if _exists(con, "resource_vectors"):
         con.execute(
             "DELETE FROM resource_vectors WHERE resource_id IN (SELECT id FROM resources WHERE source_id = ?)",
@@ -134,12 +121,7 @@ def insert_chunks(con: WriteConnection, source_id: int, chunks: Sequence[NewChun
         # Identifiers are indexed whole (total_cents) and as words (total cents) so prose queries match too.
         idents = " ".join(c.identifiers) + " " + identifier_words(*c.identifiers)
         texts.append((rid, c.title, " › ".join(c.heading_path), idents, c.text))
-    if connection_dialect(con) == POSTGRESQL:
-        pg_text.insert_rows(con, pg_text.RESOURCE_TEXT, texts)
-    else:
-        con.executemany(
-            "INSERT INTO resources_fts(rowid, title, heading_path, identifiers, text) VALUES(?,?,?,?,?)", texts
-        )
+    con.db.text.insert_resources(con, texts)
     return ids
 
 
@@ -230,18 +212,7 @@ def resource_vectors_by_id(db: Database, ids: Sequence[int]) -> dict[int, bytes]
 
 def fts_resources(db: Database, tokens: list[str], limit: int) -> list[tuple[int, float]]:
     """Rank chunks by BM25 over an OR of quoted tokens: (resource id, score) best first."""
-    if db.dialect == POSTGRESQL:
-        return pg_text.search(db, pg_text.RESOURCE_TEXT, tokens, limit, RESOURCE_BM25_WEIGHTS)
-    query = fts_or_query(tokens)
-    if not query:
-        return []
-    weights = ",".join(str(w) for w in RESOURCE_BM25_WEIGHTS)
-    rows = db.rows(
-        f"SELECT rowid, -bm25(resources_fts, {weights}) FROM resources_fts WHERE resources_fts MATCH ? "  # noqa: S608
-        f"ORDER BY bm25(resources_fts, {weights}) LIMIT ?",
-        (query, limit),
-    )
-    return [(int(r[0]), float(r[1])) for r in rows]
+    return db.text.search_resources(tokens, limit, RESOURCE_BM25_WEIGHTS)
 
 
 # -- links ---------------------------------------------------------------------------------------------------
@@ -296,34 +267,7 @@ def nodes_mentioning(db: Database, tokens: list[str], limit: int, file_ids: Sequ
 
     With ``file_ids`` (up to one batch of them) only nodes of those files are searched.
     """
-    if db.dialect == POSTGRESQL:  # FTS5's ``rank``: bm25() with every column weighted 1
-        within = "SELECT id FROM nodes WHERE file_id = ANY(?::bigint[])" if file_ids is not None else None
-        ranked = pg_text.search(
-            db,
-            pg_text.NODE_TEXT,
-            tokens,
-            limit,
-            (1.0,) * len(pg_text.NODE_TEXT.columns),
-            within_sql=within,
-            within_params=(list(file_ids),) if file_ids is not None else (),
-        )
-        return [rid for rid, _ in ranked]
-    query = fts_or_query(tokens)
-    if not query:
-        return []
-    if file_ids is not None and len(file_ids) <= MAX_BOUND:
-        return [
-            int(r[0])
-            for r in db.rows(
-                "SELECT rowid FROM nodes_fts WHERE nodes_fts MATCH ? AND rowid IN "  # noqa: S608
-                f"(SELECT id FROM nodes WHERE file_id IN ({placeholders(len(file_ids))})) ORDER BY rank LIMIT ?",
-                (query, *file_ids, limit),
-            )
-        ]
-    return [
-        int(r[0])
-        for r in db.rows("SELECT rowid FROM nodes_fts WHERE nodes_fts MATCH ? ORDER BY rank LIMIT ?", (query, limit))
-    ]
+    return db.text.node_ids_mentioning(tokens, limit, file_ids)
 
 
 def code_candidates(db: Database, node_ids: Sequence[int]) -> list[CodeCandidate]:
@@ -347,7 +291,7 @@ def nodes_with_qualified_name(db: Database, name: str, limit: int = 20) -> list[
     return [
         int(r[0])
         for r in db.rows(
-            f"SELECT id FROM nodes WHERE qualified_name = ? OR qualified_name {like_operator(db.dialect)} ? "  # noqa: S608
+            f"SELECT id FROM nodes WHERE qualified_name = ? OR qualified_name {db.like} ? "  # noqa: S608
             "ESCAPE '\\' ORDER BY id LIMIT ?",
             (name, like, limit),
         )
@@ -361,7 +305,7 @@ def module_nodes_for_path(db: Database, path: str, limit: int = 5) -> list[int]:
         int(r[0])
         for r in db.rows(
             f"SELECT n.id FROM nodes n JOIN files f ON f.id = n.file_id WHERE n.kind = 'module' "  # noqa: S608
-            f"AND (f.path = ? OR f.path {like_operator(db.dialect)} ? ESCAPE '\\') ORDER BY n.id LIMIT ?",
+            f"AND (f.path = ? OR f.path {db.like} ? ESCAPE '\\') ORDER BY n.id LIMIT ?",
             (path, like, limit),
         )
     ]

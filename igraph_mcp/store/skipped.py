@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from igraph_mcp.store.backend import WriteConnection
 from igraph_mcp.store.db import Database
-from igraph_mcp.store.dialect import WriteConnection, like_operator
 from igraph_mcp.store.fts import like_literal
 from igraph_mcp.vocab.skips import SkippedPath
 
@@ -46,7 +46,7 @@ def skipped_list(db: Database, per_reason: int | None = None) -> list[SkippedPat
 def skipped_matching(db: Database, path: str, limit: int = 20) -> list[SkippedPath]:
     """Skipped files whose path is ``path`` or ends in ``/path`` (shortest first), as file lookups match."""
     like = "%/" + like_literal(path)
-    matches = f"(s.path = ? OR s.path {like_operator(db.dialect)} ? ESCAPE '\\')"
+    matches = f"(s.path = ? OR s.path {db.like} ? ESCAPE '\\')"
     rows = db.rows(
         f"SELECT s.path, s.reason, s.detail FROM skipped_files s WHERE {matches} AND {_NOT_INDEXED} "  # noqa: S608
         "ORDER BY length(s.path), s.path LIMIT ?",

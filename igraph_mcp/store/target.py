@@ -162,14 +162,8 @@ class IndexStore:
         return self.sqlite_path.exists() if self.sqlite_path is not None else True
 
     def tree_is_source(self, db: Database, root: str) -> bool:
-        """Whether the tree at ``root`` is the one this index was built from: always for the SQLite file beside it;
-        in a shared store only the checkout its registry records (a server over another checkout of the same
-        repository must not index its files into the team's copy on its own)."""
-        if self.sqlite_path is not None:
-            return True
-        from igraph_mcp.store.pg_db import PgDatabase
-
-        return isinstance(db, PgDatabase) and db.source_root() == root
+        """Whether the tree at ``root`` is the one this index was built from (``Database.is_source_of``)."""
+        return db.is_source_of(root)
 
 
 def open_store(

@@ -1,21 +1,20 @@
-"""SQL for vector tables: node and resource vectors, KNN with an optional file pre-filter (sqlite-vec here,
-pgvector in store/pg_vectors.py)."""
+"""Node and resource vectors through the database's vector index (sqlite-vec: store/sqlite_vectors.py, pgvector:
+store/pg_vectors.py): which embedder made them, what is left to embed, what can be reused, and KNN."""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Sequence
+from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
 import numpy as np
 
 from igraph_mcp import crashpoints
-from igraph_mcp.errors import StorageError
-from igraph_mcp.store import pg_vectors
+from igraph_mcp.store.backend import WriteConnection
 from igraph_mcp.store.bind import placeholders
 from igraph_mcp.store.db import Database
-from igraph_mcp.store.dialect import POSTGRESQL, WriteConnection, connection_dialect, table_exists
+from igraph_mcp.store.records import Neighbour, NodeToEmbed, NodeVector
 from igraph_mcp.vocab.languages import PART_KIND
 
 log = logging.getLogger(__name__)
@@ -37,25 +36,23 @@ def _table_exists(db: Database, name: str) -> bool:
 
 def embedding_sql(db: Database, column: str) -> str:
     """SQL reading a vector column so that ``vector_bytes`` turns the value into float32 bytes."""
-    return pg_vectors.as_floats(column) if db.dialect == POSTGRESQL else column
+    return db.vectors.column_sql(column)
 
 
 def vector_bytes(db: Database, value: Any) -> bytes:
     """float32 bytes of a vector column read through ``embedding_sql``."""
-    return pg_vectors.to_blob(value) if db.dialect == POSTGRESQL else bytes(value)
+    return db.vectors.to_bytes(value)
 
 
 def indexed_knn(db: Database) -> bool:
     """True when the database answers KNN from an index (pgvector's HNSW): no reader needs the vectors in memory."""
-    return db.dialect == POSTGRESQL
+    return db.vectors.indexed_knn
 
 
 def shared_vectors(db: Database, embedder: VectorMaker, hashes: Sequence[str]) -> dict[str, bytes]:
     """text hash -> vector another repository of the same store already has from this embedder (PostgreSQL's
     team-wide cache; a SQLite file shares with no one)."""
-    if db.dialect != POSTGRESQL or not hashes:
-        return {}
-    return pg_vectors.shared_vectors(db, embedder.id, embedder.dimension, hashes)
+    return db.vectors.shared(embedder.id, embedder.dimension, hashes)
 
 
 def has_node_vectors(db: Database) -> bool:
@@ -69,29 +66,13 @@ def has_resource_vectors(db: Database) -> bool:
 
 
 def create_vector_tables(con: WriteConnection, dimension: int) -> None:
-    """Create the vec0 tables for ``dimension``; file_id is a metadata column so KNN can be pre-filtered."""
-    if connection_dialect(con) == POSTGRESQL:
-        pg_vectors.create_tables(con, dimension)
-        return
-    con.execute(
-        "CREATE VIRTUAL TABLE IF NOT EXISTS node_vectors USING vec0("
-        f"node_id INTEGER PRIMARY KEY, file_id INTEGER, embedding float[{int(dimension)}] distance_metric=cosine)"
-    )
-    con.execute(
-        "CREATE VIRTUAL TABLE IF NOT EXISTS resource_vectors USING vec0("
-        f"resource_id INTEGER PRIMARY KEY, embedding float[{int(dimension)}] distance_metric=cosine)"
-    )
+    """Create the vector tables for ``dimension``; node_vectors keeps each vector's file so KNN can be filtered."""
+    con.db.vectors.create_tables(con, dimension)
 
 
 def drop_node_vectors(con: WriteConnection) -> None:
     """Drop the node vectors and forget which texts were embedded (a full rebuild, same embedder)."""
-    if connection_dialect(con) == POSTGRESQL:
-        # A full rebuild runs in one transaction: DROP TABLE would hold an ACCESS EXCLUSIVE lock on the table until
-        # it commits and stop every reader; deleted rows stay visible to readers' snapshots instead.
-        if table_exists(con, "node_vectors"):
-            con.execute("DELETE FROM node_vectors")
-    else:
-        con.execute("DROP TABLE IF EXISTS node_vectors")
+    con.db.vectors.clear_nodes(con)
     con.execute("UPDATE nodes SET embed_hash = NULL")
 
 
@@ -114,27 +95,28 @@ def from_blob(blob: bytes) -> np.ndarray[Any, Any]:
 
 
 # -- nodes -------------------------------------------------------------------------------------------------------
-def nodes_to_embed(db: Database, limit: int, *, parts: bool = False, after: int = 0) -> list[tuple[Any, ...]]:
-    """Symbols (or with ``parts``, parts of long definitions) without a vector: (id, file_id, kind, name,
-    qualified_name, path, signature, docstring, body).
+def nodes_to_embed(db: Database, limit: int, *, parts: bool = False, after: int = 0) -> list[NodeToEmbed]:
+    """Symbols (or with ``parts``, parts of long definitions) without a vector.
 
     A part is embedded as its definition's kind and names with the part's own text (no signature or docstring: the
     definition's own vector has those). ``after``: only ids above it, so a loop over batches starts where the last
     one ended instead of walking past every embedded node again (quadratic in the tree's size).
     """
     if parts:
-        return db.rows(
+        rows = db.rows(
             "SELECT n.id, n.file_id, o.kind, o.name, o.qualified_name, f.path, '', '', n.body FROM nodes n "  # noqa: S608
             f"JOIN nodes o ON o.id = n.parent_id JOIN files f ON f.id = n.file_id "
             f"WHERE n.embed_hash IS NULL AND n.kind = '{PART_KIND}' AND n.id > ? ORDER BY n.id LIMIT ?",
             (after, limit),
         )
-    return db.rows(
-        "SELECT n.id, n.file_id, n.kind, n.name, n.qualified_name, f.path, n.signature, n.docstring, n.body "  # noqa: S608
-        f"FROM nodes n JOIN files f ON f.id = n.file_id WHERE n.embed_hash IS NULL AND n.kind != '{PART_KIND}' "
-        "AND n.id > ? ORDER BY n.id LIMIT ?",
-        (after, limit),
-    )
+    else:
+        rows = db.rows(
+            "SELECT n.id, n.file_id, n.kind, n.name, n.qualified_name, f.path, n.signature, n.docstring, n.body "  # noqa: S608
+            f"FROM nodes n JOIN files f ON f.id = n.file_id WHERE n.embed_hash IS NULL AND n.kind != '{PART_KIND}' "
+            "AND n.id > ? ORDER BY n.id LIMIT ?",
+            (after, limit),
+        )
+    return list(map(NodeToEmbed._make, rows))
 
 
 def count_nodes_to_embed(db: Database) -> int:
@@ -168,15 +150,9 @@ def all_vectors_by_hash(db: Database) -> dict[str, bytes]:
     }
 
 
-def store_node_vectors(con: WriteConnection, rows: Iterable[tuple[int, int, bytes, str]]) -> None:
+def store_node_vectors(con: WriteConnection, rows: Iterable[NodeVector]) -> None:
     """Write vectors: rows of (node id, file id, vector bytes, hash of the embedded text)."""
-    if connection_dialect(con) == POSTGRESQL:
-        pg_vectors.store_node_vectors(con, rows)
-        return
-    for node_id, file_id, blob, text_hash in rows:
-        con.execute("DELETE FROM node_vectors WHERE node_id = ?", (node_id,))
-        con.execute("INSERT INTO node_vectors(node_id, file_id, embedding) VALUES(?,?,?)", (node_id, file_id, blob))
-        con.execute("UPDATE nodes SET embed_hash = ? WHERE id = ?", (text_hash, node_id))
+    con.db.vectors.store_nodes(con, rows)
 
 
 def all_node_vectors(db: Database) -> tuple[list[int], list[int], list[bytes]]:
@@ -200,60 +176,22 @@ def node_vector_count(db: Database) -> int:
     return int(db.scalar("SELECT count(*) FROM node_vectors", default=0))
 
 
-@contextmanager
-def bulk_loading(db: Database, adding: int) -> Iterator[None]:
-    """Around adding ``adding`` node vectors. On PostgreSQL, when they are many and no fewer than those stored, the
-    HNSW index is dropped first and built once at the end, several times faster than growing the graph vector by
-    vector; searches meanwhile scan exactly. A load stopped on the way leaves the index to the next run's
-    ``create_vector_tables``."""
-    bulk = (
-        db.dialect == POSTGRESQL
-        and adding >= pg_vectors.BULK_FROM
-        and adding >= node_vector_count(db)
-        and has_node_vectors(db)
-    )
-    if bulk:
-        with db.atomic() as con:
-            pg_vectors.drop_node_index(con)
-    try:
-        yield
-    finally:
-        if bulk:
-            try:
-                with db.atomic() as con:
-                    pg_vectors.build_node_index(con)
-            except StorageError as exc:  # the connection went: the next run builds it
-                log.warning("the vector index was not rebuilt (%s); the next index run builds it", exc)
+def bulk_loading(db: Database, adding: int) -> AbstractContextManager[None]:
+    """Around adding ``adding`` node vectors (pgvector builds its HNSW index once after a large load)."""
+    return db.vectors.bulk_loading(adding)
 
 
-def knn_nodes(db: Database, query: bytes, k: int) -> list[tuple[int, int, float]]:
+def knn_nodes(db: Database, query: bytes, k: int) -> list[Neighbour]:
     """Nearest nodes overall: (node id, file id, cosine similarity) best first (within some files:
     ``similarities_in_files``)."""
-    if db.dialect == POSTGRESQL:
-        return pg_vectors.knn_nodes(db, query, k)
-    rows = db.rows(
-        "SELECT node_id, file_id, distance FROM node_vectors WHERE embedding MATCH ? AND k = ?",
-        (query, k),
-    )
-    return [(int(r[0]), int(r[1]), 1.0 - float(r[2])) for r in rows]
+    return db.vectors.knn_nodes(query, k)
 
 
-def similarities_in_files(db: Database, query: bytes, file_ids: Sequence[int], k: int) -> list[tuple[int, int, float]]:
-    """Exact cosine similarity of every node of some files, best first, at most ``k``.
-
-    Point lookups by node id: a filtered vec0 KNN would still scan every vector; the files' nodes are few.
-    """
+def similarities_in_files(db: Database, query: bytes, file_ids: Sequence[int], k: int) -> list[Neighbour]:
+    """Exact cosine similarity of every node of some files, best first, at most ``k``."""
     if not file_ids:
         return []
-    if db.dialect == POSTGRESQL:
-        return pg_vectors.similarities_in_files(db, query, file_ids, k)
-    ph = placeholders(len(file_ids))
-    rows = db.rows(
-        "SELECT n.id, n.file_id, 1.0 - vec_distance_cosine(v.embedding, ?) AS sim FROM nodes n "  # noqa: S608
-        f"JOIN node_vectors v ON v.node_id = n.id WHERE n.file_id IN ({ph}) ORDER BY sim DESC LIMIT ?",
-        (query, *file_ids, k),
-    )
-    return [(int(r[0]), int(r[1]), float(r[2])) for r in rows]
+    return db.vectors.similarities_in_files(query, file_ids, k)
 
 
 def node_vectors_by_id(db: Database, ids: Sequence[int]) -> dict[int, bytes]:
@@ -273,23 +211,14 @@ def node_vectors_by_id(db: Database, ids: Sequence[int]) -> dict[int, bytes]:
 # -- resources -----------------------------------------------------------------------------------------------------
 def store_resource_vectors(con: WriteConnection, rows: Iterable[tuple[int, bytes, str]]) -> None:
     """Write resource vectors: rows of (resource id, vector bytes, text hash)."""
-    if connection_dialect(con) == POSTGRESQL:
-        pg_vectors.store_resource_vectors(con, rows)
-        return
-    for rid, blob, text_hash in rows:
-        con.execute("DELETE FROM resource_vectors WHERE resource_id = ?", (rid,))
-        con.execute("INSERT INTO resource_vectors(resource_id, embedding) VALUES(?,?)", (rid, blob))
-        con.execute("UPDATE resources SET embed_hash = ? WHERE id = ?", (text_hash, rid))
+    con.db.vectors.store_resources(con, rows)
 
 
 def knn_resources(db: Database, query: bytes, k: int) -> list[tuple[int, float]]:
     """Nearest resource chunks: (resource id, cosine similarity) best first."""
     if not has_resource_vectors(db):
         return []
-    if db.dialect == POSTGRESQL:
-        return pg_vectors.knn_resources(db, query, k)
-    rows = db.rows("SELECT resource_id, distance FROM resource_vectors WHERE embedding MATCH ? AND k = ?", (query, k))
-    return [(int(r[0]), 1.0 - float(r[1])) for r in rows]
+    return db.vectors.knn_resources(query, k)
 
 
 # -- which embedder made the vectors ------------------------------------------------------------------------
