@@ -162,7 +162,7 @@ class Indexer:
         _add_counts(summary.skipped, stored.skipped)
         phase_done("parse")
         report("resolve", 0, 1)
-        summary.rebound = bind(self.db, stored.scope, everything=everything)
+        summary.rebound = self._resolve(stored.scope, everything=everything)
         report("resolve", 1, 1)
         summary.files, summary.symbols, summary.edges = count_store.index_totals(self.db)
         stamp_build(self.db)
@@ -238,3 +238,7 @@ class Indexer:
     ) -> Written:
         """Store one parsed file (index/write.py); a seam the crash tests replace to fail inside a batch."""
         return write_file(con, change, pf, module_id=module_id)
+
+    def _resolve(self, scope: BindScope, *, everything: bool) -> int:
+        """Bind what the run's changes reach, or every edge (index/bind.py); a seam the crash tests replace."""
+        return bind(self.db, scope, everything=everything)
