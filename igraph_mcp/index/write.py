@@ -1,7 +1,7 @@
 """Writing: the store calls of an index run, one transaction per step (renames, deletions, a batch of files, the end).
 
-Every write of stored files sets ``resolve_pending`` first, in the same transaction: a run that dies before its
-edges are bound leaves the flag set, and the next run binds every edge.
+A write that changes what edges may bind to (renames, deletions, a batch of files) sets ``resolve_pending`` in its own
+transaction: a run that dies before its edges are bound leaves the flag set, and the next run binds every edge.
 """
 
 from __future__ import annotations
