@@ -23,7 +23,8 @@ from _factories import (
 from igraph_mcp.embed.hashing import HashingEmbedder
 from igraph_mcp.errors import EmbedderError
 from igraph_mcp.index import indexer as indexer_mod
-from igraph_mcp.index.indexer import Indexer, module_names
+from igraph_mcp.index.indexer import Indexer
+from igraph_mcp.index.rows import module_names
 from igraph_mcp.service import IGraphService
 
 pytestmark = pytest.mark.both_stores

@@ -35,8 +35,8 @@ if str(_SRC) not in sys.path:
     sys.path.insert(0, str(_SRC))
 
 from igraph_mcp.embed.text import symbol_embedding_text  # noqa: E402
-from igraph_mcp.index.indexer import first_child_starts, stored_body  # noqa: E402
 from igraph_mcp.index.parse import parse_source  # noqa: E402
+from igraph_mcp.index.rows import first_child_starts, stored_body  # noqa: E402
 from igraph_mcp.vocab.languages import language_for_path  # noqa: E402
 from igraph_mcp.vocab.testcode import is_test_path  # noqa: E402
 

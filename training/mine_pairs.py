@@ -5,7 +5,7 @@
 
 Pairs: a docstring's first paragraph (at most 60 words) -> the function, method or class it documents,
 with every docstring of the file removed. The document side is rendered by the indexer's own code path
-(``parse_source`` + the body cut of ``index/indexer.py`` + ``symbol_embedding_text``), so training sees the
+(``parse_source`` + the body cut of ``index/rows.py`` + ``symbol_embedding_text``), so training sees the
 text shape the server embeds; the query side is the text as a search query embeds it (one short line).
 
 The packages and versions used are in ``training/packages.txt``; downloads, trees and pairs stay in the cache
@@ -32,8 +32,8 @@ if str(_SRC) not in sys.path:
     sys.path.insert(0, str(_SRC))
 
 from igraph_mcp.embed.text import collapse_whitespace, symbol_embedding_text  # noqa: E402
-from igraph_mcp.index.indexer import first_child_starts, stored_body  # noqa: E402
 from igraph_mcp.index.parse import parse_source  # noqa: E402
+from igraph_mcp.index.rows import first_child_starts, stored_body  # noqa: E402
 
 CACHE = Path.home() / ".cache" / "igraph-mcp-train"
 PACKAGES_FILE = Path(__file__).with_name("packages.txt")

@@ -10,10 +10,11 @@ attributes and return values. Nothing is bound by name alone: what cannot be dec
 
 from __future__ import annotations
 
-import posixpath
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+from igraph_mcp.index.python_imports import PythonImports
 from igraph_mcp.index.resolve_rules import ResolveRules
 from igraph_mcp.index.symbols import Sym, SymbolTable, submodule
 from igraph_mcp.vocab.languages import CLASS_LIKE, FUNCTION_LIKE
@@ -155,6 +156,59 @@ def _split_top(text: str, sep: str) -> list[str]:
     return out
 
 
+def _with_how(value: Value, how: str) -> Value:
+    """``value`` reached by ``how`` as well: the weaker method of the two."""
+    return replace(value, how=_how(value.how, how)) if value.how else replace(value, how=how)
+
+
+def _value_of_symbol(sym: Sym, how: str) -> Value:
+    """What naming one definition evaluates to."""
+    if sym.kind in CLASS_LIKE:
+        return Value("class", sym.id, how=how)
+    if sym.kind in FUNCTION_LIKE:
+        return Value("function", sym.id, how=how)
+    return Value("unknown", how=how)  # constants and type aliases: their value is not tracked
+
+
+def _value_of_defs(defs: list[Sym], how: str) -> Value:
+    """What a name with these definitions in one scope evaluates to."""
+    values = {_value_of_symbol(d, how) for d in defs}
+    if len(values) == 1:
+        return values.pop()
+    # `try: def f(): ... except: def f(): ...` or overloads: several definitions, none certain.
+    return Value("ambiguous", how=how, candidates=tuple(d.id for d in defs[:MAX_CANDIDATES]))
+
+
+def class_order(table: SymbolTable, cid: int, evaluate: Callable[[str, Sym, int], Value]) -> tuple[list[int], bool]:
+    """A class and its bases, depth first left to right (C3 agrees on simple hierarchies), each base evaluated
+    where its class is defined; and whether every base is a repository class (so a missing member is not inherited
+    from outside)."""
+    order: list[int] = []
+    complete = True
+
+    def visit(c: int, depth: int) -> None:
+        nonlocal complete
+        if c in order or depth > _MAX_DEPTH:
+            return
+        order.append(c)
+        sym = table.by_id.get(c)
+        if sym is None:
+            return
+        scope = table.parent(sym)
+        for base, qualifier in table.bases.get(c, []):
+            if not qualifier and base == "object":
+                continue
+            text = f"{qualifier}.{base}" if qualifier else base
+            value = evaluate(text, scope or sym, sym.file_id)
+            if value.kind == "class":
+                visit(value.ref, depth + 1)
+            else:
+                complete = False
+
+    visit(cid, 0)
+    return order, complete
+
+
 class ScopeInference:
     """Evaluates names and receiver expressions over a symbol table, with memoisation."""
 
@@ -165,13 +219,8 @@ class ScopeInference:
         self._members: dict[tuple[int, str], Value | None] = {}
         self._mros: dict[int, tuple[list[int], bool]] = {}
         self._busy: set[tuple[str, int, str]] = set()
-        # Per-run memos: every lookup of a name used to scan the file's imports, and every module string was
-        # matched against the file table again (sympy 1.1.1: ~70k lookups over ~1,100 files).
-        self._import_index: dict[int, tuple[dict[str, tuple[str, str, str]], list[str]]] = {}
-        self._module_files: dict[tuple[str, int], list[int]] = {}
+        self.imports = PythonImports(table)
         self._depth = 0
-        self._py_packages = {posixpath.dirname(p) for p in table.file_paths.values() if p.endswith("/__init__.py")}
-        self._py_packages |= {"" for p in table.file_paths.values() if p == "__init__.py"}
 
     # -- entry point --------------------------------------------------------------------------------------------
     def resolve(self, source: Sym, file_id: int, kind: str, name: str, qualifier: str) -> Value:
@@ -229,26 +278,11 @@ class ScopeInference:
         """A name defined or bound directly in one scope (a nested definition first, then its facts)."""
         defs = self.t.children.get((scope.id, name), [])
         if defs:
-            return self._from_defs(defs, "same_file")
+            return _value_of_defs(defs, "same_file")
         facts = self.t.facts.get(scope.id, {}).get(name)
         if facts:
             return self._from_facts(facts, scope, file_id)
         return None
-
-    def _from_defs(self, defs: list[Sym], how: str) -> Value:
-        values = {self._of_symbol(d, how) for d in defs}
-        if len(values) == 1:
-            return values.pop()
-        # `try: def f(): ... except: def f(): ...` or overloads: several definitions, none certain.
-        return Value("ambiguous", how=how, candidates=tuple(d.id for d in defs[:MAX_CANDIDATES]))
-
-    @staticmethod
-    def _of_symbol(sym: Sym, how: str) -> Value:
-        if sym.kind in CLASS_LIKE:
-            return Value("class", sym.id, how=how)
-        if sym.kind in FUNCTION_LIKE:
-            return Value("function", sym.id, how=how)
-        return Value("unknown", how=how)  # constants and type aliases: their value is not tracked
 
     def _from_facts(self, facts: list[tuple[str, str]], scope: Sym, file_id: int) -> Value:
         typed = [text for kind, text in facts if kind == "type"]
@@ -266,73 +300,30 @@ class ScopeInference:
 
     # -- imports ------------------------------------------------------------------------------------------------
     def _imported(self, file_id: int, name: str) -> Value | None:
-        named, stars = self._imports_of(file_id)
+        named, stars = self.imports.bindings(file_id)
         entry = named.get(name)
         if entry is not None:
             module, member, alias = entry
             if member:
-                return self._with_how(self.module_member(module, file_id, member), "import")
+                return _with_how(self.module_member(module, file_id, member), "import")
             if alias:
                 return Value("module", file_id, module=module, how="import")
             return Value("module", file_id, module=name, how="import")  # `import a.b` binds `a`
         for module in stars:
             found = self.module_member(module, file_id, name, star=True)
             if found.kind not in ("unknown", "external"):
-                return self._with_how(found, "import")
+                return _with_how(found, "import")
         return None
-
-    def _imports_of(self, file_id: int) -> tuple[dict[str, tuple[str, str, str]], list[str]]:
-        """A file's imports as local name -> the first import binding it, and its star-imported modules."""
-        got = self._import_index.get(file_id)
-        if got is None:
-            named: dict[str, tuple[str, str, str]] = {}
-            stars: list[str] = []
-            for module, member, alias in self.t.imports.get(file_id, []):
-                if member == "*":
-                    stars.append(module)
-                elif member or alias:
-                    named.setdefault(alias or member, (module, member, alias))
-                elif not module.startswith("."):
-                    named.setdefault(module.split(".")[0], (module, member, alias))
-            got = self._import_index[file_id] = (named, stars)
-        return got
-
-    def module_files(self, module: str, importer: int) -> list[int]:
-        """Files a Python module string names; an absolute name must start at a source root, not in a package."""
-        key = (module, importer)
-        got = self._module_files.get(key)
-        if got is None:
-            got = self._module_files[key] = self._find_module_files(module, importer)
-        return got
-
-    @staticmethod
-    def _with_how(value: Value, how: str) -> Value:
-        return replace(value, how=_how(value.how, how)) if value.how else replace(value, how=how)
-
-    def _find_module_files(self, module: str, importer: int) -> list[int]:
-        files = self.t.files_for_module(module, importer)
-        if module.startswith("."):
-            return files
-        top_depth = module.count(".") + 1
-        keep = []
-        for f in files:
-            path = self.t.file_paths.get(f, "")
-            parts = path.split("/")
-            depth = top_depth + (1 if parts[-1] in ("__init__.py", "__init__.pyi") else 0)
-            root = "/".join(parts[: max(0, len(parts) - depth)])
-            if root not in self._py_packages:  # `json` inside package flask is flask.json, not json
-                keep.append(f)
-        return keep
 
     def module_member(self, module: str, importer: int, name: str, *, star: bool = False) -> Value:
         """``module.name``: a definition or binding in the module's file, else a submodule."""
-        files = self.module_files(module, importer)
+        files = self.imports.module_files(module, importer)
         for f in files:
             found = self.file_member(f, name)
             if found is not None:
                 return found
         sub = submodule(module, name)
-        if not star and self.module_files(sub, importer):
+        if not star and self.imports.module_files(sub, importer):
             return Value("module", importer, module=sub, how="import")
         return UNKNOWN if files else EXTERNAL
 
@@ -406,7 +397,7 @@ class ScopeInference:
     def attribute(self, value: Value, name: str) -> Value:
         """``value.name``."""
         if value.kind == "module":
-            return self._with_how(self.module_member(value.module, value.ref, name), value.how)
+            return _with_how(self.module_member(value.module, value.ref, name), value.how)
         if value.kind in ("class", "instance", "super"):
             mro, complete = self.mro(value.ref)
             if value.kind == "super":
@@ -414,7 +405,7 @@ class ScopeInference:
             for cid in mro:
                 found = self._class_member(cid, name)
                 if found is not None:
-                    return self._with_how(found, value.how) if found.how else replace(found, how=value.how)
+                    return _with_how(found, value.how) if found.how else replace(found, how=value.how)
             # Not defined in the repository: inherited from an outside base (dict, Exception), or dynamic.
             return UNKNOWN if complete else EXTERNAL
         if value.kind == "external":
@@ -431,7 +422,7 @@ class ScopeInference:
         found: Value | None = None
         defs = self.t.children.get((cid, name), [])
         if defs:
-            found = self._from_defs(defs, "")
+            found = _value_of_defs(defs, "")
         else:
             self._busy.add(guard)
             try:
@@ -496,29 +487,6 @@ class ScopeInference:
         cached = self._mros.get(cid)
         if cached is not None:
             return cached
-        order: list[int] = []
-        complete = True
-
-        def visit(c: int, depth: int) -> None:
-            nonlocal complete
-            if c in order or depth > _MAX_DEPTH:
-                return
-            order.append(c)
-            sym = self.t.by_id.get(c)
-            if sym is None:
-                return
-            scope = self.t.parent(sym)
-            for base, qualifier in self.t.bases.get(c, []):
-                if not qualifier and base == "object":
-                    continue
-                text = f"{qualifier}.{base}" if qualifier else base
-                value = self.evaluate(text, scope or sym, sym.file_id)
-                if value.kind == "class":
-                    visit(value.ref, depth + 1)
-                else:
-                    complete = False
-
         self._mros[cid] = ([cid], False)  # a cycle through this class sees a partial answer, not a loop
-        visit(cid, 0)
-        self._mros[cid] = (order, complete)
-        return order, complete
+        found = self._mros[cid] = class_order(self.t, cid, self.evaluate)
+        return found

@@ -23,6 +23,7 @@ A pattern's role is the capture on its outer node; @export patterns carry no oth
 Query pitfalls met so far: py-tree-sitter 0.26 ignores `#not-any-of?` (use `#not-match?`), and a
 field repeated in one node (`name: a, name: b`) only matches its first child; drop the field name.
 Nothing here branches on the language name: per-language rules are fields of LanguageSpec.
+The matches are sorted into their roles by captures.py; docstrings are read by docstrings.py.
 """
 
 from __future__ import annotations
@@ -31,12 +32,13 @@ import bisect
 import logging
 import re
 import threading
-from dataclasses import dataclass
 from pathlib import Path
 
 from tree_sitter import Node, Parser, Query, QueryCursor, Range, Tree
 from tree_sitter_language_pack import get_language, get_parser
 
+from igraph_mcp.index.captures import DefMatch, Matches, collect, dedupe_defs, node_text
+from igraph_mcp.index.docstrings import docstring, python_docstring
 from igraph_mcp.index.jsdoc import jsdoc_facts
 from igraph_mcp.index.model import Fact, Import, ParsedFile, Reference, Symbol
 from igraph_mcp.index.nesting import cap_nesting
@@ -61,32 +63,17 @@ log = logging.getLogger(__name__)
 
 QUERY_DIR = Path(__file__).parent / "queries"
 MAX_SIGNATURE = 200
-MAX_DOCSTRING = 2000
 MAX_QUALIFIER = 120
 # Header bytes read when a definition has no body (type aliases, constants, prototypes).
 _HEADER_SCAN = 600
 
-_REF_KINDS = {
-    "call": "calls",
-    "inherits": "inherits",
-    "implements": "implements",
-    "type": "references",
-    "references": "references",
-}
-_PLAIN_ROLES = frozenset({"scope", "import", "fact", "fact.attr", "fact.return"})
 _TOP_KINDS = frozenset({"module", "namespace"})
-# Innermost template/generic argument lists, removed until none is left (`A<B<T>>::C` -> `A::C`).
-_TYPE_ARGS = re.compile(r"<[^<>]*>")
 
 _WS = re.compile(r"\s+")
 _WORD = re.compile(r"[\w$#]+")
-_LINE_MARKER = re.compile(r"^\s*(?:///?|//!|#+|--)\s?")
 # Blanking keeps newlines, so every line number and byte offset after the blanked text stays valid.
 _BLANK = re.compile(rb"[^\n]")
 _blank_patterns: dict[str, re.Pattern[bytes]] = {}
-_BLOCK_LINE = re.compile(r"^\s*\*(?!/)\s?")
-_XML_DOC_TAG = re.compile(r"</?(?:summary|remarks|returns|para|value|example)\s*>")
-_STRING_PREFIX = re.compile(r"^[rRbBuUfF]{0,2}")
 
 _compile_lock = threading.Lock()
 _queries: dict[str, Query] = {}
@@ -140,203 +127,12 @@ def _host_regions(spec: LanguageSpec, source: bytes) -> list[Range]:
     ]
 
 
-@dataclass(slots=True)
-class _Def:
-    """A definition (or qualifying scope) match before it becomes a Symbol."""
-
-    kind: str
-    node: Node
-    name_node: Node
-    body: Node | None
-    receiver: str
-    pattern: int
-    is_scope: bool = False
-    is_open: bool = False  # @open: extends over the siblings that follow it
-    is_declaration: bool = False  # @declaration: a signature whose implementation lives elsewhere
-    end_byte: int = 0  # the node's end, or an @open scope's extended end
-    end_line: int = 0
-    qualified: str = ""
-    index: int = 0  # index in ParsedFile.symbols (the nearest real symbol for scopes)
-
-
-@dataclass(slots=True)
-class _RawImport:
-    """One @import match; `default` marks an ES default import bound by @import.default."""
-
-    stmt: Node
-    module: Node
-    name: Node | None
-    alias: Node | None
-    module_end: int = 0  # several @import.module nodes (`scala.collection.Map`) span from first to last
-    default: bool = False
-
-
-@dataclass(slots=True)
-class _Matches:
-    """Captures of one file, sorted into their roles."""
-
-    defs: list[_Def]
-    refs: list[tuple[str, Node, Node | None]]
-    imports: list[_RawImport]
-    export_ranges: set[tuple[int, int]]
-    export_names: set[str]
-    facts: list[tuple[str, Node, Node | None, Node | None, Node | None]]  # role, node, name, value, type
-
-
-def _text(source: bytes, node: Node) -> str:
-    return source[node.start_byte : node.end_byte].decode("utf-8", "replace")
-
-
-def _role_of(caps: dict[str, list[Node]]) -> str:
-    """The capture that says what a pattern is about (fixed per pattern: it sits on the outer node)."""
-    for key in caps:
-        if key.startswith(("definition.", "reference.")) or key in _PLAIN_ROLES:
-            return key
-    return "export" if "export" in caps or "export.name" in caps else ""
-
-
-def _collect(query: Query, root: Node, roles: dict[int, str]) -> _Matches:
-    out = _Matches([], [], [], set(), set(), [])
-    for pattern, caps in QueryCursor(query).matches(root):
-        role = roles.get(pattern)
-        if role is None:
-            role = roles[pattern] = _role_of(caps)
-        if role.startswith("reference."):
-            kind = _REF_KINDS.get(role[10:])
-            name_nodes = caps.get("name")
-            if kind and name_nodes:
-                qual = caps.get("qualifier")
-                for name_node in name_nodes:
-                    out.refs.append((kind, name_node, qual[0] if qual else None))
-        elif role.startswith("definition.") or role == "scope":
-            body = caps.get("body")
-            recv = caps.get("receiver")
-            # A @body after the definition node (Dart: signature, then body) extends the definition over it, and
-            # so does a second node of the same capture (Haskell: type signature, then equation).
-            last = max((*caps[role], *(body or ())), key=lambda n: n.end_byte)
-            # `const a, b = 1, 2` names two symbols in one match; each gets the whole node.
-            for name_node in caps.get("name", ()):
-                out.defs.append(
-                    _Def(
-                        kind=role[len("definition.") :] if role != "scope" else "scope",
-                        node=caps[role][0],
-                        name_node=name_node,
-                        body=body[0] if body else None,
-                        receiver=_receiver(recv[0], name_node) if recv else "",
-                        pattern=pattern,
-                        is_scope=role == "scope",
-                        is_open="open" in caps,
-                        is_declaration="declaration" in caps,
-                        end_byte=last.end_byte,
-                        end_line=_end_line(last),
-                    )
-                )
-        elif role == "import":
-            modules = caps.get("import.module")
-            if modules:
-                names = caps.get("import.name")
-                aliases = caps.get("import.alias") or caps.get("import.default")
-                out.imports.append(
-                    _RawImport(
-                        stmt=caps["import"][0],
-                        module=min(modules, key=lambda n: n.start_byte),
-                        module_end=max(n.end_byte for n in modules),
-                        name=names[0] if names else None,
-                        alias=aliases[0] if aliases else None,
-                        default="import.default" in caps,
-                    )
-                )
-        elif role.startswith("fact"):
-            first: dict[str, Node | None] = {
-                k: caps[k][0] if caps.get(k) else None for k in ("fact.name", "fact.value", "fact.type")
-            }
-            out.facts.append((role, caps[role][0], first["fact.name"], first["fact.value"], first["fact.type"]))
-        elif role == "export":
-            for node in caps.get("export", ()):
-                out.export_ranges.add((node.start_byte, node.end_byte))
-            for node in caps.get("export.name", ()):
-                out.export_names.add((node.text or b"").decode("utf-8", "replace"))
-    return out
-
-
-def _receiver(recv: Node, name: Node) -> str:
-    """Receiver text: the captured type, or for a receiver holding the name, the path before it."""
-    raw = recv.text or b""
-    if recv.start_byte <= name.start_byte and name.end_byte <= recv.end_byte:
-        text = raw[: name.start_byte - recv.start_byte].decode("utf-8", "replace")
-        while "<" in text:
-            stripped = _TYPE_ARGS.sub("", text)
-            if stripped == text:
-                break  # unbalanced `<`: _clean_type cuts at it
-            text = stripped
-        return _clean_type(text.encode("utf-8")).strip(".")
-    return _clean_type(raw)
-
-
-def _clean_type(raw: bytes) -> str:
-    """Reduce a receiver/impl type like `*Server[T]` or `ns::Foo<T>` to `Server` / `ns.Foo`."""
-    text = raw.decode("utf-8", "replace")
-    for stop in "<[(":
-        text = text.split(stop, 1)[0]
-    text = text.replace("::", ".").replace("*", " ").replace("&", " ")
-    words = text.split()
-    return words[-1] if words else ""
-
-
-def _dedupe_defs(defs: list[_Def]) -> list[_Def]:
-    # Several patterns may name the same identifier (a decorated and a plain definition, an enum
-    # and a class): the earliest pattern chooses the kind, the widest node gives the range.
-    groups: dict[tuple[int, int], list[_Def]] = {}
-    for d in defs:
-        groups.setdefault((d.name_node.start_byte, d.name_node.end_byte), []).append(d)
-    merged: list[_Def] = []
-    for group in groups.values():
-        group.sort(key=lambda d: d.pattern)
-        first = group[0]
-        if len(group) > 1:
-            widest = max(group, key=lambda d: d.end_byte - d.node.start_byte)
-            first.body = first.body or next((d.body for d in group if d.body is not None), None)
-            if first.body is None:
-                first.body = first.node.child_by_field_name("body")
-            first.receiver = first.receiver or next((d.receiver for d in group if d.receiver), "")
-            first.node, first.end_byte, first.end_line = widest.node, widest.end_byte, widest.end_line
-            first.is_open = any(d.is_open for d in group)
-            first.is_declaration = any(d.is_declaration for d in group)
-        merged.append(first)
-    _extend_open(merged)
-    merged.sort(key=lambda d: (d.node.start_byte, -d.end_byte, d.pattern))
-    return merged
-
-
-def _extend_open(defs: list[_Def]) -> None:
-    """Stretch each @open scope over its following siblings, up to the next @open one or its parent's end."""
-    opens = sorted((d for d in defs if d.is_open), key=lambda d: d.node.start_byte)
-    for i, d in enumerate(opens):
-        parent = d.node.parent
-        if parent is None:
-            continue
-        last: Node = parent
-        nxt = opens[i + 1].node if i + 1 < len(opens) else None
-        if nxt is not None and nxt.parent == parent:
-            # `namespace A; ... namespace B; ...` (PHP): A ends with the statement before B.
-            last = nxt.prev_sibling or d.node
-        if last.end_byte > d.end_byte:
-            d.end_byte, d.end_line = last.end_byte, _end_line(last)
-
-
 def _last_line(source: bytes) -> int:
     lines = source.count(b"\n")
     return max(1, lines if source.endswith(b"\n") else lines + 1)
 
 
-def _end_line(node: Node) -> int:
-    row, col = node.end_point
-    start_row = node.start_point[0]
-    # A node ending right after a newline ends on the previous line.
-    return row if col == 0 and row > start_row else row + 1
-
-
-def _signature(source: bytes, d: _Def) -> str:
+def _signature(source: bytes, d: DefMatch) -> str:
     node = d.node
     body = d.body if d.body is not None else node.child_by_field_name("body")
     if body is not None and body.start_byte > node.start_byte:
@@ -345,113 +141,6 @@ def _signature(source: bytes, d: _Def) -> str:
         header = source[node.start_byte : min(node.end_byte, node.start_byte + _HEADER_SCAN)]
     text = _WS.sub(" ", header.decode("utf-8", "replace")).strip().rstrip(":{ ").strip()
     return text[:MAX_SIGNATURE]
-
-
-def _clean_python_string(raw: str) -> str:
-    text = _STRING_PREFIX.sub("", raw.strip(), count=1)
-    for quote in ('"""', "'''", '"', "'"):
-        if text.startswith(quote) and text.endswith(quote) and len(text) >= 2 * len(quote):
-            text = text[len(quote) : -len(quote)]
-            break
-    return _dedent(text.splitlines())
-
-
-def _dedent(lines: list[str]) -> str:
-    """Like inspect.cleandoc: strip the common indent of lines after the first, drop blank edges."""
-    if not lines:
-        return ""
-    first = lines[0].strip()
-    rest = lines[1:]
-    indents = [len(ln) - len(ln.lstrip()) for ln in rest if ln.strip()]
-    cut = min(indents) if indents else 0
-    body = [first, *(ln[cut:].rstrip() for ln in rest)]
-    while body and not body[0]:
-        body.pop(0)
-    while body and not body[-1]:
-        body.pop()
-    return "\n".join(body)[:MAX_DOCSTRING]
-
-
-def _python_docstring(source: bytes, body: Node | None) -> str:
-    if body is None:
-        return ""
-    first = body.named_children[0] if body.named_child_count else None
-    if first is not None and first.type == "expression_statement" and first.named_child_count:
-        first = first.named_children[0]
-    if first is None or first.type != "string":
-        return ""
-    return _clean_python_string(_text(source, first))
-
-
-def _clean_comment(raw: str) -> list[str]:
-    text = raw.strip()
-    if text.startswith("/*"):
-        text = text[3:] if text.startswith(("/**", "/*!")) else text[2:]
-        text = text.removesuffix("*/")
-        return [_BLOCK_LINE.sub("", ln, count=1) for ln in text.splitlines()]
-    return [_LINE_MARKER.sub("", ln, count=1) for ln in text.splitlines()]
-
-
-def _is_comment(node: Node) -> bool:
-    return "comment" in node.type
-
-
-def _tail_comment(node: Node | None) -> Node | None:
-    """A comment nested at the very end of `node` (Kotlin attaches the comments after an import to it)."""
-    while node is not None and node.child_count:
-        node = node.children[-1]
-        if _is_comment(node):
-            return node
-    return None
-
-
-def _comment_docstring(source: bytes, node: Node, skip: frozenset[str]) -> str:
-    start: Node | None = None  # the comment nearest the definition, when not its own sibling
-    # Climb through wrappers that start on the definition's line (`export`, `type (`, `const`).
-    for _ in range(4):
-        prev = node.prev_sibling
-        while prev is not None and prev.type in skip:
-            prev = prev.prev_sibling
-        if prev is not None and _is_comment(prev):
-            break
-        start = _tail_comment(prev)
-        if start is not None:
-            break
-        parent = node.parent
-        wrapper = (prev is None or not prev.is_named) and parent is not None and parent.parent is not None
-        if wrapper and parent is not None and parent.start_point[0] == node.start_point[0]:
-            node = parent
-            continue
-        return ""
-    comments: list[Node] = []
-    top_row = node.start_point[0]
-    cur = start if start is not None else node.prev_sibling
-    while cur is not None:
-        if cur.type in skip:
-            top_row = cur.start_point[0]
-        elif _is_comment(cur) and _end_line(cur) >= top_row:  # _end_line is 1-based: adjacent line
-            comments.append(cur)
-            top_row = cur.start_point[0]
-        else:
-            break
-        cur = cur.prev_sibling
-    # A comment trailing code on the same line belongs to that code, not to us.
-    if comments and cur is not None and _end_line(cur) - 1 == comments[-1].start_point[0]:
-        comments.pop()
-    lines: list[str] = []
-    for comment in reversed(comments):
-        lines.extend(_clean_comment(_text(source, comment)))
-    text = _XML_DOC_TAG.sub("", "\n".join(lines))
-    return _dedent(text.splitlines())
-
-
-def _docstring(source: bytes, spec: LanguageSpec, d: _Def) -> str:
-    if spec.docstring == "python_string":
-        body = d.body if d.body is not None else d.node.child_by_field_name("body")
-        return _python_docstring(source, body)
-    if spec.docstring == "preceding_comment":
-        return _comment_docstring(source, d.node, spec.doc_skip_types)
-    return ""
 
 
 def _has_export_ancestor(node: Node, ranges: set[tuple[int, int]]) -> bool:
@@ -463,7 +152,7 @@ def _has_export_ancestor(node: Node, ranges: set[tuple[int, int]]) -> bool:
     return False
 
 
-def _is_exported(source: bytes, spec: LanguageSpec, d: _Def, parent: Symbol, m: _Matches) -> bool:
+def _is_exported(source: bytes, spec: LanguageSpec, d: DefMatch, parent: Symbol, m: Matches) -> bool:
     if parent.kind in FUNCTION_LIKE or not parent.exported:
         return False  # locals and members of hidden types are not visible outside the file
     name = d.name_node.text.decode("utf-8", "replace") if d.name_node.text else ""
@@ -492,9 +181,9 @@ def _is_exported(source: bytes, spec: LanguageSpec, d: _Def, parent: Symbol, m: 
     raise ValueError(f"unknown export rule {rule!r} in the table row for {spec.name}")
 
 
-def _build_symbols(source: bytes, spec: LanguageSpec, pf: ParsedFile, m: _Matches) -> None:
-    stack: list[_Def] = []
-    for d in _dedupe_defs(m.defs):
+def _build_symbols(source: bytes, spec: LanguageSpec, pf: ParsedFile, m: Matches) -> None:
+    stack: list[DefMatch] = []
+    for d in dedupe_defs(m.defs):
         start, end = d.node.start_byte, d.end_byte
         # Pop entries that end before this one ends; an identical range is a sibling, not a parent.
         while stack and (
@@ -506,7 +195,7 @@ def _build_symbols(source: bytes, spec: LanguageSpec, pf: ParsedFile, m: _Matche
         outer = stack[-1] if stack else None
         parent_index = outer.index if outer is not None else 0
         parent = pf.symbols[parent_index]
-        name = _text(source, d.name_node).strip()
+        name = node_text(source, d.name_node).strip()
         if d.receiver and outer is not None and outer.kind in spec.receiver_scope_kinds:
             # C++ `namespace geo { void Shape::draw() {} }`: the receiver is relative to geo.
             qualified = f"{outer.qualified}.{d.receiver}.{name}"
@@ -537,7 +226,7 @@ def _build_symbols(source: bytes, spec: LanguageSpec, pf: ParsedFile, m: _Matche
                 start_byte=start,
                 end_byte=end,
                 signature=_signature(source, d),
-                docstring=_docstring(source, spec, d),
+                docstring=docstring(source, spec, d.node, d.body),
                 parent=parent_index,
                 exported=_is_exported(source, spec, d, parent, m),
                 declaration=d.is_declaration,
@@ -556,7 +245,7 @@ def _innermost(symbols: list[Symbol], starts: list[int], pos: int) -> int:
     return 0
 
 
-def _scope_owner(pf: ParsedFile, scopes: list[_Def], starts: list[int], node: Node) -> int:
+def _scope_owner(pf: ParsedFile, scopes: list[DefMatch], starts: list[int], node: Node) -> int:
     """Source of a reference in a scope but in no symbol of it: the symbol the scope names, if here.
 
     `impl Trait for Foo { ... }` (a @scope named Foo) implements Trait on behalf of struct Foo.
@@ -574,7 +263,7 @@ def _scope_owner(pf: ParsedFile, scopes: list[_Def], starts: list[int], node: No
     return next((i for i, s in enumerate(pf.symbols) if i and s.qualified_name == owner.qualified), index)
 
 
-def _add_facts(source: bytes, spec: LanguageSpec, pf: ParsedFile, m: _Matches, starts: list[int]) -> None:
+def _add_facts(source: bytes, spec: LanguageSpec, pf: ParsedFile, m: Matches, starts: list[int]) -> None:
     """Turn @fact matches into Facts owned by their innermost scope (the method, for `self.x = ...`)."""
     for role, node, name_node, value, type_node in m.facts:
         index = _innermost(pf.symbols, starts, node.start_byte)
@@ -582,7 +271,7 @@ def _add_facts(source: bytes, spec: LanguageSpec, pf: ParsedFile, m: _Matches, s
             name = "()"
         elif name_node is not None:
             # The value of `self.x = v` is written in the method: keep it there, where `v` can be looked up.
-            name = ("." if role == "fact.attr" else "") + _text(source, name_node).strip()
+            name = ("." if role == "fact.attr" else "") + node_text(source, name_node).strip()
         else:
             continue
         if type_node is not None:
@@ -591,7 +280,7 @@ def _add_facts(source: bytes, spec: LanguageSpec, pf: ParsedFile, m: _Matches, s
             kind, text_node = "value", value
         else:
             kind, text_node = "opaque", None
-        text = _WS.sub("", _text(source, text_node))[:MAX_QUALIFIER] if text_node is not None else ""
+        text = _WS.sub("", node_text(source, text_node))[:MAX_QUALIFIER] if text_node is not None else ""
         pf.facts.append(Fact(source=index, name=name, kind=kind, text=text))
 
 
@@ -811,9 +500,9 @@ def _parse_document(
     pf = ParsedFile(language=spec.name, has_error=root.has_error)
     module_doc = ""
     if spec.docstring == "python_string":
-        module_doc = _python_docstring(source, root)
+        module_doc = python_docstring(source, root)
     pf.symbols.append(_module_symbol(source, module_doc))
-    m = _collect(query, root, _roles.setdefault(spec.name, {}))
+    m = collect(query, root, _roles.setdefault(spec.name, {}))
     _build_symbols(source, spec, pf, m)
 
     starts = [s.start_byte for s in pf.symbols]
@@ -827,11 +516,11 @@ def _parse_document(
         if key in seen:
             continue
         seen.add(key)
-        qualifier = _WS.sub("", _text(source, qual_node))[:MAX_QUALIFIER] if qual_node is not None else ""
+        qualifier = _WS.sub("", node_text(source, qual_node))[:MAX_QUALIFIER] if qual_node is not None else ""
         pf.references.append(
             Reference(
                 kind=kind,
-                name=_text(source, name_node).strip(),
+                name=node_text(source, name_node).strip(),
                 source=_scope_owner(pf, scopes, starts, name_node),
                 line=name_node.start_point[0] + 1,
                 qualifier=qualifier,
@@ -851,12 +540,12 @@ def _parse_document(
         if ikey in seen_imports:
             continue
         seen_imports.add(ikey)
-        name_text = _text(source, name).strip() if name is not None else ""
+        name_text = node_text(source, name).strip() if name is not None else ""
         pf.imports.append(
             Import(
                 module=_clean_module(_module_text(source, imp.module, name, imp.module_end)),
                 name="default" if imp.default else name_text,
-                alias=_text(source, alias).strip() if alias is not None else "",
+                alias=node_text(source, alias).strip() if alias is not None else "",
                 line=imp.stmt.start_point[0] + 1,
             )
         )

@@ -2,7 +2,8 @@
 
 The text is only ever tokenised and read; nothing here opens a database connection, so hostile
 statements (ATTACH, VACUUM INTO, load_extension) are inert text that is at most reported. The lexer is in
-sql_lexer, token reading in sql_cursor, and the table model with its chunk rendering in sql_tables.
+sql_lexer, token reading in sql_cursor, column definitions in sql_columns, and the table model with its chunk rendering
+in sql_tables.
 """
 
 from __future__ import annotations
@@ -11,9 +12,10 @@ import re
 from collections.abc import Callable
 
 from igraph_mcp.resources.model import Chunk, ParseProblem
+from igraph_mcp.resources.sql_columns import default_expression, read_column, references
 from igraph_mcp.resources.sql_cursor import _column_list, _Cursor, _render, _split_commas
 from igraph_mcp.resources.sql_lexer import _Splitter, _Statement, _Tok
-from igraph_mcp.resources.sql_tables import ColumnInfo, ForeignKey, IndexInfo, TableInfo, table_chunk
+from igraph_mcp.resources.sql_tables import ColumnInfo, IndexInfo, TableInfo, table_chunk
 
 # The table model is re-exported: json_schema (and older callers) import it from here.
 
@@ -26,11 +28,6 @@ def _keywords(text: str) -> frozenset[str]:
 
 
 _CONSTRAINT_HEADS = {"CONSTRAINT", "PRIMARY", "FOREIGN", "UNIQUE", "CHECK", "EXCLUDE", "FULLTEXT", "SPATIAL"}
-_TYPE_STOP = _keywords(
-    "NOT NULL DEFAULT PRIMARY REFERENCES UNIQUE CHECK CONSTRAINT COLLATE GENERATED AUTO_INCREMENT "
-    "AUTOINCREMENT COMMENT ON AS CHARSET VISIBLE INVISIBLE IDENTITY STORED KEY"
-)
-_FK_ACTIONS = ("CASCADE", "RESTRICT", "NO ACTION", "SET NULL", "SET DEFAULT")
 _QUIET_HEADS = _keywords(
     "INSERT REPLACE UPDATE DELETE SET BEGIN START COMMIT END ROLLBACK SAVEPOINT RELEASE DROP GRANT "
     "REVOKE LOCK UNLOCK USE COPY ANALYZE TRUNCATE SELECT WITH DO REINDEX CLUSTER REFRESH PRAGMA "
@@ -160,7 +157,7 @@ class _SchemaReader:
         elif head == "LIKE":
             table.notes.append(f"columns copied from {_render(tokens[1:])}")
         elif tokens[0].kind in ("word", "ident"):
-            col = self.column(c, table)
+            col = read_column(c, table)
             col.comment = " ".join(
                 p
                 for p in (
@@ -173,70 +170,6 @@ class _SchemaReader:
             table.columns.append(col)
         else:
             self.problem(tokens[0].line, f"table {table.name}: could not read column '{_render(tokens)[:60]}'")
-
-    def column(self, c: _Cursor, table: TableInfo) -> ColumnInfo:
-        """A column definition: name, type, then constraints in any order."""
-        name_tok = c.take()
-        col = ColumnInfo(name_tok.value if name_tok else "?")
-        type_toks: list[_Tok] = []
-        while (tok := c.peek()) is not None and not (
-            c.upper() in _TYPE_STOP or (c.upper() == "CHARACTER" and c.upper(1) == "SET")
-        ):
-            if tok.kind == "punct" and tok.value == "(":
-                start = c.i
-                c.group()
-                type_toks += c.toks[start : c.i]
-            else:
-                type_toks.append(tok)
-                c.i += 1
-        col.type = _render(type_toks)
-        self.column_constraints(c, table, col)
-        return col
-
-    def column_constraints(self, c: _Cursor, table: TableInfo, col: ColumnInfo) -> None:
-        fk: ForeignKey | None = None
-        while c.peek() is not None:
-            if c.accept("NOT", "NULL"):
-                col.nullable = False
-            elif c.accept("NULL"):
-                col.nullable = True
-            elif c.accept("DEFAULT"):
-                col.default = _expression(c)
-            elif c.accept("PRIMARY", "KEY"):
-                col.primary_key, col.nullable = True, False if col.nullable is None else col.nullable
-                if col.name not in table.primary_key:
-                    table.primary_key.append(col.name)
-            elif c.accept("UNIQUE"):
-                col.unique = True
-                c.accept("KEY")
-            elif c.accept("REFERENCES"):
-                fk = _references(c, [col.name])
-                table.foreign_keys.append(fk)
-            elif c.upper() == "ON" and c.upper(1) in ("DELETE", "UPDATE"):
-                action = _fk_action(c)
-                if fk is not None:
-                    fk.actions = f"{fk.actions} {action}".strip()
-                else:
-                    col.notes.append(action)
-            elif c.accept("CHECK"):
-                col.notes.append(f"check ({_render(c.group() or [])})")
-            elif any(c.accept(*w.split()) for w in ("CONSTRAINT", "COLLATE", "CHARACTER SET", "CHARSET")):
-                c.take()  # a name we do not describe
-            elif c.accept("GENERATED"):
-                col.notes.append(_generated(c))
-            elif c.accept("AS"):
-                c.group()
-                c.skip("STORED", "VIRTUAL", "PERSISTENT")
-                col.notes.append("generated")
-            elif c.upper() in ("AUTO_INCREMENT", "AUTOINCREMENT", "IDENTITY"):
-                c.take()
-                c.group()
-                col.notes.append("auto-increment")
-            elif c.accept("COMMENT"):
-                tok = c.take()
-                col.comment = tok.value if tok is not None and tok.kind == "string" else ""
-            else:
-                c.take()  # an attribute we do not describe (VISIBLE, ASC, ...)
 
     def table_constraint(self, c: _Cursor, table: TableInfo, line: int) -> None:
         """PRIMARY KEY / FOREIGN KEY / UNIQUE / KEY / INDEX / CHECK as a table element or ALTER ADD."""
@@ -251,7 +184,7 @@ class _SchemaReader:
         elif c.accept("FOREIGN", "KEY"):
             columns = _column_list(_named_group(c))
             if c.accept("REFERENCES"):
-                table.foreign_keys.append(_references(c, columns))
+                table.foreign_keys.append(references(c, columns))
             else:
                 self.problem(line, f"table {table.name}: FOREIGN KEY without REFERENCES")
         elif c.upper() in ("UNIQUE", "KEY", "INDEX", "FULLTEXT", "SPATIAL"):
@@ -307,12 +240,12 @@ class _SchemaReader:
                 c.accept("COLUMN")
                 c.accept("IF", "NOT", "EXISTS")
                 if c.peek() is not None:
-                    table.columns.append(self.column(c, table))
+                    table.columns.append(read_column(c, table))
             elif c.accept("ALTER") or c.accept("MODIFY"):
                 c.accept("COLUMN")
                 col = table.column(c.name()[0] if c.peek() else "")
                 if col is not None and c.accept("SET", "DEFAULT"):
-                    col.default = _expression(c)
+                    col.default = default_expression(c)
                 elif col is not None and c.accept("SET", "NOT", "NULL"):
                     col.nullable = False
 
@@ -377,70 +310,6 @@ def _named_group(c: _Cursor) -> list[_Tok]:
     if not c.is_punct("(") and c.peek() is not None:
         c.take()
     return c.group() or []
-
-
-def _references(c: _Cursor, columns: list[str]) -> ForeignKey:
-    target = c.name()
-    ref_columns = _column_list(c.group() or [])
-    fk = ForeignKey(columns, ".".join(target) or "?", ref_columns)
-    actions = []
-    while c.peek() is not None:
-        if c.upper() == "ON" and c.upper(1) in ("DELETE", "UPDATE"):
-            actions.append(_fk_action(c))
-        elif c.accept("MATCH"):
-            c.take()
-        elif c.upper() in ("DEFERRABLE", "INITIALLY") or c.accept("NOT", "DEFERRABLE"):
-            c.take()
-            c.skip("DEFERRED", "IMMEDIATE")
-        else:
-            break
-    fk.actions = " ".join(actions)
-    return fk
-
-
-def _fk_action(c: _Cursor) -> str:
-    c.take()
-    event = (c.take() or _Tok("word", "?", "?", 0)).value.lower()
-    for action in _FK_ACTIONS:
-        if c.accept(*action.split()):
-            return f"on {event} {action.lower()}"
-    rest = c.take()
-    return f"on {event} {rest.value.lower() if rest else ''}".strip()
-
-
-def _generated(c: _Cursor) -> str:
-    c.skip("ALWAYS", "BY", "DEFAULT")
-    c.accept("AS")
-    if c.accept("IDENTITY"):
-        c.group()
-        return "identity"
-    c.group()
-    c.skip("STORED", "VIRTUAL")
-    return "generated"
-
-
-def _expression(c: _Cursor) -> str:
-    """A DEFAULT expression: one operand (a literal, name(args) or (group)), casts and operators."""
-    start = c.i
-    while True:
-        while c.is_punct("-") or c.is_punct("+"):
-            c.take()
-        if c.is_punct("("):
-            c.group()
-        elif c.take() is not None and c.is_punct("("):
-            c.group()  # a function call: now(), nextval('seq'::regclass)
-        while c.is_punct("::"):
-            c.take()
-            while c.is_name() and c.upper() not in _TYPE_STOP:
-                c.take()
-            c.group()
-            while c.is_punct("[") or c.is_punct("]"):
-                c.take()
-        tok = c.peek()
-        if tok is None or tok.kind != "punct" or tok.value not in ("||", "+", "-", "*", "/"):
-            break
-        c.take()
-    return _render(c.toks[start : c.i])
 
 
 # --- entry point -------------------------------------------------------------------------------

@@ -1,0 +1,209 @@
+"""Row building: pure functions from one parsed file to the rows the store keeps for it.
+
+Nothing here reads or writes the store. The writer reserves node ids for a file's layout (its definitions, module
+first, then the parts of its long ones) and hands them back to ``file_rows``. Training's miners cut bodies with the
+same ``stored_body`` and ``first_child_starts``, so what they learn from is what the index embeds.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass
+
+from igraph_mcp.index.model import ParsedFile, Symbol
+from igraph_mcp.index.parts import Part, split_parts
+from igraph_mcp.store.records import NewEdge, NewFile, NewImport, NewNode, NodeText
+from igraph_mcp.text.identifiers import identifier_words, split_identifier
+from igraph_mcp.vocab.languages import CONTAINER_KINDS, PART_KIND
+from igraph_mcp.vocab.source import normalize_source
+
+MAX_BODY_CHARS = 4000  # stored per node: enough for snippets, FTS and the embedded head of a body
+MODULE_HEAD_CHARS = 1500
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{3,}")
+
+FactRow = tuple[int, str, str, str]  # scope node id, name, kind, text
+
+
+def first_child_starts(symbols: list[Symbol]) -> dict[int, int]:
+    """Where each symbol's first child starts (by index in ``symbols``): a class-like body is cut there."""
+    starts: dict[int, int] = {}
+    for s in symbols[1:]:
+        if s.parent is not None:
+            starts.setdefault(s.parent, s.start_byte)
+    return starts
+
+
+def stored_body(source: bytes, sym: Symbol, first_child_start: int | None) -> str:
+    """The body stored (and embedded) for a non-module symbol; training's miners cut it the same way."""
+    end = sym.end_byte
+    if sym.kind in CONTAINER_KINDS and first_child_start is not None:
+        # A class body would repeat every method; keep its header, docstring and attributes.
+        end = max(first_child_start, sym.start_byte)
+    end = min(end, sym.start_byte + MAX_BODY_CHARS * 2)
+    return source[sym.start_byte : end].decode("utf-8", "replace")[:MAX_BODY_CHARS]
+
+
+def fts_body(body: str) -> str:
+    """Body text for FTS plus the words of its compound identifiers (``resolve_parameter`` also as ``resolve
+    parameter``, ``getAttribute`` as ``get attribute``), so prose queries reach code that only names things."""
+    compound = {m for m in set(_IDENTIFIER.findall(body)) if len(split_identifier(m)) > 1}
+    return body + "\n" + identifier_words(*sorted(compound)) if compound else body
+
+
+def module_names(path: str) -> tuple[str, str]:
+    """(name, qualified name) of a file's module node: ``pkg/mod.py`` -> ("mod", "pkg.mod")."""
+    stem = path.rsplit(".", 1)[0] if "." in path.rsplit("/", 1)[-1] else path
+    return stem.rsplit("/", 1)[-1], stem.replace("/", ".")
+
+
+@dataclass(frozen=True, slots=True)
+class FileLayout:
+    """A parsed file's nodes in id order: its definitions (module first), then the parts of its long ones."""
+
+    source: bytes  # the file's text as the parser read it (normalize_source)
+    symbols: list[Symbol]
+    parts: list[Part]
+
+    @property
+    def line_count(self) -> int:
+        """Lines of the file's text."""
+        return self.source.count(b"\n") + 1
+
+    @property
+    def node_count(self) -> int:
+        """How many node ids the file needs."""
+        return len(self.symbols) + len(self.parts)
+
+
+def file_layout(data: bytes, pf: ParsedFile) -> FileLayout:
+    """The nodes one parsed file becomes; a file without symbols still gets its module node."""
+    source = normalize_source(data)
+    symbols = pf.symbols or [Symbol("module", "", "", 1, source.count(b"\n") + 1, 0, len(source))]
+    parts = split_parts(source, symbols, skip_lines={imp.line for imp in pf.imports})
+    return FileLayout(source, symbols, parts)
+
+
+def file_record(path: str, size: int, mtime_ns: int, sha256: str, pf: ParsedFile, layout: FileLayout) -> NewFile:
+    """The file row of one parsed file, stamped with the time it is stored."""
+    return NewFile(
+        path=path,
+        language=pf.language,  # a `.h` header read as C++ is stored as C++ (parse.py, shared headers)
+        sha256=sha256,
+        size=size,
+        mtime_ns=mtime_ns,
+        line_count=layout.line_count,
+        parse_status="partial" if pf.has_error else "ok",
+        indexed_at=time.time(),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class FileRows:
+    """Every row of one file but the file row itself, in the order they are inserted."""
+
+    nodes: list[NewNode]
+    texts: list[NodeText]
+    edges: list[NewEdge]
+    facts: list[FactRow]
+    imports: list[NewImport]
+
+
+def _symbol_rows(
+    layout: FileLayout, path: str, file_id: int, ids: list[int]
+) -> tuple[list[NewNode], list[NodeText], list[NewEdge]]:
+    """The node, FTS and ``contains`` rows of a file's definitions (``ids`` in layout order)."""
+    source, symbols = layout.source, layout.symbols
+    mod_name, mod_qname = module_names(path)
+    first_child = first_child_starts(symbols)
+    nodes: list[NewNode] = []
+    texts: list[NodeText] = []
+    edges: list[NewEdge] = []
+    for i, s in enumerate(symbols):
+        if i == 0:
+            name, qname = mod_name, mod_qname
+            body = source[: MODULE_HEAD_CHARS * 2].decode("utf-8", "replace")[:MODULE_HEAD_CHARS]
+        else:
+            name, qname = s.name, s.qualified_name
+            body = stored_body(source, s, first_child.get(i))
+        parent = ids[s.parent] if i > 0 and s.parent is not None and s.parent < i else None
+        nodes.append(
+            NewNode(
+                file_id=file_id,
+                parent_id=parent,
+                kind=s.kind,
+                name=name,
+                qualified_name=qname,
+                signature=s.signature,
+                docstring=s.docstring,
+                body=body,
+                start_line=s.start_line,
+                end_line=s.end_line,
+                start_byte=s.start_byte,
+                end_byte=s.end_byte,
+                exported=s.exported,
+                declaration=s.declaration,
+            ),
+        )
+        texts.append(
+            NodeText(
+                node_id=ids[i],
+                name=name,
+                words=identifier_words(name, qname),
+                qualified_name=qname,
+                path=path,
+                signature=s.signature,
+                docstring=s.docstring,
+                body=fts_body(body) if i > 0 else "",
+            )
+        )
+        if i > 0:
+            source_id = parent if parent is not None else ids[0]
+            edges.append(NewEdge(source_id, ids[i], "contains", name, "", "same_file", s.start_line))
+    return nodes, texts, edges
+
+
+def _part_rows(layout: FileLayout, file_id: int, ids: list[int]) -> tuple[list[NewNode], list[NodeText]]:
+    """The node and FTS rows of a file's parts (``ids`` in layout order)."""
+    nodes: list[NewNode] = []
+    texts: list[NodeText] = []
+    for p, nid in zip(layout.parts, ids[len(layout.symbols) :], strict=True):
+        body = p.text[:MAX_BODY_CHARS]
+        nodes.append(
+            NewNode(
+                file_id=file_id,
+                parent_id=ids[p.owner],
+                kind=PART_KIND,
+                name="",
+                qualified_name="",
+                signature="",
+                docstring="",
+                body=body,
+                start_line=p.start_line,
+                end_line=p.end_line,
+                start_byte=p.start_byte,
+                end_byte=p.end_byte,
+                exported=False,
+            )
+        )
+        # Only the part's text: its definition's row has the names, so a name never ranks a part.
+        texts.append(NodeText(nid, "", "", "", "", "", "", fts_body(body)))
+    return nodes, texts
+
+
+def file_rows(layout: FileLayout, pf: ParsedFile, path: str, file_id: int, ids: list[int]) -> FileRows:
+    """The rows of one parsed file, given its file id and one node id per node of its layout (module first)."""
+    nodes, texts, edges = _symbol_rows(layout, path, file_id, ids)
+    part_nodes, part_texts = _part_rows(layout, file_id, ids)
+    for ref in pf.references:
+        src_id = ids[ref.source] if 0 <= ref.source < len(ids) else ids[0]
+        edges.append(NewEdge(src_id, None, ref.kind, ref.name, ref.qualifier, "unresolved", ref.line))
+    for imp in pf.imports:
+        edges.append(NewEdge(ids[0], None, "imports", imp.name, imp.module, "unresolved", imp.line))
+    return FileRows(
+        nodes=nodes + part_nodes,
+        texts=texts + part_texts,
+        edges=edges,
+        facts=[(ids[f.source], f.name, f.kind, f.text) for f in pf.facts if f.source < len(ids)],
+        imports=[NewImport(file_id, imp.module, imp.name, imp.alias, imp.line) for imp in pf.imports],
+    )
