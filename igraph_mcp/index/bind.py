@@ -24,7 +24,7 @@ from igraph_mcp.store import imports as import_store
 from igraph_mcp.store import nodes as node_store
 from igraph_mcp.store.db import Database
 from igraph_mcp.store.declarations import HERITAGE
-from igraph_mcp.store.records import EdgeBinding, RefToResolve
+from igraph_mcp.store.records import EdgeBinding, ImportRef, RefToResolve
 
 log = logging.getLogger(__name__)
 
@@ -120,11 +120,11 @@ class _StoreImports:
     def __init__(self, db: Database) -> None:
         self._db = db
 
-    def mentioning(self, words: list[str]) -> dict[int, list[tuple[str, str, str]]]:
+    def mentioning(self, words: list[str]) -> dict[int, list[ImportRef]]:
         """Imports that may contain one of ``words``."""
         return import_store.imports_mentioning(self._db, words)
 
-    def every(self) -> dict[int, list[tuple[str, str, str]]]:
+    def every(self) -> dict[int, list[ImportRef]]:
         """Every import."""
         return import_store.imports_by_file(self._db)
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from igraph_mcp.index.model import ParsedFile
 from igraph_mcp.index.symbols import Sym
+from igraph_mcp.store.records import ImportRef, NodeBaseRef, NodeFact
 from igraph_mcp.vocab.languages import FUNCTION_LIKE
 
 BASE_KINDS = ("inherits", "implements")
@@ -80,9 +81,9 @@ def parsed_interface(pf: ParsedFile) -> Interface:
 
 def stored_interface(
     symbols: list[Sym],
-    facts: list[tuple[int, str, str, str]],
-    imports: list[tuple[str, str, str]],
-    bases: list[tuple[int, str, str]],
+    facts: list[NodeFact],
+    imports: list[ImportRef],
+    bases: list[NodeBaseRef],
 ) -> Interface:
     """The interface of a stored file from its rows: nodes in id order, facts (node id, name, kind, text), imports
     and base references (class id, name, qualifier), each in insertion order."""

@@ -11,7 +11,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from typing import Generic, Protocol, TypeVar, overload
 
-from igraph_mcp.store.records import SymbolKey
+from igraph_mcp.store.records import BaseRef, ImportRef, ScopeFact, SymbolKey
 from igraph_mcp.vocab.languages import LanguageSpec, source_extension, spec_for_path
 
 # A definition as the resolver sees it: the store's record, so the symbol table needs no copying.
@@ -127,7 +127,7 @@ class OnDemand(Generic[K, V]):
             return value
 
 
-def facts_by_name(rows: list[tuple[str, str, str]]) -> FactsByName:
+def facts_by_name(rows: list[ScopeFact]) -> FactsByName:
     """A scope's facts [(name, kind, text)] in source order, grouped by name (order kept)."""
     by_name: FactsByName = {}
     for name, kind, text in rows:
@@ -187,12 +187,12 @@ class SymbolReader(Protocol):
 class ImportRows(Protocol):
     """Where importers_closure reads imports when the table holds them on demand: by word, or all of them."""
 
-    def mentioning(self, words: list[str]) -> dict[int, list[tuple[str, str, str]]]:
+    def mentioning(self, words: list[str]) -> dict[int, list[ImportRef]]:
         """file id -> [(module, name, alias)] of imports whose module, name or (relative) importer path contains one
         of ``words``, case kept (more may come; none that does may be missing)."""
         ...
 
-    def every(self) -> dict[int, list[tuple[str, str, str]]]:
+    def every(self) -> dict[int, list[ImportRef]]:
         """file id -> [(module, name, alias)] of every import."""
         ...
 
@@ -230,11 +230,11 @@ class SymbolTable:
         self,
         symbols: list[Sym] | SymbolReader,
         file_paths: dict[int, str],
-        imports: dict[int, list[tuple[str, str, str]]] | Lookup[int, list[tuple[str, str, str]]],
+        imports: dict[int, list[ImportRef]] | Lookup[int, list[ImportRef]],
         *,
         languages: dict[int, str] | None = None,
-        facts: dict[int, list[tuple[str, str, str]]] | Lookup[int, FactsByName] | None = None,
-        bases: dict[int, list[tuple[str, str]]] | Lookup[int, list[tuple[str, str]]] | None = None,
+        facts: dict[int, list[ScopeFact]] | Lookup[int, FactsByName] | None = None,
+        bases: dict[int, list[BaseRef]] | Lookup[int, list[BaseRef]] | None = None,
         import_rows: ImportRows | None = None,
     ) -> None:
         """``imports``, ``facts`` and ``bases`` are either every row (a dict) or a Lookup that reads them on demand;
@@ -246,7 +246,7 @@ class SymbolTable:
         self.languages = languages or {}
         # scope node id -> name -> [(kind, text)]: what each scope states about its names (see model.Fact).
         self.facts: Lookup[int, FactsByName] = {}
-        self.bases: Lookup[int, list[tuple[str, str]]] = {}  # class id -> [(base name, qualifier)]
+        self.bases: Lookup[int, list[BaseRef]] = {}  # class id -> [(base name, qualifier)]
         self.set_facts(facts, bases)
         by_id: dict[int, Sym] = {}
         by_name: dict[str, list[Sym]] = {}
@@ -375,8 +375,8 @@ class SymbolTable:
 
     def set_facts(
         self,
-        facts: dict[int, list[tuple[str, str, str]]] | Lookup[int, FactsByName] | None,
-        bases: dict[int, list[tuple[str, str]]] | Lookup[int, list[tuple[str, str]]] | None,
+        facts: dict[int, list[ScopeFact]] | Lookup[int, FactsByName] | None,
+        bases: dict[int, list[BaseRef]] | Lookup[int, list[BaseRef]] | None,
     ) -> None:
         """Use these facts and bases: every row (dicts) or Lookups that read them on demand."""
         if isinstance(facts, dict) or facts is None:
@@ -427,7 +427,7 @@ class SymbolTable:
         # Each tail's longest piece must occur in an import that names the file: asked by word, not all read.
         return self._with_pieces(self._import_rows.mentioning(sorted({max(t, key=len) for t in tails})))
 
-    def _with_pieces(self, imports: dict[int, list[tuple[str, str, str]]]) -> list[tuple[int, str, str, set[str]]]:
+    def _with_pieces(self, imports: dict[int, list[ImportRef]]) -> list[tuple[int, str, str, set[str]]]:
         return [
             (importer, module, name, self._import_pieces(importer, module, name))
             for importer, rows in imports.items()

@@ -29,7 +29,7 @@ from igraph_mcp.store import skipped as skipped_store
 from igraph_mcp.store import vectors as vec_store
 from igraph_mcp.store.backend import WriteConnection
 from igraph_mcp.store.db import Database
-from igraph_mcp.store.records import EdgeBinding, FileState
+from igraph_mcp.store.records import AmbiguousEdge, EdgeBinding, FileState
 from igraph_mcp.text.identifiers import identifier_words
 from igraph_mcp.vocab.skips import SkippedPath
 
@@ -57,7 +57,7 @@ class OldFile:
     ids: list[int]
     interface: Interface
     incoming: list[EdgeBinding]
-    ambiguous: list[tuple[int, str]]
+    ambiguous: list[AmbiguousEdge]
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,10 +9,13 @@ from igraph_mcp.store.bind import batches, placeholders
 from igraph_mcp.store.db import Database
 from igraph_mcp.store.records import (
     EDGE_COLUMNS,
+    AmbiguousEdge,
+    BaseRef,
     EdgeBinding,
     EdgeRow,
     NewEdge,
     NewEdgeRow,
+    NodeBaseRef,
     RefToResolve,
 )
 
@@ -100,14 +103,14 @@ def incoming_bindings(db: Database, node_ids: Sequence[int]) -> list[EdgeBinding
     return out
 
 
-def ambiguous_candidates(db: Database, names: Sequence[str]) -> list[tuple[int, str]]:
+def ambiguous_candidates(db: Database, names: Sequence[str]) -> list[AmbiguousEdge]:
     """(edge id, candidates JSON) of ambiguous edges (never bound) naming one of ``names``, by the name index."""
-    out: list[tuple[int, str]] = []
+    out: list[AmbiguousEdge] = []
     for chunk in batches(sorted(names)):
         # No `target_id IS NULL` term: SQLite would take it to the target index and walk every unbound edge
         # (1M symbols: 1.4 s for two names).
         out.extend(
-            (int(e), str(c))
+            AmbiguousEdge(int(e), str(c))
             for e, c in db.rows(
                 "SELECT id, candidates FROM edges WHERE resolution = 'ambiguous' "  # noqa: S608
                 f"AND target_name IN ({placeholders(len(chunk))})",
@@ -117,7 +120,7 @@ def ambiguous_candidates(db: Database, names: Sequence[str]) -> list[tuple[int, 
     return out
 
 
-def base_refs_of_nodes(db: Database, node_ids: Sequence[int]) -> list[tuple[int, str, str]]:
+def base_refs_of_nodes(db: Database, node_ids: Sequence[int]) -> list[NodeBaseRef]:
     """(class node id, base name, qualifier) of the given nodes' bases (one file's classes), in the order written."""
     out: list[tuple[int, int, str, str]] = []
     for chunk in batches(list(node_ids)):
@@ -129,26 +132,26 @@ def base_refs_of_nodes(db: Database, node_ids: Sequence[int]) -> list[tuple[int,
                 tuple(chunk),
             )
         )
-    return [row[1:] for row in sorted(out)]
+    return [NodeBaseRef(*row[1:]) for row in sorted(out)]
 
 
-def base_refs_of(db: Database, class_id: int) -> list[tuple[str, str]]:
+def base_refs_of(db: Database, class_id: int) -> list[BaseRef]:
     """One class's [(base name, qualifier)] in the order written (base_refs for one class, by its index)."""
     rows = db.rows(
         "SELECT target_name, qualifier FROM edges WHERE source_id = ? AND kind IN ('inherits', 'implements') "
         "ORDER BY id",
         (class_id,),
     )
-    return [(str(name), str(qual)) for name, qual in rows]
+    return [BaseRef(str(name), str(qual)) for name, qual in rows]
 
 
-def base_refs(db: Database) -> dict[int, list[tuple[str, str]]]:
+def base_refs(db: Database) -> dict[int, list[BaseRef]]:
     """class node id -> [(base name, qualifier)] in the order the bases are written."""
-    out: dict[int, list[tuple[str, str]]] = {}
+    out: dict[int, list[BaseRef]] = {}
     for sid, name, qual in db.rows(
         "SELECT source_id, target_name, qualifier FROM edges WHERE kind IN ('inherits', 'implements') ORDER BY id"
     ):
-        out.setdefault(int(sid), []).append((str(name), str(qual)))
+        out.setdefault(int(sid), []).append(BaseRef(str(name), str(qual)))
     return out
 
 

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Sequence
 from igraph_mcp.store.backend import WriteConnection
 from igraph_mcp.store.bind import batches, placeholders
 from igraph_mcp.store.db import Database
+from igraph_mcp.store.records import NodeFact, ScopeFact
 
 
 def insert_facts(con: WriteConnection, rows: Iterable[tuple[int, str, str, str]]) -> None:
@@ -14,21 +15,21 @@ def insert_facts(con: WriteConnection, rows: Iterable[tuple[int, str, str, str]]
     con.db.bulk.insert_facts(con, rows)
 
 
-def facts_by_node(db: Database) -> dict[int, list[tuple[str, str, str]]]:
+def facts_by_node(db: Database) -> dict[int, list[ScopeFact]]:
     """scope node id -> [(name, kind, text)] in source order."""
-    out: dict[int, list[tuple[str, str, str]]] = {}
+    out: dict[int, list[ScopeFact]] = {}
     for nid, name, kind, text in db.rows("SELECT node_id, name, kind, text FROM facts ORDER BY id"):
-        out.setdefault(int(nid), []).append((str(name), str(kind), str(text)))
+        out.setdefault(int(nid), []).append(ScopeFact(str(name), str(kind), str(text)))
     return out
 
 
-def facts_of_node(db: Database, node_id: int) -> list[tuple[str, str, str]]:
+def facts_of_node(db: Database, node_id: int) -> list[ScopeFact]:
     """One scope's facts [(name, kind, text)] in source order (facts_by_node for one node, by its index)."""
     rows = db.rows("SELECT name, kind, text FROM facts WHERE node_id = ? ORDER BY id", (node_id,))
-    return [(str(name), str(kind), str(text)) for name, kind, text in rows]
+    return [ScopeFact(str(name), str(kind), str(text)) for name, kind, text in rows]
 
 
-def facts_of_nodes(db: Database, node_ids: Sequence[int]) -> list[tuple[int, str, str, str]]:
+def facts_of_nodes(db: Database, node_ids: Sequence[int]) -> list[NodeFact]:
     """(scope node id, name, kind, text) of the facts of the given scopes (one file's nodes, read before it is
     re-parsed: index/interface.py), in insertion order."""
     out: list[tuple[int, int, str, str, str]] = []
@@ -40,4 +41,4 @@ def facts_of_nodes(db: Database, node_ids: Sequence[int]) -> list[tuple[int, str
                 tuple(chunk),
             )
         )
-    return [row[1:] for row in sorted(out)]
+    return [NodeFact(*row[1:]) for row in sorted(out)]

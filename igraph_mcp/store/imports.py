@@ -8,7 +8,7 @@ from igraph_mcp.store.backend import WriteConnection
 from igraph_mcp.store.bind import batches
 from igraph_mcp.store.db import Database
 from igraph_mcp.store.fts import like_literal
-from igraph_mcp.store.records import NewImport
+from igraph_mcp.store.records import ImportRef, NewImport
 
 
 def insert_imports(con: WriteConnection, rows: Iterable[NewImport]) -> None:
@@ -16,18 +16,18 @@ def insert_imports(con: WriteConnection, rows: Iterable[NewImport]) -> None:
     con.db.bulk.insert_imports(con, rows)
 
 
-def imports_by_file(db: Database) -> dict[int, list[tuple[str, str, str]]]:
+def imports_by_file(db: Database) -> dict[int, list[ImportRef]]:
     """file id -> [(module, name, alias)]."""
-    out: dict[int, list[tuple[str, str, str]]] = {}
+    out: dict[int, list[ImportRef]] = {}
     for fid, module, name, alias in db.rows("SELECT file_id, module, name, alias FROM imports"):
-        out.setdefault(int(fid), []).append((str(module), str(name), str(alias)))
+        out.setdefault(int(fid), []).append(ImportRef(str(module), str(name), str(alias)))
     return out
 
 
-def imports_mentioning(db: Database, words: Sequence[str]) -> dict[int, list[tuple[str, str, str]]]:
+def imports_mentioning(db: Database, words: Sequence[str]) -> dict[int, list[ImportRef]]:
     """file id -> [(module, name, alias)] of the imports whose module or name contains one of ``words``, and the
     relative ones (module starting with ".") of files whose path contains one: one scan instead of every row."""
-    out: dict[int, list[tuple[str, str, str]]] = {}
+    out: dict[int, list[ImportRef]] = {}
     seen: set[int] = set()
     contains = db.contains  # a plain substring test, case kept: cheaper than LIKE
     path = "(SELECT f.path FROM files f WHERE f.id = i.file_id)"  # asked only of relative imports
@@ -44,20 +44,20 @@ def imports_mentioning(db: Database, words: Sequence[str]) -> dict[int, list[tup
         ):
             if iid not in seen:
                 seen.add(iid)
-                out.setdefault(int(fid), []).append((str(module), str(name), str(alias)))
+                out.setdefault(int(fid), []).append(ImportRef(str(module), str(name), str(alias)))
     return out
 
 
-def imports_in_file(db: Database, file_id: int) -> list[tuple[str, str, str]]:
+def imports_in_file(db: Database, file_id: int) -> list[ImportRef]:
     """(module, name, alias) of one file's imports, in insertion order."""
     rows = db.rows("SELECT module, name, alias FROM imports WHERE file_id = ? ORDER BY id", (file_id,))
-    return [(str(m), str(n), str(a)) for m, n, a in rows]
+    return [ImportRef(str(m), str(n), str(a)) for m, n, a in rows]
 
 
-def imports_by_file_id(db: Database, file_id: int) -> list[tuple[str, str, str]]:
+def imports_by_file_id(db: Database, file_id: int) -> list[ImportRef]:
     """(module, name, alias) imported by one file, in source order."""
     return [
-        (str(m), str(n), str(a))
+        ImportRef(str(m), str(n), str(a))
         for m, n, a in db.rows(
             "SELECT module, name, alias FROM imports WHERE file_id = ? ORDER BY line, id", (file_id,)
         )

@@ -80,6 +80,53 @@ class NewImport(NamedTuple):
     line: int
 
 
+class ImportRef(NamedTuple):
+    """An import as the resolver reads it: the module string, the imported name ("" for the module) and its alias."""
+
+    module: str
+    name: str
+    alias: str
+
+
+class ScopeFact(NamedTuple):
+    """What a scope states about one of its names (an assignment's type, a decorator ...), for the resolver."""
+
+    name: str
+    kind: str
+    text: str
+
+
+class NodeFact(NamedTuple):
+    """A ScopeFact with the scope's node id (one file's facts, read before it is re-parsed)."""
+
+    node_id: int
+    name: str
+    kind: str
+    text: str
+
+
+class BaseRef(NamedTuple):
+    """A base a class names (`inherits` / `implements`), as written: the name and its qualifier."""
+
+    name: str
+    qualifier: str
+
+
+class NodeBaseRef(NamedTuple):
+    """A BaseRef with the class's node id."""
+
+    class_id: int
+    name: str
+    qualifier: str
+
+
+class AmbiguousEdge(NamedTuple):
+    """An edge left ambiguous, with its candidates as stored (a JSON list of node ids)."""
+
+    edge_id: int
+    candidates: str
+
+
 class NewEdgeRow(NamedTuple):
     """An edge as the bulk writer inserts it: ``NewEdge`` and the confidence of its binding at insertion."""
 
