@@ -12,8 +12,10 @@ For each run the tree is copied to a temporary directory (the copy is not timed)
 1. `ctags -R` (universal-ctags, Debian `universal-ctags`) lists every definition of the copy into a tags file:
    wall seconds and tag count. This is the reference: a lister at disk speed, no resolution, no search index.
 2. `igraph-mcp index --no-embed --json` builds structure and FTS (searchable): wall seconds, the peak resident
-   memory of the whole process tree (parse workers included, sampled every 0.1 s), the index's size on disk, and
-   the indexer's own per-phase seconds.
+   memory of the whole process tree (parse workers included, sampled every 0.1 s), the index's size on disk, the
+   indexer's own per-phase seconds, and the parse phase taken apart (``--child``: the same run in a process that
+   times the indexer's steps): waiting for parsed files, building and writing rows, and of the writes the nodes,
+   their FTS rows and the edges.
 3. With --vectors, `igraph-mcp index` again on that index: the time to every vector (long: an hour or more for
    this tree on 2 cores).
 
@@ -23,6 +25,8 @@ The ratio of 2 to 1 is the figure issue 33 targets (within 4x, peak at most 1.5 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import json
 import os
 import shutil
@@ -32,6 +36,7 @@ import tempfile
 import time
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import common
 from index_speed import _run_sampling_tree_rss
@@ -72,11 +77,63 @@ def run_ctags(root: Path) -> dict[str, float | int]:
     return {"seconds": round(seconds, 2), "tags": count}
 
 
+def timed_index(root: Path, embed: bool) -> None:
+    """Index ``root`` through the CLI in this process with the parse phase's steps timed; prints the CLI's JSON
+    summary with a ``steps`` entry (seconds per step, summed over the run)."""
+    from igraph_mcp import cli
+    from igraph_mcp.index import indexer, parse_pool
+    from igraph_mcp.store import edges, node_text, nodes
+
+    steps: dict[str, float] = {}
+
+    def timed(name: str, fn: Any) -> Any:
+        def run(*args: Any, **kwargs: Any) -> Any:
+            started = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                steps[name] = steps.get(name, 0.0) + time.perf_counter() - started
+
+        return run
+
+    def waited(outcomes: Any) -> Any:
+        # The time the indexer waits for the next parsed file: parsing it did not overlap with writing.
+        try:
+            while True:
+                started = time.perf_counter()
+                try:
+                    outcome = next(outcomes)
+                except StopIteration:
+                    return
+                finally:
+                    steps["wait for parsed files"] = (
+                        steps.get("wait for parsed files", 0.0) + time.perf_counter() - started
+                    )
+                yield outcome
+        finally:
+            outcomes.close()
+
+    parse_all = parse_pool.parse_all
+    parse_pool.parse_all = lambda *a, **k: waited(parse_all(*a, **k))  # type: ignore[assignment]
+    indexer.write_batch = timed("rows and writes", indexer.write_batch)  # type: ignore[assignment]
+    nodes.insert_nodes = timed("  of which nodes", nodes.insert_nodes)  # type: ignore[assignment]
+    node_text.insert_fts = timed("  of which FTS rows", node_text.insert_fts)  # type: ignore[assignment]
+    edges.insert_edges = timed("  of which edges", edges.insert_edges)  # type: ignore[assignment]
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = cli.main(["index", str(root), "--json", *([] if embed else ["--no-embed"])])
+    summary = json.loads(out.getvalue())
+    order = ["wait for parsed files", "rows and writes", "  of which nodes", "  of which FTS rows", "  of which edges"]
+    summary["steps"] = {k: round(steps[k], 2) for k in order if k in steps}
+    print(json.dumps(summary))
+    raise SystemExit(code)
+
+
 def run_index(root: Path, *, embed: bool) -> dict[str, object]:
     """Wall seconds, peak RSS of the process tree and the summary of `igraph-mcp index` on ``root``."""
-    cmd = [sys.executable, "-m", "igraph_mcp", "index", str(root), "--json"]
-    if not embed:
-        cmd.append("--no-embed")
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--child", str(root)]
+    if embed:
+        cmd.append("--vectors")
     env = {k: v for k, v in os.environ.items() if not k.startswith("IGRAPH_")}
     env.update(HF_HUB_OFFLINE="1", PYTHONPATH=str(common.CHECKOUT))
     started = time.perf_counter()
@@ -93,6 +150,7 @@ def run_index(root: Path, *, embed: bool) -> dict[str, object]:
         "symbols": summary.get("symbols"),
         "edges": summary.get("edges"),
         "phases": summary.get("phases"),
+        "steps": summary.get("steps"),
     }
 
 
@@ -102,7 +160,10 @@ def main() -> None:
     ap.add_argument("--tree", type=Path, default=None, help="a source tree (default: OpenJDK 17's class library)")
     ap.add_argument("--vectors", action="store_true", help="also time every vector (an hour or more)")
     ap.add_argument("--json", type=Path, default=None)
+    ap.add_argument("--child", type=Path, default=None, help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.child is not None:
+        timed_index(args.child, args.vectors)
     if shutil.which("ctags") is None:
         raise SystemExit("universal-ctags is needed: apt-get install universal-ctags")
     tree = args.tree.resolve() if args.tree else jdk_tree()
@@ -126,6 +187,7 @@ def main() -> None:
         f"{searchable['symbols']} symbols, {searchable['edges']} edges"
     )
     print(f"  phases (s): {json.dumps(searchable['phases'])}")
+    print(f"  parse phase, by step (s): {json.dumps(searchable['steps'])}")
     if "vectors" in out:
         vectors = out["vectors"]
         assert isinstance(vectors, dict)
