@@ -62,6 +62,7 @@ PERSON_WORDS: Words = {
     NextStep.TOP_K: "--top-k",
     NextStep.MAX_TOKENS: "--max-tokens",
     NextStep.CONTEXT_FILES: "--context-file",
+    NextStep.SKIPPED_FILES: "`igraph-mcp index --verbose` lists them all",
 }
 
 

@@ -24,6 +24,7 @@ AGENT_WORDS: Words = {
     NextStep.TOP_K: "topK",
     NextStep.MAX_TOKENS: "maxTokens",
     NextStep.CONTEXT_FILES: "contextFiles",
+    NextStep.SKIPPED_FILES: "igraph_status counts them; igraph_file on one says why",
 }
 
 _SAFE_LABEL = re.compile(r"^[A-Za-z0-9_.+#-]{1,40}$")

@@ -31,6 +31,7 @@ class NextStep(StrEnum):
     TOP_K = "top-k"  # the explore call's hit count argument
     MAX_TOKENS = "max-tokens"  # the explore call's token budget argument
     CONTEXT_FILES = "context-files"  # the explore call's files-you-work-on argument
+    SKIPPED_FILES = "skipped-files"  # where to read about every file an index run skipped
 
 
 Words = Mapping[NextStep, str]

@@ -87,7 +87,7 @@ def _skipped_lines(r: IndexResult) -> list[str]:
             lines.append(f"    {skip.path}" + (f"  ({skip.detail})" if skip.detail else ""))
         more = r.skippedFilesTotal - len(r.skippedFiles)
         if more > 0:
-            lines.append(f"  … and {more} more (`igraph-mcp index --verbose` lists them all)")
+            lines.append(f"  … and {more} more ({ask(NextStep.SKIPPED_FILES)})")
     others = {k: v for k, v in sorted(r.skipped.items()) if not is_file_reason(k)}
     if others:
         described = (

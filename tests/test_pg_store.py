@@ -20,10 +20,12 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import pytest
+from _factories import as_agent, as_person
 from _pg_server import ci_requires_postgres
 
 from igraph_mcp.config import load_config
 from igraph_mcp.errors import ConfigError, IndexBusy, NotIndexed, StorageError
+from igraph_mcp.next_step import NextStep, steps
 from igraph_mcp.repo_identity import RepoIdentity
 from igraph_mcp.store.db import SqliteDatabase
 from igraph_mcp.store.schema import SCHEMA_VERSION
@@ -159,8 +161,11 @@ def test_two_repositories_in_one_database_are_isolated(url: str, names: list[str
 
 
 def test_a_reader_of_an_unknown_repository_is_told_to_index_it(url: str) -> None:
-    with pytest.raises(NotIndexed, match=r"no index in the PostgreSQL store .*igraph-mcp index --store"):
+    with pytest.raises(NotIndexed, match=r"no index in the PostgreSQL store ") as caught:
         PgDatabase.open_for_read(url, "never-indexed-" + uuid.uuid4().hex)
+    assert steps(str(caught.value)) == [(NextStep.INDEX, "")]  # each front words it: a command, or igraph_index
+    assert "build it with `igraph-mcp index` on this store" in as_person(str(caught.value))
+    assert "build it with igraph_index on this store" in as_agent(str(caught.value))
 
 
 def test_a_reader_cannot_write(url: str, names: list[str]) -> None:

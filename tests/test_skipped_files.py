@@ -8,11 +8,13 @@ import shutil
 from pathlib import Path
 
 import pytest
-from _factories import edit_file, make_plain_repo, make_service, open_service, snapshot, write_file
+from _factories import as_agent, as_person, edit_file, make_plain_repo, make_service, open_service, snapshot, write_file
 from mcp import Client
 
 from igraph_mcp import crashpoints
 from igraph_mcp.cli import EXIT_NOT_FOUND, main
+from igraph_mcp.models import IndexResult, SkippedFile
+from igraph_mcp.render import render_index
 from igraph_mcp.server import create_server
 from igraph_mcp.server_state import ServerState
 from igraph_mcp.store import skipped as skipped_store
@@ -215,3 +217,16 @@ def test_incremental_runs_leave_the_list_a_clean_build_makes(tmp_path: Path) -> 
             with open_service(clean_root, index=True) as clean:
                 assert snapshot(svc.db) == snapshot(clean.db)
         assert svc.status().skipped == {"too_large": 1}
+
+
+def test_the_rest_of_the_skipped_files_is_pointed_to_in_each_fronts_terms() -> None:
+    """Past the first files named, a person is told the command that lists them all, an agent the tools that
+    count them and say why one was skipped (it cannot pass --verbose)."""
+    result = IndexResult(
+        skipped={"minified": 25},
+        skippedFiles=[SkippedFile(path=f"web/lib{i}.min.js", reason="minified") for i in range(20)],
+        skippedFilesTotal=25,
+    )
+    text = render_index(result)
+    assert "  … and 5 more (`igraph-mcp index --verbose` lists them all)" in as_person(text)
+    assert "  … and 5 more (igraph_status counts them; igraph_file on one says why)" in as_agent(text)

@@ -22,6 +22,7 @@ from psycopg import sql as pg_sql
 from psycopg.adapt import Dumper
 
 from igraph_mcp.errors import IGraphError, IndexBusy, NotIndexed, SchemaTooNew, StorageError
+from igraph_mcp.next_step import NextStep, ask
 from igraph_mcp.repo_identity import RepoIdentity
 from igraph_mcp.store import pg_counts, pg_resident, pg_schema, pg_text
 from igraph_mcp.store.backend import BulkWriter, WriteConnection
@@ -241,7 +242,7 @@ class PgDatabase(Database):
                 if repo_id is None:
                     raise NotIndexed(
                         f"repository {repo!r} has no index in the PostgreSQL store {safe_url(url)}; build it with "
-                        "`igraph-mcp index --store URL` (or --repo-name to pick another name)"
+                        f"{ask(NextStep.INDEX)} on this store"
                     )
             else:
                 repo_id = register_repo(self.raw, repo)
