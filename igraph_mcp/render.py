@@ -124,7 +124,7 @@ def render_explore(r: ExploreResult) -> str:
         out.append(
             f"{i}. {h.kind} {h.qualifiedName or h.name}  {at(h.repo, h.filePath)}:{h.startLine}-{h.endLine}"
             + (f"  (match in lines {h.partLines[0]}-{h.partLines[1]})" if h.partLines else "")
-            + f"  [{h.matchChannel} {h.score:.4f}]{' (stale)' if h.stale else ''}"
+            + f"  [{h.score:.4f}]{' (stale)' if h.stale else ''}"
         )
         # The snippet starts with the signature (say it once), unless it is a part from further down.
         if h.signature and (not h.snippet or h.partLines):
