@@ -45,6 +45,19 @@ _THIS = frozenset({"this"})
 _MAX_DEPTH = 5
 # A destructuring declaration's text as its fact holds it: `{gen,it}=cxt`, `{opts}=this.self`.
 _UNPACK = re.compile(r"\{[^{}:=]*\}=((?:this|[A-Za-z_$][\w$]*)(?:\.[A-Za-z_$][\w$]*)*)$")
+# The kind of a holder: a name whose members are the definitions qualified by it (see ReceiverTypes.holder).
+HOLDER = "holder"
+_HOLDS = frozenset({"function", "class"})
+
+
+def _holder(file_id: int, qualified: str, parent_id: int | None) -> Sym:
+    """A stand-in for an object literal, or a function or class used as a namespace: no definition of its own."""
+    return Sym(-1, file_id, HOLDER, qualified.rpartition(".")[2], qualified, parent_id)
+
+
+def _is_object_literal(text: str) -> bool:
+    """A value fact holding `{ ... }` (not a destructuring declaration's `{a,b}=x` or `{a}:T`)."""
+    return text.startswith("{") and not _UNPACK.match(text) and not _UNPACK_TYPED.match(text)
 
 
 def type_text_name(text: str) -> str | None:
@@ -107,13 +120,42 @@ class ReceiverTypes:
                     if typed_unpack is not None:  # `f({gen}: SchemaCxt)`: gen is the field gen of a SchemaCxt
                         owner = as_sym(self.named(typed_unpack.group(1), scope.file_id, depth + 1))
                         return self.of_attribute(owner, name, depth + 1) if owner is not None else None
+                    if not any(k == "type" for k, _t in facts) and any(
+                        k == "value" and _is_object_literal(t) for k, t in facts[:1]
+                    ):  # `const obj = { replace() {...} }`: its methods are qualified by obj (`edit.obj.replace`)
+                        return _holder(scope.file_id, f"{scope.qualified_name}.{name}", scope.id)
                     return self._of_facts(facts, scope, depth + 1)
             scope = self.t.parent(scope)
         return None
 
-    def of_path(self, path: str, scope: Sym, depth: int = 0, this: frozenset[str] = _THIS) -> Found:
+    def holder(self, head: str, scope: Sym) -> Sym | None:
+        """`X.f()` where X names no local: a function, class or module-level object literal X of this file, or one
+        imported by name, whose members are the definitions qualified `X.f` (`marked.walkTokens = function`,
+        `const api = { f() {} }`, a static method)."""
+        if self.is_local(scope, head):
+            return None
+        file_id, name = scope.file_id, head
+        bound = self._bindings(file_id).get(head)
+        if bound is not None:
+            files, member = bound
+            if len(files) != 1 or not member or member == "default":
+                return None
+            file_id, name = files[0], member
+        defined = [s for s in self.t.by_file_name.get((file_id, name), []) if s.kind in _HOLDS]
+        if len(defined) == 1:
+            return _holder(file_id, defined[0].qualified_name, defined[0].id)
+        module = self.t.module_of_file.get(file_id)
+        facts = self.t.facts.get(module.id, {}).get(name) if module is not None else None
+        if not defined and facts and len(facts) == 1 and facts[0][0] == "value" and _is_object_literal(facts[0][1]):
+            return _holder(file_id, name, module.id if module is not None else None)
+        return None
+
+    def of_path(
+        self, path: str, scope: Sym, depth: int = 0, this: frozenset[str] = _THIS, *, holders: bool = False
+    ) -> Found:
         """The type of ``this``, ``x``, ``x.field``, ``NewT()``, ``pkg.NewT()`` or ``x.Method().field`` seen from
-        ``scope`` (``this``: the names meaning the enclosing type)."""
+        ``scope`` (``this``: the names meaning the enclosing type; ``holders``: a bare ``X`` naming no local may
+        be a function, class or object literal whose members are qualified by it, see holder)."""
         parts = split_path(path)
         if not parts or depth >= _MAX_DEPTH:
             return None
@@ -133,6 +175,8 @@ class ReceiverTypes:
             found = self._result(callee, depth)
         else:
             found = self.of_name(scope, head, depth)
+            if found is None and holders and not rest:
+                found = self.holder(head, scope)
         for part in rest:
             owner = as_sym(found)
             if owner is None:
@@ -152,9 +196,12 @@ class ReceiverTypes:
         returns = self.t.facts.get(callee.id, {}).get("()")
         if not returns:
             return None
-        if returns[0][1] == "this":  # `return this` / `: this`: the callee's own class
+        typed = [text for kind, text in returns if kind == "type"]
+        if not typed:  # `return obj`: what obj holds where the callee states it
+            return self.of_path(returns[0][1], callee, depth + 1) if returns[0][0] == "value" else None
+        if typed[0] == "this":  # `return this` / `: this`: the callee's own class
             return self.t.enclosing(callee, TYPE_KINDS)
-        return self.named(returns[0][1], callee.file_id, depth + 1)
+        return self.named(typed[0], callee.file_id, depth + 1)
 
     def is_local(self, source: Sym, name: str) -> bool:
         """Whether a function scope around ``source`` binds ``name`` to a parameter or variable rather than to a
@@ -293,6 +340,13 @@ class ReceiverTypes:
         return visit(owner, 0)
 
     def _own_members(self, cls: Sym, name: str, kinds: frozenset[str]) -> list[Sym]:
+        if cls.kind == HOLDER:  # its members are named by it, in its file: `obj.f = ...`, `{ f() {} }`
+            qualified = f"{cls.qualified_name}.{name}"
+            return [
+                s
+                for s in self.t.by_file_name.get((cls.file_id, name), [])
+                if s.kind in kinds and s.qualified_name == qualified and s.id != cls.parent_id
+            ]
         nested = [s for s in self.t.children.get((cls.id, name), []) if s.kind in kinds]
         if nested:
             return nested

@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from igraph_mcp.index.infer import MAX_CANDIDATES, ScopeInference, Value
-from igraph_mcp.index.receivers import OUTSIDE, Found, ReceiverTypes, as_sym
+from igraph_mcp.index.receivers import HOLDER, OUTSIDE, Found, ReceiverTypes, as_sym
 from igraph_mcp.index.resolve_rules import ResolveRules, rules_for
 from igraph_mcp.index.symbols import Sym, SymbolTable, submodule
 from igraph_mcp.vocab.edges import CONFIDENCE
@@ -309,7 +309,7 @@ class Resolver:
                 return None
             receiver: Found = owner
         else:
-            receiver = self.receivers.of_path(qualifier, source, this=rules.self_names)
+            receiver = self.receivers.of_path(qualifier, source, this=rules.self_names, holders=rules.namespace_members)
         if receiver == OUTSIDE:
             return Binding(None, "external")
         typed = as_sym(receiver)
@@ -318,7 +318,8 @@ class Resolver:
         found, complete = self.receivers.member(typed, name, allowed, overloads=rules.overloads_before_body)
         if found is not None:
             return _bound(found.id, "inferred")
-        return Binding(None, "unresolved") if complete else None
+        # A holder lists only the members defined under its name (not a spread, not a later `Object.assign`).
+        return Binding(None, "unresolved") if complete and typed.kind != HOLDER else None
 
     def _in_bases(self, rules: ResolveRules, cls: Sym, name: str, allowed: frozenset[str]) -> Binding | None:
         """`super.f()`: f as the bases of ``cls`` define it (never ``cls``'s own override)."""

@@ -205,3 +205,6 @@
 
 ; `return this`: a builder method gives its own class (receivers.py reads the type "this")
 (return_statement (this) @fact.type) @fact.return
+
+; `return obj`: the function gives what obj holds (an object literal of methods, a `new T()`)
+(return_statement (identifier) @fact.value) @fact.return
