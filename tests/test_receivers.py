@@ -335,3 +335,67 @@ def test_ts_typed_destructured_parameter_and_interface_field(ts_cxt) -> None:  #
 def test_ts_member_of_a_global_object_is_external(ts_cxt) -> None:  # type: ignore[no-untyped-def]
     # The file's own stringify is no JSON.stringify.
     assert _targets(ts_cxt, "body", "stringify") == [(None, "external")]
+
+
+JS_CHAINS = {
+    "src/helpers.js": (
+        "export function edit(regex) {\n"
+        "  const obj = {\n"
+        "    replace: (name, val) => {\n      regex = regex.replace(name, val)\n      return obj\n    },\n"
+        "    getRegex: () => {\n      return new RegExp(regex)\n    }\n"
+        "  }\n"
+        "  return obj\n"
+        "}\n\n"
+        "export class Template {\n  replace(a, b) { return this }\n  getRegex() { return null }\n}\n"
+    ),
+    "src/rules.js": (
+        "import { edit } from './helpers.js'\n\n"
+        "export function build() {\n"
+        "  return edit(/^(a(b/).replace('x', 'y(' /* ) */).replace(/z\\]/g, 'w').getRegex()\n"
+        "}\n"
+    ),
+    "src/marked.js": (
+        "export function marked(src) {\n  return marked.walkTokens(src)\n}\n\n"
+        "marked.walkTokens = function (tokens) {\n  return marked.walkTokens(tokens.slice(1))\n}\n\n"
+        "marked.other = function () {}\n\n"
+        "export const walkTokens = marked.walkTokens\n\n"
+        "const api = {\n  run() { return 1 }\n}\n\n"
+        "export function go() {\n  api.run()\n  marked.missing()\n}\n"
+    ),
+    "src/decoys.js": (
+        "export class Runner {\n  run() {}\n  walkTokens() {}\n  missing() {}\n}\n\n"
+        "export class Help {\n  /**\n   * @param {Runner} runner\n   */\n\n  start(runner) {\n    runner.run()\n  }\n}\n"
+    ),
+}
+
+
+@pytest.fixture
+def js_chains(tmp_path: Path):  # type: ignore[no-untyped-def]
+    svc = index_repo(make_plain_repo(tmp_path, JS_CHAINS))
+    yield svc
+    svc.close()
+
+
+def test_js_builder_chain_over_an_object_literal(js_chains) -> None:  # type: ignore[no-untyped-def]
+    # edit returns obj, whose replace returns obj again; Template's methods of the same names are the decoys.
+    # The regular expressions and strings in the arguments (unbalanced brackets, a comment) do not matter.
+    assert _targets(js_chains, "build", "replace") == [("edit.obj.replace", "inferred")] * 2
+    assert _targets(js_chains, "build", "getRegex") == [("edit.obj.getRegex", "inferred")]
+
+
+def test_js_function_property_and_object_literal_members(js_chains) -> None:  # type: ignore[no-untyped-def]
+    # `marked.walkTokens = function`: marked.walkTokens() is that function, not the constant re-exporting it
+    # nor Runner.walkTokens; `const api = { run() {} }`: api.run() is its run, not Runner.run.
+    assert _targets(js_chains, "marked", "walkTokens") == [("marked.walkTokens", "inferred")]
+    assert _targets(js_chains, "marked.walkTokens", "walkTokens") == [("marked.walkTokens", "inferred")]
+    assert _targets(js_chains, "go", "run") == [("api.run", "inferred")]
+
+
+def test_js_member_a_function_does_not_hold_is_not_invented(js_chains) -> None:  # type: ignore[no-untyped-def]
+    # marked has no `missing` property: the call stays unbound (Runner.missing is a candidate, not a target).
+    [(target, resolution)] = _targets(js_chains, "go", "missing")
+    assert target is None and resolution == "ambiguous"
+
+
+def test_js_jsdoc_set_off_by_a_blank_line(js_chains) -> None:  # type: ignore[no-untyped-def]
+    assert _targets(js_chains, "Help.start", "run") == [("Runner.run", "inferred")]

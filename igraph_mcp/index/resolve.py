@@ -229,6 +229,9 @@ class Resolver:
             one = self._single(hits, rules)
             if one is not None:
                 return _bound(one.id, "import")
+            if not files and not qualifier and not self._defined_here(file_id, name, allowed, source_id):
+                # `import static org.junit.Assert.fail`: a name another library defines, no guess of ours.
+                return Binding(None, "external")
 
         # 3. same file (unqualified or self-qualified names).
         if not qualifier or own_call:
@@ -273,6 +276,10 @@ class Resolver:
         if first:
             return Binding(None, "ambiguous", candidates=tuple(s.id for s in first[:MAX_CANDIDATES]))
         return Binding(None, "unresolved")
+
+    def _defined_here(self, file_id: int, name: str, allowed: frozenset[str], source_id: int) -> bool:
+        """Whether the file defines ``name`` itself (a Java class's own method shadows a static import)."""
+        return any(s.kind in allowed and s.id != source_id for s in self.table.by_file_name.get((file_id, name), []))
 
     def _candidates(self, name: str, allowed: frozenset[str], *, library_only: bool) -> _Candidates:
         """The definitions a name-only guess for ``name`` chooses from, grouped once per name: a common name
