@@ -364,7 +364,8 @@ JS_CHAINS = {
     ),
     "src/decoys.js": (
         "export class Runner {\n  run() {}\n  walkTokens() {}\n  missing() {}\n}\n\n"
-        "export class Help {\n  /**\n   * @param {Runner} runner\n   */\n\n  start(runner) {\n    runner.run()\n  }\n}\n"
+        "export class Help {\n  /**\n   * @param {Runner} runner\n   */\n\n"
+        "  start(runner) {\n    runner.run()\n  }\n}\n"
     ),
 }
 
@@ -399,3 +400,51 @@ def test_js_member_a_function_does_not_hold_is_not_invented(js_chains) -> None: 
 
 def test_js_jsdoc_set_off_by_a_blank_line(js_chains) -> None:  # type: ignore[no-untyped-def]
     assert _targets(js_chains, "Help.start", "run") == [("Runner.run", "inferred")]
+
+
+JAVA_FILES = {
+    "src/p/Gen.java": "package p;\n\npublic class Gen {\n  public void add() {}\n}\n",
+    "src/p/Other.java": "package p;\n\npublic class Other {\n  public void add() {}\n  void fail() {}\n}\n",
+    "src/p/Use.java": (
+        "package p;\n\n"
+        "import java.util.List;\n"
+        "import static org.junit.Assert.fail;\n\n"
+        "public class Use {\n"
+        "  private Gen gen;\n\n"
+        "  Gen make() { return new Gen(); }\n\n"
+        "  void run(Gen g, List<String> xs) {\n"
+        '    g.add();\n    this.gen.add();\n    make().add();\n    xs.add("x");\n'
+        "    Other o = new Other();\n    o.add();\n"
+        "    fail();\n"
+        "  }\n\n"
+        "  void check(Other parent) {\n    parent.add();\n  }\n"
+        "}\n"
+    ),
+}
+
+
+@pytest.fixture
+def java_repo(tmp_path: Path):  # type: ignore[no-untyped-def]
+    svc = index_repo(make_plain_repo(tmp_path, JAVA_FILES))
+    yield svc
+    svc.close()
+
+
+def test_java_parameters_fields_locals_and_results_type_receivers(java_repo) -> None:  # type: ignore[no-untyped-def]
+    # Gen.add and Other.add share a name: only the stated types tell them apart; List is java.util's.
+    assert _targets(java_repo, "Use.run", "add") == [
+        ("Gen.add", "inferred"),
+        ("Gen.add", "inferred"),
+        ("Gen.add", "inferred"),
+        (None, "external"),
+        ("Other.add", "inferred"),
+    ]
+
+
+def test_java_parent_is_a_plain_name(java_repo) -> None:  # type: ignore[no-untyped-def]
+    assert _targets(java_repo, "Use.check", "add") == [("Other.add", "inferred")]
+
+
+def test_java_static_import_from_a_library_binds_nothing(java_repo) -> None:  # type: ignore[no-untyped-def]
+    # org.junit's fail, not the package's Other.fail a same-directory guess would pick.
+    assert _targets(java_repo, "Use.run", "fail") == [(None, "external")]

@@ -151,11 +151,19 @@ class ReceiverTypes:
         return None
 
     def of_path(
-        self, path: str, scope: Sym, depth: int = 0, this: frozenset[str] = _THIS, *, holders: bool = False
+        self,
+        path: str,
+        scope: Sym,
+        depth: int = 0,
+        this: frozenset[str] = _THIS,
+        *,
+        holders: bool = False,
+        methods: bool = False,
     ) -> Found:
         """The type of ``this``, ``x``, ``x.field``, ``NewT()``, ``pkg.NewT()`` or ``x.Method().field`` seen from
         ``scope`` (``this``: the names meaning the enclosing type; ``holders``: a bare ``X`` naming no local may
-        be a function, class or object literal whose members are qualified by it, see holder)."""
+        be a function, class or object literal whose members are qualified by it, see holder; ``methods``: a bare
+        ``f()`` is a method of the enclosing class)."""
         parts = split_path(path)
         if not parts or depth >= _MAX_DEPTH:
             return None
@@ -165,7 +173,10 @@ class ReceiverTypes:
         if head in this:
             found = self.t.enclosing(scope, TYPE_KINDS)
         elif head.endswith(")"):
-            found = self._result(self._definition(head[: head.index("(")], scope.file_id, _FREE), depth)
+            owner = self.t.enclosing(scope, TYPE_KINDS) if methods else None
+            method = self.member(owner, head[: head.index("(")], _FUNCTIONS)[0] if owner is not None else None
+            callee = method or self._definition(head[: head.index("(")], scope.file_id, _FREE)
+            found = self._result(callee, depth)
         elif head in bindings and rest and self.of_name(scope, head, depth) is None:
             # `pkg.NewT()` / `pkg.Var`: a member of an imported module, not a local's field.
             member, rest = rest[0], rest[1:]

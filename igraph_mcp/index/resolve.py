@@ -316,7 +316,13 @@ class Resolver:
                 return None
             receiver: Found = owner
         else:
-            receiver = self.receivers.of_path(qualifier, source, this=rules.self_names, holders=rules.namespace_members)
+            receiver = self.receivers.of_path(
+                qualifier,
+                source,
+                this=rules.self_names,
+                holders=rules.namespace_members,
+                methods=rules.bare_calls_are_methods,
+            )
         if receiver == OUTSIDE:
             return Binding(None, "external")
         typed = as_sym(receiver)

@@ -19,6 +19,7 @@ class ResolveRules:
     body (TypeScript), so the last definition is the callee.
     namespace_members: `X.f()` binds the definition qualified `X.f` when X is a function, class or object literal
     of the file (or imported by name): `marked.walkTokens = function`, `const api = { f() {} }`, static methods.
+    bare_calls_are_methods: `make().add()` in a class starts from its method make (Java), not a free function.
     """
 
     lexical: bool = False
@@ -30,6 +31,8 @@ class ResolveRules:
     bind_unknown_receivers: bool = False
     overloads_before_body: bool = False
     namespace_members: bool = False
+    # A bare `f()` in a class calls its method f (Java), not a free function of the file.
+    bare_calls_are_methods: bool = False
     # Every receiver that names this instance, this class or its parent: derived, never set.
     own_receivers: frozenset[str] = field(init=False, compare=False, repr=False)
 
@@ -73,6 +76,8 @@ TYPESCRIPT = ResolveRules(
     overloads_before_body=True,
     namespace_members=True,
 )
+# Java: `this` and `super` only (`parent`, `cls` are plain names there too).
+JAVA = ResolveRules(self_names=frozenset({"this"}), class_names=frozenset(), bare_calls_are_methods=True)
 GO = ResolveRules(builtins=_GO_BUILTINS, self_names=frozenset(), class_names=frozenset(), super_name="")
 
 RULES: dict[str, ResolveRules] = {
@@ -80,6 +85,7 @@ RULES: dict[str, ResolveRules] = {
     "javascript": JAVASCRIPT,
     **dict.fromkeys(("typescript", "tsx", "vue", "svelte"), TYPESCRIPT),
     "go": GO,
+    "java": JAVA,
 }
 DEFAULT_RULES = ResolveRules()
 
