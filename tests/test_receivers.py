@@ -132,6 +132,7 @@ def test_ts_import_through_an_index_file_reexport(ts_repo) -> None:  # type: ign
         ("*Parser", "Parser"),
         ("ast.Node", "ast.Node"),
         ("Foo<T>|undefined", "Foo"),
+        ("(Command|null)", "Command"),
         ("Map[string]int", "Map"),
         ("[]Node", None),
         ("Node[]", None),
@@ -154,6 +155,7 @@ JS_FILES = {
         "  list() { return [] }\n"
         "  static parse(args) {\n    const c = new Command()\n    return c.parse(args)\n  }\n"
         "  parse(args) {\n    return this.parse(args.slice(1))\n  }\n"
+        "  static start(args) {\n    return this.parse(args)\n  }\n"
         "}\n\n"
         "class Other {\n  list() { return [] }\n}\n\n"
         "function run(ctx) {\n  const { cmd } = ctx\n  return cmd.list()\n}\n"
@@ -173,13 +175,14 @@ def test_js_jsdoc_parameter_type(js_repo) -> None:  # type: ignore[no-untyped-de
     assert edge_target(js_repo.db, "Help.names", "list") == ("lib/help.js", "Command.list", "inferred")
 
 
-def test_js_static_and_instance_method_of_one_name_stay_unbound(js_repo) -> None:  # type: ignore[no-untyped-def]
+def test_js_static_and_instance_method_of_one_name(js_repo) -> None:  # type: ignore[no-untyped-def]
     rows = js_repo.db.rows(
-        "SELECT e.target_id, e.resolution FROM edges e JOIN nodes s ON s.id = e.source_id "
-        "WHERE s.qualified_name = 'Command.parse' AND e.target_name = 'parse'"
+        "SELECT s.start_line, t.start_line, e.resolution FROM edges e JOIN nodes s ON s.id = e.source_id "
+        "JOIN nodes t ON t.id = e.target_id WHERE s.name IN ('parse', 'start') AND e.target_name = 'parse'"
     )
-    # Which of the two `this` and `c` mean needs to know static from instance: nothing is bound, nothing guessed.
-    assert sorted(tuple(r) for r in rows) == [(None, "ambiguous"), (None, "ambiguous")]
+    # Lines 12 and 16 hold `static parse` and the instance parse: `c = new Command()` and `this` in an instance
+    # method reach the instance one, `this` in a static method the static one.
+    assert sorted(tuple(r) for r in rows) == [(12, 16, "inferred"), (16, 16, "same_file"), (19, 12, "same_file")]
 
 
 def test_js_untyped_destructured_name_binds_nothing(js_repo) -> None:  # type: ignore[no-untyped-def]
@@ -365,7 +368,9 @@ JS_CHAINS = {
     "src/decoys.js": (
         "export class Runner {\n  run() {}\n  walkTokens() {}\n  missing() {}\n}\n\n"
         "export class Help {\n  /**\n   * @param {Runner} runner\n   */\n\n"
-        "  start(runner) {\n    runner.run()\n  }\n}\n"
+        "  start(runner) {\n    runner.run()\n  }\n}\n\n"
+        "export class Lexer {\n  static lex(src) {\n    return src\n  }\n  lex(src) {\n    return src\n  }\n}\n\n"
+        "export function lexAll(src) {\n  const lexer = new Lexer()\n  return [Lexer.lex(src), lexer.lex(src)]\n}\n"
     ),
 }
 
@@ -396,6 +401,14 @@ def test_js_member_a_function_does_not_hold_is_not_invented(js_chains) -> None: 
     # marked has no `missing` property: the call stays unbound (Runner.missing is a candidate, not a target).
     [(target, resolution)] = _targets(js_chains, "go", "missing")
     assert target is None and resolution == "ambiguous"
+
+
+def test_js_static_through_the_class_instance_through_an_object(js_chains) -> None:  # type: ignore[no-untyped-def]
+    rows = js_chains.db.rows(
+        "SELECT t.start_line, e.resolution FROM edges e JOIN nodes s ON s.id = e.source_id "
+        "JOIN nodes t ON t.id = e.target_id WHERE s.name = 'lexAll' AND e.target_name = 'lex' ORDER BY e.id"
+    )
+    assert [tuple(r) for r in rows] == [(18, "inferred"), (21, "inferred")]  # static lex, then the instance's
 
 
 def test_js_jsdoc_set_off_by_a_blank_line(js_chains) -> None:  # type: ignore[no-untyped-def]

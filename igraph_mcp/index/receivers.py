@@ -63,6 +63,8 @@ def _is_object_literal(text: str) -> bool:
 def type_text_name(text: str) -> str | None:
     """The named type an annotation or a Go type stands for: ``*Parser`` -> Parser, ``ast.Node`` -> ast.Node,
     ``Foo<T> | undefined`` -> Foo; None for slices, maps, functions, unions of several types."""
+    if text.startswith("(") and text.endswith(")"):  # JSDoc `{(Command|null)}`
+        text = text[1:-1]
     parts = [p for p in text.split("|") if p not in ("null", "undefined", "")]
     if len(parts) != 1:
         return None
@@ -193,7 +195,8 @@ class ReceiverTypes:
             if owner is None:
                 return found if found == OUTSIDE else None
             if part.endswith(")"):
-                method, _complete = self.member(owner, part[: part.index("(")], _FUNCTIONS)
+                side = "static" if owner.kind == HOLDER else "instance"
+                method, _complete = self.member(owner, part[: part.index("(")], _FUNCTIONS, side=side)
                 found = self._result(method, depth)
             else:
                 found = self.of_attribute(owner, part, depth + 1)
@@ -321,18 +324,19 @@ class ReceiverTypes:
 
     # -- members -------------------------------------------------------------------------------------------------
     def member(
-        self, owner: Sym, name: str, kinds: frozenset[str], *, overloads: bool = False
+        self, owner: Sym, name: str, kinds: frozenset[str], *, overloads: bool = False, side: str = ""
     ) -> tuple[Sym | None, bool]:
         """``owner``'s member ``name`` (its own, else its bases'), and whether every base was the repository's (so
-        a member not found is not inherited from outside). Several members of one name are TypeScript overloads
-        (the last is the body) when ``overloads``, else no answer."""
+        a member not found is not inherited from outside). Several members of one name are, when ``side``
+        ("static" or "instance") leaves one of them, that one; else TypeScript overloads (the last is the body)
+        when ``overloads``, else no answer."""
         seen: set[int] = set()
 
         def visit(cls: Sym, depth: int) -> tuple[Sym | None, bool]:
             if cls.id in seen or depth > _MAX_DEPTH:
                 return None, False
             seen.add(cls.id)
-            own = self._own_members(cls, name, kinds)
+            own = self.on_side(self._own_members(cls, name, kinds), side)
             if own:
                 return (self._one(own) if overloads or len(own) == 1 else None), overloads or len(own) == 1
             complete = True
@@ -349,6 +353,25 @@ class ReceiverTypes:
             return None, complete
 
         return visit(owner, 0)
+
+    def is_static(self, sym: Sym) -> bool:
+        """Whether a method is declared `static` (its "static" fact)."""
+        return "static" in self.t.facts.get(sym.id, {})
+
+    def on_side(self, members: list[Sym], side: str) -> list[Sym]:
+        """Of several members of one name, the one a static (``side`` "static") or an instance ("instance")
+        receiver reaches, when only one is; else all of them."""
+        if len(members) < 2 or not side:
+            return members
+        narrowed = [s for s in members if self.is_static(s) == (side == "static")]
+        return narrowed if len(narrowed) == 1 else members
+
+    def this_side(self, source: Sym, owner: Sym) -> str:
+        """What `this` is in ``source`` inside class ``owner``: "static" in a static method, else "instance"."""
+        scope: Sym | None = source
+        while scope is not None and scope.parent_id != owner.id:
+            scope = self.t.parent(scope)
+        return "static" if scope is not None and self.is_static(scope) else "instance"
 
     def _own_members(self, cls: Sym, name: str, kinds: frozenset[str]) -> list[Sym]:
         if cls.kind == HOLDER:  # its members are named by it, in its file: `obj.f = ...`, `{ f() {} }`

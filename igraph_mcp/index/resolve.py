@@ -200,6 +200,7 @@ class Resolver:
             owner = t.enclosing(source, _TYPE_LIKE)
             if owner is not None:
                 members = [s for s in t.by_file_name.get((file_id, name), []) if s.parent_id == owner.id]
+                members = self.receivers.on_side(members, self.receivers.this_side(source, owner))
                 if len(members) == 1:
                     return _bound(members[0].id, "same_file")
                 if len(members) > 1 and not rules.overloads_before_body:
@@ -328,7 +329,13 @@ class Resolver:
         typed = as_sym(receiver)
         if typed is None:
             return None
-        found, complete = self.receivers.member(typed, name, allowed, overloads=rules.overloads_before_body)
+        if typed.kind == HOLDER:
+            side = "static"
+        elif head in rules.self_names and not rest:
+            side = self.receivers.this_side(source, typed)
+        else:
+            side = "instance"
+        found, complete = self.receivers.member(typed, name, allowed, overloads=rules.overloads_before_body, side=side)
         if found is not None:
             return _bound(found.id, "inferred")
         # A holder lists only the members defined under its name (not a spread, not a later `Object.assign`).
