@@ -230,7 +230,7 @@ class Resolver:
             one = self._single(hits, rules)
             if one is not None:
                 return _bound(one.id, "import")
-            if not files and not qualifier and not self._defined_here(file_id, name, allowed, source_id):
+            if not files and not qualifier and self._imported_from_library(file_id, name, allowed, source_id):
                 # `import static org.junit.Assert.fail`: a name another library defines, no guess of ours.
                 return Binding(None, "external")
 
@@ -278,9 +278,15 @@ class Resolver:
             return Binding(None, "ambiguous", candidates=tuple(s.id for s in first[:MAX_CANDIDATES]))
         return Binding(None, "unresolved")
 
-    def _defined_here(self, file_id: int, name: str, allowed: frozenset[str], source_id: int) -> bool:
-        """Whether the file defines ``name`` itself (a Java class's own method shadows a static import)."""
-        return any(s.kind in allowed and s.id != source_id for s in self.table.by_file_name.get((file_id, name), []))
+    def _imported_from_library(self, file_id: int, name: str, allowed: frozenset[str], source_id: int) -> bool:
+        """Whether ``name``, bound by an import to no file of the repository, is another library's: not a relative
+        import (one this index failed to follow) and not defined in the file itself (a Java class's own method
+        shadows a static import)."""
+        t = self.table
+        if any(s.kind in allowed and s.id != source_id for s in t.by_file_name.get((file_id, name), [])):
+            return False
+        modules = [m for m, imported, alias in t.imports.get(file_id, []) if (alias or imported) == name]
+        return bool(modules) and not any(m.strip().strip("'\"").startswith(".") for m in modules)
 
     def _candidates(self, name: str, allowed: frozenset[str], *, library_only: bool) -> _Candidates:
         """The definitions a name-only guess for ``name`` chooses from, grouped once per name: a common name
