@@ -3,7 +3,8 @@
 Languages whose row in resolve_rules.RULES is lexical (Python) are resolved by scope and inferred receiver types
 (index/infer.py): nothing is bound by name alone. Other languages use, in order: self/this members, typed receivers
 (index/receivers.py: a parameter, variable, field or result whose type the scope states; `super.f()` in the
-bases), import binding (through re-exports), same file, `Type.member`, same directory, unique global name; the
+bases; in JavaScript/TypeScript `X.f()` for the definition qualified X.f), import binding (through re-exports; a
+name imported from a library binds nothing), same file, `Type.member`, same directory, unique global name; the
 last two are name-only guesses,
 never from library code into test code (vocab/testcode.py), and carry a low confidence (vocab/edges.py). Both
 ways read one SymbolTable (index/symbols.py). Whatever does not bind to exactly one
@@ -204,7 +205,8 @@ class Resolver:
                 if len(members) == 1:
                     return _bound(members[0].id, "same_file")
                 if len(members) > 1 and not rules.overloads_before_body:
-                    # A static and an instance method of one name: which one `this` means is not known here.
+                    # Several of one name that static/instance does not tell apart (Java overloads, a method
+                    # without the "static" fact): which one `this.f()` means is not known here.
                     return Binding(None, "ambiguous", candidates=tuple(s.id for s in members[:MAX_CANDIDATES]))
 
         # 1b. a typed receiver: a parameter, variable or field whose type the scope states, or this/super; a
