@@ -417,7 +417,14 @@ def test_js_jsdoc_set_off_by_a_blank_line(js_chains) -> None:  # type: ignore[no
 
 JAVA_FILES = {
     "src/p/Gen.java": "package p;\n\npublic class Gen {\n  public void add() {}\n}\n",
-    "src/p/Other.java": "package p;\n\npublic class Other {\n  public void add() {}\n  void fail() {}\n}\n",
+    "src/p/Other.java": (
+        "package p;\n\npublic class Other {\n  public void add() {}\n  void fail() {}\n  void setup() {}\n}\n"
+    ),
+    "src/p/Base.java": "package p;\n\npublic class Base {\n  void setup() {}\n}\n",
+    "src/p/Child.java": (
+        "package p;\n\npublic class Child extends Base {\n  private Other other;\n\n"
+        "  void go() {\n    setup();\n    other.add();\n  }\n}\n"
+    ),
     "src/p/Use.java": (
         "package p;\n\n"
         "import java.util.List;\n"
@@ -461,3 +468,9 @@ def test_java_parent_is_a_plain_name(java_repo) -> None:  # type: ignore[no-unty
 def test_java_static_import_from_a_library_binds_nothing(java_repo) -> None:  # type: ignore[no-untyped-def]
     # org.junit's fail, not the package's Other.fail a same-directory guess would pick.
     assert _targets(java_repo, "Use.run", "fail") == [(None, "external")]
+
+
+def test_java_bare_call_is_an_inherited_method_and_bare_name_a_field(java_repo) -> None:  # type: ignore[no-untyped-def]
+    # Other.setup is the decoy a same-directory guess could pick; `other` is Child's field, read without `this.`.
+    assert _targets(java_repo, "Child.go", "setup") == [("Base.setup", "inferred")]
+    assert _targets(java_repo, "Child.go", "add") == [("Other.add", "inferred")]

@@ -165,7 +165,7 @@ class ReceiverTypes:
         """The type of ``this``, ``x``, ``x.field``, ``NewT()``, ``pkg.NewT()`` or ``x.Method().field`` seen from
         ``scope`` (``this``: the names meaning the enclosing type; ``holders``: a bare ``X`` naming no local may
         be a function, class or object literal whose members are qualified by it, see holder; ``methods``: a bare
-        ``f()`` is a method of the enclosing class)."""
+        ``f()`` is a method of the enclosing class and a bare ``x`` may be its field)."""
         parts = split_path(path)
         if not parts or depth >= _MAX_DEPTH:
             return None
@@ -190,6 +190,10 @@ class ReceiverTypes:
             found = self.of_name(scope, head, depth)
             if found is None and holders and not rest:
                 found = self.holder(head, scope)
+            if found is None and methods and not self.is_local(scope, head):
+                # Java reads a field of the enclosing class without `this.`: `componentType.emit(out)`.
+                owner = self.t.enclosing(scope, TYPE_KINDS)
+                found = self.of_attribute(owner, head, depth + 1) if owner is not None else None
         for part in rest:
             owner = as_sym(found)
             if owner is None:

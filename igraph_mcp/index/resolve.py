@@ -217,6 +217,12 @@ class Resolver:
                 return typed
         elif source is not None and self.receivers.is_local(source, name):
             return Binding(None, "unresolved")
+        elif source is not None and rules.bare_calls_are_methods:
+            # Java: a bare `f()` in a class is its method f or one it inherits (overloads stay unbound).
+            owner = t.enclosing(source, _TYPE_LIKE)
+            found, _complete = self.receivers.member(owner, name, allowed) if owner is not None else (None, False)
+            if found is not None and found.id != source_id:
+                return _bound(found.id, "inferred")
 
         # 2. import binding: the name itself, or the qualifier's head, was imported.
         bindings = self._bindings(file_id)

@@ -19,7 +19,8 @@ class ResolveRules:
     body (TypeScript), so the last definition is the callee.
     namespace_members: `X.f()` binds the definition qualified `X.f` when X is a function, class or object literal
     of the file (or imported by name): `marked.walkTokens = function`, `const api = { f() {} }`, static methods.
-    bare_calls_are_methods: `make().add()` in a class starts from its method make (Java), not a free function.
+    bare_calls_are_methods: a bare `f()` in a class is its method f or an inherited one, `make().add()` starts
+    from it, and a bare `x` may be a field of the class (Java).
     """
 
     lexical: bool = False
