@@ -423,7 +423,8 @@ JAVA_FILES = {
     "src/p/Base.java": "package p;\n\npublic class Base {\n  void setup() {}\n}\n",
     "src/p/Child.java": (
         "package p;\n\npublic class Child extends Base {\n  private Other other;\n\n"
-        "  void go() {\n    setup();\n    other.add();\n  }\n}\n"
+        "  void go() {\n    setup();\n    other.add();\n  }\n\n"
+        "  void walk(int depth) {\n    walk();\n  }\n\n  void walk() {}\n}\n"
     ),
     "src/p/Use.java": (
         "package p;\n\n"
@@ -474,3 +475,8 @@ def test_java_bare_call_is_an_inherited_method_and_bare_name_a_field(java_repo) 
     # Other.setup is the decoy a same-directory guess could pick; `other` is Child's field, read without `this.`.
     assert _targets(java_repo, "Child.go", "setup") == [("Base.setup", "inferred")]
     assert _targets(java_repo, "Child.go", "add") == [("Other.add", "inferred")]
+
+
+def test_java_overload_calling_its_sibling_stays_unbound(java_repo) -> None:  # type: ignore[no-untyped-def]
+    # walk(int) calls walk(): "the other walk" is right here only by luck of arity, which the index does not see.
+    assert _targets(java_repo, "Child.walk", "walk") == [(None, "ambiguous")]

@@ -223,6 +223,9 @@ class Resolver:
             found, _complete = self.receivers.member(owner, name, allowed) if owner is not None else (None, False)
             if found is not None and found.id != source_id:
                 return _bound(found.id, "inferred")
+            overloads = [s for s in t.children.get((owner.id, name), []) if s.kind in allowed] if owner else []
+            if len(overloads) > 1:  # which one the arguments choose is not known here (not "the other one")
+                return Binding(None, "ambiguous", candidates=tuple(s.id for s in overloads[:MAX_CANDIDATES]))
 
         # 2. import binding: the name itself, or the qualifier's head, was imported.
         bindings = self._bindings(file_id)
