@@ -424,7 +424,9 @@ JAVA_FILES = {
     "src/p/Child.java": (
         "package p;\n\npublic class Child extends Base {\n  private Other other;\n\n"
         "  void go() {\n    setup();\n    other.add();\n  }\n\n"
-        "  void walk(int depth) {\n    walk();\n  }\n\n  void walk() {}\n}\n"
+        "  void walk(int depth) {\n    walk();\n  }\n\n  void walk() {}\n\n"
+        "  Other pick() {\n    return other;\n  }\n\n  Other pick(int i) {\n    return other;\n  }\n\n"
+        "  void use() {\n    pick().setup();\n  }\n}\n"
     ),
     "src/p/Use.java": (
         "package p;\n\n"
@@ -480,3 +482,5 @@ def test_java_bare_call_is_an_inherited_method_and_bare_name_a_field(java_repo) 
 def test_java_overload_calling_its_sibling_stays_unbound(java_repo) -> None:  # type: ignore[no-untyped-def]
     # walk(int) calls walk(): "the other walk" is right here only by luck of arity, which the index does not see.
     assert _targets(java_repo, "Child.walk", "walk") == [(None, "ambiguous")]
+    # pick() is one of two overloads: its result is unknown, not a library's (no "external").
+    assert _targets(java_repo, "Child.use", "setup") == [(None, "ambiguous")]

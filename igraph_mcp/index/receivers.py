@@ -175,9 +175,12 @@ class ReceiverTypes:
         if head in this:
             found = self.t.enclosing(scope, TYPE_KINDS)
         elif head.endswith(")"):
+            callee: Found
             owner = self.t.enclosing(scope, TYPE_KINDS) if methods else None
-            method = self.member(owner, head[: head.index("(")], _FUNCTIONS)[0] if owner is not None else None
-            callee = method or self._definition(head[: head.index("(")], scope.file_id, _FREE)
+            if owner is not None:  # Java: the class's method (an overload or a static import: unknown)
+                callee = self.member(owner, head[: head.index("(")], _FUNCTIONS)[0]
+            else:
+                callee = self._definition(head[: head.index("(")], scope.file_id, _FREE)
             found = self._result(callee, depth)
         elif head in bindings and rest and self.of_name(scope, head, depth) is None:
             # `pkg.NewT()` / `pkg.Var`: a member of an imported module, not a local's field.
