@@ -426,7 +426,8 @@ JAVA_FILES = {
         "  void go() {\n    setup();\n    other.add();\n  }\n\n"
         "  void walk(int depth) {\n    walk();\n  }\n\n  void walk() {}\n\n"
         "  Other pick() {\n    return other;\n  }\n\n  Other pick(int i) {\n    return other;\n  }\n\n"
-        "  void use() {\n    pick().setup();\n  }\n}\n"
+        "  void use() {\n    pick().setup();\n  }\n\n"
+        "  Child() {}\n\n  Child(int size) {}\n\n  Child copy() {\n    return new Child();\n  }\n}\n"
     ),
     "src/p/Use.java": (
         "package p;\n\n"
@@ -484,3 +485,5 @@ def test_java_overload_calling_its_sibling_stays_unbound(java_repo) -> None:  # 
     assert _targets(java_repo, "Child.walk", "walk") == [(None, "ambiguous")]
     # pick() is one of two overloads: its result is unknown, not a library's (no "external").
     assert _targets(java_repo, "Child.use", "setup") == [(None, "ambiguous")]
+    # `new Child()` names the class (as javac's answer is read), not one of its two constructors.
+    assert edge_target(java_repo.db, "Child.copy", "Child") == ("src/p/Child.java", "Child", "same_file")

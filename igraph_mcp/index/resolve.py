@@ -218,14 +218,9 @@ class Resolver:
         elif source is not None and self.receivers.is_local(source, name):
             return Binding(None, "unresolved")
         elif source is not None and rules.bare_calls_are_methods:
-            # Java: a bare `f()` in a class is its method f or one it inherits (overloads stay unbound).
-            owner = t.enclosing(source, _TYPE_LIKE)
-            found, _complete = self.receivers.member(owner, name, allowed) if owner is not None else (None, False)
-            if found is not None and found.id != source_id:
-                return _bound(found.id, "inferred")
-            overloads = [s for s in t.children.get((owner.id, name), []) if s.kind in allowed] if owner else []
-            if len(overloads) > 1:  # which one the arguments choose is not known here (not "the other one")
-                return Binding(None, "ambiguous", candidates=tuple(s.id for s in overloads[:MAX_CANDIDATES]))
+            bound_here = self._own_method(source, name, allowed)
+            if bound_here is not None:
+                return bound_here
 
         # 2. import binding: the name itself, or the qualifier's head, was imported.
         bindings = self._bindings(file_id)
@@ -288,6 +283,21 @@ class Resolver:
         if first:
             return Binding(None, "ambiguous", candidates=tuple(s.id for s in first[:MAX_CANDIDATES]))
         return Binding(None, "unresolved")
+
+    def _own_method(self, source: Sym, name: str, allowed: frozenset[str]) -> Binding | None:
+        """Java: a bare `f()` in a class is its method f or one it inherits; overloads stay unbound (which one the
+        arguments choose is not known here, and "the other one" of two is no answer). `new Owner()` in Owner
+        names the class, not its constructors: left to the other steps."""
+        owner = self.table.enclosing(source, _TYPE_LIKE)
+        if owner is None or owner.name == name:
+            return None
+        found, _complete = self.receivers.member(owner, name, allowed)
+        if found is not None and found.id != source.id:
+            return _bound(found.id, "inferred")
+        overloads = [s for s in self.table.children.get((owner.id, name), []) if s.kind in allowed]
+        if len(overloads) > 1:
+            return Binding(None, "ambiguous", candidates=tuple(s.id for s in overloads[:MAX_CANDIDATES]))
+        return None
 
     def _imported_from_library(self, file_id: int, name: str, allowed: frozenset[str], source_id: int) -> bool:
         """Whether ``name``, bound by an import to no file of the repository, is another library's: not a relative
