@@ -3,7 +3,7 @@
 Languages whose row in resolve_rules.RULES is lexical (Python) are resolved by scope and inferred receiver types
 (index/infer.py): nothing is bound by name alone. Other languages use, in order: self/this members, typed receivers
 (index/receivers.py: a parameter, variable, field or result whose type the scope states; `super.f()` in the
-bases; in JavaScript/TypeScript `X.f()` for the definition qualified X.f), import binding (through re-exports; a
+bases; in JavaScript/TypeScript `X.f()` for the definition qualified X.f), import binding (through re-exports; in Java a
 name imported from a library binds nothing), same file, `Type.member`, same directory, unique global name; the
 last two are name-only guesses,
 never from library code into test code (vocab/testcode.py), and carry a low confidence (vocab/edges.py). Both
@@ -236,7 +236,12 @@ class Resolver:
             one = self._single(hits, rules)
             if one is not None:
                 return _bound(one.id, "import")
-            if not files and not qualifier and self._imported_from_library(file_id, name, allowed, source_id):
+            if (
+                rules.imports_are_exact
+                and not files
+                and not qualifier
+                and self._imported_from_library(file_id, name, allowed, source_id)
+            ):
                 # `import static org.junit.Assert.fail`: a name another library defines, no guess of ours.
                 return Binding(None, "external")
 

@@ -21,6 +21,9 @@ class ResolveRules:
     of the file (or imported by name): `marked.walkTokens = function`, `const api = { f() {} }`, static methods.
     bare_calls_are_methods: a bare `f()` in a class is its method f or an inherited one, `make().add()` starts
     from it, and a bare `x` may be a field of the class (Java).
+    imports_are_exact: a name imported from no file of the repository (`import static org.junit.Assert.fail`)
+    binds nothing; elsewhere an import this index could not follow (Rust's `crate::`, path aliases) may still be
+    the repository's.
     """
 
     lexical: bool = False
@@ -34,6 +37,8 @@ class ResolveRules:
     namespace_members: bool = False
     # A bare `f()` in a class calls its method f (Java), not a free function of the file.
     bare_calls_are_methods: bool = False
+    # An import that names no file of the repository names a library's definition (Java: a package is a folder).
+    imports_are_exact: bool = False
     # Every receiver that names this instance, this class or its parent: derived, never set.
     own_receivers: frozenset[str] = field(init=False, compare=False, repr=False)
 
@@ -78,7 +83,9 @@ TYPESCRIPT = ResolveRules(
     namespace_members=True,
 )
 # Java: `this` and `super` only (`parent`, `cls` are plain names there too).
-JAVA = ResolveRules(self_names=frozenset({"this"}), class_names=frozenset(), bare_calls_are_methods=True)
+JAVA = ResolveRules(
+    self_names=frozenset({"this"}), class_names=frozenset(), bare_calls_are_methods=True, imports_are_exact=True
+)
 GO = ResolveRules(builtins=_GO_BUILTINS, self_names=frozenset(), class_names=frozenset(), super_name="")
 
 RULES: dict[str, ResolveRules] = {
