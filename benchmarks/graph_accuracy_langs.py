@@ -1,7 +1,7 @@
-"""Call-graph accuracy against each language's compiler: TypeScript/JavaScript (the TypeScript compiler) and Go
-(go/types), as graph_accuracy.py measures Python against jedi.
+"""Call-graph accuracy against each language's compiler: TypeScript/JavaScript (the TypeScript compiler), Go
+(go/types) and Java (javac), as graph_accuracy.py measures Python against jedi.
 
-usage: python benchmarks/graph_accuracy_langs.py [--trees immer,ajv,commander,marked,toml,goldmark]
+usage: python benchmarks/graph_accuracy_langs.py [--trees immer,ajv,commander,marked,toml,goldmark,javapoet]
                                                  [--show-wrong N] [--json OUT]
 
 Trees are pinned: npm packages (``npm pack``, only their source folders kept) and Go modules from git tags (a
@@ -11,14 +11,16 @@ under ``$IGRAPH_BENCH_CACHE/langgraph/trees`` (default ``~/.cache/igraph-mcp-ben
 structure-only index. The oracles list every call the index can capture (a callee that is a name or a member
 access; Go composite literals of a named type) with what the compiler resolves it to:
 ``benchmarks/ts_oracle.js`` (npm ``typescript``, installed once into ``langgraph/npm-ts``; Node 18 or later) and
-``benchmarks/go_oracle`` (stdlib-only Go, built once into ``langgraph/bin``; Debian's ``golang-go`` will do).
+``benchmarks/go_oracle`` (stdlib-only Go, built once into ``langgraph/bin``; Debian's ``golang-go`` will do) and
+``benchmarks/java_oracle`` (the JDK's Compiler Tree API, compiled once into ``langgraph/bin``; JDK 11 or later).
 
 A stored `calls` edge and an oracle call meet on the same file, line and callee name (the n-th of each on a
 line). A resolved edge is *correct* when the compiler names the same definition (same file and name, its line
 inside the target's lines), *wrong* when it names another (in the tree or outside it: the language's library,
 dependencies), *unknown* when it names nothing. precision = correct / edges; judged = correct / (correct + wrong).
 Recall: calls in library files (not tests) that the compiler resolves to a definition the index holds; recalled
-when the edge from that call binds to it.
+when the edge from that call binds to it. An edge at a call the compiler could not attribute at all (javac
+without the tree's libraries) is left out of both and counted apart.
 """
 
 from __future__ import annotations
@@ -58,6 +60,7 @@ TREES: dict[str, TreeSpec] = {
     "marked": TreeSpec("javascript", "npm:marked@4.3.0", ("src",)),
     "toml": TreeSpec("go", "git:BurntSushi/toml@v1.4.0"),
     "goldmark": TreeSpec("go", "git:yuin/goldmark@v1.7.8"),
+    "javapoet": TreeSpec("java", "git:square/javapoet@javapoet-1.13.0"),
 }
 TARGET_PRECISION = 0.95
 TARGET_RECALL = 0.80
@@ -135,6 +138,31 @@ def _go_oracle() -> Path:
     return built
 
 
+def _java_oracle() -> Path:
+    source = BENCH / "java_oracle" / "JavaOracle.java"
+    stamp = hashlib.sha256(source.read_bytes()).hexdigest()[:16]
+    classes = cache_dir() / "bin" / f"java_oracle-{stamp}"
+    if not (classes / "JavaOracle.class").is_file():
+        tmp = classes.with_name(classes.name + ".tmp")
+        shutil.rmtree(tmp, ignore_errors=True)
+        subprocess.run(["javac", "-d", str(tmp), str(source)], check=True)
+        tmp.rename(classes)
+    return classes
+
+
+def _listing(tree: Path, extensions: tuple[str, ...]) -> Path:
+    """The tree's files the oracle reads, as a JSON list of relative paths."""
+    files = sorted(
+        p.relative_to(tree).as_posix()
+        for p in tree.rglob("*")
+        if p.is_file() and p.name.endswith(extensions) and "node_modules" not in p.parts
+    )
+    listing = cache_dir() / "oracle" / f"{tree.name}.files.json"
+    listing.parent.mkdir(parents=True, exist_ok=True)
+    listing.write_text(json.dumps(files), encoding="utf-8")
+    return listing
+
+
 @dataclass(frozen=True, slots=True)
 class Decl:
     """A definition the compiler names: path relative to the tree ("" = outside it), line, name, kind."""
@@ -154,21 +182,18 @@ class OracleCall:
     col: int
     name: str
     decls: tuple[Decl, ...]
+    failed: bool = False  # the compiler could not attribute the call (a library missing here): no answer
 
 
 def ask_oracle(language: str, tree: Path) -> list[OracleCall]:
     """Every call in the tree with the compiler's answer."""
     if language == "go":
         done = subprocess.run([str(_go_oracle()), str(tree)], check=True, capture_output=True, text=True)
+    elif language == "java":
+        command = ["java", "-cp", str(_java_oracle()), "JavaOracle", str(tree), str(_listing(tree, (".java",)))]
+        done = subprocess.run(command, check=True, capture_output=True, text=True)
     else:
-        files = sorted(
-            p.relative_to(tree).as_posix()
-            for p in tree.rglob("*")
-            if p.is_file() and p.name.endswith(TS_EXTENSIONS) and "node_modules" not in p.parts
-        )
-        listing = cache_dir() / "oracle" / f"{tree.name}.files.json"
-        listing.parent.mkdir(parents=True, exist_ok=True)
-        listing.write_text(json.dumps(files), encoding="utf-8")
+        listing = _listing(tree, TS_EXTENSIONS)
         env = {**os.environ, "TS_MODULE": str(_typescript_module())}
         done = subprocess.run(
             ["node", str(BENCH / "ts_oracle.js"), str(tree), str(listing)],
@@ -181,7 +206,7 @@ def ask_oracle(language: str, tree: Path) -> list[OracleCall]:
     for line in done.stdout.splitlines():
         r = json.loads(line)
         decls = tuple(Decl(d["file"], int(d["line"]), d["name"], d["kind"]) for d in r["decls"])
-        out.append(OracleCall(r["file"], int(r["line"]), int(r["col"]), r["name"], decls))
+        out.append(OracleCall(r["file"], int(r["line"]), int(r["col"]), r["name"], decls, bool(r.get("failed"))))
     return out
 
 
@@ -222,6 +247,7 @@ class TreeResult:
     recall_sites: int = 0
     recalled: int = 0
     unresolved_sites: int = 0
+    unjudged: int = 0  # edges at calls the compiler could not attribute: counted nowhere
     wrong_patterns: Counter[str] = field(default_factory=Counter)
     missed_patterns: Counter[str] = field(default_factory=Counter)
     wrong_examples: list[str] = field(default_factory=list)
@@ -297,6 +323,9 @@ def measure(name: str, tree: Path, *, show_wrong: int) -> TreeResult:
         decls = call.decls if call is not None else ()
         if s.target_id is None:
             continue
+        if call is not None and call.failed:
+            result.unjudged += 1
+            continue
         tally = result.by_method[s.resolution]
         tally.edges += 1
         if any(_matches(d, s.target_path, s.target_name, s.target_start, s.target_end) for d in decls):
@@ -370,7 +399,9 @@ def report(results: list[TreeResult], show: int) -> bool:
         print(f"{r.name:10} {r.language:10} {'ALL resolved':16} {_fmt(r.total())}")
         print(
             f"{r.name:10} {r.language:10} {'recall (library)':16} {r.recall_sites:6d} {r.recall():6.3f}"
-            f"   ({r.recalled} recalled, {r.unresolved_sites} left unbound)"
+            f"   ({r.recalled} recalled, {r.unresolved_sites} left unbound"
+            + (f", {r.unjudged} edges at calls the compiler could not attribute" if r.unjudged else "")
+            + ")"
             f"   index {r.index_seconds:.1f}s oracle {r.oracle_seconds:.1f}s"
         )
         for title, patterns in (("wrong", r.wrong_patterns), ("missed", r.missed_patterns)):
@@ -426,6 +457,7 @@ def main() -> int:
                 "precision": r.total().precision(),
                 "recall": r.recall(),
                 "recall_sites": r.recall_sites,
+                "unjudged": r.unjudged,
             }
             for r in results
         }

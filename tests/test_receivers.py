@@ -132,6 +132,7 @@ def test_ts_import_through_an_index_file_reexport(ts_repo) -> None:  # type: ign
         ("*Parser", "Parser"),
         ("ast.Node", "ast.Node"),
         ("Foo<T>|undefined", "Foo"),
+        ("(Command|null)", "Command"),
         ("Map[string]int", "Map"),
         ("[]Node", None),
         ("Node[]", None),
@@ -154,6 +155,7 @@ JS_FILES = {
         "  list() { return [] }\n"
         "  static parse(args) {\n    const c = new Command()\n    return c.parse(args)\n  }\n"
         "  parse(args) {\n    return this.parse(args.slice(1))\n  }\n"
+        "  static start(args) {\n    return this.parse(args)\n  }\n"
         "}\n\n"
         "class Other {\n  list() { return [] }\n}\n\n"
         "function run(ctx) {\n  const { cmd } = ctx\n  return cmd.list()\n}\n"
@@ -173,13 +175,14 @@ def test_js_jsdoc_parameter_type(js_repo) -> None:  # type: ignore[no-untyped-de
     assert edge_target(js_repo.db, "Help.names", "list") == ("lib/help.js", "Command.list", "inferred")
 
 
-def test_js_static_and_instance_method_of_one_name_stay_unbound(js_repo) -> None:  # type: ignore[no-untyped-def]
+def test_js_static_and_instance_method_of_one_name(js_repo) -> None:  # type: ignore[no-untyped-def]
     rows = js_repo.db.rows(
-        "SELECT e.target_id, e.resolution FROM edges e JOIN nodes s ON s.id = e.source_id "
-        "WHERE s.qualified_name = 'Command.parse' AND e.target_name = 'parse'"
+        "SELECT s.start_line, t.start_line, e.resolution FROM edges e JOIN nodes s ON s.id = e.source_id "
+        "JOIN nodes t ON t.id = e.target_id WHERE s.name IN ('parse', 'start') AND e.target_name = 'parse'"
     )
-    # Which of the two `this` and `c` mean needs to know static from instance: nothing is bound, nothing guessed.
-    assert sorted(tuple(r) for r in rows) == [(None, "ambiguous"), (None, "ambiguous")]
+    # Lines 12 and 16 hold `static parse` and the instance parse: `c = new Command()` and `this` in an instance
+    # method reach the instance one, `this` in a static method the static one.
+    assert sorted(tuple(r) for r in rows) == [(12, 16, "inferred"), (16, 16, "same_file"), (19, 12, "same_file")]
 
 
 def test_js_untyped_destructured_name_binds_nothing(js_repo) -> None:  # type: ignore[no-untyped-def]
@@ -335,3 +338,152 @@ def test_ts_typed_destructured_parameter_and_interface_field(ts_cxt) -> None:  #
 def test_ts_member_of_a_global_object_is_external(ts_cxt) -> None:  # type: ignore[no-untyped-def]
     # The file's own stringify is no JSON.stringify.
     assert _targets(ts_cxt, "body", "stringify") == [(None, "external")]
+
+
+JS_CHAINS = {
+    "src/helpers.js": (
+        "export function edit(regex) {\n"
+        "  const obj = {\n"
+        "    replace: (name, val) => {\n      regex = regex.replace(name, val)\n      return obj\n    },\n"
+        "    getRegex: () => {\n      return new RegExp(regex)\n    }\n"
+        "  }\n"
+        "  return obj\n"
+        "}\n\n"
+        "export class Template {\n  replace(a, b) { return this }\n  getRegex() { return null }\n}\n"
+    ),
+    "src/rules.js": (
+        "import { edit } from './helpers.js'\n\n"
+        "export function build() {\n"
+        "  return edit(/^(a(b/).replace('x', 'y(' /* ) */).replace(/z\\]/g, 'w').getRegex()\n"
+        "}\n"
+    ),
+    "src/marked.js": (
+        "export function marked(src) {\n  return marked.walkTokens(src)\n}\n\n"
+        "marked.walkTokens = function (tokens) {\n  return marked.walkTokens(tokens.slice(1))\n}\n\n"
+        "marked.other = function () {}\n\n"
+        "export const walkTokens = marked.walkTokens\n\n"
+        "const api = {\n  run() { return 1 }\n}\n\n"
+        "export function go() {\n  api.run()\n  marked.missing()\n}\n"
+    ),
+    "src/decoys.js": (
+        "export class Runner {\n  run() {}\n  walkTokens() {}\n  missing() {}\n}\n\n"
+        "export class Help {\n  /**\n   * @param {Runner} runner\n   */\n\n"
+        "  start(runner) {\n    runner.run()\n  }\n}\n\n"
+        "export class Lexer {\n  static lex(src) {\n    return src\n  }\n  lex(src) {\n    return src\n  }\n}\n\n"
+        "export function lexAll(src) {\n  const lexer = new Lexer()\n  return [Lexer.lex(src), lexer.lex(src)]\n}\n"
+    ),
+}
+
+
+@pytest.fixture
+def js_chains(tmp_path: Path):  # type: ignore[no-untyped-def]
+    svc = index_repo(make_plain_repo(tmp_path, JS_CHAINS))
+    yield svc
+    svc.close()
+
+
+def test_js_builder_chain_over_an_object_literal(js_chains) -> None:  # type: ignore[no-untyped-def]
+    # edit returns obj, whose replace returns obj again; Template's methods of the same names are the decoys.
+    # The regular expressions and strings in the arguments (unbalanced brackets, a comment) do not matter.
+    assert _targets(js_chains, "build", "replace") == [("edit.obj.replace", "inferred")] * 2
+    assert _targets(js_chains, "build", "getRegex") == [("edit.obj.getRegex", "inferred")]
+
+
+def test_js_function_property_and_object_literal_members(js_chains) -> None:  # type: ignore[no-untyped-def]
+    # `marked.walkTokens = function`: marked.walkTokens() is that function, not the constant re-exporting it
+    # nor Runner.walkTokens; `const api = { run() {} }`: api.run() is its run, not Runner.run.
+    assert _targets(js_chains, "marked", "walkTokens") == [("marked.walkTokens", "inferred")]
+    assert _targets(js_chains, "marked.walkTokens", "walkTokens") == [("marked.walkTokens", "inferred")]
+    assert _targets(js_chains, "go", "run") == [("api.run", "inferred")]
+
+
+def test_js_member_a_function_does_not_hold_is_not_invented(js_chains) -> None:  # type: ignore[no-untyped-def]
+    # marked has no `missing` property: the call stays unbound (Runner.missing is a candidate, not a target).
+    [(target, resolution)] = _targets(js_chains, "go", "missing")
+    assert target is None and resolution == "ambiguous"
+
+
+def test_js_static_through_the_class_instance_through_an_object(js_chains) -> None:  # type: ignore[no-untyped-def]
+    rows = js_chains.db.rows(
+        "SELECT t.start_line, e.resolution FROM edges e JOIN nodes s ON s.id = e.source_id "
+        "JOIN nodes t ON t.id = e.target_id WHERE s.name = 'lexAll' AND e.target_name = 'lex' ORDER BY e.id"
+    )
+    assert [tuple(r) for r in rows] == [(18, "inferred"), (21, "inferred")]  # static lex, then the instance's
+
+
+def test_js_jsdoc_set_off_by_a_blank_line(js_chains) -> None:  # type: ignore[no-untyped-def]
+    assert _targets(js_chains, "Help.start", "run") == [("Runner.run", "inferred")]
+
+
+JAVA_FILES = {
+    "src/p/Gen.java": "package p;\n\npublic class Gen {\n  public void add() {}\n}\n",
+    "src/p/Other.java": (
+        "package p;\n\npublic class Other {\n  public void add() {}\n  void fail() {}\n  void setup() {}\n}\n"
+    ),
+    "src/p/Base.java": "package p;\n\npublic class Base {\n  void setup() {}\n}\n",
+    "src/p/Child.java": (
+        "package p;\n\npublic class Child extends Base {\n  private Other other;\n\n"
+        "  void go() {\n    setup();\n    other.add();\n  }\n\n"
+        "  void walk(int depth) {\n    walk();\n  }\n\n  void walk() {}\n\n"
+        "  Other pick() {\n    return other;\n  }\n\n  Other pick(int i) {\n    return other;\n  }\n\n"
+        "  void use() {\n    pick().setup();\n  }\n\n"
+        "  Child() {}\n\n  Child(int size) {}\n\n  Child copy() {\n    return new Child();\n  }\n}\n"
+    ),
+    "src/p/Use.java": (
+        "package p;\n\n"
+        "import java.util.List;\n"
+        "import static org.junit.Assert.fail;\n\n"
+        "public class Use {\n"
+        "  private Gen gen;\n\n"
+        "  Gen make() { return new Gen(); }\n\n"
+        "  void run(Gen g, List<String> xs) {\n"
+        '    g.add();\n    this.gen.add();\n    make().add();\n    xs.add("x");\n'
+        "    Other o = new Other();\n    o.add();\n"
+        "    fail();\n"
+        "  }\n\n"
+        "  void check(Other parent) {\n    parent.add();\n  }\n"
+        "}\n"
+    ),
+}
+
+
+@pytest.fixture
+def java_repo(tmp_path: Path):  # type: ignore[no-untyped-def]
+    svc = index_repo(make_plain_repo(tmp_path, JAVA_FILES))
+    yield svc
+    svc.close()
+
+
+def test_java_parameters_fields_locals_and_results_type_receivers(java_repo) -> None:  # type: ignore[no-untyped-def]
+    # Gen.add and Other.add share a name: only the stated types tell them apart; List is java.util's.
+    assert _targets(java_repo, "Use.run", "add") == [
+        ("Gen.add", "inferred"),
+        ("Gen.add", "inferred"),
+        ("Gen.add", "inferred"),
+        (None, "external"),
+        ("Other.add", "inferred"),
+    ]
+
+
+def test_java_parent_is_a_plain_name(java_repo) -> None:  # type: ignore[no-untyped-def]
+    assert _targets(java_repo, "Use.check", "add") == [("Other.add", "inferred")]
+
+
+def test_java_static_import_from_a_library_binds_nothing(java_repo) -> None:  # type: ignore[no-untyped-def]
+    # org.junit's fail, not the package's Other.fail a same-directory guess would pick.
+    assert _targets(java_repo, "Use.run", "fail") == [(None, "external")]
+
+
+def test_java_bare_call_is_an_inherited_method_and_bare_name_a_field(java_repo) -> None:  # type: ignore[no-untyped-def]
+    # Other.setup is the decoy a same-directory guess could pick; `other` is Child's field, read without `this.`.
+    assert _targets(java_repo, "Child.go", "setup") == [("Base.setup", "inferred")]
+    assert _targets(java_repo, "Child.go", "add") == [("Other.add", "inferred")]
+
+
+def test_java_overload_calling_its_sibling_stays_unbound(java_repo) -> None:  # type: ignore[no-untyped-def]
+    # walk(int) calls walk(): "the other walk" is right here only by luck of arity, which the index does not see.
+    assert _targets(java_repo, "Child.walk", "walk") == [(None, "ambiguous")]
+    # pick() is one of two overloads: its result is unknown, not a library's (no "external").
+    assert _targets(java_repo, "Child.use", "setup") == [(None, "ambiguous")]
+    # `new Child()` names the class (as javac's answer is read), not one of its two constructors.
+    assert edge_target(java_repo.db, "Child.copy", "Child") == ("src/p/Child.java", "Child", "same_file")

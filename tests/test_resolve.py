@@ -32,6 +32,12 @@ def test_module_candidates(module: str, importer: str, expected_first: str) -> N
     assert module_candidates(module, importer)[0] == expected_first
 
 
+def test_extensionless_index_import_names_its_folder() -> None:
+    # `import type {SchemaCxt} from "./index"` is lib/compile/index.ts, whose module key is its folder.
+    assert "lib/compile" in module_candidates("./index", "lib/compile/errors.ts")
+    assert "lib/compile" not in module_candidates("./indexes", "lib/compile/errors.ts")
+
+
 def test_module_candidates_empty() -> None:
     assert module_candidates("  ", "a.py") == []
 
@@ -72,7 +78,7 @@ def _resolver() -> Resolver:
         (11, 1, "twice", "", (None, "ambiguous")),  # b/three.py and c/four.py: no guess
         (11, 1, "nowhere", "", (None, "unresolved")),
         (41, 4, "twice", "three", (33, "import")),  # three.twice() through `import b.three as three`
-        (11, 1, "open", "Box", (13, "qualified_name")),
+        (11, 1, "open", "Box", (13, "inferred")),  # Box is a class of this file: its member, not a guess
         (11, 1, "Box", "", (12, "same_file")),
     ],
 )

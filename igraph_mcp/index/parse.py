@@ -263,6 +263,32 @@ def _scope_owner(pf: ParsedFile, scopes: list[DefMatch], starts: list[int], node
     return next((i for i, s in enumerate(pf.symbols) if i and s.qualified_name == owner.qualified), index)
 
 
+# ECMAScript argument lists and comments inside a receiver path: what the receiver is does not depend on them, and
+# a builder chain's strings and regular expressions (`edit(/a(b/).replace('x', y)`) would break the path apart.
+_ARGUMENT_NODES = frozenset({"arguments"})
+
+
+def _expression_text(source: bytes, spec: LanguageSpec, node: Node) -> str:
+    """A qualifier's or a fact's text without whitespace, cut at MAX_QUALIFIER; in ECMAScript each call's arguments
+    read `()` and comments are dropped (`edit(re).replace('a', b)` -> `edit().replace()`)."""
+    if spec.family != "ecmascript":
+        return _WS.sub("", node_text(source, node))[:MAX_QUALIFIER]
+    pieces: list[bytes] = []
+    at = node.start_byte
+    stack = [node]
+    while stack:
+        cur = stack.pop()
+        collapse = cur.type in _ARGUMENT_NODES and cur.start_byte > node.start_byte
+        if collapse or "comment" in cur.type:
+            pieces.append(source[at : cur.start_byte])
+            pieces.append(b"()" if collapse else b"")
+            at = cur.end_byte
+            continue
+        stack.extend(reversed(cur.children))
+    pieces.append(source[at : node.end_byte])
+    return _WS.sub("", b"".join(pieces).decode("utf-8", "replace"))[:MAX_QUALIFIER]
+
+
 def _add_facts(source: bytes, spec: LanguageSpec, pf: ParsedFile, m: Matches, starts: list[int]) -> None:
     """Turn @fact matches into Facts owned by their innermost scope (the method, for `self.x = ...`)."""
     for role, node, name_node, value, type_node in m.facts:
@@ -280,7 +306,7 @@ def _add_facts(source: bytes, spec: LanguageSpec, pf: ParsedFile, m: Matches, st
             kind, text_node = "value", value
         else:
             kind, text_node = "opaque", None
-        text = _WS.sub("", node_text(source, text_node))[:MAX_QUALIFIER] if text_node is not None else ""
+        text = _expression_text(source, spec, text_node) if text_node is not None else ""
         pf.facts.append(Fact(source=index, name=name, kind=kind, text=text))
 
 
@@ -397,7 +423,7 @@ def parse_source(source: bytes, language: str, path: str = "") -> ParsedFile:
         for sym in pf.symbols:  # its module too: a file of signatures, to be read after the code it describes
             sym.declaration = True
     if spec.family == "ecmascript":
-        pf.facts.extend(jsdoc_facts(pf.symbols))  # `@param {T} x` types x as the TypeScript compiler does
+        pf.facts.extend(jsdoc_facts(source, pf.symbols))  # `@param {T} x` types x as the TypeScript compiler does
     return pf
 
 
@@ -516,7 +542,7 @@ def _parse_document(
         if key in seen:
             continue
         seen.add(key)
-        qualifier = _WS.sub("", node_text(source, qual_node))[:MAX_QUALIFIER] if qual_node is not None else ""
+        qualifier = _expression_text(source, spec, qual_node) if qual_node is not None else ""
         pf.references.append(
             Reference(
                 kind=kind,

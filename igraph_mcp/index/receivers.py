@@ -45,11 +45,26 @@ _THIS = frozenset({"this"})
 _MAX_DEPTH = 5
 # A destructuring declaration's text as its fact holds it: `{gen,it}=cxt`, `{opts}=this.self`.
 _UNPACK = re.compile(r"\{[^{}:=]*\}=((?:this|[A-Za-z_$][\w$]*)(?:\.[A-Za-z_$][\w$]*)*)$")
+# The kind of a holder: a name whose members are the definitions qualified by it (see ReceiverTypes.holder).
+HOLDER = "holder"
+_HOLDS = frozenset({"function", "class"})
+
+
+def _holder(file_id: int, qualified: str, parent_id: int | None) -> Sym:
+    """A stand-in for an object literal, or a function or class used as a namespace: no definition of its own."""
+    return Sym(-1, file_id, HOLDER, qualified.rpartition(".")[2], qualified, parent_id)
+
+
+def _is_object_literal(text: str) -> bool:
+    """A value fact holding `{ ... }` (not a destructuring declaration's `{a,b}=x` or `{a}:T`)."""
+    return text.startswith("{") and not _UNPACK.match(text) and not _UNPACK_TYPED.match(text)
 
 
 def type_text_name(text: str) -> str | None:
     """The named type an annotation or a Go type stands for: ``*Parser`` -> Parser, ``ast.Node`` -> ast.Node,
     ``Foo<T> | undefined`` -> Foo; None for slices, maps, functions, unions of several types."""
+    if text.startswith("(") and text.endswith(")"):  # JSDoc `{(Command|null)}`
+        text = text[1:-1]
     parts = [p for p in text.split("|") if p not in ("null", "undefined", "")]
     if len(parts) != 1:
         return None
@@ -107,13 +122,50 @@ class ReceiverTypes:
                     if typed_unpack is not None:  # `f({gen}: SchemaCxt)`: gen is the field gen of a SchemaCxt
                         owner = as_sym(self.named(typed_unpack.group(1), scope.file_id, depth + 1))
                         return self.of_attribute(owner, name, depth + 1) if owner is not None else None
+                    if not any(k == "type" for k, _t in facts) and any(
+                        k == "value" and _is_object_literal(t) for k, t in facts[:1]
+                    ):  # `const obj = { replace() {...} }`: its methods are qualified by obj (`edit.obj.replace`)
+                        return _holder(scope.file_id, f"{scope.qualified_name}.{name}", scope.id)
                     return self._of_facts(facts, scope, depth + 1)
             scope = self.t.parent(scope)
         return None
 
-    def of_path(self, path: str, scope: Sym, depth: int = 0, this: frozenset[str] = _THIS) -> Found:
+    def holder(self, head: str, scope: Sym) -> Sym | None:
+        """`X.f()` where X names no local: a function, class or module-level object literal X of this file, or one
+        imported by name, whose members are the definitions qualified `X.f` (`marked.walkTokens = function`,
+        `const api = { f() {} }`, a static method)."""
+        if self.is_local(scope, head):
+            return None
+        file_id, name = scope.file_id, head
+        bound = self._bindings(file_id).get(head)
+        if bound is not None:
+            files, member = bound
+            if len(files) != 1 or not member or member == "default":
+                return None
+            file_id, name = files[0], member
+        defined = [s for s in self.t.by_file_name.get((file_id, name), []) if s.kind in _HOLDS]
+        if len(defined) == 1:
+            return _holder(file_id, defined[0].qualified_name, defined[0].id)
+        module = self.t.module_of_file.get(file_id)
+        facts = self.t.facts.get(module.id, {}).get(name) if module is not None else None
+        if not defined and facts and len(facts) == 1 and facts[0][0] == "value" and _is_object_literal(facts[0][1]):
+            return _holder(file_id, name, module.id if module is not None else None)
+        return None
+
+    def of_path(
+        self,
+        path: str,
+        scope: Sym,
+        depth: int = 0,
+        this: frozenset[str] = _THIS,
+        *,
+        holders: bool = False,
+        methods: bool = False,
+    ) -> Found:
         """The type of ``this``, ``x``, ``x.field``, ``NewT()``, ``pkg.NewT()`` or ``x.Method().field`` seen from
-        ``scope`` (``this``: the names meaning the enclosing type)."""
+        ``scope`` (``this``: the names meaning the enclosing type; ``holders``: a bare ``X`` naming no local may
+        be a function, class or object literal whose members are qualified by it, see holder; ``methods``: a bare
+        ``f()`` is a method of the enclosing class and a bare ``x`` may be its field)."""
         parts = split_path(path)
         if not parts or depth >= _MAX_DEPTH:
             return None
@@ -123,7 +175,13 @@ class ReceiverTypes:
         if head in this:
             found = self.t.enclosing(scope, TYPE_KINDS)
         elif head.endswith(")"):
-            found = self._result(self._definition(head[: head.index("(")], scope.file_id, _FREE), depth)
+            callee: Found
+            owner = self.t.enclosing(scope, TYPE_KINDS) if methods else None
+            if owner is not None:  # Java: the class's method (an overload or a static import: unknown)
+                callee = self.member(owner, head[: head.index("(")], _FUNCTIONS)[0]
+            else:
+                callee = self._definition(head[: head.index("(")], scope.file_id, _FREE)
+            found = self._result(callee, depth)
         elif head in bindings and rest and self.of_name(scope, head, depth) is None:
             # `pkg.NewT()` / `pkg.Var`: a member of an imported module, not a local's field.
             member, rest = rest[0], rest[1:]
@@ -133,12 +191,19 @@ class ReceiverTypes:
             found = self._result(callee, depth)
         else:
             found = self.of_name(scope, head, depth)
+            if found is None and holders and not rest:
+                found = self.holder(head, scope)
+            if found is None and methods and not self.is_local(scope, head):
+                # Java reads a field of the enclosing class without `this.`: `componentType.emit(out)`.
+                owner = self.t.enclosing(scope, TYPE_KINDS)
+                found = self.of_attribute(owner, head, depth + 1) if owner is not None else None
         for part in rest:
             owner = as_sym(found)
             if owner is None:
                 return found if found == OUTSIDE else None
             if part.endswith(")"):
-                method, _complete = self.member(owner, part[: part.index("(")], _FUNCTIONS)
+                side = "static" if owner.kind == HOLDER else "instance"
+                method, _complete = self.member(owner, part[: part.index("(")], _FUNCTIONS, side=side)
                 found = self._result(method, depth)
             else:
                 found = self.of_attribute(owner, part, depth + 1)
@@ -152,9 +217,12 @@ class ReceiverTypes:
         returns = self.t.facts.get(callee.id, {}).get("()")
         if not returns:
             return None
-        if returns[0][1] == "this":  # `return this` / `: this`: the callee's own class
+        typed = [text for kind, text in returns if kind == "type"]
+        if not typed:  # `return obj`: what obj holds where the callee states it
+            return self.of_path(returns[0][1], callee, depth + 1) if returns[0][0] == "value" else None
+        if typed[0] == "this":  # `return this` / `: this`: the callee's own class
             return self.t.enclosing(callee, TYPE_KINDS)
-        return self.named(returns[0][1], callee.file_id, depth + 1)
+        return self.named(typed[0], callee.file_id, depth + 1)
 
     def is_local(self, source: Sym, name: str) -> bool:
         """Whether a function scope around ``source`` binds ``name`` to a parameter or variable rather than to a
@@ -263,18 +331,19 @@ class ReceiverTypes:
 
     # -- members -------------------------------------------------------------------------------------------------
     def member(
-        self, owner: Sym, name: str, kinds: frozenset[str], *, overloads: bool = False
+        self, owner: Sym, name: str, kinds: frozenset[str], *, overloads: bool = False, side: str = ""
     ) -> tuple[Sym | None, bool]:
         """``owner``'s member ``name`` (its own, else its bases'), and whether every base was the repository's (so
-        a member not found is not inherited from outside). Several members of one name are TypeScript overloads
-        (the last is the body) when ``overloads``, else no answer."""
+        a member not found is not inherited from outside). Several members of one name are, when ``side``
+        ("static" or "instance") leaves one of them, that one; else TypeScript overloads (the last is the body)
+        when ``overloads``, else no answer."""
         seen: set[int] = set()
 
         def visit(cls: Sym, depth: int) -> tuple[Sym | None, bool]:
             if cls.id in seen or depth > _MAX_DEPTH:
                 return None, False
             seen.add(cls.id)
-            own = self._own_members(cls, name, kinds)
+            own = self.on_side(self._own_members(cls, name, kinds), side)
             if own:
                 return (self._one(own) if overloads or len(own) == 1 else None), overloads or len(own) == 1
             complete = True
@@ -292,7 +361,33 @@ class ReceiverTypes:
 
         return visit(owner, 0)
 
+    def is_static(self, sym: Sym) -> bool:
+        """Whether a method is declared `static` (its "static" fact)."""
+        return "static" in self.t.facts.get(sym.id, {})
+
+    def on_side(self, members: list[Sym], side: str) -> list[Sym]:
+        """Of several members of one name, the one a static (``side`` "static") or an instance ("instance")
+        receiver reaches, when only one is; else all of them."""
+        if len(members) < 2 or not side:
+            return members
+        narrowed = [s for s in members if self.is_static(s) == (side == "static")]
+        return narrowed if len(narrowed) == 1 else members
+
+    def this_side(self, source: Sym, owner: Sym) -> str:
+        """What `this` is in ``source`` inside class ``owner``: "static" in a static method, else "instance"."""
+        scope: Sym | None = source
+        while scope is not None and scope.parent_id != owner.id:
+            scope = self.t.parent(scope)
+        return "static" if scope is not None and self.is_static(scope) else "instance"
+
     def _own_members(self, cls: Sym, name: str, kinds: frozenset[str]) -> list[Sym]:
+        if cls.kind == HOLDER:  # its members are named by it, in its file: `obj.f = ...`, `{ f() {} }`
+            qualified = f"{cls.qualified_name}.{name}"
+            return [
+                s
+                for s in self.t.by_file_name.get((cls.file_id, name), [])
+                if s.kind in kinds and s.qualified_name == qualified and s.id != cls.parent_id
+            ]
         nested = [s for s in self.t.children.get((cls.id, name), []) if s.kind in kinds]
         if nested:
             return nested

@@ -3,7 +3,8 @@
 Languages whose row in resolve_rules.RULES is lexical (Python) are resolved by scope and inferred receiver types
 (index/infer.py): nothing is bound by name alone. Other languages use, in order: self/this members, typed receivers
 (index/receivers.py: a parameter, variable, field or result whose type the scope states; `super.f()` in the
-bases), import binding (through re-exports), same file, `Type.member`, same directory, unique global name; the
+bases; in JavaScript/TypeScript `X.f()` for the definition qualified X.f), import binding (through re-exports; in Java a
+name imported from a library binds nothing), same file, `Type.member`, same directory, unique global name; the
 last two are name-only guesses,
 never from library code into test code (vocab/testcode.py), and carry a low confidence (vocab/edges.py). Both
 ways read one SymbolTable (index/symbols.py). Whatever does not bind to exactly one
@@ -24,7 +25,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from igraph_mcp.index.infer import MAX_CANDIDATES, ScopeInference, Value
-from igraph_mcp.index.receivers import OUTSIDE, Found, ReceiverTypes, as_sym
+from igraph_mcp.index.receivers import HOLDER, OUTSIDE, Found, ReceiverTypes, as_sym
 from igraph_mcp.index.resolve_rules import ResolveRules, rules_for
 from igraph_mcp.index.symbols import Sym, SymbolTable, submodule
 from igraph_mcp.vocab.edges import CONFIDENCE
@@ -200,10 +201,12 @@ class Resolver:
             owner = t.enclosing(source, _TYPE_LIKE)
             if owner is not None:
                 members = [s for s in t.by_file_name.get((file_id, name), []) if s.parent_id == owner.id]
+                members = self.receivers.on_side(members, self.receivers.this_side(source, owner))
                 if len(members) == 1:
                     return _bound(members[0].id, "same_file")
                 if len(members) > 1 and not rules.overloads_before_body:
-                    # A static and an instance method of one name: which one `this` means is not known here.
+                    # Several of one name that static/instance does not tell apart (Java overloads, a method
+                    # without the "static" fact): which one `this.f()` means is not known here.
                     return Binding(None, "ambiguous", candidates=tuple(s.id for s in members[:MAX_CANDIDATES]))
 
         # 1b. a typed receiver: a parameter, variable or field whose type the scope states, or this/super; a
@@ -214,6 +217,10 @@ class Resolver:
                 return typed
         elif source is not None and self.receivers.is_local(source, name):
             return Binding(None, "unresolved")
+        elif source is not None and rules.bare_calls_are_methods:
+            bound_here = self._own_method(source, name, allowed)
+            if bound_here is not None:
+                return bound_here
 
         # 2. import binding: the name itself, or the qualifier's head, was imported.
         bindings = self._bindings(file_id)
@@ -229,6 +236,14 @@ class Resolver:
             one = self._single(hits, rules)
             if one is not None:
                 return _bound(one.id, "import")
+            if (
+                rules.imports_are_exact
+                and not files
+                and not qualifier
+                and self._imported_from_library(file_id, name, allowed, source_id)
+            ):
+                # `import static org.junit.Assert.fail`: a name another library defines, no guess of ours.
+                return Binding(None, "external")
 
         # 3. same file (unqualified or self-qualified names).
         if not qualifier or own_call:
@@ -274,6 +289,31 @@ class Resolver:
             return Binding(None, "ambiguous", candidates=tuple(s.id for s in first[:MAX_CANDIDATES]))
         return Binding(None, "unresolved")
 
+    def _own_method(self, source: Sym, name: str, allowed: frozenset[str]) -> Binding | None:
+        """Java: a bare `f()` in a class is its method f or one it inherits; overloads stay unbound (which one the
+        arguments choose is not known here, and "the other one" of two is no answer). `new Owner()` in Owner
+        names the class, not its constructors: left to the other steps."""
+        owner = self.table.enclosing(source, _TYPE_LIKE)
+        if owner is None or owner.name == name:
+            return None
+        found, _complete = self.receivers.member(owner, name, allowed)
+        if found is not None and found.id != source.id:
+            return _bound(found.id, "inferred")
+        overloads = [s for s in self.table.children.get((owner.id, name), []) if s.kind in allowed]
+        if len(overloads) > 1:
+            return Binding(None, "ambiguous", candidates=tuple(s.id for s in overloads[:MAX_CANDIDATES]))
+        return None
+
+    def _imported_from_library(self, file_id: int, name: str, allowed: frozenset[str], source_id: int) -> bool:
+        """Whether ``name``, bound by an import to no file of the repository, is another library's: not a relative
+        import (one this index failed to follow) and not defined in the file itself (a Java class's own method
+        shadows a static import)."""
+        t = self.table
+        if any(s.kind in allowed and s.id != source_id for s in t.by_file_name.get((file_id, name), [])):
+            return False
+        modules = [m for m, imported, alias in t.imports.get(file_id, []) if (alias or imported) == name]
+        return bool(modules) and not any(m.strip().strip("'\"").startswith(".") for m in modules)
+
     def _candidates(self, name: str, allowed: frozenset[str], *, library_only: bool) -> _Candidates:
         """The definitions a name-only guess for ``name`` chooses from, grouped once per name: a common name
         (`get`, `toString`) is called from thousands of places and has thousands of definitions, and filtering
@@ -309,16 +349,29 @@ class Resolver:
                 return None
             receiver: Found = owner
         else:
-            receiver = self.receivers.of_path(qualifier, source, this=rules.self_names)
+            receiver = self.receivers.of_path(
+                qualifier,
+                source,
+                this=rules.self_names,
+                holders=rules.namespace_members,
+                methods=rules.bare_calls_are_methods,
+            )
         if receiver == OUTSIDE:
             return Binding(None, "external")
         typed = as_sym(receiver)
         if typed is None:
             return None
-        found, complete = self.receivers.member(typed, name, allowed, overloads=rules.overloads_before_body)
+        if typed.kind == HOLDER:
+            side = "static"
+        elif head in rules.self_names and not rest:
+            side = self.receivers.this_side(source, typed)
+        else:
+            side = "instance"
+        found, complete = self.receivers.member(typed, name, allowed, overloads=rules.overloads_before_body, side=side)
         if found is not None:
             return _bound(found.id, "inferred")
-        return Binding(None, "unresolved") if complete else None
+        # A holder lists only the members defined under its name (not a spread, not a later `Object.assign`).
+        return Binding(None, "unresolved") if complete and typed.kind != HOLDER else None
 
     def _in_bases(self, rules: ResolveRules, cls: Sym, name: str, allowed: frozenset[str]) -> Binding | None:
         """`super.f()`: f as the bases of ``cls`` define it (never ``cls``'s own override)."""

@@ -17,6 +17,13 @@ class ResolveRules:
     bind_unknown_receivers: whether a method call on a receiver of unknown type may be bound by name alone.
     overloads_before_body: a name defined several times in one scope is overload signatures followed by the one
     body (TypeScript), so the last definition is the callee.
+    namespace_members: `X.f()` binds the definition qualified `X.f` when X is a function, class or object literal
+    of the file (or imported by name): `marked.walkTokens = function`, `const api = { f() {} }`, static methods.
+    bare_calls_are_methods: a bare `f()` in a class is its method f or an inherited one, `make().add()` starts
+    from it, and a bare `x` may be a field of the class (Java).
+    imports_are_exact: a name imported from no file of the repository (`import static org.junit.Assert.fail`)
+    binds nothing; elsewhere an import this index could not follow (Rust's `crate::`, path aliases) may still be
+    the repository's.
     """
 
     lexical: bool = False
@@ -27,6 +34,11 @@ class ResolveRules:
     # Bind `x.m()` with x of unknown type to a same-named method by directory or unique name (a guess).
     bind_unknown_receivers: bool = False
     overloads_before_body: bool = False
+    namespace_members: bool = False
+    # A bare `f()` in a class calls its method f (Java), not a free function of the file.
+    bare_calls_are_methods: bool = False
+    # An import that names no file of the repository names a library's definition (Java: a package is a folder).
+    imports_are_exact: bool = False
     # Every receiver that names this instance, this class or its parent: derived, never set.
     own_receivers: frozenset[str] = field(init=False, compare=False, repr=False)
 
@@ -57,12 +69,22 @@ _ECMASCRIPT_GLOBALS = frozenset(
 # Go's builtins a package hardly redefines (a package-level `copy` or `max` would shadow them in every file).
 _GO_BUILTINS = frozenset({"append", "cap", "complex", "imag", "len", "make", "new", "panic", "real", "recover"})
 # `parent`, `cls` and `static` are ordinary names in these languages (a Go parameter, a DOM node), never receivers.
-JAVASCRIPT = ResolveRules(builtins=_ECMASCRIPT_GLOBALS, self_names=frozenset({"this", "self"}), class_names=frozenset())
+JAVASCRIPT = ResolveRules(
+    builtins=_ECMASCRIPT_GLOBALS,
+    self_names=frozenset({"this", "self"}),
+    class_names=frozenset(),
+    namespace_members=True,
+)
 TYPESCRIPT = ResolveRules(
     builtins=_ECMASCRIPT_GLOBALS,
     self_names=frozenset({"this", "self"}),
     class_names=frozenset(),
     overloads_before_body=True,
+    namespace_members=True,
+)
+# Java: `this` and `super` only (`parent`, `cls` are plain names there too).
+JAVA = ResolveRules(
+    self_names=frozenset({"this"}), class_names=frozenset(), bare_calls_are_methods=True, imports_are_exact=True
 )
 GO = ResolveRules(builtins=_GO_BUILTINS, self_names=frozenset(), class_names=frozenset(), super_name="")
 
@@ -71,6 +93,7 @@ RULES: dict[str, ResolveRules] = {
     "javascript": JAVASCRIPT,
     **dict.fromkeys(("typescript", "tsx", "vue", "svelte"), TYPESCRIPT),
     "go": GO,
+    "java": JAVA,
 }
 DEFAULT_RULES = ResolveRules()
 

@@ -48,6 +48,10 @@ def module_candidates(module: str, importer_path: str) -> list[str]:
     importer_dir = posixpath.dirname(importer_path)
     if module.startswith("./") or module.startswith("../"):
         joined = posixpath.normpath(posixpath.join(importer_dir, module))
+        head, _, last = joined.rpartition("/")
+        spec = _spec_of(importer_path)
+        if spec is not None and last in spec.index_stems and not source_extension(joined):
+            return [module_key(joined), joined, head]  # `from "./index"`: the folder's index file, keyed by the folder
         return [module_key(joined), joined]
     if module.startswith("."):  # Python relative import: one dot = this package, each extra dot one level up
         dots = len(module) - len(module.lstrip("."))

@@ -78,3 +78,16 @@
   (scoped_identifier scope: (_) @import.module name: (identifier) @import.name) .) @import
 
 (import_declaration (scoped_identifier) @import.module (asterisk) @import.name) @import
+
+; --- facts for typing receivers (index/receivers.py): parameters, locals and fields of a stated type (not `var`),
+; and a method's result type (its "()" fact)
+(formal_parameter type: (_) @fact.type name: (identifier) @fact.name) @fact
+
+(local_variable_declaration
+  type: (_) @fact.type
+  declarator: (variable_declarator name: (identifier) @fact.name)
+  (#not-eq? @fact.type "var")) @fact
+
+(field_declaration type: (_) @fact.type declarator: (variable_declarator name: (identifier) @fact.name)) @fact
+
+(method_declaration type: (_) @fact.type) @fact.return

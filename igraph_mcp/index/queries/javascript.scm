@@ -205,3 +205,10 @@
 
 ; `return this`: a builder method gives its own class (receivers.py reads the type "this")
 (return_statement (this) @fact.type) @fact.return
+
+; `return obj`: the function gives what obj holds (an object literal of methods, a `new T()`)
+(return_statement (identifier) @fact.value) @fact.return
+
+; `static parse() {}`: a fact named "static" (a reserved word, never a variable) marks a static method, so `this.f()`
+; and `x.f()` tell it from an instance method of the same name
+(method_definition "static" @fact.name) @fact
