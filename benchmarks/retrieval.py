@@ -361,6 +361,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--parity", type=float, default=1.0, help="--compare: flag a difference above this many points")
     ap.add_argument("--reindex", action="store_true", help="full rebuild of each index (vectors reused)")
     ap.add_argument(
+        "--no-part-vectors",
+        action="store_true",
+        help="the dense channel reads definitions' own vectors only, as if the parts of long definitions had none",
+    )
+    ap.add_argument(
         "--merge",
         type=Path,
         nargs="+",
@@ -400,6 +405,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.compare:
         return compare_runs(*args.compare, args.systems, args.parity)
     sr.REINDEX = args.reindex
+    if args.no_part_vectors:
+        sr.without_part_vectors()
     sr.STORE = args.store
     if args.pg_exact_below is not None:
         from igraph_mcp.store import pg_vectors

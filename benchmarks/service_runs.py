@@ -44,6 +44,27 @@ EMBED_CACHE: Path | None = None  # --embed-cache: vectors shared across trees an
 STORE: str | None = None  # --store: a postgresql:// URL (each tree its own repository there); None = SQLite file
 
 
+def without_part_vectors() -> None:
+    """--no-part-vectors: the dense channel reads only definitions' own vectors, as if the parts of long definitions
+    (index/parts.py) were never embedded; FTS still reads the parts. Answers what the part vectors buy (issue 33: on
+    sympy they are 58% of the vectors). Only the in-memory matrix search is filtered, so a tree above the matrix limit
+    stops the run instead of being measured with its parts."""
+    from igraph_mcp.retrieve import vector_search
+    from igraph_mcp.store import vectors as vec_store
+
+    every = vec_store.all_node_vectors
+
+    def definitions_only(db: Any) -> tuple[list[int], list[int], list[bytes]]:
+        ids, fids, blobs = every(db)
+        if len(ids) > vector_search.MATRIX_MAX_VECTORS:
+            raise SystemExit("--no-part-vectors: a tree above the matrix search's limit cannot be filtered")
+        parts = {int(r[0]) for r in db.rows("SELECT id FROM nodes WHERE kind = 'part'")}
+        keep = [i for i, nid in enumerate(ids) if nid not in parts]
+        return [ids[i] for i in keep], [fids[i] for i in keep], [blobs[i] for i in keep]
+
+    vec_store.all_node_vectors = definitions_only  # type: ignore[assignment]
+
+
 def store_repo_name(set_name: str, label: str) -> str:
     """The repository name a tree gets in a shared store: its set and label (a tree may serve two sets)."""
     return f"{set_name}-{label}"
