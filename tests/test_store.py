@@ -241,6 +241,30 @@ def test_token_doc_freqs_counts_rows(db: Database) -> None:
     assert freqs == {"alpha": 2, "beta": 1}
 
 
+def test_token_doc_freqs_follow_every_commit(db: Database, tmp_path: Path) -> None:
+    # The counts are kept between queries: a reader must still see another connection's commit, its own
+    # connection's, and not a rolled-back one.
+    reader = SqliteDatabase.open_for_read(tmp_path / ".igraph" / "igraph.db")
+    try:
+        _add_file(db, "a.py", ["alpha"])
+        assert node_text.token_doc_freqs(reader, ["alpha", "beta"]) == {"alpha": 1}
+        assert node_text.token_doc_freqs(reader, ["alpha", "beta"]) == {"alpha": 1}  # the kept counts
+        _add_file(db, "b.py", ["alpha", "beta"])  # the writer's connection commits
+        assert node_text.token_doc_freqs(reader, ["alpha", "beta"]) == {"alpha": 2, "beta": 1}
+        _add_file(db, "c.py", ["beta"])
+        assert node_text.token_doc_freqs(db, ["beta"]) == {"beta": 2}  # the writer reads its own commits
+        with pytest.raises(RuntimeError), db.atomic() as con:
+            con.execute("DELETE FROM nodes_fts")
+            raise RuntimeError("rolled back")
+        assert node_text.token_doc_freqs(reader, ["alpha", "beta"]) == {"alpha": 2, "beta": 2}
+        with db.atomic() as con:
+            con.execute("DELETE FROM nodes_fts")
+        assert node_text.token_doc_freqs(reader, ["alpha", "beta"]) == {}
+        assert node_text.token_doc_freqs(db, ["alpha", "beta"]) == {}
+    finally:
+        reader.close()
+
+
 def test_token_doc_freqs_folds_like_the_tokenizer(db: Database) -> None:
     # unicode61 with remove_diacritics stores "café" as "cafe"; the lookup must fold the same way or the
     # token is dropped as "absent" and an accented query never matches (Q3).
