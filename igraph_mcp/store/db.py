@@ -18,6 +18,7 @@ from typing import Any
 import apsw
 
 from igraph_mcp.errors import IndexBusy
+from igraph_mcp.store import sqlite_counts
 from igraph_mcp.store.backend import BulkWriter, TextIndex, VectorIndex, WriteConnection
 from igraph_mcp.store.dialect import SQLITE, Dialect
 from igraph_mcp.store.records import EDGE_COLUMNS
@@ -171,6 +172,10 @@ class Database(ABC):
         """Row counts by name: files, nodes, parts, bound_edges, unbound_edges (those asked for)."""
 
     @abstractmethod
+    def bound_edge_kinds(self) -> dict[str, int]:
+        """Resolved edges by kind (kinds with none left out)."""
+
+    @abstractmethod
     def first_edges(
         self, column: str, other: str, node_ids: Sequence[int], kinds: list[str], per_node: int, certain: float
     ) -> list[tuple[Any, ...]]:
@@ -203,9 +208,11 @@ _COUNT_SQL = {
     "files": "SELECT count(*) FROM files",
     "nodes": "SELECT count(*) FROM nodes",
     "parts": f"SELECT count(*) FROM nodes WHERE kind = '{PART_KIND}'",  # noqa: S608 - a fixed kind
-    "bound_edges": "SELECT count(*) FROM edges WHERE target_id IS NOT NULL",
-    "unbound_edges": "SELECT count(*) FROM edges WHERE target_id IS NULL",
 }
+_EDGE_COUNTS = ("bound_edges", "unbound_edges")  # from the trigger-kept counts (sqlite_counts)
+
+# SQLite's own statements by schema version, run after that version's shared ones (PostgreSQL's: pg_schema).
+SQLITE_MIGRATIONS: dict[int, list[str]] = {9: sqlite_counts.DDL}
 
 
 class SqliteDatabase(Database):
@@ -284,8 +291,18 @@ class SqliteDatabase(Database):
         return True
 
     def count_rows(self, names: Sequence[str]) -> dict[str, int]:
-        """Row counts by name, one query each."""
-        return {name: int(self.scalar(_COUNT_SQL[name], default=0)) for name in names}
+        """Row counts by name: files, nodes and parts one query each (an index's pages), edges from the kept
+        counts."""
+        out = {name: int(self.scalar(_COUNT_SQL[name], default=0)) for name in names if name in _COUNT_SQL}
+        if any(name in _EDGE_COUNTS for name in names):
+            total, kinds = sqlite_counts.edge_counts(self)
+            bound = sum(kinds.values())
+            out.update(bound_edges=bound, unbound_edges=total - bound)
+        return {name: out[name] for name in names}
+
+    def bound_edge_kinds(self) -> dict[str, int]:
+        """Resolved edges by kind, from the kept counts."""
+        return sqlite_counts.edge_counts(self)[1]
 
     def first_edges(
         self, column: str, other: str, node_ids: Sequence[int], kinds: list[str], per_node: int, certain: float
@@ -421,7 +438,7 @@ class SqliteDatabase(Database):
             for version, statements in MIGRATIONS:
                 if version <= current:
                     continue
-                for sql in statements:
+                for sql in [*statements, *SQLITE_MIGRATIONS.get(version, [])]:
                     con.execute(sql)
                 con.execute("INSERT INTO migrations(version, applied_at) VALUES(?, ?)", (version, time.time()))
             self.set_meta(con, "schema_version", str(SCHEMA_VERSION))
