@@ -18,6 +18,7 @@ from igraph_mcp.store import node_text
 from igraph_mcp.store import nodes as node_store
 from igraph_mcp.store import status as status_store
 from igraph_mcp.store import vectors as vec_store
+from igraph_mcp.store.bind import MAX_BOUND
 from igraph_mcp.store.db import Database, SqliteDatabase
 from igraph_mcp.store.fts import fts_or_query, fts_tokens, quote_token
 from igraph_mcp.store.records import NewEdge, NewFile, NewImport, NewNode, NodeText
@@ -232,6 +233,21 @@ def test_fts_search_never_sees_syntax(db: Database, token: str) -> None:
     # Unquoted, "a*" would prefix-match "alpha" and "NEAR(" would be a syntax error; quoted, neither matches.
     _add_file(db, "mod.py", ["alpha"])
     assert node_text.fts_search(db, [token], 5) == []
+
+
+def test_file_stats_of_every_file_and_of_a_few_agree(db: Database) -> None:
+    # Status asks for every indexed path (one scan of the table); a lookup asks for a few (bound parameters).
+    n = MAX_BOUND + 3
+    with db.atomic() as con:
+        for i in range(n):
+            file_store.insert_file(con, NewFile(f"p/{i}.py", "python", "sha", 100 + i, 7 * i, 5, "ok", 0.0))
+    every = [f"p/{i}.py" for i in range(n)] + ["not/indexed.py"]
+    got = file_store.file_stats(db, every)
+    assert len(got) == n and "not/indexed.py" not in got
+    assert got["p/3.py"] == (103, 21) and got[f"p/{n - 1}.py"] == (100 + n - 1, 7 * (n - 1))
+    few = ["p/3.py", "p/5.py", "not/indexed.py"]
+    assert file_store.file_stats(db, few) == {p: got[p] for p in few if p in got}
+    assert file_store.file_stats(db, every[:-1][1:]) == {p: v for p, v in got.items() if p != "p/0.py"}
 
 
 def test_token_doc_freqs_counts_rows(db: Database) -> None:
