@@ -463,6 +463,25 @@ def test_vectors_knn_prefilter_and_reuse(db: Database) -> None:
     assert vec_store.count_nodes_to_embed(db) == 2  # the two module nodes
 
 
+def test_vector_count_follows_writes_and_deletes(db: Database) -> None:
+    # Status counts vectors from vec0's row-id table, not by visiting every chunk: the two must agree.
+    files = [_add_file(db, f"m{i}.py", ["x", "y", "z"]) for i in range(4)]
+    with db.atomic() as con:
+        vec_store.create_vector_tables(con, 4)
+        for n, (fid, ids) in enumerate(files):
+            rows = [(nid, fid, vec_store.to_blob(_unit(1, n, k, 0)), f"h{nid}") for k, nid in enumerate(ids)]
+            vec_store.store_node_vectors(con, rows)
+    assert vec_store.node_vector_count(db) == 16 == db.scalar("SELECT count(*) FROM node_vectors")
+    with db.atomic() as con:
+        file_store.delete_file(con, files[1][0], vectors=True)
+        vec_store.store_node_vectors(con, [(files[0][1][1], files[0][0], vec_store.to_blob(_unit(0, 1, 0, 0)), "r")])
+    assert vec_store.node_vector_count(db) == 12 == db.scalar("SELECT count(*) FROM node_vectors")
+    with pytest.raises(RuntimeError), db.atomic() as con:
+        file_store.delete_file(con, files[2][0], vectors=True)
+        raise RuntimeError("rolled back")
+    assert vec_store.node_vector_count(db) == 12 == db.scalar("SELECT count(*) FROM node_vectors")
+
+
 def test_drop_node_vectors_forgets_hashes(db: Database) -> None:
     fa, ids = _add_file(db, "a.py", ["x"])
     with db.atomic() as con:
