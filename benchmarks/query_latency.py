@@ -1,6 +1,7 @@
 """Embedding throughput (raw model vs indexer; torch vs ONNX fp32 vs ONNX int8), cold CLI search, query latency.
 
 usage: python benchmarks/query_latency.py --latency-tree PATH [--throughput-sdist click==8.1.8] [--json out.json]
+       python benchmarks/query_latency.py --latency-tree PATH --long-queries 20 --throughput-sdist ''
        python benchmarks/query_latency.py --runtimes [--runtime-tree PATH] [--texts 400] [--sweep]
                                           [--cli-sdist requests==2.32.3]
 
@@ -9,6 +10,10 @@ against), one process embeds with sentence-transformers on torch, ONNX Runtime f
 prints texts/s and the cosine of each vector to torch's. --sweep adds ONNX fp32 batch sizes x intra-op threads.
 --cli-sdist: cold `igraph-mcp search` wall time (a new process per call) on an indexed copy of the tree, for each
 runtime, plus hybrid query latency in-process on the same index.
+
+--long-queries N: with --latency-tree, also the agent's default call on N issue-length questions: the devset's
+tuning-half problem statements of at least 2,500 characters (any project; latency only), cut to 2,500, each asked
+once to warm up, then timed --rounds times; prints their p50 / p95 and each stage's median (the answer's timingsMs).
 
 Throughput: a fresh copy of a small real project is indexed structure-only, then the same symbol texts are
 embedded twice in one process: once by calling the model's encode directly (raw), once through the indexer's
@@ -117,7 +122,48 @@ def issue_texts(devset: Path = DEVSET, project: str = "Django", limit: int = ISS
     return out[:limit]
 
 
-def latency(tree: Path, rounds: int) -> dict[str, float]:
+LONG_QUERY_CHARS = 2_500  # an issue-length question (issue 33's figure)
+
+
+def long_issue_texts(devset: Path = DEVSET, limit: int = ISSUES, chars: int = LONG_QUERY_CHARS) -> list[str]:
+    """The first ``limit`` tuning-half problem statements of at least ``chars`` characters, cut to ``chars``."""
+    from devset_half import load_split
+
+    if not devset.is_file():
+        return []
+    half = load_split()
+    out = []
+    for line in devset.read_text(encoding="utf-8").splitlines():
+        row = json.loads(line) if line.strip() else {}
+        text = str(row.get("problem_statement", ""))
+        if half.get(str(row.get("instance_id"))) == "tuning" and len(text) >= chars:
+            out.append(text[:chars])
+    return out[:limit]
+
+
+def long_latency(svc: IGraphService, texts: list[str], rounds: int) -> dict[str, Any]:
+    """p50 / p95 of the default call on issue-length questions, and each stage's median time."""
+    for text in texts:  # warm: first reads of each question's terms and rows
+        svc.explore(text)
+    lat: list[float] = []
+    stages: dict[str, list[float]] = {}
+    for _ in range(rounds):
+        for text in texts:
+            t = time.perf_counter()
+            answer = svc.explore(text)
+            lat.append((time.perf_counter() - t) * 1000)
+            for stage, ms in answer.diagnostics.timingsMs.items():
+                stages.setdefault(stage, []).append(ms)
+    return {
+        "long_issue_queries": len(texts),
+        "long_issue_chars": LONG_QUERY_CHARS,
+        "long_issue_p50_ms": round(statistics.median(lat), 2),
+        "long_issue_p95_ms": round(percentile(lat, 95), 2),
+        "long_issue_stage_p50_ms": {k: round(statistics.median(v), 2) for k, v in stages.items()},
+    }
+
+
+def latency(tree: Path, rounds: int, long_queries: int = 0) -> dict[str, Any]:
     """p50/p95 of FTS-only, hybrid and hybrid + 2-hop expansion queries on an embedded index.
 
     The ``issue`` modes time whole issue texts (title + body): the query head is embedded, and the graph
@@ -127,7 +173,7 @@ def latency(tree: Path, rounds: int) -> dict[str, float]:
     svc = IGraphService(tree)
     status = svc.status()
     svc.explore("warm up the model", top_k=10)
-    out: dict[str, float] = {"symbols": status.symbols, "vectors": status.vectors}
+    out: dict[str, Any] = {"symbols": status.symbols, "vectors": status.vectors}
     issues = issue_texts()
     for label, channels, hops, queries in (
         ("fts", ("fts",), 0, QUERIES),
@@ -146,6 +192,8 @@ def latency(tree: Path, rounds: int) -> dict[str, float]:
                 lat.append((time.perf_counter() - t) * 1000)
         out[f"{label}_p50_ms"] = round(statistics.median(lat), 2)
         out[f"{label}_p95_ms"] = round(percentile(lat, 95), 2)
+    if long_queries:
+        out.update(long_latency(svc, long_issue_texts(limit=long_queries), rounds))
     svc.close()
     return out
 
@@ -227,19 +275,21 @@ def cold_cli(sdist: str, rounds: int) -> dict[str, Any]:
         )
         for label, runtime, quantize, channels in cases:
             env = {
-                **os.environ,
+                # An installed package has its bytecode: a child that may not write it would time compiling too.
+                **{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
                 "IGRAPH_EMBED_RUNTIME": runtime,
                 "IGRAPH_EMBED_QUANTIZE": quantize,
                 "HF_HUB_OFFLINE": "1",
             }
             walls = []
-            for i in range(rounds):
+            for i in range(-1, rounds):  # round -1 writes the bytecode and is not timed
                 query = ["send a prepared request through a session", "parse the retry header", "cookie jar"][i % 3]
                 cmd = [sys.executable, "-m", "igraph_mcp", "search", query, "--root", str(roots[quantize])]
                 cmd += ["--channels", channels, "--json"]
                 t = time.perf_counter()
                 done = subprocess.run(cmd, env=env, check=True, capture_output=True, text=True)
-                walls.append(time.perf_counter() - t)
+                if i >= 0:
+                    walls.append(time.perf_counter() - t)
                 used = json.loads(done.stdout)["diagnostics"]["channels"]
                 if channels == "hybrid" and "dense" not in used:
                     raise SystemExit(f"{label}: the search ran without its dense channel ({used}); not a hybrid figure")
@@ -259,6 +309,7 @@ def main() -> int:
     ap.add_argument("--cli-sdist", default=None, help="e.g. requests==2.32.3: cold CLI search + hybrid latency")
     ap.add_argument("--throughput-sdist", default="click==8.1.8")
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--long-queries", type=int, default=0, help="with --latency-tree: N issue-length questions")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args()
     figures: dict[str, object] = {}
@@ -269,7 +320,7 @@ def main() -> int:
     if args.throughput_sdist:
         figures["throughput"] = throughput(args.throughput_sdist)
     if args.latency_tree:
-        figures["latency"] = latency(args.latency_tree, args.rounds)
+        figures["latency"] = latency(args.latency_tree, args.rounds, args.long_queries)
     print(json.dumps(figures, indent=2))
     if args.json:
         args.json.write_text(json.dumps(figures, indent=2))

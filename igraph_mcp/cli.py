@@ -15,17 +15,21 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
-
-from pydantic import BaseModel
+from typing import TYPE_CHECKING, Any, Literal
 
 from igraph_mcp import __version__
 from igraph_mcp.cli_tokens import token_options
 from igraph_mcp.errors import IGraphError, IndexBusy
 from igraph_mcp.explore_request import DEFAULT_HOPS, DEFAULT_TOP_K, HOPS_MAX, SNIPPET_HITS, TOP_K_MAX
-from igraph_mcp.index.phases import Progress
 from igraph_mcp.next_step import NextStep, Words, word, word_data
 from igraph_mcp.vocab.kinds import filterable_kinds
+
+if TYPE_CHECKING:
+    # Types only: pydantic and the result models load with the command that answers with them, so `--help`, a
+    # usage error and `token` start without them.
+    from pydantic import BaseModel
+
+    from igraph_mcp.index.phases import Progress
 
 log = logging.getLogger("igraph_mcp")
 
@@ -112,7 +116,7 @@ def _lookup_code(result: BaseModel) -> int:
 
 def _emit(result: BaseModel | dict[str, Any], as_json: bool, render: Callable[[Any], str]) -> None:
     if as_json:
-        data = result.model_dump(mode="json") if isinstance(result, BaseModel) else result
+        data = result if isinstance(result, dict) else result.model_dump(mode="json")
         sys.stdout.write(json.dumps(word_data(data, PERSON_WORDS), indent=2, ensure_ascii=False) + "\n")
     else:
         sys.stdout.write(say(render(result)) + "\n")

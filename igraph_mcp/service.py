@@ -12,15 +12,13 @@ import logging
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from igraph_mcp.config import Config, load_config, locate_state_dir
 from igraph_mcp.embed.base import Embedder
 from igraph_mcp.embed.registry import embedder_from_config
 from igraph_mcp.errors import ConfigError, EmbedderError, IGraphError, InvalidInput, NotIndexed
 from igraph_mcp.explore_request import CHANNELS, ExploreRequest
-from igraph_mcp.index.build import AfterIndex, build_index, finish_index
-from igraph_mcp.index.phases import Progress, RateMeter
 from igraph_mcp.index.stale import stale_files
 from igraph_mcp.index_status import index_status
 from igraph_mcp.models import (
@@ -32,7 +30,6 @@ from igraph_mcp.models import (
     RelatedResult,
     StatusResult,
 )
-from igraph_mcp.overview import Overview
 from igraph_mcp.resources.manager import ResourceManager
 from igraph_mcp.resources.results import MountResult, ResourceList, UnmountResult
 from igraph_mcp.retrieve import stages
@@ -45,6 +42,13 @@ from igraph_mcp.store import status as status_store
 from igraph_mcp.store.db import Database
 from igraph_mcp.store.target import open_store
 from igraph_mcp.unfinished import UnfinishedWork, unfinished_work
+
+if TYPE_CHECKING:
+    # Imported where used: a search never builds, and the indexer's modules (parsers, resolver, walk) were a
+    # third of a cold `igraph-mcp search`'s imports.
+    from igraph_mcp.index.build import AfterIndex
+    from igraph_mcp.index.phases import Progress
+    from igraph_mcp.overview import Overview
 
 __all__ = ["IGraphService", "UnfinishedWork"]
 
@@ -171,6 +175,8 @@ class IGraphService:
         ``replace`` takes it over, and its old files may then all go) and a run that would delete more than half of
         the indexed files (MassDelete; ``allow_mass_delete``)."""
 
+        from igraph_mcp.index.build import build_index
+
         report = self._reporter(progress)
         # A write failure (disk full, permissions, a lost server) reaches us as StorageError from the store.
         with self.writer_lock.hold(replace=replace and not dry_run) as db:
@@ -192,6 +198,8 @@ class IGraphService:
     def finish(self, *, progress: Progress | None = None) -> IndexResult:
         """Finish an index whose structure is complete: embed the symbols still without a vector and link
         resources, without walking the tree (what a build stopped while embedding left undone)."""
+        from igraph_mcp.index.build import finish_index
+
         report = self._reporter(progress)
         with self._writer() as db:
             return finish_index(
@@ -205,6 +213,8 @@ class IGraphService:
 
     def _reporter(self, progress: Progress | None) -> Progress:
         """The progress callback of one build: the lock's record (with the phase's rate) first, then ``progress``."""
+        from igraph_mcp.index.phases import RateMeter
+
         meter = RateMeter()
 
         def report(phase: str, done: int, total: int) -> None:
@@ -321,4 +331,6 @@ class IGraphService:
     @functools.cached_property
     def overview(self) -> Overview:
         """The browser view's reads beyond the tools' answers (the map, a symbol's neighbourhood, resource pages)."""
+        from igraph_mcp.overview import Overview
+
         return Overview(self)

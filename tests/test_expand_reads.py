@@ -115,3 +115,33 @@ def test_a_hub_seed_reads_few_of_its_callers(svc: IGraphService) -> None:
         got = [e.id for e in edges if (e.confidence >= CERTAIN) == certain]
         assert got == [e.id for e in group[:5]]  # the first five by the caller's id, then the edge id
     assert len(every) > 2 * HUB_CALLERS and len(edges) <= 10
+
+
+def test_first_edges_of_many_nodes_and_kinds_take_each_groups_head(svc: IGraphService) -> None:
+    # One read for many (node, kind) pairs: each pair and certainty class still gets its own first few edges.
+    db = svc.db
+    names = ["hub", "other_hub", "twin", "run", "Base", *(f"caller_{i}" for i in range(0, HUB_CALLERS, 7))]
+    ids = [n.id for name in names for n in node_store.nodes_named(db, name)]
+    kinds = ("calls", "inherits", "imports")
+    for outgoing in (False, True):
+        every = edge_store.edges_of(db, ids, outgoing=outgoing, kinds=kinds)
+        for per_node in (1, 2, 5):
+            want: list[int] = []
+            for node in ids:
+                for kind in kinds:
+                    for certain in (True, False):
+                        group = sorted(
+                            (
+                                e
+                                for e in every
+                                if (e.source_id if outgoing else e.target_id) == node
+                                and e.kind == kind
+                                and (e.confidence >= CERTAIN) == certain
+                            ),
+                            key=lambda e: ((e.target_id if outgoing else e.source_id), e.id),
+                        )
+                        want.extend(e.id for e in group[:per_node])
+            got = edge_store.first_edges_of(db, ids, outgoing=outgoing, kinds=kinds, per_node=per_node, certain=CERTAIN)
+            assert sorted(e.id for e in got) == sorted(want)
+            assert len(want) > len(ids) // 2  # the pairs do have edges to pick from
+    assert edge_store.first_edges_of(db, [], outgoing=True, kinds=kinds, per_node=3, certain=CERTAIN) == []

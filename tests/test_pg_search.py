@@ -143,6 +143,12 @@ def test_trigger_kept_counts_follow_every_kind_of_write(stores: tuple[Database, 
             _index(tree, db)
         assert pg_counts.row_counts(pg) == _counted(pg)
         assert count_store.counts(pg) == count_store.counts(lite)
+        # The resolved edges by kind, kept on both stores (pg_counts, sqlite_counts), as a GROUP BY counts them.
+        kinds = {
+            str(k): int(n)
+            for k, n in pg.rows("SELECT kind, count(*) FROM edges WHERE target_id IS NOT NULL GROUP BY kind")
+        }
+        assert count_store.edge_kind_counts(pg) == count_store.edge_kind_counts(lite) == kinds
     _index(tree, pg, full=True)
     assert pg_counts.row_counts(pg) == _counted(pg)
     assert count_store.index_totals(pg) == count_store.index_totals(lite)

@@ -18,6 +18,7 @@ from igraph_mcp.store import node_text
 from igraph_mcp.store import nodes as node_store
 from igraph_mcp.store import status as status_store
 from igraph_mcp.store import vectors as vec_store
+from igraph_mcp.store.bind import MAX_BOUND
 from igraph_mcp.store.db import Database, SqliteDatabase
 from igraph_mcp.store.fts import fts_or_query, fts_tokens, quote_token
 from igraph_mcp.store.records import NewEdge, NewFile, NewImport, NewNode, NodeText
@@ -234,11 +235,50 @@ def test_fts_search_never_sees_syntax(db: Database, token: str) -> None:
     assert node_text.fts_search(db, [token], 5) == []
 
 
+def test_file_stats_of_every_file_and_of_a_few_agree(db: Database) -> None:
+    # Status asks for every indexed path (one scan of the table); a lookup asks for a few (bound parameters).
+    n = MAX_BOUND + 3
+    with db.atomic() as con:
+        for i in range(n):
+            file_store.insert_file(con, NewFile(f"p/{i}.py", "python", "sha", 100 + i, 7 * i, 5, "ok", 0.0))
+    every = [f"p/{i}.py" for i in range(n)] + ["not/indexed.py"]
+    got = file_store.file_stats(db, every)
+    assert len(got) == n and "not/indexed.py" not in got
+    assert got["p/3.py"] == (103, 21) and got[f"p/{n - 1}.py"] == (100 + n - 1, 7 * (n - 1))
+    few = ["p/3.py", "p/5.py", "not/indexed.py"]
+    assert file_store.file_stats(db, few) == {p: got[p] for p in few if p in got}
+    assert file_store.file_stats(db, every[:-1][1:]) == {p: v for p, v in got.items() if p != "p/0.py"}
+
+
 def test_token_doc_freqs_counts_rows(db: Database) -> None:
     _add_file(db, "a.py", ["alpha", "beta"])
     _add_file(db, "b.py", ["alpha"])
     freqs = node_text.token_doc_freqs(db, ["alpha", "beta", "absent"])
     assert freqs == {"alpha": 2, "beta": 1}
+
+
+def test_token_doc_freqs_follow_every_commit(db: Database, tmp_path: Path) -> None:
+    # The counts are kept between queries: a reader must still see another connection's commit, its own
+    # connection's, and not a rolled-back one.
+    reader = SqliteDatabase.open_for_read(tmp_path / ".igraph" / "igraph.db")
+    try:
+        _add_file(db, "a.py", ["alpha"])
+        assert node_text.token_doc_freqs(reader, ["alpha", "beta"]) == {"alpha": 1}
+        assert node_text.token_doc_freqs(reader, ["alpha", "beta"]) == {"alpha": 1}  # the kept counts
+        _add_file(db, "b.py", ["alpha", "beta"])  # the writer's connection commits
+        assert node_text.token_doc_freqs(reader, ["alpha", "beta"]) == {"alpha": 2, "beta": 1}
+        _add_file(db, "c.py", ["beta"])
+        assert node_text.token_doc_freqs(db, ["beta"]) == {"beta": 2}  # the writer reads its own commits
+        with pytest.raises(RuntimeError), db.atomic() as con:
+            con.execute("DELETE FROM nodes_fts")
+            raise RuntimeError("rolled back")
+        assert node_text.token_doc_freqs(reader, ["alpha", "beta"]) == {"alpha": 2, "beta": 2}
+        with db.atomic() as con:
+            con.execute("DELETE FROM nodes_fts")
+        assert node_text.token_doc_freqs(reader, ["alpha", "beta"]) == {}
+        assert node_text.token_doc_freqs(db, ["alpha", "beta"]) == {}
+    finally:
+        reader.close()
 
 
 def test_token_doc_freqs_folds_like_the_tokenizer(db: Database) -> None:
@@ -421,6 +461,25 @@ def test_vectors_knn_prefilter_and_reuse(db: Database) -> None:
         vec_store.store_node_vectors(con, [(ids_a[1], fa, vec_store.to_blob(_unit(0, 0, 1, 0)), "h1b")])
     assert vec_store.node_vector_count(db) == 3
     assert vec_store.count_nodes_to_embed(db) == 2  # the two module nodes
+
+
+def test_vector_count_follows_writes_and_deletes(db: Database) -> None:
+    # Status counts vectors from vec0's row-id table, not by visiting every chunk: the two must agree.
+    files = [_add_file(db, f"m{i}.py", ["x", "y", "z"]) for i in range(4)]
+    with db.atomic() as con:
+        vec_store.create_vector_tables(con, 4)
+        for n, (fid, ids) in enumerate(files):
+            rows = [(nid, fid, vec_store.to_blob(_unit(1, n, k, 0)), f"h{nid}") for k, nid in enumerate(ids)]
+            vec_store.store_node_vectors(con, rows)
+    assert vec_store.node_vector_count(db) == 16 == db.scalar("SELECT count(*) FROM node_vectors")
+    with db.atomic() as con:
+        file_store.delete_file(con, files[1][0], vectors=True)
+        vec_store.store_node_vectors(con, [(files[0][1][1], files[0][0], vec_store.to_blob(_unit(0, 1, 0, 0)), "r")])
+    assert vec_store.node_vector_count(db) == 12 == db.scalar("SELECT count(*) FROM node_vectors")
+    with pytest.raises(RuntimeError), db.atomic() as con:
+        file_store.delete_file(con, files[2][0], vectors=True)
+        raise RuntimeError("rolled back")
+    assert vec_store.node_vector_count(db) == 12 == db.scalar("SELECT count(*) FROM node_vectors")
 
 
 def test_drop_node_vectors_forgets_hashes(db: Database) -> None:

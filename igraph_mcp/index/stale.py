@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from igraph_mcp.store import files as file_store
@@ -12,9 +13,10 @@ def stale_files(db: Database, root: Path, paths: list[str]) -> set[str]:
     """Those of ``paths`` whose file on disk differs in size or mtime from what was indexed, or is gone."""
     recorded = file_store.file_stats(db, paths)
     stale: set[str] = set()
+    base = str(root)
     for path in paths:
         try:
-            st = (root / path).stat()
+            st = os.stat(os.path.join(base, path))  # half of Path's cost: status stats every indexed file
         except OSError:
             stale.add(path)
             continue

@@ -130,6 +130,10 @@ class VectorIndex(ABC):
         """SQL reading a vector column so that ``to_bytes`` turns each value into float32 bytes."""
 
     @abstractmethod
+    def node_count(self) -> int:
+        """Stored node vectors (the node vector table must exist)."""
+
+    @abstractmethod
     def to_bytes(self, value: Any) -> bytes:
         """float32 bytes of a value read through ``column_sql``."""
 

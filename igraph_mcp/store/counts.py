@@ -33,6 +33,4 @@ def counts(db: Database) -> dict[str, int]:
 
 def edge_kind_counts(db: Database) -> dict[str, int]:
     """Resolved edges by kind."""
-    return {
-        str(k): int(c) for k, c in db.rows("SELECT kind, count(*) FROM edges WHERE target_id IS NOT NULL GROUP BY kind")
-    }
+    return db.bound_edge_kinds()

@@ -4,6 +4,7 @@ handling, one write primitive, and its three parts (FTS5, sqlite-vec, executeman
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import threading
@@ -17,6 +18,7 @@ from typing import Any
 import apsw
 
 from igraph_mcp.errors import IndexBusy
+from igraph_mcp.store import sqlite_counts
 from igraph_mcp.store.backend import BulkWriter, TextIndex, VectorIndex, WriteConnection
 from igraph_mcp.store.dialect import SQLITE, Dialect
 from igraph_mcp.store.records import EDGE_COLUMNS
@@ -170,6 +172,10 @@ class Database(ABC):
         """Row counts by name: files, nodes, parts, bound_edges, unbound_edges (those asked for)."""
 
     @abstractmethod
+    def bound_edge_kinds(self) -> dict[str, int]:
+        """Resolved edges by kind (kinds with none left out)."""
+
+    @abstractmethod
     def first_edges(
         self, column: str, other: str, node_ids: Sequence[int], kinds: list[str], per_node: int, certain: float
     ) -> list[tuple[Any, ...]]:
@@ -202,9 +208,11 @@ _COUNT_SQL = {
     "files": "SELECT count(*) FROM files",
     "nodes": "SELECT count(*) FROM nodes",
     "parts": f"SELECT count(*) FROM nodes WHERE kind = '{PART_KIND}'",  # noqa: S608 - a fixed kind
-    "bound_edges": "SELECT count(*) FROM edges WHERE target_id IS NOT NULL",
-    "unbound_edges": "SELECT count(*) FROM edges WHERE target_id IS NULL",
 }
+_EDGE_COUNTS = ("bound_edges", "unbound_edges")  # from the trigger-kept counts (sqlite_counts)
+
+# SQLite's own statements by schema version, run after that version's shared ones (PostgreSQL's: pg_schema).
+SQLITE_MIGRATIONS: dict[int, list[str]] = {9: sqlite_counts.DDL}
 
 
 class SqliteDatabase(Database):
@@ -244,7 +252,7 @@ class SqliteDatabase(Database):
         flags = apsw.SQLITE_OPEN_READONLY if readonly else apsw.SQLITE_OPEN_READWRITE | apsw.SQLITE_OPEN_CREATE
         self.con: apsw.Connection = apsw.Connection(str(path), flags=flags)
         self._write = SqliteConnection(self.con, self)
-        self.text = Fts5TextIndex(self)
+        self.text = Fts5TextIndex(self, self.change_stamp)
         self.vectors = SqliteVecIndex(self)
         self.con.set_busy_timeout(BUSY_TIMEOUT_MS)
         self.vec_error = _load_vec(self.con)
@@ -272,28 +280,50 @@ class SqliteDatabase(Database):
         with self._lock:
             return self.con.execute(sql, params).fetchone()
 
+    def change_stamp(self) -> tuple[int, int]:
+        """Changes with every commit to the file: another connection's (data_version) or this one's."""
+        with self._lock:
+            version = self.con.execute("PRAGMA data_version").fetchone()
+            return int(version[0]) if version else 0, self.con.total_changes()
+
     def is_source_of(self, root: str) -> bool:
         """Always: the SQLite file lives beside the tree it indexes."""
         return True
 
     def count_rows(self, names: Sequence[str]) -> dict[str, int]:
-        """Row counts by name, one query each."""
-        return {name: int(self.scalar(_COUNT_SQL[name], default=0)) for name in names}
+        """Row counts by name: files, nodes and parts one query each (an index's pages), edges from the kept
+        counts."""
+        out = {name: int(self.scalar(_COUNT_SQL[name], default=0)) for name in names if name in _COUNT_SQL}
+        if any(name in _EDGE_COUNTS for name in names):
+            total, kinds = sqlite_counts.edge_counts(self)
+            bound = sum(kinds.values())
+            out.update(bound_edges=bound, unbound_edges=total - bound)
+        return {name: out[name] for name in names}
+
+    def bound_edge_kinds(self) -> dict[str, int]:
+        """Resolved edges by kind, from the kept counts."""
+        return sqlite_counts.edge_counts(self)[1]
 
     def first_edges(
         self, column: str, other: str, node_ids: Sequence[int], kinds: list[str], per_node: int, certain: float
     ) -> list[tuple[Any, ...]]:
-        """One query per (certainty, node, kind): each a range of an ``edges_*_order`` index read in order and
-        stopped early."""
+        """One statement per certainty class: for each (node, kind) pair, in the order given, a range of an
+        ``edges_*_order`` index read in order and stopped early (a correlated LIMIT subquery per pair)."""
+        if not node_ids or not kinds:
+            return []
+        # One statement instead of one per (certainty, node, kind): a long query's expansion asked ~230 small
+        # queries, and their per-statement cost was most of its time. The pairs travel as one JSON parameter, so
+        # the statement's text (and its cached plan) is the same whatever their number.
+        pairs = json.dumps([[int(node), kind] for node in node_ids for kind in kinds])
         out: list[tuple[Any, ...]] = []
         for op in (">=", "<"):
             sql = (
-                f"SELECT {EDGE_COLUMNS} FROM edges e WHERE e.{column} = ? AND e.kind = ? AND e.target_id IS NOT NULL "  # noqa: S608
-                f"AND e.confidence {op} ? ORDER BY e.{other}, e.id LIMIT ?"
+                f"SELECT {EDGE_COLUMNS} FROM json_each(?) s JOIN edges e ON e.id IN ("  # noqa: S608
+                f"SELECT x.id FROM edges x WHERE x.{column} = s.value ->> 0 AND x.kind = s.value ->> 1 "
+                f"AND x.target_id IS NOT NULL AND x.confidence {op} ? ORDER BY x.{other}, x.id LIMIT ?) "
+                f"ORDER BY s.key, e.{other}, e.id"
             )
-            for node in node_ids:
-                for kind in kinds:
-                    out.extend(self.rows(sql, (node, kind, certain, per_node)))
+            out.extend(self.rows(sql, (pairs, certain, per_node)))
         return out
 
     @contextmanager
@@ -408,7 +438,7 @@ class SqliteDatabase(Database):
             for version, statements in MIGRATIONS:
                 if version <= current:
                     continue
-                for sql in statements:
+                for sql in [*statements, *SQLITE_MIGRATIONS.get(version, [])]:
                     con.execute(sql)
                 con.execute("INSERT INTO migrations(version, applied_at) VALUES(?, ?)", (version, time.time()))
             self.set_meta(con, "schema_version", str(SCHEMA_VERSION))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from igraph_mcp.store.backend import WriteConnection
-from igraph_mcp.store.bind import batches, placeholders
+from igraph_mcp.store.bind import MAX_BOUND, batches, placeholders
 from igraph_mcp.store.db import Database
 from igraph_mcp.store.dialect import inserted_id
 from igraph_mcp.store.fts import like_literal
@@ -21,6 +21,13 @@ def file_states(db: Database) -> dict[str, FileState]:
 def file_stats(db: Database, paths: Sequence[str]) -> dict[str, FileStat]:
     """path -> (size, mtime_ns) recorded at indexing, for the given paths that are indexed."""
     out: dict[str, FileStat] = {}
+    if len(paths) > MAX_BOUND:
+        # Status asks for every file: one scan of the table, not a lookup per batch of bound paths.
+        wanted = set(paths)
+        for path, size, mtime in db.rows("SELECT path, size, mtime_ns FROM files"):
+            if path in wanted:
+                out[str(path)] = FileStat(int(size), int(mtime))
+        return out
     for chunk in batches(list(paths)):
         for path, size, mtime in db.rows(
             f"SELECT path, size, mtime_ns FROM files WHERE path IN ({placeholders(len(chunk))})",  # noqa: S608

@@ -64,6 +64,47 @@ DDL_V7: list[str] = [
 ]
 
 
+def _bound_kinds_function() -> list[str]:
+    add = (
+        "INSERT INTO row_counts(name, n) SELECT 'bound:' || kind, {sign}count(*) FROM {rows} "
+        "WHERE target_id IS NOT NULL GROUP BY kind ON CONFLICT (name) DO UPDATE SET n = row_counts.n + excluded.n"
+    )
+    body = (
+        f"BEGIN IF TG_OP <> 'DELETE' THEN {add.format(sign='', rows='new_rows')}; END IF; "
+        f"IF TG_OP <> 'INSERT' THEN {add.format(sign='-', rows='old_rows')}; END IF; RETURN NULL; END"
+    )
+    out = [
+        "CREATE FUNCTION count_bound_kinds() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT "
+        f"AS $f$ {body} $f$"
+    ]
+    transitions = {
+        "INSERT": "NEW TABLE AS new_rows",
+        "DELETE": "OLD TABLE AS old_rows",
+        "UPDATE": "OLD TABLE AS old_rows NEW TABLE AS new_rows",
+    }
+    for event, tables in transitions.items():
+        out.append(
+            f"CREATE TRIGGER count_bound_kinds_{event.lower()} AFTER {event} ON edges REFERENCING {tables} "
+            "FOR EACH STATEMENT EXECUTE FUNCTION count_bound_kinds()"
+        )
+    return out
+
+
+# Schema 9: the resolved edges by kind ('bound:' + kind), which status lists (a GROUP BY over every edge before).
+DDL_V9: list[str] = [
+    "INSERT INTO row_counts(name, n) SELECT 'bound:' || kind, count(*) FROM edges WHERE target_id IS NOT NULL "
+    "GROUP BY kind",
+    *_bound_kinds_function(),
+]
+
+
+def bound_kinds(db: Any) -> dict[str, int]:
+    """Resolved edges by kind (kinds with none left out)."""
+    rows = db.rows("SELECT name, n FROM row_counts WHERE name LIKE 'bound:%' AND n <> 0")
+    return {str(name)[len("bound:") :]: int(n) for name, n in rows}
+
+
 def row_counts(db: Any) -> dict[str, int]:
-    """counter -> rows (files, nodes, edges, bound_edges, parts)."""
-    return {str(name): int(n) for name, n in db.rows("SELECT name, n FROM row_counts")}
+    """counter -> rows (files, nodes, edges, bound_edges, parts; the counts by kind: ``bound_kinds``)."""
+    rows = db.rows("SELECT name, n FROM row_counts WHERE name NOT LIKE 'bound:%'")
+    return {str(name): int(n) for name, n in rows}

@@ -300,6 +300,10 @@ class PgDatabase(Database):
         kept["unbound_edges"] = kept["edges"] - kept["bound_edges"]
         return {name: kept[name] for name in names}
 
+    def bound_edge_kinds(self) -> dict[str, int]:
+        """Resolved edges by kind, from the counts triggers keep (pg_counts)."""
+        return pg_counts.bound_kinds(self)
+
     def first_edges(
         self, column: str, other: str, node_ids: Sequence[int], kinds: list[str], per_node: int, certain: float
     ) -> list[tuple[Any, ...]]:

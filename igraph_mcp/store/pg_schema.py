@@ -75,11 +75,12 @@ REGISTRY_SEARCH_DDL: list[str] = list(pg_vectors.REGISTRY_DDL)
 
 # Per-repository DDL of PostgreSQL's own by schema version, run right after that version's tables below: the
 # text index replacing nodes_fts, nodes_fts_vocab and resources_fts (vector tables: on demand, pg_vectors); in 4
-# its change log and the trigger-kept row counts; in 7 the count of parts.
+# its change log and the trigger-kept row counts; in 7 the count of parts; in 9 the resolved edges by kind.
 SEARCH_MIGRATIONS: dict[int, list[str]] = {
     1: list(pg_text.DDL),
     4: [*pg_text.DDL_V4, *pg_counts.DDL],
     7: list(pg_counts.DDL_V7),
+    9: list(pg_counts.DDL_V9),
 }
 
 

@@ -291,6 +291,10 @@ class PgVectorIndex(VectorIndex):
                 except StorageError as exc:  # the connection went: the next run builds it
                     log.warning("the vector index was not rebuilt (%s); the next index run builds it", exc)
 
+    def node_count(self) -> int:
+        """Stored node vectors."""
+        return int(self.db.scalar("SELECT count(*) FROM node_vectors", default=0))
+
     def knn_nodes(self, query: bytes, k: int) -> list[Neighbour]:
         """Nearest nodes overall, best first."""
         return [Neighbour(*r) for r in knn_nodes(self.db, query, k)]

@@ -7,7 +7,7 @@ from pathlib import Path
 from igraph_mcp.errors import SchemaTooNew
 from igraph_mcp.next_step import NextStep, ask
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 
 
 def schema_too_new(path: Path, version: int) -> SchemaTooNew:
@@ -189,6 +189,10 @@ _V8 = [
     "CREATE INDEX nodes_unembedded ON nodes(id) WHERE embed_hash IS NULL",
 ]
 
+# Version 9: status's edge counts kept by triggers, in SQLite's own statements (store/sqlite_counts.py, run by
+# store/db.py); PostgreSQL has kept its counts since version 4 (store/pg_counts.py).
+_V9: list[str] = []
+
 MIGRATIONS: list[tuple[int, list[str]]] = [
     (1, _V1),
     (2, _V2),
@@ -198,4 +202,5 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
     (6, _V6),
     (7, _V7),
     (8, _V8),
+    (9, _V9),
 ]

@@ -28,6 +28,11 @@ class SqliteVecIndex(VectorIndex):
         """The column's bytes."""
         return bytes(value)
 
+    def node_count(self) -> int:
+        """Stored node vectors, from vec0's table of row ids (one row per vector): a count(*) of the virtual table
+        visits every chunk of vectors (42 ms at 62k vectors), this B-tree count stays under a millisecond."""
+        return int(self.db.scalar("SELECT count(*) FROM node_vectors_rowids", default=0))
+
     def create_tables(self, con: WriteConnection, dimension: int) -> None:
         """Create the vec0 tables for ``dimension``."""
         con.execute(

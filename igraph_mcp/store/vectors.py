@@ -173,7 +173,7 @@ def node_vector_count(db: Database) -> int:
     """Number of stored node vectors."""
     if not has_node_vectors(db):
         return 0
-    return int(db.scalar("SELECT count(*) FROM node_vectors", default=0))
+    return db.vectors.node_count()
 
 
 def bulk_loading(db: Database, adding: int) -> AbstractContextManager[None]:
