@@ -8,10 +8,10 @@ import pytest
 from igraph_mcp.index.resolve import Resolver
 from igraph_mcp.index.symbols import Sym, SymbolTable
 from igraph_mcp.retrieve.analyze import analyze_query
-from igraph_mcp.retrieve.boosts import TEST_CODE, BoostFactors, Candidate, boost
+from igraph_mcp.retrieve.boosts import IDENTIFIER, SIDE_COPY, TEST_CODE, BoostFactors, Candidate, boost
 from igraph_mcp.vocab.links import Thresholds
 from igraph_mcp.vocab.source import normalize_source, source_lines
-from igraph_mcp.vocab.testcode import is_generated_copy, is_non_source, is_test_path, is_test_side
+from igraph_mcp.vocab.testcode import is_generated_copy, is_non_source, is_side_copy, is_test_path, is_test_side
 
 # Paths where the resolver's old rule and the ranker's disagreed, then some where they always agreed: is it test
 # code (one answer for both), and may library code guess into it (no for tests and for the inputs of tests).
@@ -19,6 +19,8 @@ TEST_PATHS = [
     ("src/test/java/FooTest.java", True, True),
     ("pkg/foo_tests.py", True, True),
     ("web/WidgetSpec.ts", True, True),
+    ("src/main/java/com/squareup/javapoet/TypeSpec.java", False, False),  # a Java value class, not a Spock spec
+    ("lib/ParserSpec.kt", True, True),  # Kotest / Spek
     ("conftest.pyi", True, True),
     ("web/app.spec.ts", True, True),
     ("pkg/testdata/input.go", False, True),  # inputs of tests: not demoted, never called from library code
@@ -33,6 +35,13 @@ TEST_PATHS = [
     ("conftest.py", True, True),
     ("pkg/attest.py", False, False),
     ("src/app.py", False, False),
+    # test folders by their last word, and Catch2's `.tests.cpp`
+    ("projects/SelfTest/UsageTests/Message.tests.cpp", True, True),
+    ("projects/SelfTest/SurrogateCpps/catch_option.cpp", True, True),
+    ("jib-core/src/integration-test/java/com/x/Registry.java", True, True),
+    ("pkg/unit_tests/helpers.py", True, True),
+    ("lib/latest/version.py", False, False),
+    ("net/httptest/server.go", False, False),
 ]
 
 
@@ -101,6 +110,34 @@ def test_weak_link_threshold_is_never_above_strong() -> None:
 def test_generated_copies_are_non_source(path: str, expected: bool) -> None:
     assert is_generated_copy(path) is expected
     assert is_non_source(path) is expected
+
+
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [
+        ("contrib/linux-kernel/lib/zstd/decompress.c", True),  # a port of lib/decompress/zstd_decompress.c
+        ("lib/legacy/zstd_v05.c", True),  # the decoder of an old format
+        ("contrib/pzstd/Pzstd.cpp", True),
+        ("django/contrib/admin/options.py", False),  # a Python package's contrib/ is the library
+        ("lib/decompress/zstd_decompress.c", False),
+        ("src/legacy.c", False),
+    ],
+)
+def test_c_side_copies_are_non_source(path: str, expected: bool) -> None:
+    assert is_side_copy(path) is expected
+    assert is_non_source(path) is expected
+
+
+def test_side_copies_are_demoted_unless_the_query_names_them() -> None:
+    cand = Candidate("ZSTD_decompressStream", "ZSTD_decompressStream", "function", "contrib/linux-kernel/decompress.c")
+    factor, why = boost(cand, analyze_query("ZSTD_decompressStream fails on a short buffer"))
+    assert factor == pytest.approx(SIDE_COPY * IDENTIFIER) and why == ["identifier", "sideCopy"]
+    named = analyze_query("contrib/linux-kernel/decompress.c fails on a short buffer")
+    assert "sideCopy" not in boost(cand, named)[1]
+    original = Candidate(
+        "ZSTD_decompressStream", "ZSTD_decompressStream", "function", "lib/decompress/zstd_decompress.c"
+    )
+    assert "sideCopy" not in boost(original, analyze_query("ZSTD_decompressStream fails"))[1]
 
 
 def test_generated_copies_are_demoted_unless_the_query_names_them() -> None:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from igraph_mcp.retrieve.analyze import QueryAnalysis
 from igraph_mcp.vocab.languages import FUNCTION_LIKE
-from igraph_mcp.vocab.testcode import is_generated_copy, is_test_path
+from igraph_mcp.vocab.testcode import is_generated_copy, is_side_copy, is_test_path
 
 EXACT_NAME = 3.0  # the whole query is this symbol's name
 QUALIFIED_NAME = 3.0  # a dotted name in the query ends with this symbol's qualified name
@@ -22,6 +22,8 @@ TEST_CODE = 0.6  # a symbol in test code, when the query does not mention tests 
 # A symbol in a generated copy of the project's code (an amalgamation), unless the query names it: off, as the file
 # ranking already demotes such files (non-source); 0.5 and 0.2 lost a gold file from the top 10 on Catch2 (tuning).
 GENERATED_COPY = 1.0
+# A symbol in a C/C++ side copy (contrib/, legacy/: vocab/testcode.is_side_copy), unless the query names its file.
+SIDE_COPY = 0.6
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +40,7 @@ class BoostFactors:
     context_file: float = CONTEXT_FILE
     test_code: float = TEST_CODE
     generated_copy: float = GENERATED_COPY
+    side_copy: float = SIDE_COPY
 
 
 DEFAULT_FACTORS = BoostFactors()
@@ -111,6 +114,9 @@ def boost(
     ):
         factor *= factors.generated_copy
         why.append("generatedCopy")
+    if factors.side_copy != 1.0 and is_side_copy(c.path) and not any(_path_matches(c.path, p) for p in qa.paths):
+        factor *= factors.side_copy
+        why.append("sideCopy")
     if any(_path_matches(c.path, p) for p in context_files):
         factor *= factors.context_file
         why.append("contextFile")

@@ -9,6 +9,10 @@ TEST_DIRS = frozenset({"test", "tests", "testing", "__tests__", "spec", "specs"}
 # Directory names that hold the inputs of tests (Go's testdata, JavaScript's fixtures): not tests, so the ranker
 # does not demote them, but no library code calls into them either.
 TEST_INPUT_DIRS = frozenset({"testdata", "fixtures"})
+# Java names specifications of values `...Spec` (javapoet's TypeSpec, java.security.spec's KeySpec) and keeps its
+# tests under src/test as `...Test`: there, and only there, a `Spec` stem is library code (Spock, Kotest, Jasmine
+# name tests `FooSpec`).
+_SPEC_IS_CODE = (".java",)
 
 
 def is_test_path(path: str) -> bool:
@@ -17,12 +21,28 @@ def is_test_path(path: str) -> bool:
     stem = parts[-1].rsplit(".", 1)[0]
     low = stem.lower()
     return (
-        any(p.lower() in TEST_DIRS for p in parts[:-1])
+        any(is_test_dir(p) for p in parts[:-1])
         or low.startswith("test_")
         or low == "conftest"
-        or low.endswith(("_test", "_tests", ".test", ".spec", "_spec"))
-        or stem.endswith(("Test", "Tests", "Spec"))  # Java, Kotlin, C#: FooTest.java
+        or low.endswith(("_test", "_tests", ".test", ".tests", ".spec", "_spec"))  # Catch2: Message.tests.cpp
+        or stem.endswith(("Test", "Tests"))  # Java, Kotlin, C#: FooTest.java
+        or (stem.endswith("Spec") and not parts[-1].endswith(_SPEC_IS_CODE))
     )
+
+
+def is_test_dir(name: str) -> bool:
+    """A directory of tests: one of TEST_DIRS, or a name whose last word is "test(s)" (Catch2's SelfTest and
+    UsageTests, jib's integration-test, unit_tests); "latest" and "contest" are no such name."""
+    low = name.lower()
+    if low in TEST_DIRS:
+        return True
+    for word in ("tests", "test"):
+        head = name[: -len(word)]
+        if low.endswith(word) and head:
+            starts_word = head[-1] in "-_." or (name[-len(word)].isupper() and head[-1].islower())
+            if starts_word:
+                return True
+    return False
 
 
 def is_test_side(path: str) -> bool:
@@ -43,10 +63,24 @@ def is_generated_copy(path: str) -> bool:
     return _GENERATED_COPY_STEM in parts[-1].lower() or any(p.lower() in _GENERATED_COPY_DIRS for p in parts[:-1])
 
 
+# C and C++ trees keep other copies of the library beside it: contributed ports and wrappers (zstd's
+# contrib/linux-kernel holds a second decompress.c) and decoders of old formats (lib/legacy/zstd_v05.c). Only for
+# C/C++ files: a Python package's contrib/ (django.contrib) is the library itself.
+_C_FAMILY = (".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".hh", ".hxx", ".inl", ".ipp")
+_C_SIDE_COPY_DIRS = frozenset({"contrib", "legacy"})
+
+
+def is_side_copy(path: str) -> bool:
+    """A C/C++ file in a folder of code beside the library (contrib/, legacy/), by the conventions above."""
+    parts = path.split("/")
+    return parts[-1].lower().endswith(_C_FAMILY) and any(p.lower() in _C_SIDE_COPY_DIRS for p in parts[:-1])
+
+
 def is_non_source(path: str) -> bool:
-    """Tests, documentation, examples and generated copies: where an issue's fix rarely is."""
+    """Tests, documentation, examples, generated copies and C/C++ side copies: where an issue's fix rarely is."""
     return (
         is_test_path(path)
         or is_generated_copy(path)
+        or is_side_copy(path)
         or any(part.lower() in _NON_SOURCE_DIRS for part in path.split("/")[:-1])
     )
