@@ -118,6 +118,7 @@ def test_generated_copies_are_non_source(path: str, expected: bool) -> None:
         ("contrib/linux-kernel/lib/zstd/decompress.c", True),  # a port of lib/decompress/zstd_decompress.c
         ("lib/legacy/zstd_v05.c", True),  # the decoder of an old format
         ("contrib/pzstd/Pzstd.cpp", True),
+        ("third_party/clara.hpp", True),  # vendored
         ("django/contrib/admin/options.py", False),  # a Python package's contrib/ is the library
         ("lib/decompress/zstd_decompress.c", False),
         ("src/legacy.c", False),

@@ -63,15 +63,15 @@ def is_generated_copy(path: str) -> bool:
     return _GENERATED_COPY_STEM in parts[-1].lower() or any(p.lower() in _GENERATED_COPY_DIRS for p in parts[:-1])
 
 
-# C and C++ trees keep other copies of the library beside it: contributed ports and wrappers (zstd's
-# contrib/linux-kernel holds a second decompress.c) and decoders of old formats (lib/legacy/zstd_v05.c). Only for
-# C/C++ files: a Python package's contrib/ (django.contrib) is the library itself.
+# C and C++ trees keep other code beside the library: contributed ports and wrappers (zstd's contrib/linux-kernel
+# holds a second decompress.c), decoders of old formats (lib/legacy/zstd_v05.c) and vendored dependencies
+# (third_party/clara.hpp). Only for C/C++ files: a Python package's contrib/ (django.contrib) is the library itself.
 _C_FAMILY = (".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".hh", ".hxx", ".inl", ".ipp")
-_C_SIDE_COPY_DIRS = frozenset({"contrib", "legacy"})
+_C_SIDE_COPY_DIRS = frozenset({"contrib", "legacy", "third_party", "thirdparty", "3rdparty"})
 
 
 def is_side_copy(path: str) -> bool:
-    """A C/C++ file in a folder of code beside the library (contrib/, legacy/), by the conventions above."""
+    """A C/C++ file in a folder of code beside the library (contrib/, legacy/, third_party/), as above."""
     parts = path.split("/")
     return parts[-1].lower().endswith(_C_FAMILY) and any(p.lower() in _C_SIDE_COPY_DIRS for p in parts[:-1])
 
