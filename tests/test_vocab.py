@@ -11,7 +11,14 @@ from igraph_mcp.retrieve.analyze import analyze_query
 from igraph_mcp.retrieve.boosts import IDENTIFIER, SIDE_COPY, TEST_CODE, BoostFactors, Candidate, boost
 from igraph_mcp.vocab.links import Thresholds
 from igraph_mcp.vocab.source import normalize_source, source_lines
-from igraph_mcp.vocab.testcode import is_generated_copy, is_non_source, is_side_copy, is_test_path, is_test_side
+from igraph_mcp.vocab.testcode import (
+    is_generated_code,
+    is_generated_copy,
+    is_non_source,
+    is_side_copy,
+    is_test_path,
+    is_test_side,
+)
 
 # Paths where the resolver's old rule and the ranker's disagreed, then some where they always agreed: is it test
 # code (one answer for both), and may library code guess into it (no for tests and for the inputs of tests).
@@ -126,6 +133,24 @@ def test_generated_copies_are_non_source(path: str, expected: bool) -> None:
 )
 def test_c_side_copies_are_non_source(path: str, expected: bool) -> None:
     assert is_side_copy(path) is expected
+    assert is_non_source(path) is expected
+
+
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [
+        ("pb/badgerpb4.pb.go", True),
+        ("api/service_pb2.py", True),
+        ("pkg/apis/v1/zz_generated.deepcopy.go", True),
+        ("src/schema.generated.ts", True),
+        ("src/api_generated.rs", True),
+        ("pb/badgerpb4.proto", False),  # the source it is written from
+        ("levels.go", False),
+        ("src/generator.ts", False),
+    ],
+)
+def test_generated_code_is_non_source(path: str, expected: bool) -> None:
+    assert is_generated_code(path) is expected
     assert is_non_source(path) is expected
 
 

@@ -63,6 +63,31 @@ def is_generated_copy(path: str) -> bool:
     return _GENERATED_COPY_STEM in parts[-1].lower() or any(p.lower() in _GENERATED_COPY_DIRS for p in parts[:-1])
 
 
+# Code a tool writes from another source (a .proto, a schema): the fix is in the source or the tool, never here.
+# Protocol Buffers and gRPC outputs by language, and the usual `generated` file names (Go's zz_generated.deepcopy.go).
+_GENERATED_SUFFIXES = (
+    ".pb.go",
+    ".pb.gw.go",
+    "_pb2.py",
+    "_pb2_grpc.py",
+    "_pb2.pyi",
+    ".pb.cc",
+    ".pb.h",
+    "_pb.js",
+    "_pb.d.ts",
+    "_grpc_pb.js",
+    ".g.dart",
+)
+_GENERATED_STEM_MARKS = ("zz_generated", ".generated", "_generated")
+
+
+def is_generated_code(path: str) -> bool:
+    """A file a code generator wrote (protobuf and gRPC outputs, `*.generated.*`, `zz_generated*`), by name."""
+    name = path.rsplit("/", 1)[-1].lower()
+    stem = name.rsplit(".", 1)[0]
+    return name.endswith(_GENERATED_SUFFIXES) or stem.startswith("zz_generated") or stem.endswith(_GENERATED_STEM_MARKS)
+
+
 # C and C++ trees keep other code beside the library: contributed ports and wrappers (zstd's contrib/linux-kernel
 # holds a second decompress.c), decoders of old formats (lib/legacy/zstd_v05.c) and vendored dependencies
 # (third_party/clara.hpp). Only for C/C++ files: a Python package's contrib/ (django.contrib) is the library itself.
@@ -77,10 +102,11 @@ def is_side_copy(path: str) -> bool:
 
 
 def is_non_source(path: str) -> bool:
-    """Tests, documentation, examples, generated copies and C/C++ side copies: where an issue's fix rarely is."""
+    """Tests, documentation, examples, generated copies and code, C/C++ side copies: where an issue's fix rarely is."""
     return (
         is_test_path(path)
         or is_generated_copy(path)
         or is_side_copy(path)
+        or is_generated_code(path)
         or any(part.lower() in _NON_SOURCE_DIRS for part in path.split("/")[:-1])
     )
