@@ -344,7 +344,11 @@ def extract_code_symbols(root: Path) -> tuple[list[PySymbol], dict[str, bytes], 
     failed = 0
     for file, language in iter_source_files(root):
         rel = file.relative_to(root).as_posix()
-        data = file.read_bytes()
+        try:
+            data = file.read_bytes()
+        except OSError:  # a broken link (Leaflet's debug/leaflet-include.js) is no source, as for the index
+            failed += 1
+            continue
         sources[rel] = data
         try:
             parsed = parse_source(data, language, rel)

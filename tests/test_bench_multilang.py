@@ -130,6 +130,16 @@ def test_extract_code_symbols_reads_cpp_headers_as_cpp(tmp_path: Path) -> None:
     assert sorted(sources) == ["inc/msg.h", "lib.c"] and failed == 0
 
 
+def test_extract_code_symbols_counts_a_broken_link_and_goes_on(tmp_path: Path) -> None:
+    # Leaflet's debug/leaflet-include.js links to a file its tree no longer has.
+    (tmp_path / "debug").mkdir()
+    (tmp_path / "debug" / "leaflet-include.js").symlink_to("leaflet-rollup-src.js")
+    (tmp_path / "map.js").write_text("function draw() { return 1; }\n", encoding="utf-8")
+    symbols, sources, failed = bd.extract_code_symbols(tmp_path)
+    assert sorted(sources) == ["map.js"] and failed == 1
+    assert "map.js::draw" in {s.key for s in symbols}
+
+
 def test_language_table_rows_per_half_language_and_system() -> None:
     def rec(half: str, language: str, system: str, acc5: float) -> dict[str, object]:
         metrics = {"file_acc@1": 0.0, "file_acc@5": acc5, "file_acc@10": 1.0, "func_acc@10": None}
