@@ -52,7 +52,8 @@ def render_index(r: IndexResult) -> str:
     ]
     lines += _skipped_lines(r)
     if r.embedded or r.embedReused:
-        lines.append(f"embedded {r.embedded} symbols ({r.embedReused} reused unchanged)")
+        # Parts of long definitions get vectors too: counting them as symbols contradicted the line above.
+        lines.append(f"{r.embedded} vectors embedded, definitions and parts of long ones ({r.embedReused} reused)")
     if r.embedNote:
         lines.append(f"note: {r.embedNote}")
     if r.recoveredFrom:

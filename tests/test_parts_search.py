@@ -13,7 +13,7 @@ import pytest
 from _factories import edit_file, make_repo, make_service, snapshot
 
 from igraph_mcp.embed.registry import make_embedder
-from igraph_mcp.render import render_explore
+from igraph_mcp.render import render_explore, render_index
 from igraph_mcp.service import IGraphService
 from igraph_mcp.store import counts as count_store
 from igraph_mcp.store import nodes as node_store
@@ -258,3 +258,16 @@ def test_the_real_model_finds_the_shutdown_callback_by_what_it_does(
     assert factory is not None, top3
     assert factory.partLines is not None and factory.partLines[0] <= CALLBACK[1], top3
     assert factory.partLines[1] >= CALLBACK[0], top3
+
+
+def test_the_index_summary_counts_vectors_not_symbols(tmp_path: Path) -> None:
+    """Parts get vectors too: the summary's embedding line counts vectors, which outnumber the symbols here."""
+    service = make_service(make_repo(tmp_path, FILES, dedent=False))
+    try:
+        result = service.index()
+        vectors = service.status().vectors
+        assert result.embedded == vectors > result.symbols
+        line = next(x for x in render_index(result).splitlines() if "embedded" in x)
+        assert line == f"{vectors} vectors embedded, definitions and parts of long ones (0 reused)"
+    finally:
+        service.close()
