@@ -184,6 +184,35 @@ def test_the_analyze_channel_and_answer_bounds_are_parameters(svc: IGraphService
     )
 
 
+ADAPTERS = {
+    "adapter/bun/serve.ts": "export function serveStatic(options?: Options) {\n  return bunFile(options)\n}\n",
+    "adapter/deno/serve.ts": "export function serveStatic(options?: Options) {\n  return denoFile(options)\n}\n",
+    "adapter/node/serve.ts": "export function serveStatic(options?: Options) {\n  return nodeFile(options)\n}\n",
+    "core/options.ts": "export function optionalOptions(options?: Options) {\n  return options ?? {}\n}\n"
+    "export function adapterName(adapter: string) {\n  return adapter\n}\n",
+}
+
+
+def test_the_file_ranking_counts_a_name_each_file_repeats(tmp_path: Path) -> None:
+    service = make_service(make_repo(tmp_path, ADAPTERS, filler=False))
+    service.index()
+    try:
+        issue = "serveStatic: make options optional in all adapters\n\nserveStatic(options) fails without options."
+        adapters = {p for p in ADAPTERS if p.startswith("adapter/")}
+        counted = service.explore(
+            issue, top_k=10, hops=0, params=DEFAULT_PARAMS.with_value("files_count_repeats", True)
+        )
+        assert {f.filePath for f in counted.files[:3]} == adapters
+        # The hits still hold each qualified name once.
+        assert [h.name for h in counted.hits].count("serveStatic") == 1
+        thinned = service.explore(
+            issue, top_k=10, hops=0, params=DEFAULT_PARAMS.with_value("files_count_repeats", False)
+        )
+        assert {f.filePath for f in thinned.files[:3]} != adapters
+    finally:
+        service.close()
+
+
 def test_the_ranking_doc_lists_every_parameter() -> None:
     doc = (Path(__file__).resolve().parents[1] / "docs" / "ranking.md").read_text(encoding="utf-8")
     fields = [f.name for f in dataclasses.fields(RetrievalParams)]

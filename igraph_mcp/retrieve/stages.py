@@ -71,8 +71,9 @@ def run(
     fused = fuse(lists.ranked, query, params)
     rows = fetch_rows(db, fused)
     all_hits = boost(fused, rows, query, params, request.kinds, request.context_files)
-    all_hits = fold(db, all_hits, rows, query, params, request.kinds)
-    files = rank_files(all_hits, query, params)
+    folded = fold(db, all_hits, rows, query, params, request.kinds, unique=False)
+    all_hits = folding.unique_names(folded) if params.unique_names else folded
+    files = rank_files(file_candidates(folded, all_hits, params), query, params)
     all_hits = rerank_hits(all_hits, files, query, params)
     files = refile(all_hits, files, query, params)
     hits = all_hits[: request.top_k]
@@ -343,12 +344,15 @@ def fold(
     query: AnalyzedQuery,
     params: RetrievalParams,
     kinds: Sequence[str] | None = None,
+    *,
+    unique: bool = True,
 ) -> list[Hit]:
     """Declarations folded into their implementations and type-only hits demoted unless the question is about a
-    type (``params.fold_declarations``), then each qualified name once (``params.unique_names``); retrieve/folding.py.
-    """
+    type (``params.fold_declarations``), then each qualified name once (``params.unique_names``, when ``unique``);
+    retrieve/folding.py."""
+    unique = unique and params.unique_names
     if not params.fold_declarations:
-        return folding.unique_names(hits) if params.unique_names else hits
+        return folding.unique_names(hits) if unique else hits
     declared = [h.nodeId for h in hits if (row := rows.get(h.nodeId)) is not None and row.declaration]
     links = decl_store.implementations(db, declared) if declared else {}
     # A declaration with one implementation outside the candidates is replaced by it: its row is read here.
@@ -364,10 +368,18 @@ def fold(
         type_only=params.type_only,
         kinds=kinds,
     )
-    return folding.unique_names(folded) if params.unique_names else folded
+    return folding.unique_names(folded) if unique else folded
 
 
 # -- rank files -----------------------------------------------------------------------------------------------------
+def file_candidates(folded: list[Hit], unique: list[Hit], params: RetrievalParams) -> list[Hit]:
+    """The hits the file ranking reads: with ``params.files_count_repeats``, a name repeated in another file counts
+    there too (one per file: overloads do not add up); else the answer's hits, each name once."""
+    if params.unique_names and params.files_count_repeats:
+        return folding.unique_names(folded, per_file=True)
+    return unique
+
+
 @dataclass(slots=True)
 class RankedFiles:
     """Files best first, and the path words of each candidate file that the query uses."""
