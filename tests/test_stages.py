@@ -12,6 +12,7 @@ from _factories import make_repo, make_service
 from igraph_mcp.config import RetrievalConfig
 from igraph_mcp.errors import InvalidInput
 from igraph_mcp.explore_request import MAX_TOKENS_MAX, TOP_K_MAX, ExploreRequest
+from igraph_mcp.models import FileHit
 from igraph_mcp.retrieve import rerank, stages
 from igraph_mcp.retrieve.boosts import EXACT_NAME, BoostFactors
 from igraph_mcp.retrieve.params import DEFAULT_PARAMS, RetrievalParams
@@ -156,6 +157,27 @@ def test_files_are_ranked_again_from_the_reranked_hits_only_when_asked(svc: IGra
     assert files.files[0].filePath == "shop/pricing.py" and again.files[0].filePath == "tests/test_pricing.py"
     line = stages.analyze(svc.db, "compute_total looks suspicious", params)
     assert stages.refile(reranked, files, line, params.with_value("rerank_files", True)) is files  # issues only
+
+
+def test_files_are_ranked_again_for_the_languages_that_measured_better(svc: IGraphService) -> None:
+    params = DEFAULT_PARAMS
+    query = stages.analyze(svc.db, ISSUE, params)
+    lists = stages.search_channels(svc.db, query, svc.dense_state(), params, ("fts",))
+    fused = stages.fuse(lists.ranked, query, params)
+    hits = stages.boost(fused, stages.fetch_rows(svc.db, fused), query, params)
+    python = stages.rank_files(hits, query, params)
+    reranked = stages.rerank_hits(hits, python, query, params)
+    assert stages.refile(reranked, python, query, params) is python
+    java = stages.RankedFiles(
+        [FileHit(filePath=p, score=1.0) for p in ("core/Main.java", "core/Step.java", "build.py")], {}
+    )
+    assert stages.answer_language(java.files) == "java" and "java" in params.rerank_files_languages
+    assert stages.refile(reranked, java, query, params) is not java
+    assert stages.refile(reranked, java, query, params.with_value("rerank_files_languages", ())) is java
+    line = stages.analyze(svc.db, "compute_total looks suspicious", params)
+    assert stages.refile(reranked, java, line, params) is java  # issues only
+    tie = [FileHit(filePath="a.ts", score=2.0), FileHit(filePath="b.py", score=1.0)]
+    assert stages.answer_language(tie) == "typescript" and stages.answer_language([]) is None
 
 
 def test_expand_and_answer_stages(svc: IGraphService) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,6 +40,7 @@ from igraph_mcp.store import vectors as vec_store
 from igraph_mcp.store.db import Database
 from igraph_mcp.store.records import NodeRow
 from igraph_mcp.store.status import node_count
+from igraph_mcp.vocab.languages import language_for_path
 
 # (analysis, query vector or None, node ids in the answer) -> (resources, note)
 ResourceFinder = Callable[[QueryAnalysis, bytes | None, list[int]], tuple[list[ResourceHit], str | None]]
@@ -416,10 +418,19 @@ def rerank_hits(hits: list[Hit], files: RankedFiles, query: AnalyzedQuery, param
 
 
 def refile(hits: list[Hit], files: RankedFiles, query: AnalyzedQuery, params: RetrievalParams) -> RankedFiles:
-    """The files ranked again from the re-ranked hits when ``rerank_files`` is on; else ``files`` as they were."""
-    if not (params.rerank_files and learned(query, params)):
+    """The files ranked again from the re-ranked hits when ``rerank_files`` is on, or the top files are mostly of
+    one of ``rerank_files_languages``; else ``files`` as they were."""
+    if not learned(query, params):
+        return files
+    if not (params.rerank_files or answer_language(files.files) in params.rerank_files_languages):
         return files
     return rank_files(hits, query, params)
+
+
+def answer_language(files: Sequence[FileHit], top: int = 5) -> str | None:
+    """The language most of the ``top`` first files are written in (on a tie, the better-placed file's)."""
+    counts = Counter(language for f in files[:top] if (language := language_for_path(f.filePath)) is not None)
+    return counts.most_common(1)[0][0] if counts else None
 
 
 # -- expand ---------------------------------------------------------------------------------------------------------
