@@ -96,6 +96,28 @@ REPO: dict[str, str] = {
         #include "counter.h"
         int counter_next(int step) { static int n; n += step; return n; }
         """,
+    # C++ members defined relative to the namespaces in scope: Session::applyCommandLine after `using namespace app`
+    # is app.Session.applyCommandLine; tools.Session and app.Widget declare the same method name and must not fold.
+    "cpp/session.hpp": """
+        namespace app {
+        class Session { public: int applyCommandLine(int argc); };
+        class Widget { public: int applyCommandLine(int argc); };
+        }
+        """,
+    "cpp/session.cpp": """
+        #include "session.hpp"
+        using namespace app;
+        int Session::applyCommandLine(int argc) { return argc > 1 ? parseArguments(argc) : 0; }
+        """,
+    "cpp/tools.hpp": """
+        namespace tools {
+        class Session { public: int applyCommandLine(int argc); };
+        }
+        """,
+    "cpp/tools.cpp": """
+        #include "tools.hpp"
+        namespace tools { int Session::applyCommandLine(int argc) { return -argc; } }
+        """,
 }
 
 LINKS = {
@@ -109,6 +131,8 @@ LINKS = {
     ("go/store/store.go", "Reader.Close", "go/store/store.go", "FileStore.Close", "method_set"),
     ("rust/src/lib.rs", "Greeter.greet", "rust/src/lib.rs", "English.greet", "inherits"),
     ("c/counter.h", "counter_next", "c/counter.c", "counter_next", "companion"),
+    ("cpp/session.hpp", "app.Session.applyCommandLine", "cpp/session.cpp", "Session.applyCommandLine", "companion"),
+    ("cpp/tools.hpp", "tools.Session.applyCommandLine", "cpp/tools.cpp", "tools.Session.applyCommandLine", "companion"),
 }
 
 
@@ -306,6 +330,19 @@ def test_an_interface_method_folds_into_the_implementing_method(indexed: IGraphS
     r = indexed.explore("how is the area of a shape computed", top_k=5, hops=0)
     areas = [h for h in r.hits if h.name == "area"]
     assert [(h.qualifiedName, h.declaredAt) for h in areas] == [("Circle.area", "java/Shape.java:3")]
+
+
+def test_a_cpp_header_method_folds_into_its_definition_written_relative_to_the_namespace(
+    indexed: IGraphService,
+) -> None:
+    r = indexed.explore("applyCommandLine parse the command line arguments", top_k=10, hops=0)
+    applied = {(h.filePath, h.qualifiedName, h.declaredAt) for h in r.hits if h.name == "applyCommandLine"}
+    assert applied == {
+        ("cpp/session.cpp", "Session.applyCommandLine", "cpp/session.hpp:2"),
+        ("cpp/tools.cpp", "tools.Session.applyCommandLine", "cpp/tools.hpp:2"),
+        # Widget's has no definition: it stays, as a declaration.
+        ("cpp/session.hpp", "app.Widget.applyCommandLine", ""),
+    }
 
 
 def test_a_type_question_still_gets_the_type_first(indexed: IGraphService) -> None:

@@ -20,6 +20,7 @@ NODES: dict[int, tuple[str, str, str, int, bool]] = {
     7: ("function", "helper", "lib/util.js", 1, False),
     8: ("type", "Options", "lib/types.ts", 1, False),
     9: ("method", "Reader.read", "reader.go", 5, True),
+    10: ("function", "parseBody", "lib/parse.js", 30, False),  # an overload of 2
 }
 
 
@@ -121,6 +122,17 @@ def test_is_type_query(query: str, type_names: set[str], expected: bool) -> None
 
 def test_unique_names_keeps_the_best_placed() -> None:
     hits = [_hit(2, 0.9), _hit(7, 0.8), _hit(1, 0.7)]  # 1 and 2 share the qualified name parseBody
+    assert [h.nodeId for h in unique_names(hits)] == [2, 7]
+
+
+def test_unique_names_per_file_keep_a_name_once_in_each_file() -> None:
+    hits = [
+        _hit(2, 0.9),
+        _hit(10, 0.85),
+        _hit(7, 0.8),
+        _hit(1, 0.7),
+    ]  # parseBody: twice in lib/parse.js, once in types/
+    assert [h.nodeId for h in unique_names(hits, per_file=True)] == [2, 7, 1]
     assert [h.nodeId for h in unique_names(hits)] == [2, 7]
 
 

@@ -12,6 +12,7 @@ from _factories import make_repo, make_service
 from igraph_mcp.config import RetrievalConfig
 from igraph_mcp.errors import InvalidInput
 from igraph_mcp.explore_request import MAX_TOKENS_MAX, TOP_K_MAX, ExploreRequest
+from igraph_mcp.models import FileHit
 from igraph_mcp.retrieve import rerank, stages
 from igraph_mcp.retrieve.boosts import EXACT_NAME, BoostFactors
 from igraph_mcp.retrieve.params import DEFAULT_PARAMS, RetrievalParams
@@ -158,6 +159,27 @@ def test_files_are_ranked_again_from_the_reranked_hits_only_when_asked(svc: IGra
     assert stages.refile(reranked, files, line, params.with_value("rerank_files", True)) is files  # issues only
 
 
+def test_files_are_ranked_again_for_the_languages_that_measured_better(svc: IGraphService) -> None:
+    params = DEFAULT_PARAMS
+    query = stages.analyze(svc.db, ISSUE, params)
+    lists = stages.search_channels(svc.db, query, svc.dense_state(), params, ("fts",))
+    fused = stages.fuse(lists.ranked, query, params)
+    hits = stages.boost(fused, stages.fetch_rows(svc.db, fused), query, params)
+    python = stages.rank_files(hits, query, params)
+    reranked = stages.rerank_hits(hits, python, query, params)
+    assert stages.refile(reranked, python, query, params) is python
+    java = stages.RankedFiles(
+        [FileHit(filePath=p, score=1.0) for p in ("core/Main.java", "core/Step.java", "build.py")], {}
+    )
+    assert stages.answer_language(java.files) == "java" and "java" in params.rerank_files_languages
+    assert stages.refile(reranked, java, query, params) is not java
+    assert stages.refile(reranked, java, query, params.with_value("rerank_files_languages", ())) is java
+    line = stages.analyze(svc.db, "compute_total looks suspicious", params)
+    assert stages.refile(reranked, java, line, params) is java  # issues only
+    tie = [FileHit(filePath="a.ts", score=2.0), FileHit(filePath="b.py", score=1.0)]
+    assert stages.answer_language(tie) == "typescript" and stages.answer_language([]) is None
+
+
 def test_expand_and_answer_stages(svc: IGraphService) -> None:
     params = DEFAULT_PARAMS.with_assignments(["snippet_hits=1", "neighbour_limit=1"])
     answer = svc.explore("compute_total", hops=1, params=params)
@@ -182,6 +204,35 @@ def test_the_analyze_channel_and_answer_bounds_are_parameters(svc: IGraphService
         shipped.hits[0].snippet.count("\n") >= 1
         and short.hits[0].snippet == shipped.hits[0].snippet.split("\n")[0] + "\n…"
     )
+
+
+ADAPTERS = {
+    "adapter/bun/serve.ts": "export function serveStatic(options?: Options) {\n  return bunFile(options)\n}\n",
+    "adapter/deno/serve.ts": "export function serveStatic(options?: Options) {\n  return denoFile(options)\n}\n",
+    "adapter/node/serve.ts": "export function serveStatic(options?: Options) {\n  return nodeFile(options)\n}\n",
+    "core/options.ts": "export function optionalOptions(options?: Options) {\n  return options ?? {}\n}\n"
+    "export function adapterName(adapter: string) {\n  return adapter\n}\n",
+}
+
+
+def test_the_file_ranking_counts_a_name_each_file_repeats(tmp_path: Path) -> None:
+    service = make_service(make_repo(tmp_path, ADAPTERS, filler=False))
+    service.index()
+    try:
+        issue = "serveStatic: make options optional in all adapters\n\nserveStatic(options) fails without options."
+        adapters = {p for p in ADAPTERS if p.startswith("adapter/")}
+        counted = service.explore(
+            issue, top_k=10, hops=0, params=DEFAULT_PARAMS.with_value("files_count_repeats", True)
+        )
+        assert {f.filePath for f in counted.files[:3]} == adapters
+        # The hits still hold each qualified name once.
+        assert [h.name for h in counted.hits].count("serveStatic") == 1
+        thinned = service.explore(
+            issue, top_k=10, hops=0, params=DEFAULT_PARAMS.with_value("files_count_repeats", False)
+        )
+        assert {f.filePath for f in thinned.files[:3]} != adapters
+    finally:
+        service.close()
 
 
 def test_the_ranking_doc_lists_every_parameter() -> None:

@@ -7,6 +7,10 @@ qualified name, within its language family (a `.d.ts` declares JavaScript, a C h
   3. elsewhere: the definitions in files that include the declaration's file, else those sharing the longest
      path tail (`types/pool.d.ts` and `lib/dispatcher/pool.js`) or its directory; with nothing relating them,
      only a name defined once.
+  Where a member may be defined relative to its namespaces (C++: `using namespace app; int Session::run()`, or a
+  reading that lost the enclosing `namespace app {`), a declaration with no definition of its own qualified name
+  takes, by rules 1-2 and the include rule only, one whose qualified name ends it and still names the owner
+  (`Session.run` for `app.Session.run`; never `tools.Session.run` or `Widget.run`).
 Rules 4-5 look for the members of types that implement the declaration's type:
   4. the same-named members of the types that inherit or implement it, transitively through the graph's
      `inherits` / `implements` edges (a member written outside its type, Rust's `impl Trait for X` or C++'s
@@ -112,6 +116,28 @@ _RULE_ORDER = {"same_file": 0, "companion": 1, "include": 2, "qualified_name": 3
 
 def _own_definitions(decl: LinkNode, same: Sequence[LinkNode], includes: set[tuple[int, int]]) -> list[tuple[int, str]]:
     named = [c for c in same if c.qualified_name == decl.qualified_name]
+    if not named:
+        # C++ defines a member relative to the namespaces in scope; C++ also needs the class declared before such a
+        # definition, so only the declaring file, its companion and the files including it are read for one.
+        return _related_files(decl, [c for c in same if _scope_relative(c, decl.qualified_name)], includes)
+    return _related_files(decl, named, includes) or _elsewhere(decl, named)
+
+
+def _scope_relative(impl: LinkNode, declared: str) -> bool:
+    """``impl``'s qualified name is ``declared`` less some leading namespaces, owner kept, in a language that
+    qualifies a member relative to the namespaces in scope (`Session.run` of `app.Session.run`)."""
+    spec = LANGUAGES.get(impl.language)
+    qualified = impl.qualified_name
+    return (
+        spec is not None
+        and "namespace" in spec.receiver_scope_kinds
+        and "." in qualified
+        and declared.endswith("." + qualified)
+    )
+
+
+def _related_files(decl: LinkNode, named: Sequence[LinkNode], includes: set[tuple[int, int]]) -> list[tuple[int, str]]:
+    """The first of rules 1-2 and the include rule that finds some of ``named``."""
     here = [c.id for c in named if c.file_id == decl.file_id]
     if here:
         return [(i, "same_file") for i in here]
@@ -120,10 +146,14 @@ def _own_definitions(decl: LinkNode, same: Sequence[LinkNode], includes: set[tup
     if companion:
         return [(i, "companion") for i in companion]
     including = [c.id for c in named if (c.file_id, decl.file_id) in includes]
-    if including:
-        return [(i, "include") for i in including]
+    return [(i, "include") for i in including]
+
+
+def _elsewhere(decl: LinkNode, named: Sequence[LinkNode]) -> list[tuple[int, str]]:
+    """Rule 3's last resort: the definitions sharing the longest path tail or the directory, else one alone."""
     if not named:
         return []
+    stem = path_stem(decl.path, decl.language)
     directory = _directory(decl.path)
     scored = [(shared_tail(stem, path_stem(c.path, c.language)), _directory(c.path) == directory, c.id) for c in named]
     best = max((tail, same_dir) for tail, same_dir, _ in scored)

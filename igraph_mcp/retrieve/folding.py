@@ -109,12 +109,12 @@ def name_key(kind: str, qualified_name: str, name: str, path: str) -> str:
     return path if kind == "module" else qualified_name or name
 
 
-def unique_names(hits: Sequence[Hit]) -> list[Hit]:
-    """The hits with each qualified name once, in its best-placed hit."""
-    seen: set[str] = set()
+def unique_names(hits: Sequence[Hit], *, per_file: bool = False) -> list[Hit]:
+    """The hits with each qualified name once (once per file, with ``per_file``), in its best-placed hit."""
+    seen: set[tuple[str, str]] = set()
     out: list[Hit] = []
     for h in hits:
-        key = name_key(h.kind, h.qualifiedName, h.name, h.filePath)
+        key = (h.filePath if per_file else "", name_key(h.kind, h.qualifiedName, h.name, h.filePath))
         if key not in seen:
             seen.add(key)
             out.append(h)

@@ -79,12 +79,18 @@ class RetrievalParams:
     fold_declarations: bool = True
     type_only: float = folding.TYPE_ONLY  # a type-only hit's score times this, for a question about behaviour
     unique_names: bool = True  # each qualified name once per answer (hits and neighbours), in its best-placed entry
+    # The file ranking counts the candidates unique_names leaves out of the hits, once per file: a fix "in all adapters"
+    # edits one `serveStatic` per adapter file, and with the repeats dropped only the best-placed file had it.
+    files_count_repeats: bool = True
 
     # -- learned re-ranking (issue-shaped queries only) ---------------------------------------------------------
     rerank_weights: tuple[float, ...] = WEIGHTS  # () = off, the fused order stands
     rerank_depth: int = RERANK_DEPTH
-    # Rank the files again from the re-ranked hits' scores (False: files keep the hand-set ranking of the fused hits).
+    # Rank the files again from the re-ranked hits' scores (False: files keep the hand-set order of the fused hits) ...
     rerank_files: bool = False
+    # ... and, whatever rerank_files says, when most top files are in one of these languages: on the multi-language
+    # tuning half it raised file Acc@5 for Java 73.3 -> 93.3 and TypeScript 77.8 -> 83.3, where Python lost.
+    rerank_files_languages: tuple[str, ...] = ("java", "typescript", "tsx")
 
     # -- expand -------------------------------------------------------------------------------------------------
     hop_decay: float = expand.DECAY  # a neighbour's score: its seed's times this per hop

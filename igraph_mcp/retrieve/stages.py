@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,6 +40,7 @@ from igraph_mcp.store import vectors as vec_store
 from igraph_mcp.store.db import Database
 from igraph_mcp.store.records import NodeRow
 from igraph_mcp.store.status import node_count
+from igraph_mcp.vocab.languages import language_for_path
 
 # (analysis, query vector or None, node ids in the answer) -> (resources, note)
 ResourceFinder = Callable[[QueryAnalysis, bytes | None, list[int]], tuple[list[ResourceHit], str | None]]
@@ -71,8 +73,9 @@ def run(
     fused = fuse(lists.ranked, query, params)
     rows = fetch_rows(db, fused)
     all_hits = boost(fused, rows, query, params, request.kinds, request.context_files)
-    all_hits = fold(db, all_hits, rows, query, params, request.kinds)
-    files = rank_files(all_hits, query, params)
+    folded = fold(db, all_hits, rows, query, params, request.kinds, unique=False)
+    all_hits = folding.unique_names(folded) if params.unique_names else folded
+    files = rank_files(file_candidates(folded, all_hits, params), query, params)
     all_hits = rerank_hits(all_hits, files, query, params)
     files = refile(all_hits, files, query, params)
     hits = all_hits[: request.top_k]
@@ -343,12 +346,15 @@ def fold(
     query: AnalyzedQuery,
     params: RetrievalParams,
     kinds: Sequence[str] | None = None,
+    *,
+    unique: bool = True,
 ) -> list[Hit]:
     """Declarations folded into their implementations and type-only hits demoted unless the question is about a
-    type (``params.fold_declarations``), then each qualified name once (``params.unique_names``); retrieve/folding.py.
-    """
+    type (``params.fold_declarations``), then each qualified name once (``params.unique_names``, when ``unique``);
+    retrieve/folding.py."""
+    unique = unique and params.unique_names
     if not params.fold_declarations:
-        return folding.unique_names(hits) if params.unique_names else hits
+        return folding.unique_names(hits) if unique else hits
     declared = [h.nodeId for h in hits if (row := rows.get(h.nodeId)) is not None and row.declaration]
     links = decl_store.implementations(db, declared) if declared else {}
     # A declaration with one implementation outside the candidates is replaced by it: its row is read here.
@@ -364,10 +370,18 @@ def fold(
         type_only=params.type_only,
         kinds=kinds,
     )
-    return folding.unique_names(folded) if params.unique_names else folded
+    return folding.unique_names(folded) if unique else folded
 
 
 # -- rank files -----------------------------------------------------------------------------------------------------
+def file_candidates(folded: list[Hit], unique: list[Hit], params: RetrievalParams) -> list[Hit]:
+    """The hits the file ranking reads: with ``params.files_count_repeats``, a name repeated in another file counts
+    there too (one per file: overloads do not add up); else the answer's hits, each name once."""
+    if params.unique_names and params.files_count_repeats:
+        return folding.unique_names(folded, per_file=True)
+    return unique
+
+
 @dataclass(slots=True)
 class RankedFiles:
     """Files best first, and the path words of each candidate file that the query uses."""
@@ -404,10 +418,19 @@ def rerank_hits(hits: list[Hit], files: RankedFiles, query: AnalyzedQuery, param
 
 
 def refile(hits: list[Hit], files: RankedFiles, query: AnalyzedQuery, params: RetrievalParams) -> RankedFiles:
-    """The files ranked again from the re-ranked hits when ``rerank_files`` is on; else ``files`` as they were."""
-    if not (params.rerank_files and learned(query, params)):
+    """The files ranked again from the re-ranked hits when ``rerank_files`` is on, or the top files are mostly of
+    one of ``rerank_files_languages``; else ``files`` as they were."""
+    if not learned(query, params):
+        return files
+    if not (params.rerank_files or answer_language(files.files) in params.rerank_files_languages):
         return files
     return rank_files(hits, query, params)
+
+
+def answer_language(files: Sequence[FileHit], top: int = 5) -> str | None:
+    """The language most of the ``top`` first files are written in (on a tie, the better-placed file's)."""
+    counts = Counter(language for f in files[:top] if (language := language_for_path(f.filePath)) is not None)
+    return counts.most_common(1)[0][0] if counts else None
 
 
 # -- expand ---------------------------------------------------------------------------------------------------------
