@@ -39,7 +39,9 @@ FILES = {
 
 
 def test_kept_counts_follow_builds_edits_and_deletes(tmp_path: Path) -> None:
-    root = make_repo(tmp_path, FILES, filler=False)
+    call = "from pkg.core import helper\n\ndef f_{0}():\n    return helper() + {0}\n"
+    generated = {f"gen/mod_{i}.py": call.format(i) for i in range(24)}
+    root = make_repo(tmp_path, {**FILES, **generated}, filler=False)
     svc = make_service(root)
     try:
         svc.index(embed=False)
@@ -66,11 +68,14 @@ def test_kept_counts_follow_builds_edits_and_deletes(tmp_path: Path) -> None:
         assert_counts_exact(svc.db)
         svc.index(embed=False, full=True)  # every edge deleted, written and bound again in one transaction
         assert_counts_exact(svc.db)
-        for rel in ("pkg/app.py", "web/use.ts", "web/shapes.ts"):
+        for rel in generated:
             (root / rel).unlink()
+        with pytest.raises(MassDelete):
+            svc.index(embed=False)  # 24 of 28 files: refused, nothing written
+        assert_counts_exact(svc.db)
         svc.index(embed=False, allow_mass_delete=True)  # most of the index deleted at once
         assert_counts_exact(svc.db)
-        assert count_store.counts(svc.db)["files"] == 1
+        assert count_store.counts(svc.db)["files"] == 4
     finally:
         svc.close()
 
