@@ -13,9 +13,10 @@ For each run the tree is copied to a temporary directory (the copy is not timed)
    wall seconds and tag count. This is the reference: a lister at disk speed, no resolution, no search index.
 2. `igraph-mcp index --no-embed --json` builds structure and FTS (searchable): wall seconds, the peak resident
    memory of the whole process tree (parse workers included, sampled every 0.1 s), the index's size on disk, the
-   indexer's own per-phase seconds, and the parse phase taken apart (``--child``: the same run in a process that
-   times the indexer's steps): waiting for parsed files, building and writing rows, and of the writes the nodes,
-   their FTS rows and the edges.
+   indexer's own per-phase seconds, and both phases taken apart (``--child``: the same run in a process that
+   times the indexer's steps): waiting for parsed files, building and writing rows (the file layout, row building,
+   nodes, FTS rows, edges, facts, imports, bind scopes), and the resolve phase's symbol table, facts, binding,
+   writing the bindings and linking declarations.
 3. With --vectors, `igraph-mcp index` again on that index: the time to every vector (long: an hour or more for
    this tree on 2 cores).
 
@@ -81,8 +82,8 @@ def timed_index(root: Path, embed: bool) -> None:
     """Index ``root`` through the CLI in this process with the parse phase's steps timed; prints the CLI's JSON
     summary with a ``steps`` entry (seconds per step, summed over the run)."""
     from igraph_mcp import cli
-    from igraph_mcp.index import indexer, parse_pool
-    from igraph_mcp.store import edges, node_text, nodes
+    from igraph_mcp.index import bind, indexer, parse_pool, write
+    from igraph_mcp.store import edges, facts, imports, node_text, nodes
 
     steps: dict[str, float] = {}
 
@@ -115,15 +116,30 @@ def timed_index(root: Path, embed: bool) -> None:
 
     parse_all = parse_pool.parse_all
     parse_pool.parse_all = lambda *a, **k: waited(parse_all(*a, **k))  # type: ignore[assignment]
-    indexer.write_batch = timed("rows and writes", indexer.write_batch)  # type: ignore[assignment]
-    nodes.insert_nodes = timed("  of which nodes", nodes.insert_nodes)  # type: ignore[assignment]
-    node_text.insert_fts = timed("  of which FTS rows", node_text.insert_fts)  # type: ignore[assignment]
-    edges.insert_edges = timed("  of which edges", edges.insert_edges)  # type: ignore[assignment]
+    # The parse phase's steps (each row a part of the one above it when indented), then the resolve phase's.
+    patched = [
+        (indexer, "write_batch", "rows and writes"),
+        (write, "file_layout", "  of which file layout (parts)"),
+        (write, "file_rows", "  of which row building"),
+        (nodes, "insert_nodes", "  of which nodes"),
+        (node_text, "insert_fts", "  of which FTS rows"),
+        (edges, "insert_edges", "  of which edges"),
+        (facts, "insert_facts", "  of which facts"),
+        (imports, "insert_imports", "  of which imports"),
+        (write, "_file_scope", "  of which bind scopes"),
+        (bind, "_table", "resolve: symbol table"),
+        (bind.fact_store, "facts_by_node", "resolve: facts"),
+        (bind, "_bindings", "resolve: binding"),
+        (bind.edge_store, "set_edge_targets", "resolve: writing bindings"),
+        (bind, "link_declarations", "resolve: declarations"),
+    ]
+    for module, name, label in patched:
+        setattr(module, name, timed(label, getattr(module, name)))
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         code = cli.main(["index", str(root), "--json", *([] if embed else ["--no-embed"])])
     summary = json.loads(out.getvalue())
-    order = ["wait for parsed files", "rows and writes", "  of which nodes", "  of which FTS rows", "  of which edges"]
+    order = ["wait for parsed files", *(label for _module, _name, label in patched)]
     summary["steps"] = {k: round(steps[k], 2) for k in order if k in steps}
     print(json.dumps(summary))
     raise SystemExit(code)
@@ -187,7 +203,9 @@ def main() -> None:
         f"{searchable['symbols']} symbols, {searchable['edges']} edges"
     )
     print(f"  phases (s): {json.dumps(searchable['phases'])}")
-    print(f"  parse phase, by step (s): {json.dumps(searchable['steps'])}")
+    print("  by step (s; indented: part of the row above):")
+    for step, seconds in (searchable["steps"] or {}).items():
+        print(f"    {step:<34} {seconds:8.2f}")
     if "vectors" in out:
         vectors = out["vectors"]
         assert isinstance(vectors, dict)

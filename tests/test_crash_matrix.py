@@ -34,6 +34,7 @@ from typing import Any
 
 import apsw
 import pytest
+from _counts import assert_counts_exact
 from _factories import (
     StoreChoice,
     assign_store,
@@ -400,6 +401,7 @@ def _check_killed(p: Prepared, root: Path) -> None:
     reader = _service(root)
     try:
         _check_reader_sees_old_or_new(p, reader)
+        assert_counts_exact(reader.db)  # the kept counts rolled back with the rows
     finally:
         reader.close()
 
@@ -409,6 +411,7 @@ def _check_equals_clean(p: Prepared, root: Path, svc: IGraphService) -> None:
     assert svc.db.recovered_from is None and not list((root / CONFIG_DIR).glob("*.corrupt-*"))
     got = State.of(svc)
     assert got.snap == p.new.snap
+    assert_counts_exact(svc.db)
     assert got.vectors == p.new.vectors
     assert got.snap["node_rows"] == len(got.vectors)  # every node embedded, none left stale
     assert got.sources == p.new.sources

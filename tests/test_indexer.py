@@ -503,3 +503,27 @@ def test_same_size_same_mtime_edit_right_after_a_build_is_detected(tmp_path: Pat
         assert svc.node("omega_value").found and not svc.node("alpha_value").found
     finally:
         svc.close()
+
+
+def test_a_written_batch_lets_its_files_bytes_go(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = make_repo(tmp_path, APP)
+    _many_files(root, 12)
+    monkeypatch.setattr(indexer_mod, "FILES_PER_TRANSACTION", 5)
+    real_write_batch = indexer_mod.write_batch
+    held: list[int] = []  # bytes still held by the files written before each batch
+    written: list[Any] = []
+
+    def recording(db: Any, parsed: Any, **kwargs: Any) -> Any:
+        held.append(sum(len(c.data) for c in written))
+        assert all(c.data for c, _ in parsed)  # a batch is written from its files' bytes
+        written.extend(c for c, _ in parsed)
+        return real_write_batch(db, parsed, **kwargs)
+
+    monkeypatch.setattr(indexer_mod, "write_batch", recording)
+    svc = make_service(root)
+    try:
+        svc.index(embed=False)
+        assert len(held) >= 3 and held == [0] * len(held)
+        assert len(written) == svc.status().files and all(c.data == b"" for c in written)
+    finally:
+        svc.close()

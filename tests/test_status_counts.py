@@ -1,5 +1,6 @@
-"""Status's edge counts are kept by triggers, not counted per call: they must equal a count of the rows after
-every kind of write (a build, an edit that unbinds, a deleted file's cascade), a rollback, and a migration."""
+"""Status's edge counts are kept by the store's edge writes, not counted per call: they must equal a count of the
+rows after every kind of write (a build, an edit that unbinds, a deleted file, a mass delete, a full rebuild), a
+rollback, a run that dies midway and the run after it, and the migration from the triggers of schema 9."""
 
 from __future__ import annotations
 
@@ -8,13 +9,19 @@ from typing import Any
 
 import apsw
 import pytest
+from _counts import assert_counts_exact, live_counts
 from _factories import edit_file, make_repo, make_service
 
 from igraph_mcp.config import CONFIG_DIR
+from igraph_mcp.errors import MassDelete
+from igraph_mcp.index.indexer import Indexer
 from igraph_mcp.store import counts as count_store
 from igraph_mcp.store import edges as edge_store
+from igraph_mcp.store import files as file_store
+from igraph_mcp.store import sqlite_counts
 from igraph_mcp.store.db import SqliteDatabase
-from igraph_mcp.store.records import NewEdge
+from igraph_mcp.store.declarations import replace_links
+from igraph_mcp.store.records import EdgeBinding, NewEdge
 from igraph_mcp.store.schema import MIGRATIONS, SCHEMA_VERSION
 
 pytestmark = pytest.mark.both_stores
@@ -24,48 +31,91 @@ FILES = {
     "pkg/app.py": "from pkg.core import Base, helper\n\nclass App(Base):\n    def start(self):\n"
     "        return helper() + self.run()\n\ndef main():\n    return App().start()\n",
     "pkg/extra.py": "from pkg.core import helper\n\ndef twice():\n    return helper() + helper()\n",
+    # TypeScript overloads: `declares` edges, which the declaration linker deletes and writes again
+    "web/shapes.ts": "export function area(x: number): number;\nexport function area(x: string): number;\n"
+    "export function area(x: any): number { return helper(x); }\nfunction helper(x: any) { return 1; }\n",
+    "web/use.ts": "import { area } from './shapes';\nexport function total() { return area(1) + area('a'); }\n",
 }
 
 
-def _live(db: Any) -> tuple[dict[str, int], dict[str, int]]:
-    """What the kept counts must equal: the rows counted now."""
-    bound = int(db.scalar("SELECT count(*) FROM edges WHERE target_id IS NOT NULL"))
-    unbound = int(db.scalar("SELECT count(*) FROM edges WHERE target_id IS NULL"))
-    kinds = {
-        str(k): int(n) for k, n in db.rows("SELECT kind, count(*) FROM edges WHERE target_id IS NOT NULL GROUP BY kind")
-    }
-    return {"edges": bound, "unresolvedRefs": unbound}, kinds
-
-
-def _assert_kept(db: Any) -> None:
-    counts, kinds = _live(db)
-    kept = count_store.counts(db)
-    assert {"edges": kept["edges"], "unresolvedRefs": kept["unresolvedRefs"]} == counts
-    assert count_store.edge_kind_counts(db) == kinds
-
-
 def test_kept_counts_follow_builds_edits_and_deletes(tmp_path: Path) -> None:
-    root = make_repo(tmp_path, FILES)
+    call = "from pkg.core import helper\n\ndef f_{0}():\n    return helper() + {0}\n"
+    generated = {f"gen/mod_{i}.py": call.format(i) for i in range(24)}
+    root = make_repo(tmp_path, {**FILES, **generated}, filler=False)
     svc = make_service(root)
     try:
         svc.index(embed=False)
-        _assert_kept(svc.db)
+        assert_counts_exact(svc.db)
         assert count_store.edge_kind_counts(svc.db).get("calls", 0) >= 4
+        assert count_store.edge_kind_counts(svc.db).get("declares", 0) >= 2
         # helper renamed: its callers' edges lose their target (bound -> unbound), in other files too
         edit_file(
             root, "pkg/core.py", "class Base:\n    def run(self):\n        return 2\n\ndef assist():\n    return 1\n"
         )
         svc.index(embed=False)
-        _assert_kept(svc.db)
+        assert_counts_exact(svc.db)
         before = count_store.counts(svc.db)
         (root / "pkg" / "extra.py").unlink()  # its edges go with its nodes (a cascade)
         svc.index(embed=False)
-        _assert_kept(svc.db)
+        assert_counts_exact(svc.db)
         assert count_store.counts(svc.db)["unresolvedRefs"] < before["unresolvedRefs"]
         edit_file(root, "pkg/core.py", FILES["pkg/core.py"])  # helper back: the callers bind again
         svc.index(embed=False)
-        _assert_kept(svc.db)
+        assert_counts_exact(svc.db)
         assert svc.status().edges == count_store.counts(svc.db)["edges"] > 0
+        edit_file(root, "web/shapes.ts", FILES["web/shapes.ts"].replace("x: string", "x: boolean"))
+        svc.index(embed=False)  # the overloads' declares edges replaced
+        assert_counts_exact(svc.db)
+        svc.index(embed=False, full=True)  # every edge deleted, written and bound again in one transaction
+        assert_counts_exact(svc.db)
+        for rel in generated:
+            (root / rel).unlink()
+        with pytest.raises(MassDelete):
+            svc.index(embed=False)  # 24 of 28 files: refused, nothing written
+        assert_counts_exact(svc.db)
+        svc.index(embed=False, allow_mass_delete=True)  # most of the index deleted at once
+        assert_counts_exact(svc.db)
+        assert count_store.counts(svc.db)["files"] == 4
+    finally:
+        svc.close()
+
+
+def test_kept_counts_after_a_run_that_died_and_the_run_after_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = make_repo(tmp_path, FILES)
+    svc = make_service(root)
+    try:
+        svc.index(embed=False)
+        edit_file(root, "pkg/core.py", FILES["pkg/core.py"].replace("helper", "aid"))
+        (root / "pkg" / "extra.py").unlink()
+        real_write, real_resolve = Indexer._write_file, Indexer._resolve
+
+        def dies_writing(self: Indexer, *args: Any, **kwargs: Any) -> Any:
+            raise RuntimeError("killed while writing a batch")
+
+        def dies_binding(self: Indexer, *args: Any, **kwargs: Any) -> Any:
+            raise RuntimeError("killed before binding")
+
+        monkeypatch.setattr(Indexer, "_write_file", dies_writing)
+        with pytest.raises(RuntimeError):
+            svc.index(embed=False)  # the deletion committed, the batch rolled back
+        assert_counts_exact(svc.db)
+        monkeypatch.setattr(Indexer, "_write_file", real_write)
+        monkeypatch.setattr(Indexer, "_resolve", dies_binding)
+        with pytest.raises(RuntimeError):
+            svc.index(embed=False)  # the batch committed, its edges left unbound
+        assert_counts_exact(svc.db)
+        assert svc.db.get_meta("resolve_pending") == "1"
+        with pytest.raises(RuntimeError):
+            svc.index(embed=False, full=True)  # a full rebuild is one transaction: all of it rolled back
+        assert_counts_exact(svc.db)
+        monkeypatch.setattr(Indexer, "_resolve", real_resolve)
+        svc.index(embed=False)  # the pending binding finished
+        assert_counts_exact(svc.db)
+        resumed = count_store.counts(svc.db), count_store.edge_kind_counts(svc.db)
+        svc.index(embed=False, full=True)
+        assert (count_store.counts(svc.db), count_store.edge_kind_counts(svc.db)) == resumed
     finally:
         svc.close()
 
@@ -79,16 +129,15 @@ def test_a_rolled_back_write_leaves_the_counts(tmp_path: Path) -> None:
         db = svc.db
         kept = count_store.counts(db), count_store.edge_kind_counts(db)
         node = int(db.scalar("SELECT id FROM nodes WHERE name = 'main'"))
+        edge = int(db.scalar("SELECT min(id) FROM edges WHERE target_id IS NOT NULL AND kind = 'calls'"))
         with pytest.raises(RuntimeError), svc._writer() as wdb, wdb.atomic() as con:
-            con.execute("UPDATE edges SET target_id = NULL")
-            con.execute(
-                "INSERT INTO edges(source_id, target_id, kind, target_name, qualifier, resolution, line) "
-                "VALUES(?, ?, 'calls', 'x', '', 'unique_global', 1)",
-                (node, node),
-            )
+            file_store.delete_file(con, 1, vectors=False)
+            edge_store.set_edge_targets(con, [EdgeBinding(None, "unresolved", 0.0, "", edge)])  # type: ignore[arg-type]
+            edge_store.insert_edges(con, [NewEdge(node, node, "calls", "x", "", "unique_global", 1)])
+            assert count_store.counts(wdb) != kept[0]  # the writes moved the counts inside the transaction
             raise RuntimeError("rolled back")
         assert (count_store.counts(db), count_store.edge_kind_counts(db)) == kept
-        _assert_kept(db)
+        assert_counts_exact(db)
     finally:
         svc.close()
 
@@ -107,6 +156,10 @@ def test_edge_writes_of_every_kind_move_the_counts(tmp_path: Path) -> None:
                     "end_byte) VALUES(1, 'function', ?, ?, 1, 1, 0, 1)",
                     (name, name),
                 )
+            con.execute(  # every file has its module node (status counts symbols as nodes less files)
+                "INSERT INTO nodes(file_id, kind, name, qualified_name, start_line, end_line, start_byte, end_byte) "
+                "VALUES(1, 'module', 'a', 'a', 1, 1, 0, 1)"
+            )
         with db.atomic() as con:
             edge_store.insert_edges(
                 con,
@@ -116,13 +169,24 @@ def test_edge_writes_of_every_kind_move_the_counts(tmp_path: Path) -> None:
                     NewEdge(2, 1, "references", "a", "", "unique_global", 3),
                 ],
             )
-        _assert_kept(db)
+        assert_counts_exact(db)
+        assert count_store.edge_kind_counts(db) == {"calls": 1, "references": 1}
+        with db.atomic() as con:  # bind the unbound call, unbind the reference
+            edge_store.set_edge_targets(
+                con,
+                [EdgeBinding(1, "import", 1.0, "", 2), EdgeBinding(None, "unresolved", 0.0, "", 3)],  # type: ignore[arg-type]
+            )
+        assert_counts_exact(db)
+        assert count_store.edge_kind_counts(db) == {"calls": 2}
         with db.atomic() as con:
-            con.execute("UPDATE edges SET kind = 'imports' WHERE kind = 'references'")  # a kind change moves it
-        _assert_kept(db)
+            replace_links(con, None, [])  # deletes no declares edge: there is none
+            con.db.bulk.unbind_edges(con, "target_id = ?", (2,), "stale")
+        assert_counts_exact(db)
+        assert count_store.edge_kind_counts(db) == {"calls": 1}
         with db.atomic() as con:
-            con.execute("DELETE FROM nodes WHERE name = 'b'")  # SET NULL on target_id, cascade on source_id
-        _assert_kept(db)
+            file_store.delete_file(con, 1, vectors=False)  # its edges, bound or not
+        assert_counts_exact(db)
+        assert count_store.counts(db)["unresolvedRefs"] == 0
         assert count_store.edge_kind_counts(db) == {}
     finally:
         db.close()
@@ -134,25 +198,51 @@ def test_migration_counts_the_edges_an_older_index_holds(tmp_path: Path) -> None
     svc = make_service(root)
     try:
         svc.index(embed=False)
-        want = _live(svc.db)
+        want = live_counts(svc.db)
     finally:
         svc.close()
     path = root / CONFIG_DIR / "igraph.db"
-    con = apsw.Connection(str(path))  # back to schema 8: no counts table, no triggers
+    con = apsw.Connection(str(path))  # back to schema 9: the row triggers, and counts that have drifted
+    for sql in sqlite_counts.DDL[3:]:
+        con.execute(sql)
+    con.execute("UPDATE row_counts SET n = n + 7")
+    con.execute("DELETE FROM migrations WHERE version = 10")
+    con.execute("UPDATE meta SET value = '9' WHERE key = 'schema_version'")
+    con.close()
+    assert [v for v, _ in MIGRATIONS][-1] == SCHEMA_VERSION == 10
+    db = SqliteDatabase.open_for_write(path)  # migrates to 10: the triggers go, the edges are counted once
+    try:
+        assert db.schema_version() == SCHEMA_VERSION and db.get_meta("schema_version") == "10"
+        assert db.rows("SELECT name FROM sqlite_master WHERE type = 'trigger'") == []
+        assert live_counts(db) == want
+        assert_counts_exact(db)
+        with db.atomic() as con:
+            file_store.delete_file(con, 1, vectors=False)
+        assert_counts_exact(db)
+    finally:
+        db.close()
+
+
+@pytest.mark.sqlite_only
+def test_an_index_from_before_the_counts_migrates_to_kept_counts(tmp_path: Path) -> None:
+    root = make_repo(tmp_path, FILES)
+    svc = make_service(root)
+    try:
+        svc.index(embed=False)
+        want = live_counts(svc.db)
+    finally:
+        svc.close()
+    path = root / CONFIG_DIR / "igraph.db"
+    con = apsw.Connection(str(path))  # back to schema 8: no counts table
     con.execute("DROP TABLE row_counts")
-    for (name,) in list(con.execute("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'count_%'")):
-        con.execute(f"DROP TRIGGER {name}")
-    con.execute("DELETE FROM migrations WHERE version = 9")
+    con.execute("DELETE FROM migrations WHERE version >= 9")
     con.execute("UPDATE meta SET value = '8' WHERE key = 'schema_version'")
     con.close()
-    assert [v for v, _ in MIGRATIONS][-1] == SCHEMA_VERSION == 9
-    db = SqliteDatabase.open_for_write(path)  # migrates to 9: counts what is there, then keeps counting
+    db = SqliteDatabase.open_for_write(path)
     try:
-        assert db.schema_version() == SCHEMA_VERSION and db.get_meta("schema_version") == "9"
-        assert _live(db) == want
-        _assert_kept(db)
-        with db.atomic() as con:
-            con.execute("DELETE FROM edges WHERE id = (SELECT min(id) FROM edges WHERE target_id IS NOT NULL)")
-        _assert_kept(db)
+        assert db.schema_version() == SCHEMA_VERSION
+        assert db.rows("SELECT name FROM sqlite_master WHERE type = 'trigger'") == []
+        assert live_counts(db) == want
+        assert_counts_exact(db)
     finally:
         db.close()

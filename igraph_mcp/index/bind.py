@@ -30,6 +30,8 @@ log = logging.getLogger(__name__)
 
 # Up to this many changed files (or 5% of the index) bind only what they can affect; more re-bind every edge.
 SCOPED_MAX_FILES = 50
+# Reference edges read, bound and written at a time when every edge is bound again.
+REFERENCES_PER_PAGE = 50_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,15 +202,22 @@ def _bind_references(db: Database, scope: BindScope, *, everything: bool, herita
     paths = file_store.file_paths(db)
     table = _table(db, paths, everything=everything)
     if everything:
-        rows = edge_store.all_reference_edges(db)
-        files: set[int] = set()
-    else:
-        # A binding may go through any file the source imports, transitively (re-exports, type facts, bases).
-        files = set(scope.changed_ids) | scope.scope
-        if scope.reach:
-            files |= table.importers_closure(list(scope.reach))
-        rows = edge_store.edges_to_resolve(db, sorted(files), set(scope.names), list(scope.edge_ids))
-    if everything or len(files) > len(paths) // 20:
+        table.set_facts(fact_store.facts_by_node(db), edge_store.base_refs(db))
+        resolver = Resolver(table)
+        bound = 0
+        # Page by page in one transaction: the bindings of a page are written before the next is read, so the
+        # edges and their bindings are never all in memory at once.
+        with db.atomic() as con, edge_store.rebinding_every_edge(con):
+            for rows in edge_store.reference_edge_pages(db, REFERENCES_PER_PAGE):
+                edge_store.set_edge_targets(con, _bindings(resolver, rows, heritage))
+                bound += len(rows)
+        return bound
+    # A binding may go through any file the source imports, transitively (re-exports, type facts, bases).
+    files = set(scope.changed_ids) | scope.scope
+    if scope.reach:
+        files |= table.importers_closure(list(scope.reach))
+    rows = edge_store.edges_to_resolve(db, sorted(files), set(scope.names), list(scope.edge_ids))
+    if len(files) > len(paths) // 20:
         table.set_facts(fact_store.facts_by_node(db), edge_store.base_refs(db))
     else:
         # A few hundred edges consult a few hundred scopes: read those, not every fact (0.3-0.5 s at 113k);
@@ -219,7 +228,7 @@ def _bind_references(db: Database, scope: BindScope, *, everything: bool, herita
         )
     updates = _bindings(Resolver(table), rows, heritage)
     with db.atomic() as con:
-        edge_store.set_edge_targets(con, updates, bulk=everything)
+        edge_store.set_edge_targets(con, updates)
     return len(rows)
 
 

@@ -227,6 +227,11 @@ class Indexer:
                 batch = changes[start : start + FILES_PER_TRANSACTION]
                 parsed = [(c, _parsed_file(next(outcomes), skipped)) for c in batch]
                 written = write_batch(self.db, parsed, vectors=vectors, write=self._write_file)
+                # Written: their bytes go, so a large tree's text is never all held (OpenJDK's class library: 228 MB,
+                # held through the resolve phase too).
+                for i, c in enumerate(batch, start):
+                    c.data = b""
+                    jobs[i] = parse_pool.ParseJob(c.walked.path, c.walked.language, b"")
                 self.reusable_vectors.update(written.reusable)
                 scopes.append(written.scope)
                 parse_errors += sum(int(pf.has_error) for _, pf in parsed)

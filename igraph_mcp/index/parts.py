@@ -54,7 +54,7 @@ class Part:
 def _weight(line: str) -> int:
     """What a line costs the embedder, roughly: its characters with whitespace runs collapsed, plus a separator."""
     words = line.split()
-    return sum(len(w) for w in words) + len(words) if words else 0
+    return len(" ".join(words)) + 1 if words else 0
 
 
 def _indent(line: str) -> int:
@@ -83,18 +83,21 @@ def part_size(total: int) -> int:
     return size
 
 
-def _chunks(lines: list[tuple[int, str]], part_chars: int) -> list[list[tuple[int, str]]]:
-    """Greedy runs of about ``part_chars`` each after a head of HEAD_CHARS, which is left out."""
+def _chunks(lines: list[tuple[int, str]], weights: list[int], part_chars: int) -> list[list[tuple[int, str]]]:
+    """Greedy runs of about ``part_chars`` each after a head of HEAD_CHARS, which is left out (``weights``: each
+    line's _weight)."""
     out: list[list[tuple[int, str]]] = []
     current: list[tuple[int, str]] = []
     size = 0
     head = True
     budget = HEAD_CHARS
+    last_size = before_size = 0  # the weights of the last two runs kept
     for k, (number, text) in enumerate(lines):
-        w = _weight(text)
+        w = weights[k]
         if current and size + w > budget:
             if not head:
                 out.append(current)
+                before_size, last_size = last_size, size
             head, current, size, budget = False, [], 0, part_chars
         current.append((number, text))
         size += w
@@ -108,12 +111,13 @@ def _chunks(lines: list[tuple[int, str]], part_chars: int) -> list[list[tuple[in
         )
         if size >= budget * _EARLY_CUT_SHARE and at_boundary:
             out.append(current)
+            before_size, last_size = last_size, size
             current, size = [], 0
     if current and not head:
         out.append(current)
+        before_size, last_size = last_size, size
     if len(out) >= 2:
-        last = sum(_weight(t) for _, t in out[-1])
-        before = sum(_weight(t) for _, t in out[-2])
+        last, before = last_size, before_size
         # A last part under a quarter of the size joins the one before (if the two stay within one and a half).
         if last < part_chars // 4 and last + before <= part_chars * 3 // 2:
             out[-2:] = [out[-2] + out[-1]]
@@ -160,19 +164,24 @@ def split_parts(source: bytes, symbols: Sequence[Symbol], *, skip_lines: Collect
     starts = [0]
     for raw in raw_lines[:-1]:
         starts.append(starts[-1] + len(raw) + 1)
+    # Decoded once: a newline is never part of a UTF-8 sequence, so the lines decode as they would one by one.
+    texts = source.decode("utf-8", "replace").split("\n")
     owners = line_owners(symbols, len(raw_lines))
     owned: dict[int, list[tuple[int, str]]] = {}
+    weights: dict[int, list[int]] = {}
     for index, owner in enumerate(owners):
         if owner == 0 and index + 1 in skip_lines:
             continue
-        owned.setdefault(owner, []).append((index + 1, raw_lines[index].decode("utf-8", "replace").rstrip("\r")))
+        text = texts[index].rstrip("\r")
+        owned.setdefault(owner, []).append((index + 1, text))
+        weights.setdefault(owner, []).append(_weight(text))
     parts: list[Part] = []
     for owner in sorted(owned):
         lines = owned[owner]
-        total = sum(_weight(t) for _, t in lines)
+        total = sum(weights[owner])
         if total < PARTS_FROM_CHARS:
             continue
-        for run in _chunks(lines, part_size(total)):
+        for run in _chunks(lines, weights[owner], part_size(total)):
             run = _trimmed(run)
             if not run:
                 continue

@@ -337,29 +337,32 @@ class ReceiverTypes:
         a member not found is not inherited from outside). Several members of one name are, when ``side``
         ("static" or "instance") leaves one of them, that one; else TypeScript overloads (the last is the body)
         when ``overloads``, else no answer."""
-        seen: set[int] = set()
+        return self._member_in(owner, name, kinds, overloads, side, set(), 0)
 
-        def visit(cls: Sym, depth: int) -> tuple[Sym | None, bool]:
-            if cls.id in seen or depth > _MAX_DEPTH:
-                return None, False
-            seen.add(cls.id)
-            own = self.on_side(self._own_members(cls, name, kinds), side)
-            if own:
-                return (self._one(own) if overloads or len(own) == 1 else None), overloads or len(own) == 1
-            complete = True
-            for base_name, qualifier in self.t.bases.get(cls.id, []):
-                dotted = f"{qualifier}.{base_name}" if qualifier else base_name
-                base = as_sym(self._definition(dotted, cls.file_id, TYPE_KINDS))
-                if base is None:
-                    complete = False
-                    continue
-                found, base_complete = visit(base, depth + 1)
-                if found is not None:
-                    return found, True
-                complete &= base_complete
-            return None, complete
-
-        return visit(owner, 0)
+    def _member_in(
+        self, cls: Sym, name: str, kinds: frozenset[str], overloads: bool, side: str, seen: set[int], depth: int
+    ) -> tuple[Sym | None, bool]:
+        """``member`` for ``cls`` and its bases. A method, not a nested function that calls itself: such a
+        function is a reference cycle, and binding runs with the cyclic collector paused (index/bind.py), so
+        every call's closure stayed in memory (a 15k-file Java tree: hundreds of MB)."""
+        if cls.id in seen or depth > _MAX_DEPTH:
+            return None, False
+        seen.add(cls.id)
+        own = self.on_side(self._own_members(cls, name, kinds), side)
+        if own:
+            return (self._one(own) if overloads or len(own) == 1 else None), overloads or len(own) == 1
+        complete = True
+        for base_name, qualifier in self.t.bases.get(cls.id, []):
+            dotted = f"{qualifier}.{base_name}" if qualifier else base_name
+            base = as_sym(self._definition(dotted, cls.file_id, TYPE_KINDS))
+            if base is None:
+                complete = False
+                continue
+            found, base_complete = self._member_in(base, name, kinds, overloads, side, seen, depth + 1)
+            if found is not None:
+                return found, True
+            complete &= base_complete
+        return None, complete
 
     def is_static(self, sym: Sym) -> bool:
         """Whether a method is declared `static` (its "static" fact)."""

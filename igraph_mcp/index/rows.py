@@ -44,10 +44,16 @@ def stored_body(source: bytes, sym: Symbol, first_child_start: int | None) -> st
     return source[sym.start_byte : end].decode("utf-8", "replace")[:MAX_BODY_CHARS]
 
 
+def _one_word(name: str) -> bool:
+    """Whether an ASCII identifier is one word without splitting it: letters only, all of one case or capitalised
+    (most of a body's identifiers; splitting each was a fifth of building a large tree's rows)."""
+    return name.isalpha() and (name.islower() or name.isupper() or name[1:].islower())
+
+
 def fts_body(body: str) -> str:
     """Body text for FTS plus the words of its compound identifiers (``resolve_parameter`` also as ``resolve
     parameter``, ``getAttribute`` as ``get attribute``), so prose queries reach code that only names things."""
-    compound = {m for m in set(_IDENTIFIER.findall(body)) if len(split_identifier(m)) > 1}
+    compound = {m for m in set(_IDENTIFIER.findall(body)) if not _one_word(m) and len(split_identifier(m)) > 1}
     return body + "\n" + identifier_words(*sorted(compound)) if compound else body
 
 

@@ -198,6 +198,21 @@ class BulkWriter(ABC):
         """Insert facts."""
 
     @abstractmethod
-    def bind_edges(self, con: WriteConnection, rows: list[EdgeBinding], *, bulk: bool) -> None:
-        """Set each edge's target, resolution, confidence and candidates (rows in edge id order); ``bulk``: every
-        edge of the repository is rebound."""
+    def delete_edges(self, con: WriteConnection, where: str, params: Sequence[Any]) -> None:
+        """Delete the edges matching ``where`` (a condition on the edges' columns with ``?`` placeholders)."""
+
+    @abstractmethod
+    def unbind_edges(self, con: WriteConnection, where: str, params: Sequence[Any], resolution: str) -> None:
+        """Unbind the resolved edges matching ``where``, labelled ``resolution``."""
+
+    @abstractmethod
+    def clear_edges(self, con: WriteConnection) -> None:
+        """Delete every edge."""
+
+    @abstractmethod
+    def bind_edges(self, con: WriteConnection, rows: list[EdgeBinding]) -> None:
+        """Set each edge's target, resolution, confidence and candidates (rows in edge id order)."""
+
+    @abstractmethod
+    def rebinding(self, con: WriteConnection) -> AbstractContextManager[None]:
+        """Around binding every edge of the repository again, page by page, inside ``con``'s transaction."""

@@ -209,10 +209,10 @@ _COUNT_SQL = {
     "nodes": "SELECT count(*) FROM nodes",
     "parts": f"SELECT count(*) FROM nodes WHERE kind = '{PART_KIND}'",  # noqa: S608 - a fixed kind
 }
-_EDGE_COUNTS = ("bound_edges", "unbound_edges")  # from the trigger-kept counts (sqlite_counts)
+_EDGE_COUNTS = ("bound_edges", "unbound_edges")  # from the kept counts (sqlite_counts)
 
 # SQLite's own statements by schema version, run after that version's shared ones (PostgreSQL's: pg_schema).
-SQLITE_MIGRATIONS: dict[int, list[str]] = {9: sqlite_counts.DDL}
+SQLITE_MIGRATIONS: dict[int, list[str]] = {9: sqlite_counts.DDL, 10: sqlite_counts.DDL_V10}
 
 
 class SqliteDatabase(Database):

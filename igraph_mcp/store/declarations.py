@@ -137,14 +137,11 @@ def replace_links(
     """Drop the ``declares`` edges of the given declarations (all when None) and any left without a target, then
     insert ``links``: (declaration, implementation id, rule)."""
     if declaration_ids is None:
-        con.execute("DELETE FROM edges WHERE kind = ?", (DECLARES,))
+        con.db.bulk.delete_edges(con, "kind = ?", (DECLARES,))
     else:
         for chunk in batches(list(declaration_ids)):
-            con.execute(
-                f"DELETE FROM edges WHERE source_id IN ({placeholders(len(chunk))}) AND kind = ?",  # noqa: S608
-                (*chunk, DECLARES),
-            )
-        con.execute("DELETE FROM edges WHERE target_id IS NULL AND kind = ?", (DECLARES,))
+            con.db.bulk.delete_edges(con, f"source_id IN ({placeholders(len(chunk))}) AND kind = ?", (*chunk, DECLARES))
+        con.db.bulk.delete_edges(con, "target_id IS NULL AND kind = ?", (DECLARES,))
     # Bound at insertion (confidence 1.0), by COPY on PostgreSQL.
     edge_store.insert_edges(
         con, [NewEdge(decl.id, impl, DECLARES, decl.name, "", rule, 0) for decl, impl, rule in links]

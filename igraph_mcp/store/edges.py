@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager
 
 from igraph_mcp.store.backend import WriteConnection
 from igraph_mcp.store.bind import batches, placeholders
@@ -31,15 +32,17 @@ def set_candidates(con: WriteConnection, rows: Sequence[tuple[str, int]]) -> Non
     con.executemany("UPDATE edges SET candidates = ? WHERE id = ?", rows)
 
 
-def set_edge_targets(con: WriteConnection, rows: Iterable[EdgeBinding], *, bulk: bool = False) -> None:
-    """Bind edges to their resolved targets (or record why they stay unbound), with confidence and candidates.
-
-    ``bulk``: every edge is rebound (the bulk writer may set the indexes on the binding aside meanwhile, inside
-    the caller's transaction, so a reader never sees the table without them).
-    """
+def set_edge_targets(con: WriteConnection, rows: Iterable[EdgeBinding]) -> None:
+    """Bind edges to their resolved targets (or record why they stay unbound), with confidence and candidates."""
     # In edge id order, the updates walk the table's b-tree front to back instead of jumping around it.
     rows = sorted(rows, key=lambda b: b.edge_id)
-    con.db.bulk.bind_edges(con, rows, bulk=bulk)
+    con.db.bulk.bind_edges(con, rows)
+
+
+def rebinding_every_edge(con: WriteConnection) -> AbstractContextManager[None]:
+    """Around binding every edge again: the bulk writer may set the indexes on the binding aside meanwhile, inside
+    the caller's transaction, so a reader never sees the table without them."""
+    return con.db.bulk.rebinding(con)
 
 
 _REF_COLUMNS = (
@@ -85,6 +88,18 @@ def edges_to_resolve(
 def all_reference_edges(db: Database) -> list[RefToResolve]:
     """Every reference edge (a full re-resolve)."""
     return [RefToResolve(*r) for r in db.rows(_REFS)]
+
+
+def reference_edge_pages(db: Database, size: int) -> Iterator[list[RefToResolve]]:
+    """Every reference edge, ``size`` at a time in id order: a large tree's million references as records took
+    most of the memory of a full re-resolve. A page is read after the caller wrote the bindings of the one before."""
+    last = 0
+    while True:
+        page = [RefToResolve(*r) for r in db.rows(_REFS + " AND e.id > ? ORDER BY e.id LIMIT ?", (last, size))]
+        if not page:
+            return
+        yield page
+        last = page[-1].edge_id
 
 
 def incoming_bindings(db: Database, node_ids: Sequence[int]) -> list[EdgeBinding]:

@@ -55,20 +55,20 @@ def delete_file(con: WriteConnection, file_id: int, *, vectors: bool) -> None:
     con.db.text.delete_file_nodes(con, file_id, ids)
     if vectors:
         con.execute("DELETE FROM node_vectors WHERE node_id IN (SELECT id FROM nodes WHERE file_id = ?)", (file_id,))
-    # Unbind incoming edges explicitly so their resolution label does not claim a target they no longer have.
+    # Unbind incoming edges explicitly so their resolution label does not claim a target they no longer have; the
+    # file's own edges are deleted by the bulk writer (not left to the cascade) so the kept counts follow.
     for chunk in batches(ids):
-        con.execute(
-            "UPDATE edges SET target_id = NULL, resolution = 'stale' "  # noqa: S608 - placeholders only
-            f"WHERE target_id IN ({placeholders(len(chunk))})",
-            tuple(chunk),
-        )
+        where = f"target_id IN ({placeholders(len(chunk))})"
+        con.db.bulk.unbind_edges(con, where, tuple(chunk), "stale")
+    for chunk in batches(ids):
+        con.db.bulk.delete_edges(con, f"source_id IN ({placeholders(len(chunk))})", tuple(chunk))
     con.execute("DELETE FROM files WHERE id = ?", (file_id,))
 
 
 def clear_code_tables(con: WriteConnection) -> None:
     """Empty files, nodes, edges and the node FTS index (a full rebuild; vectors are the caller's choice)."""
     con.db.text.clear_nodes(con)
-    con.execute("DELETE FROM edges")
+    con.db.bulk.clear_edges(con)
     con.execute("DELETE FROM facts")
     con.execute("DELETE FROM nodes")
     con.execute("DELETE FROM files")

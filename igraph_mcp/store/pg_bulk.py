@@ -7,6 +7,7 @@ COPY. Rebinding every edge of a repository is one COPY into a temporary table an
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 import psycopg
@@ -86,6 +87,26 @@ class CopyWriter(BulkWriter):
         """Insert facts."""
         copy_rows(con, "facts", ("node_id", "name", "kind", "text"), rows)
 
-    def bind_edges(self, con: WriteConnection, rows: list[EdgeBinding], *, bulk: bool) -> None:
-        """DROP INDEX would lock readers out of the table until commit: the indexes stay, the rows come by COPY."""
+    # The counts follow these writes by statement triggers (store/pg_counts.py).
+    def delete_edges(self, con: WriteConnection, where: str, params: Sequence[Any]) -> None:
+        """Delete the edges matching ``where``."""
+        con.execute(f"DELETE FROM edges WHERE {where}", params)  # noqa: S608 - the store's own conditions
+
+    def unbind_edges(self, con: WriteConnection, where: str, params: Sequence[Any], resolution: str) -> None:
+        """Unbind the resolved edges matching ``where``, labelled ``resolution``."""
+        con.execute(
+            f"UPDATE edges SET target_id = NULL, resolution = ? WHERE ({where}) AND target_id IS NOT NULL",  # noqa: S608
+            (resolution, *params),
+        )
+
+    def clear_edges(self, con: WriteConnection) -> None:
+        """Delete every edge."""
+        con.execute("DELETE FROM edges")
+
+    def bind_edges(self, con: WriteConnection, rows: list[EdgeBinding]) -> None:
+        """Many rows come by COPY."""
         rebind_edges(con, rows)
+
+    def rebinding(self, con: WriteConnection) -> AbstractContextManager[None]:
+        """Nothing to set aside: DROP INDEX would lock readers out of the table until commit."""
+        return nullcontext()

@@ -7,7 +7,7 @@ from pathlib import Path
 from igraph_mcp.errors import SchemaTooNew
 from igraph_mcp.next_step import NextStep, ask
 
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 
 
 def schema_too_new(path: Path, version: int) -> SchemaTooNew:
@@ -193,6 +193,10 @@ _V8 = [
 # store/db.py); PostgreSQL has kept its counts since version 4 (store/pg_counts.py).
 _V9: list[str] = []
 
+# Version 10: SQLite's edge counts are kept by the bulk writer's edge writes, a statement per batch, not by row
+# triggers (store/sqlite_counts.py drops them and counts once); nothing changes on PostgreSQL.
+_V10: list[str] = []
+
 MIGRATIONS: list[tuple[int, list[str]]] = [
     (1, _V1),
     (2, _V2),
@@ -203,4 +207,5 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
     (7, _V7),
     (8, _V8),
     (9, _V9),
+    (10, _V10),
 ]

@@ -1,10 +1,16 @@
-"""The SQLite bulk writer: one prepared statement run for every row (``executemany``) by the single writer."""
+"""The SQLite bulk writer: one prepared statement run for every row (``executemany``) by the single writer.
+
+Its edge writes keep the edge counts (store/sqlite_counts.py): each adds what it changed with one statement.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import json
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
+from igraph_mcp.store import sqlite_counts
 from igraph_mcp.store.backend import BulkWriter, WriteConnection
 from igraph_mcp.store.bind import placeholders
 from igraph_mcp.store.records import EdgeBinding, NewEdgeRow, NewImport
@@ -32,12 +38,43 @@ class ExecuteManyWriter(BulkWriter):
         )
 
     def insert_edges(self, con: WriteConnection, rows: Iterable[NewEdgeRow]) -> None:
-        """Insert edges with their confidence."""
+        """Insert edges with their confidence, counting them as they go by."""
+        tally = sqlite_counts.EdgeTally()
+
+        def counted() -> Iterator[NewEdgeRow]:
+            for row in rows:
+                tally.add(row.kind, row.target_id is not None)
+                yield row
+
         con.executemany(
             "INSERT INTO edges(source_id, target_id, kind, target_name, qualifier, resolution, line, confidence) "
             "VALUES(?,?,?,?,?,?,?,?)",
-            rows,
+            counted(),
         )
+        sqlite_counts.apply(con, tally)
+
+    def delete_edges(self, con: WriteConnection, where: str, params: Sequence[Any]) -> None:
+        """Delete the edges matching ``where``, taking them off the counts."""
+        tally = sqlite_counts.EdgeTally()
+        gone = con.execute(f"DELETE FROM edges WHERE {where} RETURNING kind, target_id IS NOT NULL", params)  # noqa: S608
+        sqlite_counts.tally_rows(gone, tally, sign=-1)
+        sqlite_counts.apply(con, tally)
+
+    def unbind_edges(self, con: WriteConnection, where: str, params: Sequence[Any], resolution: str) -> None:
+        """Set the edges matching ``where`` (all bound) unbound, labelled ``resolution``, off the resolved counts."""
+        tally = sqlite_counts.EdgeTally()
+        for (kind,) in con.execute(
+            f"UPDATE edges SET target_id = NULL, resolution = ? WHERE ({where}) AND target_id IS NOT NULL "  # noqa: S608
+            "RETURNING kind",
+            (resolution, *params),
+        ):
+            tally.bound[str(kind)] -= 1
+        sqlite_counts.apply(con, tally)
+
+    def clear_edges(self, con: WriteConnection) -> None:
+        """Delete every edge; every count is 0."""
+        con.execute("DELETE FROM edges")
+        sqlite_counts.clear(con)
 
     def insert_imports(self, con: WriteConnection, rows: Iterable[NewImport]) -> None:
         """Insert imports."""
@@ -47,18 +84,32 @@ class ExecuteManyWriter(BulkWriter):
         """Insert facts."""
         con.executemany("INSERT INTO facts(node_id, name, kind, text) VALUES(?,?,?,?)", rows)
 
-    def bind_edges(self, con: WriteConnection, rows: list[EdgeBinding], *, bulk: bool) -> None:
-        """One UPDATE per edge; ``bulk`` drops the indexes on the binding first and rebuilds them from their own
-        schema text afterwards, inside the caller's transaction, so a reader never sees the table without them."""
+    def bind_edges(self, con: WriteConnection, rows: list[EdgeBinding]) -> None:
+        """One UPDATE per edge; the resolved counts move by what the rows bound less what they unbound (the listed
+        edges' resolved edges by kind before and after: two reads by id)."""
+        if not rows:
+            return
+        listed = json.dumps([b.edge_id for b in rows])
+        tally = sqlite_counts.EdgeTally()
+        tally.bound.subtract(sqlite_counts.bound_by_kind(con, listed))
+        con.executemany(
+            "UPDATE edges SET target_id = ?, resolution = ?, confidence = ?, candidates = ? WHERE id = ?", rows
+        )
+        tally.bound.update(sqlite_counts.bound_by_kind(con, listed))
+        sqlite_counts.apply(con, tally)
+
+    @contextmanager
+    def rebinding(self, con: WriteConnection) -> Iterator[None]:
+        """Drops the indexes on the binding and builds them again from their own schema text at the end, inside the
+        caller's transaction, so a reader never sees the table without them (left as they were on an error: the
+        caller's transaction rolls back)."""
         found = (
             "SELECT name, sql FROM sqlite_master WHERE type = 'index' "  # noqa: S608 - placeholders only
             f"AND name IN ({placeholders(len(_BINDING_INDEXES))})"
         )
-        indexes = list(con.execute(found, _BINDING_INDEXES)) if bulk else []
+        indexes = list(con.execute(found, _BINDING_INDEXES))
         for name, _sql in indexes:
             con.execute(f'DROP INDEX "{name}"')
-        con.executemany(
-            "UPDATE edges SET target_id = ?, resolution = ?, confidence = ?, candidates = ? WHERE id = ?", rows
-        )
+        yield
         for _name, sql in indexes:
             con.execute(sql)
