@@ -9,7 +9,9 @@ a snippet shows at most (default: the configured ``snippet_lines``). For each it
 of issues whose answer holds a function the fix edits (any / all of them), function Acc@10 of the answer's list
 (hits, then neighbours; every edited function within the first 10, as retrieval.py counts it) and the median
 and 90th-percentile tokens of the rendered text an agent reads, the median tokens of its structuredContent (the
-compact form MCP clients get) and of both together.
+compact form MCP clients get) and of both together. Where the answer holds an edited function: "in hits" is the
+share held by the hits alone (the rest only by a neighbour), and "part hits" the mean number of hits per answer found
+through a part of a long definition (``partLines``; docs/ranking.md says what they cost).
 
 Only the tuning half chooses defaults (issue 11's protocol); run the held-out half to confirm a choice, not to make it.
 """
@@ -20,6 +22,7 @@ import argparse
 import statistics
 import sys
 from collections import defaultdict
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -43,13 +46,37 @@ def parse_variant(text: str) -> Variant:
     return values
 
 
-def run_variant(svc: Any, query: str, variant: Variant) -> tuple[list[tuple[str, str]], sr.AnswerTokens]:
-    """One default call (graph hops from the config) at this size: (hits then neighbours, tokens of its answer)."""
+@dataclass(frozen=True)
+class Answer:
+    """What one default call put where: its hits and neighbours as (path, qualified name), and its hits found
+    through a part of a long definition."""
+
+    hits: list[tuple[str, str]]
+    neighbours: list[tuple[str, str]]
+    part_hits: int
+
+    @property
+    def ranked(self) -> list[tuple[str, str]]:
+        """Hits, then neighbours."""
+        return self.hits + self.neighbours
+
+
+def run_variant(svc: Any, query: str, variant: Variant) -> tuple[Answer, sr.AnswerTokens]:
+    """One default call (graph hops from the config) at this size: (where it put what, tokens of its answer)."""
     hits, snippets, neighbours, *lines = variant
     assignments = [f"snippet_hits={snippets}", f"neighbour_limit={neighbours}"] + [f"snippet_lines={n}" for n in lines]
     params = svc.retrieval_params.with_assignments(assignments)
-    ranking, tokens = sr.default_call(svc, query, params, top_k=hits)
-    return ranking.functions, tokens
+    result, tokens = sr.default_answer(svc, query, params, top_k=hits)
+    return answer_of(result), tokens
+
+
+def answer_of(result: Any) -> Answer:
+    """The places of an ExploreResult's hits and neighbours."""
+    return Answer(
+        [(h.filePath, h.qualifiedName) for h in result.hits],
+        [(n.filePath, n.qualifiedName) for n in result.neighbours],
+        sum(1 for h in result.hits if h.partLines is not None),
+    )
 
 
 def main() -> None:
@@ -70,6 +97,8 @@ def main() -> None:
     holds: dict[tuple[str, Variant], list[float]] = defaultdict(list)
     holds_all: dict[tuple[str, Variant], list[float]] = defaultdict(list)
     acc10: dict[tuple[str, Variant], list[float]] = defaultdict(list)
+    in_hits: dict[tuple[str, Variant], list[float]] = defaultdict(list)  # of the answers that hold one
+    part_hits: dict[tuple[str, Variant], list[float]] = defaultdict(list)
     tokens: dict[tuple[str, Variant], list[sr.AnswerTokens]] = defaultdict(list)
     for task in sr.devset_tasks(args, cache):
         bm25 = Bm25Index(task.root)
@@ -80,11 +109,15 @@ def main() -> None:
                 if not golds:
                     continue
                 for variant in variants:
-                    ranked, n_tokens = run_variant(svc, case.text, variant)
-                    found = [any(m.function_match(g, h, bm25.class_keys) for h in ranked) for g in golds]
-                    ranks = m.function_ranks(golds, ranked, bm25.class_keys)
+                    got, n_tokens = run_variant(svc, case.text, variant)
+                    found = [any(m.function_match(g, h, bm25.class_keys) for h in got.ranked) for g in golds]
+                    ranks = m.function_ranks(golds, got.ranked, bm25.class_keys)
                     key = (case.half, variant)
                     holds[key].append(float(any(found)))
+                    if any(found):
+                        hit = any(m.function_match(g, h, bm25.class_keys) for g in golds for h in got.hits)
+                        in_hits[key].append(float(hit))
+                    part_hits[key].append(float(got.part_hits))
                     holds_all[key].append(float(all(found)))
                     acc10[key].append(m.strict_accuracy(ranks, 10))
                     tokens[key].append(n_tokens)
@@ -102,8 +135,10 @@ def main() -> None:
         "tok p90",
         "stok p50",
         "tok+s p50",
+        "in hits",
+        "part hits",
     )
-    widths = (8, 15, 6, 6, 6, 8, 8, 8, 9, 10)
+    widths = (8, 15, 6, 6, 6, 8, 8, 8, 9, 10, 7, 9)
     print(" ".join(f"{h:>{w}}" for h, w in zip(head, widths, strict=True)))
     for half in ("tuning", "heldout"):
         for variant in variants:
@@ -119,6 +154,7 @@ def main() -> None:
                 f" {100 * statistics.fmean(holds[key]):>6.1f} {100 * statistics.fmean(holds_all[key]):>6.1f}"
                 f" {100 * statistics.fmean(acc10[key]):>8.1f} {statistics.median(toks):>8.0f} {p90:>8}"
                 f" {structured:>9.0f} {both:>10.0f}"
+                f" {100 * statistics.fmean(in_hits[key] or [0.0]):>7.1f} {statistics.fmean(part_hits[key]):>9.2f}"
             )
 
 

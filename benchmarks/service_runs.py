@@ -159,6 +159,13 @@ class AnswerTokens:
 
 def default_call(svc: Any, query: str, params: Any = None, top_k: int | None = None) -> tuple[Ranking, AnswerTokens]:
     """igraph_explore with only a query, as an agent calls it: (hits then neighbours, tokens of its answer)."""
+    result, tokens = default_answer(svc, query, params, top_k)
+    nodes = list(result.hits) + list(result.neighbours)
+    return Ranking([(n.filePath, n.qualifiedName) for n in nodes], [f.filePath for f in result.files]), tokens
+
+
+def default_answer(svc: Any, query: str, params: Any = None, top_k: int | None = None) -> tuple[Any, AnswerTokens]:
+    """igraph_explore with only a query: (the ExploreResult, tokens of its answer as the wire sends it)."""
     from igraph_mcp.instructions import AGENT_WORDS
     from igraph_mcp.next_step import word, word_data
     from igraph_mcp.render import render_explore
@@ -167,13 +174,10 @@ def default_call(svc: Any, query: str, params: Any = None, top_k: int | None = N
 
     params = params_of(svc) if params is None else params
     result = svc.explore(query[:MAX_QUERY_CHARS], top_k=top_k, params=params)
-    nodes = list(result.hits) + list(result.neighbours)
-    functions = [(n.filePath, n.qualifiedName) for n in nodes]
-    files = [f.filePath for f in result.files]
     # As the wire sends it: next steps worded as the server words them.
     structured = json.dumps(word_data(compact(result), AGENT_WORDS), separators=(",", ":"), ensure_ascii=False)
     tokens = AnswerTokens(estimate_tokens(word(render_explore(result), AGENT_WORDS)), estimate_tokens(structured))
-    return Ranking(functions, files), tokens
+    return result, tokens
 
 
 def _service_search_as(svc: Any, system: str, query: str) -> Ranking:

@@ -346,3 +346,21 @@ def test_committed_split_is_the_rule_applied_to_its_own_ids() -> None:
     data = json.loads(SPLIT_FILE.read_text(encoding="utf-8"))
     assert len(halves) == len(data["tuning"]) + len(data["heldout"])  # no instance on both sides
     assert set(data["tuning"]).isdisjoint(data["heldout"])
+
+
+def test_default_call_sweep_says_where_the_answer_put_what() -> None:
+    from types import SimpleNamespace
+
+    import default_call
+
+    def node(path: str, name: str, part: list[int] | None = None) -> SimpleNamespace:
+        return SimpleNamespace(filePath=path, qualifiedName=name, partLines=part)
+
+    result = SimpleNamespace(
+        hits=[node("a.py", "long_one", [40, 60]), node("a.py", "short_one"), node("b.py", "other", [9, 20])],
+        neighbours=[node("c.py", "callee")],
+    )
+    got = default_call.answer_of(result)
+    assert got.part_hits == 2
+    assert got.hits == [("a.py", "long_one"), ("a.py", "short_one"), ("b.py", "other")]
+    assert got.ranked == [*got.hits, ("c.py", "callee")]
