@@ -235,6 +235,32 @@ def test_the_file_ranking_counts_a_name_each_file_repeats(tmp_path: Path) -> Non
         service.close()
 
 
+PY_ADAPTERS = {
+    "adapter/bun/serve.py": "def serve_static(options=None):\n    return bun_file(options)\n",
+    "adapter/deno/serve.py": "def serve_static(options=None):\n    return deno_file(options)\n",
+    "adapter/node/serve.py": "def serve_static(options=None):\n    return node_file(options)\n",
+    "core/options.py": "def optional_options(options=None):\n    return options or {}\n\n\n"
+    "def adapter_name(adapter):\n    return adapter\n",
+}
+
+
+def test_repeated_names_do_not_count_where_the_top_files_are_of_a_skipped_language(tmp_path: Path) -> None:
+    service = make_service(make_repo(tmp_path, PY_ADAPTERS, filler=False))
+    service.index()
+    try:
+        issue = "serve_static: make options optional in all adapters\n\nserve_static(options) fails without options."
+        adapters = {p for p in PY_ADAPTERS if p.startswith("adapter/")}
+        assert DEFAULT_PARAMS.files_count_repeats and "python" in DEFAULT_PARAMS.files_count_repeats_skip
+        shipped = service.explore(issue, top_k=10, hops=0, params=DEFAULT_PARAMS)
+        assert {f.filePath for f in shipped.files[:3]} != adapters
+        counted = service.explore(
+            issue, top_k=10, hops=0, params=DEFAULT_PARAMS.with_value("files_count_repeats_skip", ())
+        )
+        assert {f.filePath for f in counted.files[:3]} == adapters
+    finally:
+        service.close()
+
+
 def test_the_ranking_doc_lists_every_parameter() -> None:
     doc = (Path(__file__).resolve().parents[1] / "docs" / "ranking.md").read_text(encoding="utf-8")
     fields = [f.name for f in dataclasses.fields(RetrievalParams)]

@@ -376,10 +376,20 @@ def fold(
 # -- rank files -----------------------------------------------------------------------------------------------------
 def file_candidates(folded: list[Hit], unique: list[Hit], params: RetrievalParams) -> list[Hit]:
     """The hits the file ranking reads: with ``params.files_count_repeats``, a name repeated in another file counts
-    there too (one per file: overloads do not add up); else the answer's hits, each name once."""
-    if params.unique_names and params.files_count_repeats:
-        return folding.unique_names(folded, per_file=True)
-    return unique
+    there too (one per file: overloads do not add up), unless the hits' files are mostly of a language in
+    ``files_count_repeats_skip``; else the answer's hits, each name once."""
+    if not (params.unique_names and params.files_count_repeats):
+        return unique
+    if hits_language(unique) in params.files_count_repeats_skip:
+        return unique
+    return folding.unique_names(folded, per_file=True)
+
+
+def hits_language(hits: Sequence[Hit], top: int = 5) -> str | None:
+    """The language most of the first ``top`` files the hits name are written in (on a tie, the better-placed)."""
+    paths = list(dict.fromkeys(h.filePath for h in hits))[:top]
+    counts = Counter(language for p in paths if (language := language_for_path(p)) is not None)
+    return counts.most_common(1)[0][0] if counts else None
 
 
 @dataclass(slots=True)
