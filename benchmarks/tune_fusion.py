@@ -68,7 +68,7 @@ def collect(task: TreeTask) -> list[Cached]:
                 n for n, _ in stages.fts(db, query.analysis, params.with_value("fts_column_weights", weights))
             ]
         texts = stages.query_texts(query.analysis.text, params, params.dense_parts)
-        vectors, _note = stages.embed_query_parts(db, dense, texts)
+        vectors, _note = stages.embed_query_parts(dense, texts, int(db.get_meta("embedder_dim", "0") or 0))
         if vectors:
             lists["dense"] = stages.dense_ranking(dense.search or StoreVectorSearch(db), vectors, params)[0]
         ids = {i for v in lists.values() for i in v}

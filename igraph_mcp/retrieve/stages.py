@@ -8,9 +8,11 @@ channel lists) instead of copying them.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -181,6 +183,11 @@ def search_channels(
     qa = query.analysis
     ranked: dict[str, list[int]] = {}
     folder = PartFolder()
+    embedding: Future[tuple[list[bytes], str | None, float]] | None = None
+    if "dense" in channels or want_vector:
+        texts = query_texts(qa.text, params, params.dense_parts if "dense" in channels else 1)
+        dim = int(db.get_meta("embedder_dim", "0") or 0)
+        embedding = _query_embedder().submit(_timed_embedding, dense, texts, dim)
 
     def fold(ids: list[int]) -> list[int]:
         folder.spans.update(node_store.part_spans(db, ids))
@@ -199,12 +206,10 @@ def search_channels(
         ranked["graph"] = graph_channel(db, ranked["named"], params.channel_depth, max_seeds=params.graph_seeds)
         trace.timings_ms["named"] = _ms(t)
     vectors: list[bytes] = []
-    if "dense" in channels or want_vector:
-        texts = query_texts(qa.text, params, params.dense_parts if "dense" in channels else 1)
-        t = time.perf_counter()
-        vectors, note = embed_query_parts(db, dense, texts)
+    if embedding is not None:
+        vectors, note, embed_ms = embedding.result()
         if not note:
-            trace.timings_ms["embed"] = _ms(t)
+            trace.timings_ms["embed"] = embed_ms
         elif "dense" in channels:
             trace.notes.append(note)
     if "dense" in channels and vectors:
@@ -244,12 +249,25 @@ def query_texts(text: str, params: RetrievalParams, max_parts: int) -> list[str]
     return dense_texts(text, max_parts, params.part_chars, params.min_part_chars)
 
 
-def embed_query_parts(db: Database, dense: DenseState, texts: list[str]) -> tuple[list[bytes], str | None]:
-    """The query parts' vectors as stored blobs, or none and a note saying why the dense channel cannot answer."""
+@functools.cache
+def _query_embedder() -> ThreadPoolExecutor:
+    """The one worker that embeds questions while the asking thread searches FTS and the graph: ONNX Runtime and
+    SQLite both let go of the GIL, so on two cores the two overlap."""
+    return ThreadPoolExecutor(max_workers=1, thread_name_prefix="igraph-query-embed")
+
+
+def _timed_embedding(dense: DenseState, texts: list[str], dim: int) -> tuple[list[bytes], str | None, float]:
+    t = time.perf_counter()
+    vectors, note = embed_query_parts(dense, texts, dim)
+    return vectors, note, _ms(t)
+
+
+def embed_query_parts(dense: DenseState, texts: list[str], dim: int) -> tuple[list[bytes], str | None]:
+    """The query parts' vectors as stored blobs (of the index's dimension ``dim``), or none and a note saying why the
+    dense channel cannot answer."""
     embedder: Embedder | None = dense.embedder
     if dense.reason is not None or embedder is None:
         return [], dense.reason or "dense channel off"
-    dim = int(db.get_meta("embedder_dim", "0") or 0)
     out: list[bytes] = []
     for text in texts:
         try:

@@ -4,6 +4,11 @@ generated copies of the project's own code."""
 
 from __future__ import annotations
 
+from functools import lru_cache
+
+# The ranker asks these of the same few hundred paths for every question: each answer is kept per path.
+_PATHS_KEPT = 1 << 16
+
 # Directory names that hold tests, compared in lower case.
 TEST_DIRS = frozenset({"test", "tests", "testing", "__tests__", "spec", "specs"})
 # Directory names that hold the inputs of tests (Go's testdata, JavaScript's fixtures): not tests, so the ranker
@@ -15,6 +20,7 @@ TEST_INPUT_DIRS = frozenset({"testdata", "fixtures"})
 _SPEC_IS_CODE = (".java",)
 
 
+@lru_cache(maxsize=_PATHS_KEPT)
 def is_test_path(path: str) -> bool:
     """True for files that hold tests by the usual conventions of the supported languages."""
     parts = path.split("/")
@@ -45,6 +51,7 @@ def is_test_dir(name: str) -> bool:
     return False
 
 
+@lru_cache(maxsize=_PATHS_KEPT)
 def is_test_side(path: str) -> bool:
     """Test code or the inputs of tests: what library code never calls (the resolver's name-only guesses)."""
     return is_test_path(path) or any(p.lower() in TEST_INPUT_DIRS for p in path.split("/")[:-1])
@@ -57,6 +64,7 @@ _GENERATED_COPY_DIRS = frozenset({"single_include", "singleheader"})
 _GENERATED_COPY_STEM = "amalgamated"
 
 
+@lru_cache(maxsize=_PATHS_KEPT)
 def is_generated_copy(path: str) -> bool:
     """A generated single-file copy of the project's code (an amalgamation), by the C/C++ conventions above."""
     parts = path.split("/")
@@ -81,6 +89,7 @@ _GENERATED_SUFFIXES = (
 _GENERATED_STEM_MARKS = ("zz_generated", ".generated", "_generated")
 
 
+@lru_cache(maxsize=_PATHS_KEPT)
 def is_generated_code(path: str) -> bool:
     """A file a code generator wrote (protobuf and gRPC outputs, `*.generated.*`, `zz_generated*`), by name."""
     name = path.rsplit("/", 1)[-1].lower()
@@ -95,12 +104,14 @@ _C_FAMILY = (".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".hh", ".hxx", ".inl", "
 _C_SIDE_COPY_DIRS = frozenset({"contrib", "legacy", "third_party", "thirdparty", "3rdparty"})
 
 
+@lru_cache(maxsize=_PATHS_KEPT)
 def is_side_copy(path: str) -> bool:
     """A C/C++ file in a folder of code beside the library (contrib/, legacy/, third_party/), as above."""
     parts = path.split("/")
     return parts[-1].lower().endswith(_C_FAMILY) and any(p.lower() in _C_SIDE_COPY_DIRS for p in parts[:-1])
 
 
+@lru_cache(maxsize=_PATHS_KEPT)
 def is_non_source(path: str) -> bool:
     """Tests, documentation, examples, generated copies and code, C/C++ side copies: where an issue's fix rarely is."""
     return (
