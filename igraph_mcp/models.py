@@ -7,9 +7,16 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from igraph_mcp.vocab.skips import SkippedPath
+
+
+class ResultShape(BaseModel):
+    """A result shape, built on first use: one command needs a few of them, and building every one at import cost
+    ~30 ms of a cold CLI call."""
+
+    model_config = ConfigDict(defer_build=True)
 
 
 def _unlabelled(value: str | None) -> bool:
@@ -35,7 +42,7 @@ RepoLabel = Annotated[
 ]
 
 
-class Hit(BaseModel):
+class Hit(ResultShape):
     """A ranked symbol."""
 
     repo: RepoLabel = None
@@ -68,7 +75,7 @@ class Hit(BaseModel):
     declaredSignature: str = Field("", description="The declaration's signature")
 
 
-class FileHit(BaseModel):
+class FileHit(ResultShape):
     """A ranked file (aggregated from its symbols)."""
 
     repo: RepoLabel = None
@@ -76,7 +83,7 @@ class FileHit(BaseModel):
     score: Annotated[float, NOT_STRUCTURED]  # the list's order says it; a fusion figure, not a probability
 
 
-class Neighbour(BaseModel):
+class Neighbour(ResultShape):
     """A symbol reached from a hit along same-side edges (callees of callees, callers of callers)."""
 
     repo: RepoLabel = None
@@ -98,7 +105,7 @@ class Neighbour(BaseModel):
     certain: bool = Field(True, description="False when an edge on the way is a name-only guess")
 
 
-class ResourceHit(BaseModel):
+class ResourceHit(ResultShape):
     """A mounted PRD section or DB table attached to the answer."""
 
     repo: RepoLabel = None
@@ -117,7 +124,7 @@ class ResourceHit(BaseModel):
     columns: list[dict[str, str]] = Field(default_factory=list)
 
 
-class Diagnostics(BaseModel):
+class Diagnostics(ResultShape):
     """How the answer was produced."""
 
     channels: list[str] = Field(default_factory=list)
@@ -131,7 +138,7 @@ class Diagnostics(BaseModel):
     resourceNote: str | None = None
 
 
-class ExploreResult(BaseModel):
+class ExploreResult(ResultShape):
     """The answer to one explore/search call."""
 
     query: Annotated[str, NOT_STRUCTURED]  # the caller's own words, possibly a whole issue
@@ -146,7 +153,7 @@ class ExploreResult(BaseModel):
     budgetNote: str | None = None
 
 
-class EdgeRef(BaseModel):
+class EdgeRef(ResultShape):
     """One end of an edge as shown in node details."""
 
     nodeId: int | None
@@ -165,7 +172,7 @@ class EdgeRef(BaseModel):
     candidates: list[str] = Field(default_factory=list, description="What an ambiguous reference may mean")
 
 
-class NodeSummary(BaseModel):
+class NodeSummary(ResultShape):
     """Location of a symbol, used for candidates and file outlines."""
 
     repo: RepoLabel = None
@@ -179,7 +186,7 @@ class NodeSummary(BaseModel):
     signature: Annotated[str, NOT_STRUCTURED] = ""
 
 
-class NodeDetail(BaseModel):
+class NodeDetail(ResultShape):
     """Everything about one symbol (igraph_node)."""
 
     repo: RepoLabel = None
@@ -196,7 +203,7 @@ class NodeDetail(BaseModel):
     stale: bool = False
 
 
-class SkippedFile(BaseModel):
+class SkippedFile(ResultShape):
     """A file the last index run skipped: why, and what showed it."""
 
     path: str
@@ -209,7 +216,7 @@ class SkippedFile(BaseModel):
         return cls(path=skip.path, reason=skip.reason, detail=skip.detail)
 
 
-class FileDetail(BaseModel):
+class FileDetail(ResultShape):
     """A file's outline (igraph_file)."""
 
     repo: RepoLabel = None
@@ -226,7 +233,7 @@ class FileDetail(BaseModel):
     skipped: SkippedFile | None = Field(None, description="why the last index run skipped it")
 
 
-class RelatedResult(BaseModel):
+class RelatedResult(ResultShape):
     """Callers and/or callees of a symbol, several hops out (igraph_related)."""
 
     repo: RepoLabel = None
@@ -239,7 +246,7 @@ class RelatedResult(BaseModel):
     omitted: int = Field(0, description="symbols reached but not listed (at least this many); see message")
 
 
-class PhaseTiming(BaseModel):
+class PhaseTiming(ResultShape):
     """One phase of an index run: how far it got and how long it took."""
 
     phase: str
@@ -248,7 +255,7 @@ class PhaseTiming(BaseModel):
     seconds: float
 
 
-class BuildActivity(BaseModel):
+class BuildActivity(ResultShape):
     """What the live holder of a repository's writer lock (this process or another) recorded it is doing."""
 
     phase: str
@@ -283,7 +290,7 @@ def _absent(value: object) -> bool:
     return value is None
 
 
-class IndexResult(BaseModel):
+class IndexResult(ResultShape):
     """Summary of an index run (the indexer fills it in as it goes)."""
 
     repo: RepoLabel = None
@@ -314,7 +321,7 @@ class IndexResult(BaseModel):
     recoveredFrom: str | None = None
 
 
-class StatusResult(BaseModel):
+class StatusResult(ResultShape):
     """State of the index (igraph_status)."""
 
     repo: RepoLabel = None

@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
-from igraph_mcp.models import RepoLabel
+from igraph_mcp.models import RepoLabel, ResultShape
 
 
-class Problem(BaseModel):
+class Problem(ResultShape):
     """A part of a source that could not be read; the rest is mounted."""
 
     line: int
     message: str
 
 
-class MountResult(BaseModel):
+class MountResult(ResultShape):
     """One source mounted (or re-mounted)."""
 
     repo: RepoLabel = None
@@ -32,7 +32,7 @@ class MountResult(BaseModel):
     note: str | None = Field(default=None, description="Why vectors are missing, when they are")
 
 
-class UnmountResult(BaseModel):
+class UnmountResult(ResultShape):
     """What unmount removed; ``found`` is false when nothing matched."""
 
     repo: RepoLabel = None
@@ -45,7 +45,7 @@ class UnmountResult(BaseModel):
     message: str
 
 
-class SourceInfo(BaseModel):
+class SourceInfo(ResultShape):
     """One mounted source as listed."""
 
     repo: RepoLabel = None
@@ -64,7 +64,7 @@ class SourceInfo(BaseModel):
     problems: list[Problem] = Field(default_factory=list)
 
 
-class ResourceList(BaseModel):
+class ResourceList(ResultShape):
     """Every mounted source."""
 
     sources: list[SourceInfo] = Field(default_factory=list)
