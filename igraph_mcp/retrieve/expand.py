@@ -8,7 +8,7 @@ a callee is not a caller of the seed, so such mixed paths are never followed.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from igraph_mcp.store import edges as edge_store
@@ -273,3 +273,28 @@ class _TestPaths:
                 row = rows.get(i)
                 self.known[i] = row is not None and is_test_path(row.path)
         return self.known[node]
+
+
+def prefer_ranked(reached: Sequence[Reached], ranked: Mapping[int, int], limit: int) -> list[Reached]:
+    """At most ``limit`` of ``reached`` (best first, each after the node it hangs off): first those the ranking also
+    found (``ranked``: node id -> its place below the hits), each with the nodes it hangs off, then the rest in
+    order; the order of ``reached`` is kept, so every ``via`` still comes before its node."""
+    by_id = {r.node_id: r for r in reached}
+    chosen: set[int] = set()
+
+    def take(r: Reached) -> None:
+        chain: list[int] = []
+        node: Reached | None = r
+        while node is not None and node.node_id not in chosen:
+            chain.append(node.node_id)
+            node = by_id.get(node.via)  # None at a seed
+        if len(chosen) + len(chain) <= limit:
+            chosen.update(chain)
+
+    for r in sorted((r for r in reached if r.node_id in ranked), key=lambda r: ranked[r.node_id]):
+        take(r)
+    for r in reached:
+        if len(chosen) >= limit:
+            break
+        take(r)
+    return [r for r in reached if r.node_id in chosen]

@@ -101,6 +101,9 @@ class RetrievalParams:
     # Neighbours from test code per answer unless the query mentions tests: tests call everything, and filled 16 of
     # 72 neighbour slots in fastify answers (issue 29) where the hits themselves demote test code.
     test_neighbours: int = 2
+    # Neighbours reached before choosing the listed ones: neighbour_limit times this. Past 1, a neighbour the ranking
+    # also found (below the hits) is listed before those only the graph reached (with the one it hangs off).
+    neighbour_pool: int = 1
 
     # -- answer -------------------------------------------------------------------------------------------------
     snippet_hits: int = SNIPPET_HITS

@@ -29,7 +29,7 @@ from igraph_mcp.retrieve.budget import fit_to_budget, snippet_of
 from igraph_mcp.retrieve.channels import count_definitions, dense_channel, fts_channel, graph_channel, named_channel
 from igraph_mcp.retrieve.context_files import check_context_files
 from igraph_mcp.retrieve.dense_state import DenseState
-from igraph_mcp.retrieve.expand import expand
+from igraph_mcp.retrieve.expand import expand, prefer_ranked
 from igraph_mcp.retrieve.fusion import Fused, rrf
 from igraph_mcp.retrieve.params import RetrievalParams
 from igraph_mcp.retrieve.parts import PART_OVERFETCH, PartFolder, PartMatch
@@ -83,7 +83,8 @@ def run(
     hits = all_hits[: request.top_k]
     trace.timings_ms["fuse"] = _ms(t)
     t = time.perf_counter()
-    reached = expand_hits(db, hits, request.hops, params, about_tests=query.analysis.mentions_tests)
+    below = {h.nodeId: i for i, h in enumerate(all_hits[request.top_k :])}
+    reached = expand_hits(db, hits, request.hops, params, about_tests=query.analysis.mentions_tests, ranked=below)
     if params.unique_names:
         reached = folding.unique_neighbours(hits, reached)
     trace.timings_ms["expand"] = _ms(t)
@@ -463,21 +464,32 @@ def answer_language(files: Sequence[FileHit], top: int = 5) -> str | None:
 
 # -- expand ---------------------------------------------------------------------------------------------------------
 def expand_hits(
-    db: Database, hits: list[Hit], hops: int, params: RetrievalParams, *, about_tests: bool = False
+    db: Database,
+    hits: list[Hit],
+    hops: int,
+    params: RetrievalParams,
+    *,
+    about_tests: bool = False,
+    ranked: Mapping[int, int] | None = None,
 ) -> list[Neighbour]:
     """Callees and callers of the hits (and theirs, on the same side) up to ``hops`` away, scored by seed and
-    distance; test code takes at most ``params.test_neighbours`` of them unless the query is ``about_tests``."""
+    distance; test code takes at most ``params.test_neighbours`` of them unless the query is ``about_tests``.
+    With ``params.neighbour_pool`` above 1, those the ranking found below the hits (``ranked``: node id -> place)
+    are listed first."""
     if hops <= 0 or not hits:
         return []
+    pool = max(1, params.neighbour_pool) if ranked else 1
     reached = expand(
         db,
         {h.nodeId: h.score for h in hits},
         hops,
-        limit=params.neighbour_limit,
+        limit=params.neighbour_limit * pool,
         per_node_cap=params.per_node_cap,
         decay=params.hop_decay,
         test_cap=None if about_tests else params.test_neighbours,
     )
+    if pool > 1 and ranked:
+        reached = prefer_ranked(reached, ranked, params.neighbour_limit)
     return neighbours(db, reached, {h.nodeId: h.qualifiedName or h.name for h in hits})
 
 

@@ -1,0 +1,75 @@
+"""Neighbours the ranking also found come first when a pool is asked for, each with the node it hangs off."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from _factories import make_repo, make_service
+
+from igraph_mcp.retrieve.expand import Reached, prefer_ranked
+from igraph_mcp.retrieve.params import DEFAULT_PARAMS
+
+SEED = 1
+
+
+def _r(node: int, via: int, distance: int) -> Reached:
+    return Reached(node, 1.0 / (node + distance), via, "calls", "callee", distance)
+
+
+def test_a_ranked_neighbour_comes_in_with_the_node_it_hangs_off() -> None:
+    # 10, 11, 12 hang off the seed; 20 hangs off 12; 30 hangs off 20 (a callee of a callee of a callee).
+    reached = [_r(10, SEED, 1), _r(11, SEED, 1), _r(12, SEED, 1), _r(20, 12, 2), _r(30, 20, 3)]
+    chosen = prefer_ranked(reached, {30: 0}, limit=3)
+    assert [r.node_id for r in chosen] == [12, 20, 30]
+    # Every via is the seed or an entry listed before it.
+    listed = {SEED}
+    for r in chosen:
+        assert r.via in listed
+        listed.add(r.node_id)
+
+
+def test_without_ranked_neighbours_the_order_of_the_graph_stands() -> None:
+    reached = [_r(10, SEED, 1), _r(11, SEED, 1), _r(20, 10, 2), _r(12, SEED, 1)]
+    assert [r.node_id for r in prefer_ranked(reached, {}, limit=3)] == [10, 11, 20]
+    assert [r.node_id for r in prefer_ranked(reached, {99: 0}, limit=3)] == [10, 11, 20]
+
+
+def test_a_chain_that_does_not_fit_is_left_for_the_next() -> None:
+    reached = [_r(10, SEED, 1), _r(20, 10, 2), _r(30, 20, 3), _r(11, SEED, 1)]
+    # 30 needs 10 and 20 with it (3 slots) but only 2 are left after 11: 11 and 10 fill them in order.
+    chosen = prefer_ranked(reached, {11: 0, 30: 1}, limit=2)
+    assert [r.node_id for r in chosen] == [10, 11]
+
+
+FILES = {
+    "app/flow.py": (
+        "from app import steps\n\n\n"
+        "def parse_invoice_total(text):\n"
+        "    '''Parse the invoice total out of the text.'''\n"
+        "    return steps.step_one(text) + steps.step_two(text) + steps.step_three(text) + steps.step_four(text)\n"
+    ),
+    "app/steps.py": (
+        "def step_one(text):\n    return len(text)\n\n\n"
+        "def step_two(text):\n    return text.count(' ')\n\n\n"
+        "def step_three(text):\n    return text.count(',')\n\n\n"
+        "def step_four(text):\n    '''Round the invoice total to cents.'''\n    return round(float(text or 0), 2)\n"
+    ),
+}
+
+
+def test_the_service_lists_a_neighbour_the_ranking_found_first(tmp_path: Path) -> None:
+    service = make_service(make_repo(tmp_path, FILES, filler=False))
+    service.index()
+    try:
+        question = "parse_invoice_total: the invoice total is not rounded to cents"
+        one = DEFAULT_PARAMS.with_value("neighbour_limit", 1)
+        plain = service.explore(question, top_k=1, hops=1, params=one)
+        assert [h.name for h in plain.hits] == ["parse_invoice_total"]
+        pooled = service.explore(question, top_k=1, hops=1, params=one.with_value("neighbour_pool", 4))
+        # The graph alone lists the first callee; with a pool, the callee the ranking also found (rounding to
+        # cents) takes the one slot.
+        assert [n.name for n in plain.neighbours] == ["step_one"]
+        assert [n.name for n in pooled.neighbours] == ["step_four"]
+        assert pooled.neighbours[0].viaName.endswith("parse_invoice_total")
+    finally:
+        service.close()
