@@ -12,7 +12,7 @@ from _factories import make_repo, make_service
 from igraph_mcp.config import RetrievalConfig
 from igraph_mcp.errors import InvalidInput
 from igraph_mcp.explore_request import MAX_TOKENS_MAX, TOP_K_MAX, ExploreRequest
-from igraph_mcp.models import FileHit
+from igraph_mcp.models import ExploreResult, FileHit
 from igraph_mcp.retrieve import rerank, stages
 from igraph_mcp.retrieve.boosts import EXACT_NAME, BoostFactors
 from igraph_mcp.retrieve.params import DEFAULT_PARAMS, RetrievalParams
@@ -215,24 +215,28 @@ ADAPTERS = {
 }
 
 
-def test_the_file_ranking_counts_a_name_each_file_repeats(tmp_path: Path) -> None:
-    service = make_service(make_repo(tmp_path, ADAPTERS, filler=False))
+def _adapter_answers(
+    tmp_path: Path, files: dict[str, str], name: str, params: list[RetrievalParams]
+) -> tuple[set[str], list[ExploreResult]]:
+    """The adapter files of ``files``, and the answers to "make options optional in all adapters" under each of
+    ``params``."""
+    service = make_service(make_repo(tmp_path, files, filler=False))
     service.index()
     try:
-        issue = "serveStatic: make options optional in all adapters\n\nserveStatic(options) fails without options."
-        adapters = {p for p in ADAPTERS if p.startswith("adapter/")}
-        counted = service.explore(
-            issue, top_k=10, hops=0, params=DEFAULT_PARAMS.with_value("files_count_repeats", True)
-        )
-        assert {f.filePath for f in counted.files[:3]} == adapters
-        # The hits still hold each qualified name once.
-        assert [h.name for h in counted.hits].count("serveStatic") == 1
-        thinned = service.explore(
-            issue, top_k=10, hops=0, params=DEFAULT_PARAMS.with_value("files_count_repeats", False)
-        )
-        assert {f.filePath for f in thinned.files[:3]} != adapters
+        issue = f"{name}: make options optional in all adapters\n\n{name}(options) fails without options."
+        answers = [service.explore(issue, top_k=10, hops=0, params=p) for p in params]
     finally:
         service.close()
+    return {p for p in files if p.startswith("adapter/")}, answers
+
+
+def test_the_file_ranking_counts_a_name_each_file_repeats(tmp_path: Path) -> None:
+    on, off = (DEFAULT_PARAMS.with_value("files_count_repeats", v) for v in (True, False))
+    adapters, (counted, thinned) = _adapter_answers(tmp_path, ADAPTERS, "serveStatic", [on, off])
+    assert {f.filePath for f in counted.files[:3]} == adapters
+    # The hits still hold each qualified name once.
+    assert [h.name for h in counted.hits].count("serveStatic") == 1
+    assert {f.filePath for f in thinned.files[:3]} != adapters
 
 
 PY_ADAPTERS = {
@@ -245,20 +249,11 @@ PY_ADAPTERS = {
 
 
 def test_repeated_names_do_not_count_where_the_top_files_are_of_a_skipped_language(tmp_path: Path) -> None:
-    service = make_service(make_repo(tmp_path, PY_ADAPTERS, filler=False))
-    service.index()
-    try:
-        issue = "serve_static: make options optional in all adapters\n\nserve_static(options) fails without options."
-        adapters = {p for p in PY_ADAPTERS if p.startswith("adapter/")}
-        assert DEFAULT_PARAMS.files_count_repeats and "python" in DEFAULT_PARAMS.files_count_repeats_skip
-        shipped = service.explore(issue, top_k=10, hops=0, params=DEFAULT_PARAMS)
-        assert {f.filePath for f in shipped.files[:3]} != adapters
-        counted = service.explore(
-            issue, top_k=10, hops=0, params=DEFAULT_PARAMS.with_value("files_count_repeats_skip", ())
-        )
-        assert {f.filePath for f in counted.files[:3]} == adapters
-    finally:
-        service.close()
+    assert DEFAULT_PARAMS.files_count_repeats and "python" in DEFAULT_PARAMS.files_count_repeats_skip
+    counting = DEFAULT_PARAMS.with_value("files_count_repeats_skip", ())
+    adapters, (shipped, counted) = _adapter_answers(tmp_path, PY_ADAPTERS, "serve_static", [DEFAULT_PARAMS, counting])
+    assert {f.filePath for f in shipped.files[:3]} != adapters
+    assert {f.filePath for f in counted.files[:3]} == adapters
 
 
 def test_the_ranking_doc_lists_every_parameter() -> None:

@@ -406,9 +406,7 @@ def file_candidates(folded: list[Hit], unique: list[Hit], params: RetrievalParam
 
 def hits_language(hits: Sequence[Hit], top: int = 5) -> str | None:
     """The language most of the first ``top`` files the hits name are written in (on a tie, the better-placed)."""
-    paths = list(dict.fromkeys(h.filePath for h in hits))[:top]
-    counts = Counter(language for p in paths if (language := language_for_path(p)) is not None)
-    return counts.most_common(1)[0][0] if counts else None
+    return main_language(list(dict.fromkeys(h.filePath for h in hits))[:top])
 
 
 @dataclass(slots=True)
@@ -458,7 +456,12 @@ def refile(hits: list[Hit], files: RankedFiles, query: AnalyzedQuery, params: Re
 
 def answer_language(files: Sequence[FileHit], top: int = 5) -> str | None:
     """The language most of the ``top`` first files are written in (on a tie, the better-placed file's)."""
-    counts = Counter(language for f in files[:top] if (language := language_for_path(f.filePath)) is not None)
+    return main_language([f.filePath for f in files[:top]])
+
+
+def main_language(paths: Sequence[str]) -> str | None:
+    """The language most of ``paths`` are written in (on a tie, the earlier path's); None when none is known."""
+    counts = Counter(language for p in paths if (language := language_for_path(p)) is not None)
     return counts.most_common(1)[0][0] if counts else None
 
 
