@@ -491,7 +491,7 @@ def expand_hits(
         decay=params.hop_decay,
         test_cap=None if about_tests else params.test_neighbours,
     )
-    if pool > 1:
+    if pool > 1 and ranked:
         reached = prefer_ranked(reached, ranked, params.neighbour_limit)
     return neighbours(db, reached, {h.nodeId: h.qualifiedName or h.name for h in hits})
 
