@@ -73,7 +73,7 @@ def run_variant(svc: Any, query: str, variant: Variant) -> tuple[Answer, sr.Answ
 def answer_of(result: Any) -> Answer:
     """The places of an ExploreResult's hits and neighbours."""
     return Answer(
-        [(h.filePath, h.qualifiedName) for h in result.hits],
+        sr.hit_places(result.hits),
         [(n.filePath, n.qualifiedName) for n in result.neighbours],
         sum(1 for h in result.hits if h.partLines is not None),
     )

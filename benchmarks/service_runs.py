@@ -160,8 +160,18 @@ class AnswerTokens:
 def default_call(svc: Any, query: str, params: Any = None, top_k: int | None = None) -> tuple[Ranking, AnswerTokens]:
     """igraph_explore with only a query, as an agent calls it: (hits then neighbours, tokens of its answer)."""
     result, tokens = default_answer(svc, query, params, top_k)
-    nodes = list(result.hits) + list(result.neighbours)
-    return Ranking([(n.filePath, n.qualifiedName) for n in nodes], [f.filePath for f in result.files]), tokens
+    places = hit_places(result.hits) + [(n.filePath, n.qualifiedName) for n in result.neighbours]
+    return Ranking(places, [f.filePath for f in result.files]), tokens
+
+
+def hit_places(hits: Any) -> list[tuple[str, str]]:
+    """(path, qualified name) of each hit in the order the answer reads: a hit, then the same-named definitions in
+    other files it lists (``alsoAt``: the answer names their place)."""
+    places = []
+    for h in hits:
+        places.append((h.filePath, h.qualifiedName))
+        places += [(at.rsplit(":", 1)[0], h.qualifiedName) for at in h.alsoAt]
+    return places
 
 
 def default_answer(svc: Any, query: str, params: Any = None, top_k: int | None = None) -> tuple[Any, AnswerTokens]:

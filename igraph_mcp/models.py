@@ -73,6 +73,9 @@ class Hit(ResultShape):
     # A declaration folded into this implementation ('' when there is none).
     declaredAt: str = Field("", description="path:line of its declaration (.d.ts, interface...)")
     declaredSignature: str = Field("", description="The declaration's signature")
+    alsoAt: list[str] = Field(
+        default_factory=list, description="path:line of definitions of the same name in other files (not hits)"
+    )
 
 
 class FileHit(ResultShape):

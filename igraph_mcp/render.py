@@ -132,6 +132,8 @@ def render_explore(r: ExploreResult) -> str:
             out.append(f"   {_clip(h.signature, SIGNATURE_CHARS)}")
         if h.declaredAt:
             out.append(f"   declared at {h.declaredAt}" + (f": {h.declaredSignature}" if h.declaredSignature else ""))
+        if h.alsoAt:
+            out.append("   same name also at " + ", ".join(h.alsoAt))
         if h.snippet:
             # The common indentation of a part deep inside a body says nothing; its relative indentation stays.
             out.extend("   | " + line for line in textwrap.dedent(h.snippet).splitlines())

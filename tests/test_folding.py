@@ -136,6 +136,23 @@ def test_unique_names_per_file_keep_a_name_once_in_each_file() -> None:
     assert [h.nodeId for h in unique_names(hits)] == [2, 7]
 
 
+def test_unique_names_list_the_same_name_in_other_files() -> None:
+    hits = [_hit(2, 0.9), _hit(10, 0.85), _hit(7, 0.8), _hit(1, 0.7)]  # parseBody: 2 and 10 in lib/, 1 in types/
+    got = unique_names(hits)
+    # The overload in the kept hit's own file is left out; the declaration file's definition is named, not a hit.
+    assert [(h.nodeId, h.alsoAt) for h in got] == [(2, ["types/parse.d.ts:3"]), (7, [])]
+    assert [h.alsoAt for h in hits] == [[], [], [], []]  # the input hits are not changed
+    assert [h.alsoAt for h in unique_names(hits, per_file=True)] == [[], [], []]
+
+
+def test_unique_names_name_at_most_three_other_places() -> None:
+    hits = [_hit(2, 0.9)] + [
+        _hit(2, 0.5).model_copy(update={"nodeId": 100 + i, "filePath": f"pkg{i}/parse.js"}) for i in range(5)
+    ]
+    (only,) = unique_names(hits)
+    assert only.alsoAt == ["pkg0/parse.js:10", "pkg1/parse.js:10", "pkg2/parse.js:10"]
+
+
 def test_unique_neighbours_drop_names_the_answer_holds() -> None:
     hits = [_hit(2, 0.9)]
 

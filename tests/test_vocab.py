@@ -109,13 +109,33 @@ def test_weak_link_threshold_is_never_above_strong() -> None:
         ("single_include/catch2/catch.hpp", True),  # Catch2 2.x, nlohmann/json
         ("extras/catch_amalgamated.cpp", True),  # Catch2 3.x
         ("singleheader/simdjson.h", True),
-        ("include/nlohmann/json.hpp", False),  # the original the copies are made from
+        ("dist/js-yaml.js", True),  # a committed bundle of lib/
+        ("packages/core/dist/index.mjs", True),
+        ("include/nlohmann/json.hpp", False),
+        ("lib/distance.js", False),  # the original the copies are made from
         ("src/catch2/internal/catch_run_context.cpp", False),
         ("pkg/single.py", False),
     ],
 )
 def test_generated_copies_are_non_source(path: str, expected: bool) -> None:
     assert is_generated_copy(path) is expected
+    assert is_non_source(path) is expected
+
+
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [
+        ("benchmark/implementations/current/loader.js", True),  # js-yaml's older copy of its library
+        ("benches/parse.rs", True),
+        ("sympy/core/benchmarks/bench_basic.py", True),
+        ("demo/app.js", True),
+        ("docs/conf.py", True),
+        ("src/benchmarking.ts", False),
+        ("lib/demolish.js", False),
+        ("src/bench.go", False),  # a file, not a folder, of that name
+    ],
+)
+def test_docs_demos_and_benchmarks_are_non_source(path: str, expected: bool) -> None:
     assert is_non_source(path) is expected
 
 

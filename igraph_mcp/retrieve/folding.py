@@ -109,16 +109,29 @@ def name_key(kind: str, qualified_name: str, name: str, path: str) -> str:
     return path if kind == "module" else qualified_name or name
 
 
+# Same-named definitions in other files that one hit lists (``alsoAt``): three say "there are several" at ~8 tokens
+# each; more than that is what igraph_node / a name search is for.
+ALSO_AT_MAX = 3
+
+
 def unique_names(hits: Sequence[Hit], *, per_file: bool = False) -> list[Hit]:
-    """The hits with each qualified name once (once per file, with ``per_file``), in its best-placed hit."""
-    seen: set[tuple[str, str]] = set()
-    out: list[Hit] = []
+    """The hits with each qualified name once (once per file, with ``per_file``), in its best-placed hit.
+
+    A same-named definition in another file (hono's ``serveStatic`` in every adapter, Django's two
+    ``CharField.__init__``) is no longer a hit of its own but is not hidden either: the kept hit lists where it is
+    (``alsoAt``, at most ALSO_AT_MAX). One in the same file (an overload, a property's setter) is left out.
+    """
+    kept: dict[tuple[str, str], Hit] = {}
+    elsewhere: dict[tuple[str, str], list[str]] = {}
     for h in hits:
         key = (h.filePath if per_file else "", name_key(h.kind, h.qualifiedName, h.name, h.filePath))
-        if key not in seen:
-            seen.add(key)
-            out.append(h)
-    return out
+        first = kept.setdefault(key, h)
+        places = elsewhere.setdefault(key, list(first.alsoAt))
+        place = f"{h.filePath}:{h.startLine}"
+        if h.filePath != first.filePath and len(places) < ALSO_AT_MAX and place not in places:
+            places.append(place)
+    # Copies where a place was added: the caller's hits are not changed.
+    return [h if elsewhere[k] == h.alsoAt else h.model_copy(update={"alsoAt": elsewhere[k]}) for k, h in kept.items()]
 
 
 def unique_neighbours(hits: Sequence[Hit], neighbours: Sequence[Neighbour]) -> list[Neighbour]:

@@ -57,16 +57,21 @@ def is_test_side(path: str) -> bool:
     return is_test_path(path) or any(p.lower() in TEST_INPUT_DIRS for p in path.split("/")[:-1])
 
 
-_NON_SOURCE_DIRS = frozenset({"doc", "docs", "example", "examples"})
+# Documentation, examples, demos and benchmarks: code about the project, where an issue's fix rarely is (js-yaml keeps
+# a whole older copy of its library under benchmark/implementations/).
+_NON_SOURCE_DIRS = frozenset(
+    {"doc", "docs", "example", "examples", "demo", "demos", "benchmark", "benchmarks", "bench", "benches"}
+)
 # Generated single-file copies of a C/C++ library (Catch2's single_include/ and extras/catch_amalgamated.*,
 # nlohmann/json's single_include/, simdjson's singleheader/): every definition twice, and the fix is in the original.
-_GENERATED_COPY_DIRS = frozenset({"single_include", "singleheader"})
+# JavaScript packages that commit their built bundles keep them in dist/ (js-yaml's dist/js-yaml.js is its lib/ again).
+_GENERATED_COPY_DIRS = frozenset({"single_include", "singleheader", "dist"})
 _GENERATED_COPY_STEM = "amalgamated"
 
 
 @lru_cache(maxsize=_PATHS_KEPT)
 def is_generated_copy(path: str) -> bool:
-    """A generated single-file copy of the project's code (an amalgamation), by the C/C++ conventions above."""
+    """A generated copy of the project's code (an amalgamation, a built bundle), by the conventions above."""
     parts = path.split("/")
     return _GENERATED_COPY_STEM in parts[-1].lower() or any(p.lower() in _GENERATED_COPY_DIRS for p in parts[:-1])
 

@@ -190,6 +190,8 @@
     el("span", { class: "loc" }, `${h.filePath}:${h.startLine}-${h.endLine}`),
     // A declaration the service folded into this implementation (a .d.ts, an interface member): shown as it says.
     h.declaredAt ? el("div", { class: "loc declared" }, `declared at ${h.declaredAt}${h.declaredSignature ? ": " + h.declaredSignature : ""}`) : el("br"),
+    // Definitions of the same name in other files, which the answer lists here instead of as hits of their own.
+    h.alsoAt && h.alsoAt.length ? el("div", { class: "loc also" }, `same name also at ${h.alsoAt.join(", ")}`) : null,
     el("span", { class: "badge" }, `${h.matchChannel} ${h.score.toFixed(4)}`), ...channelBadges(h))));
     const neighbours = el("ul", { id: "neighbours" }, ...r.neighbours.map(neighbourItem(openSymbol)));
     const resources = el("ul", {}, ...r.resources.map((x) => el("li", {},
