@@ -48,17 +48,18 @@ def parse_variant(text: str) -> Variant:
 
 @dataclass(frozen=True)
 class Answer:
-    """What one default call put where: its hits and neighbours as (path, qualified name), and its hits found
-    through a part of a long definition."""
+    """What one default call put where: its hits and neighbours as (path, qualified name), its hits found
+    through a part of a long definition, and the same-named definitions its hits list (``alsoAt``)."""
 
     hits: list[tuple[str, str]]
     neighbours: list[tuple[str, str]]
     part_hits: int
+    also: list[tuple[str, str]]
 
     @property
     def ranked(self) -> list[tuple[str, str]]:
-        """Hits, then neighbours."""
-        return self.hits + self.neighbours
+        """Hits, then neighbours, then the places the hits list (named, but not ranked: service_runs.also_places)."""
+        return self.hits + self.neighbours + self.also
 
 
 def run_variant(svc: Any, query: str, variant: Variant) -> tuple[Answer, sr.AnswerTokens]:
@@ -73,9 +74,10 @@ def run_variant(svc: Any, query: str, variant: Variant) -> tuple[Answer, sr.Answ
 def answer_of(result: Any) -> Answer:
     """The places of an ExploreResult's hits and neighbours."""
     return Answer(
-        sr.hit_places(result.hits),
+        [(h.filePath, h.qualifiedName) for h in result.hits],
         [(n.filePath, n.qualifiedName) for n in result.neighbours],
         sum(1 for h in result.hits if h.partLines is not None),
+        sr.also_places(result.hits),
     )
 
 

@@ -160,18 +160,16 @@ class AnswerTokens:
 def default_call(svc: Any, query: str, params: Any = None, top_k: int | None = None) -> tuple[Ranking, AnswerTokens]:
     """igraph_explore with only a query, as an agent calls it: (hits then neighbours, tokens of its answer)."""
     result, tokens = default_answer(svc, query, params, top_k)
-    places = hit_places(result.hits) + [(n.filePath, n.qualifiedName) for n in result.neighbours]
+    places = [(h.filePath, h.qualifiedName) for h in result.hits]
+    places += [(n.filePath, n.qualifiedName) for n in result.neighbours] + also_places(result.hits)
     return Ranking(places, [f.filePath for f in result.files]), tokens
 
 
-def hit_places(hits: Any) -> list[tuple[str, str]]:
-    """(path, qualified name) of each hit in the order the answer reads: a hit, then the same-named definitions in
-    other files it lists (``alsoAt``: the answer names their place)."""
-    places = []
-    for h in hits:
-        places.append((h.filePath, h.qualifiedName))
-        places += [(at.rsplit(":", 1)[0], h.qualifiedName) for at in h.alsoAt]
-    return places
+def also_places(hits: Any) -> list[tuple[str, str]]:
+    """(path, qualified name) of the same-named definitions the hits list in other files (``alsoAt``). They come after
+    the hits and neighbours: the answer names their place, so "the answer holds it" counts them, but they are
+    not ranked entries of their own and take no rank that function Acc@k reads."""
+    return [(at.rsplit(":", 1)[0], h.qualifiedName) for h in hits for at in h.alsoAt]
 
 
 def default_answer(svc: Any, query: str, params: Any = None, top_k: int | None = None) -> tuple[Any, AnswerTokens]:
