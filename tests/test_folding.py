@@ -153,6 +153,19 @@ def test_unique_names_name_at_most_three_other_places() -> None:
     assert only.alsoAt == ["pkg0/parse.js:10", "pkg1/parse.js:10", "pkg2/parse.js:10"]
 
 
+def test_unique_names_leave_out_copies_in_non_source_code() -> None:
+    kept = _hit(2, 0.9)
+    copies = [
+        kept.model_copy(update={"nodeId": 200 + i, "filePath": path})
+        for i, path in enumerate(["dist/parse.js", "test/parse.test.js", "single_include/parse.hpp", "src/parse.js"])
+    ]
+    (only,) = unique_names([kept, *copies])
+    assert only.alsoAt == ["src/parse.js:10"]
+    in_tests = kept.model_copy(update={"filePath": "test/helpers.js"})
+    (only,) = unique_names([in_tests, *copies])  # a hit in test code lists the other copies
+    assert only.alsoAt == ["dist/parse.js:10", "test/parse.test.js:10", "single_include/parse.hpp:10"]
+
+
 def test_unique_neighbours_drop_names_the_answer_holds() -> None:
     hits = [_hit(2, 0.9)]
 

@@ -17,6 +17,7 @@ from igraph_mcp.models import Hit, Neighbour
 from igraph_mcp.retrieve.analyze import QueryAnalysis
 from igraph_mcp.retrieve.shapes import location
 from igraph_mcp.store.records import NodeRow
+from igraph_mcp.vocab.testcode import is_non_source
 
 # Kinds that describe a type and run nothing.
 TYPE_ONLY_KINDS = frozenset({"interface", "type"})
@@ -128,7 +129,10 @@ def unique_names(hits: Sequence[Hit], *, per_file: bool = False) -> list[Hit]:
         first = kept.setdefault(key, h)
         places = elsewhere.setdefault(key, list(first.alsoAt))
         place = f"{h.filePath}:{h.startLine}"
-        if h.filePath != first.filePath and len(places) < ALSO_AT_MAX and place not in places:
+        if h.filePath == first.filePath or len(places) >= ALSO_AT_MAX or place in places:
+            continue
+        # A generated, vendored or test copy of the kept definition is not worth the agent's tokens.
+        if not is_non_source(h.filePath) or is_non_source(first.filePath):
             places.append(place)
     # Copies where a place was added: the caller's hits are not changed.
     return [h if elsewhere[k] == h.alsoAt else h.model_copy(update={"alsoAt": elsewhere[k]}) for k, h in kept.items()]
