@@ -166,6 +166,16 @@ def test_unique_names_leave_out_copies_in_non_source_code() -> None:
     assert only.alsoAt == ["dist/parse.js:10", "test/parse.test.js:10", "single_include/parse.hpp:10"]
 
 
+def test_unique_names_keep_the_projects_own_definition_over_a_copy() -> None:
+    original = _hit(2, 0.5)
+    bundle = original.model_copy(update={"nodeId": 300, "filePath": "dist/parse.js", "score": 0.9})
+    in_tests = original.model_copy(update={"nodeId": 301, "filePath": "test/parse.js", "score": 0.95})
+    got = unique_names([_hit(7, 0.99), bundle, original])
+    assert [(h.nodeId, h.alsoAt) for h in got] == [(7, []), (2, [])]  # at the bundle's place, the copy not listed
+    (kept,) = unique_names([in_tests, original])  # a test is no copy: the best-placed stays
+    assert (kept.nodeId, kept.alsoAt) == (301, ["lib/parse.js:10"])
+
+
 def test_unique_neighbours_drop_names_the_answer_holds() -> None:
     hits = [_hit(2, 0.9)]
 

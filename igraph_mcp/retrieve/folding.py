@@ -17,7 +17,7 @@ from igraph_mcp.models import Hit, Neighbour
 from igraph_mcp.retrieve.analyze import QueryAnalysis
 from igraph_mcp.retrieve.shapes import location
 from igraph_mcp.store.records import NodeRow
-from igraph_mcp.vocab.testcode import is_non_source
+from igraph_mcp.vocab.testcode import is_non_source, is_test_path
 
 # Kinds that describe a type and run nothing.
 TYPE_ONLY_KINDS = frozenset({"interface", "type"})
@@ -116,26 +116,40 @@ ALSO_AT_MAX = 3
 
 
 def unique_names(hits: Sequence[Hit], *, per_file: bool = False) -> list[Hit]:
-    """The hits with each qualified name once (once per file, with ``per_file``), in its best-placed hit.
+    """The hits with each qualified name once (once per file, with ``per_file``), at its best-placed hit's place.
 
-    A same-named definition in another file (hono's ``serveStatic`` in every adapter, Django's two
-    ``CharField.__init__``) is no longer a hit of its own but is not hidden either: the kept hit lists where it is
-    (``alsoAt``, at most ALSO_AT_MAX). One in the same file (an overload, a property's setter) is left out.
+    The definition kept is the best-placed one, or, where that one is a copy (a bundle, a demo, a vendored or
+    generated copy: non-source but not a test), the best-placed definition in the project's own code: js-yaml's
+    ``readBlockMapping`` is lib/'s, not demo/'s. A same-named definition in another file (hono's ``serveStatic`` in
+    every adapter, Django's two ``CharField.__init__``) is no longer a hit of its own but is not hidden either: the
+    kept hit lists where it is (``alsoAt``, at most ALSO_AT_MAX), unless it is in non-source code and the kept hit
+    is not. One in the same file (an overload, a property's setter) is left out.
     """
-    kept: dict[tuple[str, str], Hit] = {}
-    elsewhere: dict[tuple[str, str], list[str]] = {}
+    groups: dict[tuple[str, str], list[Hit]] = {}
     for h in hits:
         key = (h.filePath if per_file else "", name_key(h.kind, h.qualifiedName, h.name, h.filePath))
-        first = kept.setdefault(key, h)
-        places = elsewhere.setdefault(key, list(first.alsoAt))
-        place = f"{h.filePath}:{h.startLine}"
-        if h.filePath == first.filePath or len(places) >= ALSO_AT_MAX or place in places:
-            continue
-        # A generated, vendored or test copy of the kept definition is not worth the agent's tokens.
-        if not is_non_source(h.filePath) or is_non_source(first.filePath):
-            places.append(place)
-    # Copies where a place was added: the caller's hits are not changed.
-    return [h if elsewhere[k] == h.alsoAt else h.model_copy(update={"alsoAt": elsewhere[k]}) for k, h in kept.items()]
+        groups.setdefault(key, []).append(h)
+    out: list[Hit] = []
+    for group in groups.values():
+        kept = group[0]
+        if _is_copy(kept.filePath):
+            kept = next((h for h in group if not is_non_source(h.filePath)), kept)
+        places = list(kept.alsoAt)
+        for h in group:
+            place = f"{h.filePath}:{h.startLine}"
+            if h.filePath == kept.filePath or len(places) >= ALSO_AT_MAX or place in places:
+                continue
+            # A generated, vendored or test copy of the kept definition is not worth the agent's tokens.
+            if not is_non_source(h.filePath) or is_non_source(kept.filePath):
+                places.append(place)
+        # A copy where a place was added: the caller's hits are not changed.
+        out.append(kept if places == kept.alsoAt else kept.model_copy(update={"alsoAt": places}))
+    return out
+
+
+def _is_copy(path: str) -> bool:
+    """Non-source code that is not a test: a demo, a benchmark, a bundle, a vendored or generated copy."""
+    return is_non_source(path) and not is_test_path(path)
 
 
 def unique_neighbours(hits: Sequence[Hit], neighbours: Sequence[Neighbour]) -> list[Neighbour]:
