@@ -174,6 +174,9 @@ def test_unique_names_keep_the_projects_own_definition_over_a_copy() -> None:
     assert [(h.nodeId, h.alsoAt) for h in got] == [(7, []), (2, [])]  # at the bundle's place, the copy not listed
     (kept,) = unique_names([in_tests, original])  # a test is no copy: the best-placed stays
     assert (kept.nodeId, kept.alsoAt) == (301, ["lib/parse.js:10"])
+    example = original.model_copy(update={"nodeId": 302, "filePath": "docs/conf.js", "signature": "parseBody(x)"})
+    (kept,) = unique_names([example, original])  # another function of that name, not a copy: the best-placed stays
+    assert kept.nodeId == 302
 
 
 def test_unique_neighbours_drop_names_the_answer_holds() -> None:

@@ -119,8 +119,8 @@ def unique_names(hits: Sequence[Hit], *, per_file: bool = False) -> list[Hit]:
     """The hits with each qualified name once (once per file, with ``per_file``), at its best-placed hit's place.
 
     The definition kept is the best-placed one, or, where that one is a copy (a bundle, a demo, a vendored or
-    generated copy: non-source but not a test), the best-placed definition in the project's own code: js-yaml's
-    ``readBlockMapping`` is lib/'s, not demo/'s. A same-named definition in another file (hono's ``serveStatic`` in
+    generated copy: non-source but not a test), the best-placed definition with the same signature in the project's
+    own code: js-yaml's ``readBlockMapping`` is lib/'s, not demo/'s. A same-named definition in another file (hono's ``serveStatic`` in
     every adapter, Django's two ``CharField.__init__``) is no longer a hit of its own but is not hidden either: the
     kept hit lists where it is (``alsoAt``, at most ALSO_AT_MAX), unless it is in non-source code and the kept hit
     is not. One in the same file (an overload, a property's setter) is left out.
@@ -133,7 +133,7 @@ def unique_names(hits: Sequence[Hit], *, per_file: bool = False) -> list[Hit]:
     for group in groups.values():
         kept = group[0]
         if _is_copy(kept.filePath):
-            kept = next((h for h in group if not is_non_source(h.filePath)), kept)
+            kept = next((h for h in group if not is_non_source(h.filePath) and _same_code(h, kept)), kept)
         places = list(kept.alsoAt)
         for h in group:
             place = f"{h.filePath}:{h.startLine}"
@@ -145,6 +145,12 @@ def unique_names(hits: Sequence[Hit], *, per_file: bool = False) -> list[Hit]:
         # A copy where a place was added: the caller's hits are not changed.
         out.append(kept if places == kept.alsoAt else kept.model_copy(update={"alsoAt": places}))
     return out
+
+
+def _same_code(a: Hit, b: Hit) -> bool:
+    """Two definitions whose signatures read the same (spacing aside): one is a copy of the other. Sphinx's
+    doc/conf.py ``setup(app)`` is no copy of an extension's ``setup(app: Sphinx) -> dict``."""
+    return " ".join(a.signature.split()) == " ".join(b.signature.split())
 
 
 def _is_copy(path: str) -> bool:
