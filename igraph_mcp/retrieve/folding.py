@@ -120,10 +120,10 @@ def unique_names(hits: Sequence[Hit], *, per_file: bool = False) -> list[Hit]:
 
     The definition kept is the best-placed one, or, where that one is a copy (a bundle, a demo, a vendored or
     generated copy: non-source but not a test), the best-placed definition with the same signature in the project's
-    own code: js-yaml's ``readBlockMapping`` is lib/'s, not demo/'s. A same-named definition in another file (hono's ``serveStatic`` in
-    every adapter, Django's two ``CharField.__init__``) is no longer a hit of its own but is not hidden either: the
-    kept hit lists where it is (``alsoAt``, at most ALSO_AT_MAX), unless it is in non-source code and the kept hit
-    is not. One in the same file (an overload, a property's setter) is left out.
+    own code: js-yaml's ``readBlockMapping`` is lib/'s, not demo/'s. A same-named definition in another file (hono's
+    ``serveStatic`` in every adapter, Django's two ``CharField.__init__``) is no longer a hit of its own but is not
+    hidden either: the kept hit lists where it is (``alsoAt``, at most ALSO_AT_MAX), unless it is in non-source code
+    and the kept hit is not. One in the same file (an overload, a property's setter) is left out.
     """
     groups: dict[tuple[str, str], list[Hit]] = {}
     for h in hits:
