@@ -353,14 +353,19 @@ def test_default_call_sweep_says_where_the_answer_put_what() -> None:
 
     import default_call
 
-    def node(path: str, name: str, part: list[int] | None = None) -> SimpleNamespace:
-        return SimpleNamespace(filePath=path, qualifiedName=name, partLines=part)
+    def node(path: str, name: str, part: list[int] | None = None, also: list[str] | None = None) -> SimpleNamespace:
+        return SimpleNamespace(filePath=path, qualifiedName=name, partLines=part, alsoAt=also or [])
 
     result = SimpleNamespace(
-        hits=[node("a.py", "long_one", [40, 60]), node("a.py", "short_one"), node("b.py", "other", [9, 20])],
+        hits=[
+            node("a.py", "long_one", [40, 60]),
+            node("a.py", "short_one", also=["d/a.py:3"]),
+            node("b.py", "other", [9, 20]),
+        ],
         neighbours=[node("c.py", "callee")],
     )
     got = default_call.answer_of(result)
     assert got.part_hits == 2
     assert got.hits == [("a.py", "long_one"), ("a.py", "short_one"), ("b.py", "other")]
-    assert got.ranked == [*got.hits, ("c.py", "callee")]
+    # The place a hit names (alsoAt) is held by the answer, after every ranked entry.
+    assert got.ranked == [*got.hits, ("c.py", "callee"), ("d/a.py", "short_one")]
