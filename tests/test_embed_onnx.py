@@ -98,6 +98,40 @@ def test_a_damaged_optimized_copy_is_made_again(tmp_path: Path, monkeypatch: pyt
     assert again == first and again.read_bytes() == good
 
 
+def test_an_unchanged_copy_is_not_hashed_again_and_a_rewritten_one_is(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    path = onnx_export.ensure_shipped_onnx(shipped.load())
+    hashed: list[Path] = []
+    real = onnx_export.file_sha256
+
+    def counting(p: Path) -> str:
+        hashed.append(p)
+        return real(p)
+
+    monkeypatch.setattr(onnx_export, "file_sha256", counting)
+    assert onnx_export.verified_model(path.parent) == path
+    assert hashed == []  # the stamp written when it was made still matches size, mtime and inode
+    good = path.read_bytes()
+    damaged = bytearray(good)
+    damaged[len(damaged) // 2] ^= 0xFF  # same size, other bytes: a rewrite changes the mtime
+    path.write_bytes(bytes(damaged))
+    os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns + 1_000_000))
+    assert onnx_export.verified_model(path.parent) is None and hashed == [path]
+    path.write_bytes(good)
+    assert onnx_export.verified_model(path.parent) == path and len(hashed) == 2
+    assert onnx_export.verified_model(path.parent) == path and len(hashed) == 2
+
+
+def test_embedders_of_one_model_share_its_session_and_tokenizer(onnx: OnnxEmbedder) -> None:
+    other = make_embedder("local")  # a second repository of a workspace asks for the same model
+    assert isinstance(other, OnnxEmbedder)
+    np.testing.assert_array_equal(other.embed_query(TEXTS[0]), onnx.embed_query(TEXTS[0]))
+    assert other._session(1) is onnx._session(1)
+    assert other._tokenizer is onnx._tokenizer
+
+
 def test_a_damaged_shipped_file_is_refused_with_the_way_out(tmp_path: Path) -> None:
     copy = tmp_path / "model"
     shutil.copytree(shipped.DIRECTORY, copy)

@@ -246,3 +246,29 @@ def test_an_index_from_before_the_counts_migrates_to_kept_counts(tmp_path: Path)
         assert_counts_exact(db)
     finally:
         db.close()
+
+
+def test_row_counts_a_reader_keeps_follow_every_commit(tmp_path: Path) -> None:
+    """count_rows answers from what it counted while the database is as it was, and counts again after any
+    commit: the writer's own, or another connection's."""
+    root = make_repo(tmp_path, FILES, filler=False)
+    svc = make_service(root)
+    try:
+        svc.index()
+        reader = svc.db
+        before = reader.count_rows(("files", "nodes"))
+        assert before == reader.count_rows(("files", "nodes"))
+        edit_file(root, "pkg/more.py", "def fresh():\n    return 2\n\ndef other():\n    return fresh()\n")
+        writer = make_service(root)
+        try:
+            writer.index()  # another service: its own connection commits the new file
+        finally:
+            writer.close()
+        after = reader.count_rows(("files", "nodes"))
+        assert after == {"files": before["files"] + 1, "nodes": before["nodes"] + 3}
+        assert after == {
+            "files": reader.scalar("SELECT count(*) FROM files"),
+            "nodes": reader.scalar("SELECT count(*) FROM nodes"),
+        }
+    finally:
+        svc.close()

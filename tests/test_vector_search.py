@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 
 from igraph_mcp.embed.hashing import HashingEmbedder
+from igraph_mcp.retrieve import vector_search
 from igraph_mcp.retrieve.vector_search import MatrixSearch, StoreVectorSearch, VectorSearchCache
 from igraph_mcp.service import IGraphService
 from igraph_mcp.store import vectors as vec_store
@@ -53,3 +54,26 @@ def test_cache_reloads_after_an_index_change(tmp_path: Path) -> None:
     assert second is not first
     assert isinstance(second, MatrixSearch) and isinstance(first, MatrixSearch)
     assert len(second.node_ids) > len(first.node_ids)
+
+
+def test_a_large_matrix_is_scanned_in_two_halves_with_the_same_answers() -> None:
+    rng = np.random.default_rng(7)
+    n = vector_search.SPLIT_ROWS + 1_001
+    matrix = rng.standard_normal((n, 32)).astype(np.float32)
+    matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
+    file_ids = rng.integers(1, 400, size=n).astype(np.int64)
+    search = MatrixSearch(np.arange(10, n + 10, dtype=np.int64), file_ids, matrix)
+    queries = [matrix[5] + 0.1 * matrix[n - 3], matrix[n // 2]]
+    for q in queries:
+        blob = q.astype(np.float32).tobytes()
+        sims = matrix @ q.astype(np.float32)
+        best = np.argsort(-sims, kind="stable")[:20]
+        assert [nb[0] for nb in search.knn(blob, 20)] == [int(i) + 10 for i in best]
+        files = [int(f) for f in {file_ids[5], file_ids[n - 3], 399, 3}]
+        rows = np.flatnonzero(np.isin(file_ids, files))
+        in_files = rows[np.argsort(-sims[rows], kind="stable")[:15]]
+        got = search.in_files(blob, files, 15)
+        assert [nb[0] for nb in got] == [int(i) + 10 for i in in_files]
+        assert {nb[1] for nb in got} <= set(files)
+        np.testing.assert_allclose([nb[2] for nb in got], sims[in_files], rtol=1e-6)
+    assert search.in_files(queries[0].astype(np.float32).tobytes(), [], 5) == []

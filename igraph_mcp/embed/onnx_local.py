@@ -152,17 +152,13 @@ class OnnxEmbedder:
                 config_file, tokenizer_file = model_dir / "config.json", model_dir / "tokenizer.json"
             try:
                 config = json.loads(config_file.read_text(encoding="utf-8"))
-                from tokenizers import Tokenizer
-
-                tokenizer = Tokenizer.from_file(str(tokenizer_file))
-            except Exception as exc:  # OSError, JSON errors, and tokenizers' own Exception type
+            except (OSError, ValueError) as exc:
                 raise EmbedderError(
-                    f"cannot read the tokenizer or config of {model_dir} ({type(exc).__name__}); {_RUNTIME_HINT}"
+                    f"cannot read the config of {model_dir} ({type(exc).__name__}); {_RUNTIME_HINT}"
                 ) from None
             native = int(config.get("max_position_embeddings") or 512)
             limit = min(self._max_seq_length or local.DEFAULT_MAX_SEQ_LENGTH, native)
-            tokenizer.no_padding()  # the shipped tokenizer pads to 128: padding is done per sorted batch instead
-            tokenizer.enable_truncation(max_length=limit)
+            tokenizer = _shared_tokenizer(tokenizer_file, limit)
             self._dimension = int(config.get("hidden_size") or 0) or None
             if self._dimension is None:
                 raise EmbedderError(f"the config of {model_dir} has no hidden_size; {_RUNTIME_HINT}")
@@ -204,7 +200,7 @@ class OnnxEmbedder:
                     found = local.load_adapter_for(self._adapter, self._model_dir)  # checked before the export
                     merged = (adapters.adapter_path(self._adapter), found.sha256)
                 self._onnx_path = ensure_onnx_model(self._model_dir, sha, variant, merged)
-            session = _open_session(self._onnx_path, threads)
+            session = _shared_session(self._onnx_path, threads)
             self._input_names = tuple(i.name for i in session.get_inputs())
             self._sessions[threads] = session
             return session
@@ -237,6 +233,43 @@ class OnnxEmbedder:
                 raise EmbedderError(f"ONNX Runtime failed to embed a batch ({type(exc).__name__}: {exc})") from exc
             out[chunk] = mean_pool_normalise(np.asarray(hidden, dtype=np.float32), mask)
         return out
+
+
+_shared_lock = threading.Lock()
+_tokenizers: dict[tuple[str, int], Tokenizer] = {}
+_sessions: dict[tuple[str, int], onnxruntime.InferenceSession] = {}
+
+
+def _shared_tokenizer(path: Path, limit: int) -> Tokenizer:
+    """One tokenizer per file and truncation length in the process: every repository of a workspace, and a
+    warm-up thread, use the same (loading one costs ~20 ms and its vocabulary's memory)."""
+    key = (str(path), limit)
+    with _shared_lock:
+        found = _tokenizers.get(key)
+        if found is not None:
+            return found
+        try:
+            from tokenizers import Tokenizer
+
+            tokenizer = Tokenizer.from_file(str(path))
+        except Exception as exc:  # OSError, JSON errors, and tokenizers' own Exception type
+            raise EmbedderError(f"cannot read the tokenizer {path} ({type(exc).__name__}); {_RUNTIME_HINT}") from None
+        tokenizer.no_padding()  # the shipped tokenizer pads to 128: padding is done per sorted batch instead
+        tokenizer.enable_truncation(max_length=limit)
+        _tokenizers[key] = tokenizer
+        return tokenizer
+
+
+def _shared_session(path: Path, threads: int) -> onnxruntime.InferenceSession:
+    """One ORT session per model file and thread count in the process (sessions are safe to run from several
+    threads): a workspace of many repositories holds the model once, and a session a warm-up thread opened is
+    the one the first question runs on."""
+    key = (str(path), threads)
+    with _shared_lock:
+        found = _sessions.get(key)
+        if found is None:
+            found = _sessions[key] = _open_session(path, threads)
+        return found
 
 
 def _open_session(path: Path, threads: int) -> onnxruntime.InferenceSession:

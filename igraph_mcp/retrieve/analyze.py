@@ -88,7 +88,9 @@ def cut_query(text: str) -> tuple[str, str | None]:
 
 def analyze_query(text: str) -> QueryAnalysis:
     """Extract identifiers, paths, frames and hints; the text is treated as data, never as FTS syntax."""
-    clean = "".join(ch if ch.isprintable() or ch in "\n\t" else " " for ch in text)
+    clean = text
+    if not text.replace("\n", "").replace("\t", "").isprintable():  # checked in C first: ~0.5 ms an issue text
+        clean = "".join(ch if ch.isprintable() or ch in "\n\t" else " " for ch in text)
     qa = QueryAnalysis(text=clean)
     stripped = clean.strip()
     for path, func in _FRAME.findall(clean)[-MAX_FRAMES:]:  # the innermost frames are the last ones

@@ -98,7 +98,8 @@ def boost(
                 factor *= factors.frame
                 why.append("tracebackFrame")
                 break
-    if any(_path_matches(c.path, p) for p in qa.paths):
+    mentioned = any(_path_matches(c.path, p) for p in qa.paths)
+    if mentioned:
         factor *= factors.path_mentioned
         why.append("pathMentioned")
     if c.kind in qa.kind_hints:
@@ -107,14 +108,10 @@ def boost(
     if factors.test_code != 1.0 and not qa.mentions_tests and is_test_path(c.path):
         factor *= factors.test_code
         why.append("testCode")
-    if (
-        factors.generated_copy != 1.0
-        and is_generated_copy(c.path)
-        and not any(_path_matches(c.path, p) for p in qa.paths)
-    ):
+    if factors.generated_copy != 1.0 and not mentioned and is_generated_copy(c.path):
         factor *= factors.generated_copy
         why.append("generatedCopy")
-    if factors.side_copy != 1.0 and is_side_copy(c.path) and not any(_path_matches(c.path, p) for p in qa.paths):
+    if factors.side_copy != 1.0 and not mentioned and is_side_copy(c.path):
         factor *= factors.side_copy
         why.append("sideCopy")
     if any(_path_matches(c.path, p) for p in context_files):

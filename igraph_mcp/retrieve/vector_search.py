@@ -9,8 +9,10 @@ index version and used up to MATRIX_MAX_VECTORS; beyond that (memory), or where 
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Protocol
 
 import numpy as np
@@ -20,6 +22,11 @@ from igraph_mcp.store.db import Database
 from igraph_mcp.store.records import Neighbour
 
 MATRIX_MAX_VECTORS = 250_000  # ~370 MB at 384-d float32; above this, stay in SQLite
+SPLIT_ROWS = 20_000
+"""From this many vectors a scan is cut in two halves, one on a worker thread: numpy lets go of the GIL in the
+product and the scan is bound by memory, which two cores stream faster (86k x 384 on this 2-core machine: 8.2 ms
+on one thread, 3.6 ms in two halves; numpy's own BLAS threads stay off, their spinning slows the query's other
+threads)."""
 
 Neighbours = list[Neighbour]  # best first
 
@@ -58,6 +65,27 @@ class MatrixSearch:
         self.node_ids = node_ids
         self.file_ids = file_ids
         self.matrix = matrix
+        self._last = threading.local()  # this thread's last query and its similarities: in_files follows knn
+        self._by_file: tuple[np.ndarray, np.ndarray] | None = None  # rows sorted by file id, and those file ids
+
+    def similarities(self, query: bytes) -> np.ndarray:
+        """Every row's cosine to ``query`` (kept for the asking thread's next call with the same query)."""
+        last = getattr(self._last, "scan", None)
+        if last is not None and last[0] == query:
+            sims: np.ndarray = last[1]
+            return sims
+        q = np.frombuffer(query, dtype=np.float32)
+        n = self.matrix.shape[0]
+        if n < SPLIT_ROWS:
+            sims = self.matrix @ q
+        else:
+            sims = np.empty(n, dtype=np.float32)
+            half = n // 2
+            other = _scan_worker().submit(np.matmul, self.matrix[:half], q, sims[:half])
+            np.matmul(self.matrix[half:], q, sims[half:])
+            other.result()
+        self._last.scan = (query, sims)
+        return sims
 
     def _top(self, sims: np.ndarray, rows: np.ndarray | None, k: int) -> Neighbours:
         if sims.size == 0:
@@ -73,14 +101,31 @@ class MatrixSearch:
 
     def knn(self, query: bytes, k: int) -> Neighbours:
         """The k nearest nodes overall."""
-        q = np.frombuffer(query, dtype=np.float32)
-        return self._top(self.matrix @ q, None, k)
+        return self._top(self.similarities(query), None, k)
 
     def in_files(self, query: bytes, file_ids: Sequence[int], k: int) -> Neighbours:
         """The k nearest nodes among those of some files."""
-        rows = np.flatnonzero(np.isin(self.file_ids, np.asarray(list(file_ids), dtype=np.int64)))
-        q = np.frombuffer(query, dtype=np.float32)
-        return self._top(self.matrix[rows] @ q, rows, k)
+        rows = self._rows_of(file_ids)
+        return self._top(self.similarities(query)[rows], rows, k)
+
+    def _rows_of(self, file_ids: Sequence[int]) -> np.ndarray:
+        """The rows of some files, in row order (np.isin over every row cost ~0.4 ms a query)."""
+        if self._by_file is None:
+            order = np.argsort(self.file_ids, kind="stable")
+            self._by_file = (order, self.file_ids[order])
+        order, sorted_files = self._by_file
+        wanted = np.asarray(sorted(set(file_ids)), dtype=np.int64)
+        if not len(wanted):
+            return np.empty(0, dtype=np.int64)
+        starts = np.searchsorted(sorted_files, wanted, side="left")
+        ends = np.searchsorted(sorted_files, wanted, side="right")
+        return np.sort(np.concatenate([order[a:b] for a, b in zip(starts, ends, strict=True)]))
+
+
+@functools.cache
+def _scan_worker() -> ThreadPoolExecutor:
+    """The thread that scans the first half of a large matrix while the asking thread scans the second."""
+    return ThreadPoolExecutor(max_workers=1, thread_name_prefix="igraph-vector-scan")
 
 
 class VectorSearchCache:
