@@ -306,7 +306,38 @@ def measure(root: Path, store: str | None, embedder: Embedder | None, *, keep: b
             out["dense"] = _timed_queries(svc, ("dense",))
             out["hybrid"] = _timed_queries(svc, ("fts", "dense"))
         out["db_mb"] = round(svc.status().dbBytes / 2**20, 1)
+    out["status"] = _timed_status(root, store, embedder)
     return out
+
+
+STATUS_ROUNDS = 5
+
+
+def _timed_status(root: Path, store: str | None, embedder: Embedder | None) -> dict[str, Any]:
+    """igraph_status as a server answers it (its first call in a new service, then warm) and the ``status``
+    command as a person runs it (a new process each time: interpreter, imports and the call)."""
+    with _service(root, store, embedder) as svc:
+        t = time.perf_counter()
+        svc.status()
+        first = (time.perf_counter() - t) * 1000
+        warm = []
+        for _ in range(STATUS_ROUNDS):
+            t = time.perf_counter()
+            svc.status()
+            warm.append((time.perf_counter() - t) * 1000)
+    command = [sys.executable, "-m", "igraph_mcp", "status", "--root", str(root)]
+    if store is not None:
+        command += ["--store", store]
+    cli = []
+    for _ in range(STATUS_ROUNDS):
+        t = time.perf_counter()
+        subprocess.run(command, check=True, capture_output=True, cwd=common.CHECKOUT)
+        cli.append((time.perf_counter() - t) * 1000)
+    return {
+        "first_call_ms": round(first, 1),
+        "warm_p50_ms": round(statistics.median(warm), 1),
+        "cli_p50_ms": round(statistics.median(cli), 1),
+    }
 
 
 # Issue 20's targets at 1M symbols (dense recall@10 >= 0.95 is pg_dense.py's: it needs exact KNN ground truth).
@@ -315,6 +346,11 @@ TARGETS = (
     ("1m", "postgresql", ("hybrid", "p95_ms"), 150.0, "hybrid igraph_explore p95 <= 150 ms"),
     ("1m", "postgresql", ("one_file_update_s",), 1.0, "one-file update <= 1 s"),
     ("1m", "sqlite", ("one_file_update_s",), 1.0, "one-file update <= 1 s"),
+    # issue 33: status stays instant at any size (a server's first and later igraph_status calls)
+    ("1m", "sqlite", ("status", "first_call_ms"), 100.0, "igraph_status, first call <= 100 ms"),
+    ("1m", "sqlite", ("status", "warm_p50_ms"), 100.0, "igraph_status, warm p50 <= 100 ms"),
+    ("1m", "postgresql", ("status", "first_call_ms"), 100.0, "igraph_status, first call <= 100 ms"),
+    ("1m", "postgresql", ("status", "warm_p50_ms"), 100.0, "igraph_status, warm p50 <= 100 ms"),
 )
 
 
