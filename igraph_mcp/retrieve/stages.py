@@ -190,8 +190,12 @@ def search_channels(
         dim = int(db.get_meta("embedder_dim", "0") or 0)
         embedding = _query_embedder().submit(_timed_embedding, dense, texts, dim)
 
+    looked_up: set[int] = set()  # ids whose part span (or that they have none) is known: FTS and dense share many
+
     def fold(ids: list[int]) -> list[int]:
-        folder.spans.update(node_store.part_spans(db, ids))
+        new = [i for i in ids if i not in looked_up]
+        looked_up.update(new)
+        folder.spans.update(node_store.part_spans(db, new))
         return folder.fold(ids, params.channel_depth)
 
     if "fts" in channels:

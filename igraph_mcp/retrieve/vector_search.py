@@ -94,10 +94,9 @@ class MatrixSearch:
         part = np.argpartition(-sims, k - 1)[:k]
         order = part[np.argsort(-sims[part], kind="stable")]
         idx = order if rows is None else rows[order]
-        return [
-            Neighbour(int(self.node_ids[i]), int(self.file_ids[i]), float(sims[j]))
-            for i, j in zip(idx, order, strict=True)
-        ]
+        # tolist() turns a whole column into Python numbers at once (float32 -> the same value as float())
+        columns = zip(self.node_ids[idx].tolist(), self.file_ids[idx].tolist(), sims[order].tolist(), strict=True)
+        return list(map(Neighbour._make, columns))
 
     def knn(self, query: bytes, k: int) -> Neighbours:
         """The k nearest nodes overall."""
