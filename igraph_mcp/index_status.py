@@ -7,6 +7,7 @@ from typing import Protocol
 
 from igraph_mcp.config import StateLocation
 from igraph_mcp.errors import IndexDamaged, NotIndexed
+from igraph_mcp.index.stale import changed_on_disk
 from igraph_mcp.models import SkippedFile, StatusResult
 from igraph_mcp.next_step import NextStep, ask
 from igraph_mcp.store import skipped as skipped_store
@@ -35,7 +36,6 @@ class Repository(Protocol):
     def location(self) -> StateLocation: ...
     @property
     def db(self) -> Database: ...
-    def stale_files(self, paths: list[str]) -> set[str]: ...
 
 
 def index_status(svc: Repository) -> StatusResult:
@@ -61,7 +61,7 @@ def index_status(svc: Repository) -> StatusResult:
         return not_yet.model_copy(update={"activity": svc.writer_lock.activity()})  # a first build's progress
     except IndexDamaged as exc:
         return StatusResult(root=str(svc.root), indexed=False, store=svc.store.where, notes=[str(exc)])
-    stale = svc.stale_files(summary.paths)
+    stale = changed_on_disk(svc.root, summary.recorded)
     return StatusResult(
         root=str(svc.root),
         indexed=summary.last_build is not None,

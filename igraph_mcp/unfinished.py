@@ -8,6 +8,7 @@ from typing import Protocol
 
 from igraph_mcp.embed.base import Embedder
 from igraph_mcp.errors import IndexDamaged, NotIndexed
+from igraph_mcp.index.stale import changed_on_disk
 from igraph_mcp.resources.manager import ResourceManager
 from igraph_mcp.store import files as file_store
 from igraph_mcp.store import vectors as vec_store
@@ -30,7 +31,6 @@ class Repository(Protocol):
     def resources(self) -> ResourceManager: ...
     @property
     def db(self) -> Database: ...
-    def stale_files(self, paths: list[str]) -> set[str]: ...
     def embedder(self) -> Embedder | None: ...
 
 
@@ -66,7 +66,7 @@ def unfinished_work(svc: Repository) -> UnfinishedWork | None:
                 reasons.append("binding references (an update was interrupted)")
                 update = True
             if svc.store.tree_is_source(db, str(svc.root)):
-                stale = len(svc.stale_files(list(file_store.file_paths(db).values())))
+                stale = len(changed_on_disk(svc.root, file_store.recorded_stats(db)))
                 if stale:
                     reasons.append(f"{stale} file(s) changed since the last build")
                     update = True

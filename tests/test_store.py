@@ -415,7 +415,7 @@ def test_index_summary_reads_what_status_reports_in_one_call(db: Database) -> No
         vec_store.store_node_vectors(con, [(ids_a[1], _fa, vec_store.to_blob(_unit(1, 0, 0, 0)), "h")])
     summary = status_store.index_summary(db)
     assert (summary.files, summary.symbols, summary.edges, summary.unresolved_refs) == (2, 3, 0, 1)
-    assert sorted(summary.paths) == ["a.py", "b.py"] and summary.languages == {"python": 2}
+    assert summary.recorded == {"a.py": (10, 1), "b.py": (10, 1)} and summary.languages == {"python": 2}
     assert (summary.nodes, summary.vectors) == (5, 1)  # module nodes count toward coverage's denominator
     assert (summary.embedder_id, summary.embedder_dimension) == ("unit-test", 4)
     assert summary.last_build == 12.5 and summary.schema_version == SCHEMA_VERSION

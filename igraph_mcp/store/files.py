@@ -18,16 +18,18 @@ def file_states(db: Database) -> dict[str, FileState]:
     return {r[1]: FileState._make(r) for r in db.rows("SELECT id, path, sha256, size, mtime_ns FROM files")}
 
 
+def recorded_stats(db: Database) -> dict[str, FileStat]:
+    """Every indexed file's path -> (size, mtime_ns) recorded at indexing, in one scan of the table."""
+    return {path: FileStat(size, mtime) for path, size, mtime in db.rows("SELECT path, size, mtime_ns FROM files")}
+
+
 def file_stats(db: Database, paths: Sequence[str]) -> dict[str, FileStat]:
     """path -> (size, mtime_ns) recorded at indexing, for the given paths that are indexed."""
     out: dict[str, FileStat] = {}
     if len(paths) > MAX_BOUND:
-        # Status asks for every file: one scan of the table, not a lookup per batch of bound paths.
+        # Many files: one scan of the table, not a lookup per batch of bound paths.
         wanted = set(paths)
-        for path, size, mtime in db.rows("SELECT path, size, mtime_ns FROM files"):
-            if path in wanted:
-                out[str(path)] = FileStat(int(size), int(mtime))
-        return out
+        return {path: stat for path, stat in recorded_stats(db).items() if path in wanted}
     for chunk in batches(list(paths)):
         for path, size, mtime in db.rows(
             f"SELECT path, size, mtime_ns FROM files WHERE path IN ({placeholders(len(chunk))})",  # noqa: S608

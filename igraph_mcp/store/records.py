@@ -411,7 +411,7 @@ class IndexSummary:
     unresolved_refs: int
     edge_kinds: dict[str, int]  # bound edges by kind
     languages: dict[str, int]  # files by language
-    paths: list[str]  # every indexed file (status checks them against the tree)
+    recorded: dict[str, FileStat]  # every indexed file's size and mtime (status checks them against the tree)
     nodes: int  # module nodes and parts included: dense coverage's denominator
     vectors: int  # node vectors (0 where vectors cannot be used)
     embedder_id: str | None

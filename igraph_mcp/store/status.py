@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from igraph_mcp.store.counts import counts, edge_kind_counts
 from igraph_mcp.store.db import Database
-from igraph_mcp.store.files import file_languages, file_paths
+from igraph_mcp.store.files import file_languages, recorded_stats
 from igraph_mcp.store.records import IndexSummary
 from igraph_mcp.store.skipped import skipped_counts
 from igraph_mcp.store.vectors import node_vector_count
@@ -48,7 +48,7 @@ def index_summary(db: Database) -> IndexSummary:
         unresolved_refs=c["unresolvedRefs"],
         edge_kinds=edge_kind_counts(db),
         languages=file_languages(db),
-        paths=list(file_paths(db).values()),
+        recorded=recorded_stats(db),
         nodes=node_count(db),
         vectors=node_vector_count(db) if db.vec_available else 0,
         embedder_id=db.get_meta("embedder_id"),
