@@ -253,7 +253,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     from igraph_mcp.render import render_explore
 
     channels = {"hybrid": ("fts", "dense"), "fts": ("fts",), "dense": ("dense",)}[args.channels]
-    result = _workspace(args).explore_for(
+    result = _workspace(args, resident_vectors=False).explore_for(
         args.query,
         repo=args.repo,
         top_k=args.top_k,

@@ -85,7 +85,10 @@ class IGraphService:
         embed: bool = True,
         store: str | None = None,
         repo_name: str | None = None,
+        resident_vectors: bool = True,
     ) -> None:
+        """``resident_vectors``: hold the vectors in memory for the dense channel's scan, read on the first query
+        (a server); False for a process that answers one question and exits (the CLI's search)."""
         self.root = Path(os.path.realpath(root))
         if not self.root.is_dir():
             raise InvalidInput(f"{root} is not a directory; pass the repository root with --root")
@@ -104,7 +107,7 @@ class IGraphService:
         self.reader = self.store.reader  # one read-only connection
         self.writer_lock = self.store.writer  # one writer per repository, with its progress record
         self._writer = self.writer_lock.hold
-        self._dense = DenseGate()
+        self._dense = DenseGate(resident=resident_vectors)
         self._lookup = Lookup(self.root, self.reader, self.stale_files)
         self.on_after_index: list[AfterIndex] = []
         self.resources = ResourceManager(

@@ -12,9 +12,11 @@ from _factories import PACKAGE_PARENT, make_repo, make_service, subprocess_env
 
 from igraph_mcp import __version__
 from igraph_mcp.cli import EXIT_AMBIGUOUS, EXIT_BUSY, EXIT_NOT_FOUND, PERSON_WORDS, main
+from igraph_mcp.embed.hashing import HashingEmbedder
 from igraph_mcp.errors import NotIndexed
 from igraph_mcp.instructions import AGENT_WORDS
 from igraph_mcp.next_step import NextStep, ask, steps, word
+from igraph_mcp.retrieve.vector_search import VectorSearchCache
 from igraph_mcp.store.reader import NO_INDEX
 
 FILES = {
@@ -113,6 +115,29 @@ def test_search_json_contract(repo: Path, capsys: pytest.CaptureFixture[str]) ->
     assert data["hits"][0]["qualifiedName"] == "verify_token" and data["hits"][0]["filePath"] == "app/auth.py"
     assert data["files"] and all(set(f) == {"filePath", "score"} for f in data["files"])
     assert set(data["diagnostics"]["channels"]) == {"fts5", "dense"}
+
+
+def test_search_scans_the_stored_vectors_without_reading_them_all_into_memory(
+    repo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One question, one process: reading every vector into a matrix would cost the command more than it saves
+    (sympy: 0.77 s); the server keeps the matrix, and both answer alike."""
+    assert _run(capsys, "index", str(repo))[0] == 0
+    server = make_service(repo, embedder=HashingEmbedder(64))
+    try:
+        kept = server.explore("check the session token", channels=("fts", "dense"))
+    finally:
+        server.close()
+
+    def no_matrix(self: VectorSearchCache, db: object) -> None:
+        raise AssertionError("the command read every vector into memory")
+
+    monkeypatch.setattr(VectorSearchCache, "get", no_matrix)
+    code, out, err = _run(capsys, "search", "check the session token", "--root", str(repo), "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert "dense" in data["diagnostics"]["channels"]
+    assert [h["nodeId"] for h in data["hits"]] == [h.nodeId for h in kept.hits]
 
 
 def test_search_text_and_options(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:

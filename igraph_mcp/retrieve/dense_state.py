@@ -56,8 +56,11 @@ def _duration(seconds: float) -> str:
 class DenseGate:
     """Decides per query whether vectors are usable; caches counts and the vector matrix per index version."""
 
-    def __init__(self) -> None:
-        self._vector_cache = VectorSearchCache()
+    def __init__(self, *, resident: bool = True) -> None:
+        # resident: the vectors are read once into one matrix and scanned there (a server's answers); without, each
+        # query scans the store's own index (a one-shot command: reading sympy's 86k vectors took 0.77 s, the
+        # store's scan of them costs a query tens of milliseconds).
+        self._vector_cache = VectorSearchCache() if resident else None
         self._counts: tuple[tuple[str | None, str | None], int, int] | None = None
 
     def coverage_counts(self, db: Database) -> tuple[int, int]:
@@ -103,6 +106,5 @@ class DenseGate:
             )
         coverage = vectors / total if total else 0.0
         finishing = background() if background is not None and vectors < total else None
-        return DenseState(
-            embedder, None, coverage, self._vector_cache.get(db), embedded=vectors, total=total, finishing=finishing
-        )
+        search = self._vector_cache.get(db) if self._vector_cache is not None else None
+        return DenseState(embedder, None, coverage, search, embedded=vectors, total=total, finishing=finishing)
