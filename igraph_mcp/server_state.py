@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import threading
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,8 @@ __all__ = ["BuildProgress", "ServerState", "WorkspaceState", "auto_index_allowed
 
 log = logging.getLogger(__name__)
 
+WARM_JOIN_S = 10.0  # the longest a server's stop waits for its warm-up (reading 250k vectors takes ~2 s)
+
 
 class ServerState(Builds):
     """One repository's builds (``Builds``) and the background work a server runs on it (auto-index, watcher)."""
@@ -38,6 +41,7 @@ class ServerState(Builds):
         self._users = 0
         self._watcher: Any = None
         self._resumer: Resumer[UnfinishedWork] | None = None
+        self.warming: threading.Thread | None = None  # reads the vectors and opens the model before any question
 
     def _resume(self, work: UnfinishedWork) -> None:
         """Finish what the last build left undone (the first build itself when there is no index yet)."""
@@ -60,6 +64,12 @@ class ServerState(Builds):
     def _resume_failed(self, message: str) -> None:
         self.last_error = message
 
+    def _warm(self) -> None:
+        try:
+            self.service.warm()
+        except Exception:  # a background thread has no caller to report to; the first question reads it all anyway
+            log.debug("warming the index failed", exc_info=True)
+
     def attach(self) -> None:
         """Start the background work on first use (reference-counted: SSE enters once per connection)."""
         with self._lock:
@@ -73,6 +83,8 @@ class ServerState(Builds):
                 self.service.unfinished_work, self._resume, on_pending=self._pending, on_error=self._resume_failed
             )
             self._resumer.start()
+        self.warming = threading.Thread(target=self._warm, name="igraph-warm", daemon=True)
+        self.warming.start()
         if self.watch:
             from igraph_mcp.watch import RepoWatcher
 
@@ -91,6 +103,8 @@ class ServerState(Builds):
             resumer.stop()
         if watcher is not None:
             watcher.stop()
+        if self.warming is not None:
+            self.warming.join(WARM_JOIN_S)  # before the caller closes the connections it reads
 
 
 class WorkspaceState:

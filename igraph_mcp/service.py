@@ -247,6 +247,18 @@ class IGraphService:
         embedder = self.embedder() if db.vec_available else None
         return self._dense.state(db, embedder, self._embedder_error, self._background_note)
 
+    def warm(self) -> None:
+        """Read now what a first question would wait for: the vectors, as the matrix the dense channel scans, and
+        the embedding model (a server calls this on start, in the background: on sympy's 86k vectors that is about
+        a second of its first answer). No index or no vectors yet: nothing to read."""
+        try:
+            with self.db.snapshot():  # the database's lock before the matrix cache's, as every question takes them
+                dense = self.dense_state()
+            if dense.embedder is not None and dense.reason is None:
+                dense.embedder.embed_query("warm up")
+        except IGraphError as exc:
+            log.debug("nothing warmed for %s: %s", self.root, exc)
+
     def _background_note(self) -> str:
         """What a partial dense channel is waiting for: a running build and its time left, or what to do."""
         return finishing_note(self.writer_lock.activity(self.db), pending=self.resume_pending is not None)

@@ -268,8 +268,9 @@ class SqliteDatabase(Database):
             self._migrate()
 
     def close(self) -> None:
-        """Close the connection."""
-        self.con.close()
+        """Close the connection, after a statement another thread is running (a server's warm-up, a tool call)."""
+        with self._lock:
+            self.con.close()
 
     # -- queries -------------------------------------------------------------------------------------------
     def rows(self, sql: str, params: Any = ()) -> list[tuple[Any, ...]]:
