@@ -94,10 +94,19 @@ def test_a_looked_up_implementation_must_be_of_the_asked_kinds() -> None:
     assert [h.nodeId for h in _fold([(1, 0.9)], kinds={"function"})] == [2]
 
 
-def test_the_input_hits_are_not_changed() -> None:
-    hits = [_hit(1, 0.9), _hit(2, 0.5)]
-    fold_declarations(hits, ROWS, LINKS, type_query=False)
-    assert [(h.score, h.declaredAt) for h in hits] == [(0.9, ""), (0.5, "")]
+@pytest.mark.parametrize(
+    "scores",
+    [
+        [(1, 0.9), (2, 0.5)],  # the declaration first: folded into a later hit
+        [(2, 0.5), (7, 0.4), (1, 0.9)],  # the implementation first: the declaration folds into a hit already kept
+        [(3, 0.9), (8, 0.8), (7, 0.6)],  # type-only hits demoted
+    ],
+)
+def test_the_input_hits_are_not_changed(scores: list[tuple[int, float]]) -> None:
+    hits = [_hit(n, s) for n, s in scores]
+    got = fold_declarations(hits, ROWS, LINKS, type_query=False, type_only=0.5)
+    assert [(h.score, h.declaredAt, h.boosts) for h in hits] == [(s, "", []) for _, s in scores]
+    assert got != [h for h in hits if h.nodeId in {g.nodeId for g in got}]  # the answer did change
 
 
 @pytest.mark.parametrize(

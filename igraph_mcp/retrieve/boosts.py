@@ -61,10 +61,40 @@ def _path_matches(path: str, mentioned: str) -> bool:
     return path == mentioned or path.endswith("/" + mentioned) or mentioned.endswith("/" + path)
 
 
+@dataclass(frozen=True, slots=True)
+class PathFacts:
+    """What the boosts read from a candidate's file alone: the same for every candidate in it."""
+
+    mentioned: bool
+    test: bool
+    generated_copy: bool
+    side_copy: bool
+    context_file: bool
+
+
+def path_facts(path: str, qa: QueryAnalysis, context_files: Sequence[str] = ()) -> PathFacts:
+    """The file-level facts ``boost`` reads (a ranking computes them once per file, not once per candidate)."""
+    mentioned = any(_path_matches(path, p) for p in qa.paths)
+    return PathFacts(
+        mentioned=mentioned,
+        test=not qa.mentions_tests and is_test_path(path),
+        generated_copy=not mentioned and is_generated_copy(path),
+        side_copy=not mentioned and is_side_copy(path),
+        context_file=any(_path_matches(path, p) for p in context_files),
+    )
+
+
 def boost(
-    c: Candidate, qa: QueryAnalysis, context_files: Sequence[str] = (), factors: BoostFactors = DEFAULT_FACTORS
+    c: Candidate,
+    qa: QueryAnalysis,
+    context_files: Sequence[str] = (),
+    factors: BoostFactors = DEFAULT_FACTORS,
+    facts: PathFacts | None = None,
 ) -> tuple[float, list[str]]:
-    """Factor to multiply the fused score by, and the names of the boosts that applied."""
+    """Factor to multiply the fused score by, and the names of the boosts that applied (``facts``: c.path's, when
+    the caller has them)."""
+    if facts is None:
+        facts = path_facts(c.path, qa, context_files)
     factor = 1.0
     why: list[str] = []
     stripped = qa.text.strip()
@@ -98,23 +128,22 @@ def boost(
                 factor *= factors.frame
                 why.append("tracebackFrame")
                 break
-    mentioned = any(_path_matches(c.path, p) for p in qa.paths)
-    if mentioned:
+    if facts.mentioned:
         factor *= factors.path_mentioned
         why.append("pathMentioned")
     if c.kind in qa.kind_hints:
         factor *= factors.kind_hint
         why.append("kindHint")
-    if factors.test_code != 1.0 and not qa.mentions_tests and is_test_path(c.path):
+    if factors.test_code != 1.0 and facts.test:
         factor *= factors.test_code
         why.append("testCode")
-    if factors.generated_copy != 1.0 and not mentioned and is_generated_copy(c.path):
+    if factors.generated_copy != 1.0 and facts.generated_copy:
         factor *= factors.generated_copy
         why.append("generatedCopy")
-    if factors.side_copy != 1.0 and not mentioned and is_side_copy(c.path):
+    if factors.side_copy != 1.0 and facts.side_copy:
         factor *= factors.side_copy
         why.append("sideCopy")
-    if any(_path_matches(c.path, p) for p in context_files):
+    if facts.context_file:
         factor *= factors.context_file
         why.append("contextFile")
     return factor, why

@@ -69,11 +69,13 @@ def fold_declarations(
             impls = links[h.nodeId]
             present = sorted((i for i in impls if i in by_id), key=order.__getitem__)
             if present:
-                target = out.get(present[0]) or by_id[present[0]].model_copy()
+                target = out.get(present[0])
+                if target is None or target is by_id[present[0]]:
+                    target = by_id[present[0]].model_copy()
             elif len(impls) == 1 and impls[0] in rows and (not kinds or rows[impls[0]].kind in kinds):
                 target = out.get(impls[0]) or _hit_of(rows[impls[0]], h)
             else:
-                out.setdefault(h.nodeId, h.model_copy())
+                out.setdefault(h.nodeId, h)
                 continue
             if h.score > target.score:
                 target.score = h.score
@@ -82,11 +84,13 @@ def fold_declarations(
                 target.declaredSignature = h.signature
             out[target.nodeId] = target
             continue
-        out.setdefault(h.nodeId, h.model_copy())
+        out.setdefault(h.nodeId, h)
+    # The caller's hits are never changed: a hit is copied where it changes (folded into, or demoted).
     folded = list(out.values())
-    for h in folded:
+    for i, h in enumerate(folded):
         row = rows.get(h.nodeId)
         if h.kind in TYPE_ONLY_KINDS or (row is not None and row.declaration and not h.declaredAt):
+            h = folded[i] = h if h is not by_id.get(h.nodeId) else h.model_copy()
             h.score *= type_only
             h.boosts = [*h.boosts, "typeOnly"]
     folded.sort(key=lambda h: (-h.score, h.nodeId))

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from igraph_mcp.models import FileHit, Hit
 from igraph_mcp.retrieve.analyze import QueryAnalysis
-from igraph_mcp.retrieve.boosts import DEFAULT_FACTORS, BoostFactors, Candidate, boost
+from igraph_mcp.retrieve.boosts import DEFAULT_FACTORS, BoostFactors, Candidate, PathFacts, boost, path_facts
 from igraph_mcp.retrieve.fusion import Fused
 from igraph_mcp.retrieve.params import DEFAULT_PARAMS, RetrievalParams
 from igraph_mcp.retrieve.shapes import location
@@ -29,11 +29,15 @@ def rank_hits(
     """Apply boosts to fused candidates and return hits best first (deterministic on ties)."""
     wanted_kinds = set(kinds) if kinds else None
     hits: list[Hit] = []
+    facts: dict[str, PathFacts] = {}
     for f in fused:
         row = rows.get(f.id)
         if row is None or (wanted_kinds and row.kind not in wanted_kinds):
             continue
-        factor, why = boost(Candidate(row.name, row.qualified_name, row.kind, row.path), qa, context_files, factors)
+        if (known := facts.get(row.path)) is None:
+            known = facts[row.path] = path_facts(row.path, qa, context_files)
+        candidate = Candidate(row.name, row.qualified_name, row.kind, row.path)
+        factor, why = boost(candidate, qa, context_files, factors, known)
         hits.append(
             Hit(
                 **location(row),
