@@ -14,6 +14,7 @@ from igraph_mcp.errors import InvalidInput
 from igraph_mcp.explore_request import MAX_TOKENS_MAX, TOP_K_MAX, ExploreRequest
 from igraph_mcp.models import ExploreResult, FileHit
 from igraph_mcp.retrieve import rerank, stages
+from igraph_mcp.retrieve.analyze import MAX_QUERY_CHARS
 from igraph_mcp.retrieve.boosts import EXACT_NAME, BoostFactors
 from igraph_mcp.retrieve.params import DEFAULT_PARAMS, RetrievalParams
 from igraph_mcp.service import IGraphService
@@ -104,6 +105,25 @@ def test_the_stages_called_one_by_one_give_the_services_answer(
     params = svc.retrieval_params.with_assignments(assignments)
     answer = svc.explore(text, hops=0, top_k=10, params=params)
     assert answer.hits and [h.nodeId for h in answer.hits] == _by_hand(svc, text, params)
+
+
+@pytest.mark.parametrize("text", ["apply the\x00 discount\x1b to a total", "compute_total " * (MAX_QUERY_CHARS // 10)])
+def test_the_early_embedding_reads_the_analysed_text(
+    svc: IGraphService, text: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    embedded: list[list[str]] = []
+    real = stages._timed_embedding
+
+    def spy(dense: stages.DenseState, texts: list[str], dim: int) -> tuple[list[bytes], str | None, float]:
+        embedded.append(texts)
+        return real(dense, texts, dim)
+
+    monkeypatch.setattr(stages, "_timed_embedding", spy)
+    svc.explore(text, hops=0)
+    analysed = stages.analyze(svc.db, text, svc.retrieval_params).analysis.text
+    assert embedded == [stages.query_texts(analysed, svc.retrieval_params, svc.retrieval_params.dense_parts)]
+    assert "\x00" not in embedded[0][0]
+    assert len(analysed) <= MAX_QUERY_CHARS
 
 
 def test_the_graph_channel_and_the_learned_step_run_for_issues_only(svc: IGraphService) -> None:

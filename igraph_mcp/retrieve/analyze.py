@@ -86,11 +86,16 @@ def cut_query(text: str) -> tuple[str, str | None]:
     return text[:MAX_QUERY_CHARS], f"query was {len(text)} characters; only the first {MAX_QUERY_CHARS} were used"
 
 
+def printable(text: str) -> str:
+    """The text with every unprintable character but newlines and tabs turned into a space (what the ranker reads)."""
+    if text.replace("\n", "").replace("\t", "").isprintable():  # checked in C first: ~0.5 ms an issue text
+        return text
+    return "".join(ch if ch.isprintable() or ch in "\n\t" else " " for ch in text)
+
+
 def analyze_query(text: str) -> QueryAnalysis:
     """Extract identifiers, paths, frames and hints; the text is treated as data, never as FTS syntax."""
-    clean = text
-    if not text.replace("\n", "").replace("\t", "").isprintable():  # checked in C first: ~0.5 ms an issue text
-        clean = "".join(ch if ch.isprintable() or ch in "\n\t" else " " for ch in text)
+    clean = printable(text)
     qa = QueryAnalysis(text=clean)
     stripped = clean.strip()
     for path, func in _FRAME.findall(clean)[-MAX_FRAMES:]:  # the innermost frames are the last ones

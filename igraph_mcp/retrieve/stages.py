@@ -24,7 +24,7 @@ from igraph_mcp.explore_request import QUERY_ECHO_CHARS, ExploreRequest
 from igraph_mcp.models import Diagnostics, ExploreResult, FileHit, Hit, Neighbour, ResourceHit
 from igraph_mcp.next_step import NextStep, ask
 from igraph_mcp.retrieve import folding, ranking, rerank
-from igraph_mcp.retrieve.analyze import QueryAnalysis, analyze_query, cut_query
+from igraph_mcp.retrieve.analyze import QueryAnalysis, analyze_query, cut_query, printable
 from igraph_mcp.retrieve.budget import fit_to_budget, snippet_of
 from igraph_mcp.retrieve.channels import count_definitions, dense_channel, fts_channel, graph_channel, named_channel
 from igraph_mcp.retrieve.context_files import check_context_files
@@ -69,8 +69,12 @@ def run(
             trace.notes.append(note)
     assert request.top_k is not None and request.hops is not None  # resolved() sets both
     t0 = time.perf_counter()
+    # The question's embedding starts first: it is the longest wait, and analysis and FTS run beside it.
+    want_vector = resource_finder is not None
+    head = printable(cut_query(request.query)[0])
+    embedding = start_embedding(db, head, dense, params, request.channels, want_vector)
     query = analyze(db, request.query, params, trace)
-    lists = search_channels(db, query, dense, params, request.channels, resource_finder is not None, trace)
+    lists = search_channels(db, query, dense, params, request.channels, want_vector, trace, embedding)
     t = time.perf_counter()
     fused = fuse(lists.ranked, query, params)
     rows = fetch_rows(db, fused)
@@ -177,18 +181,17 @@ def search_channels(
     channels: Sequence[str],
     want_vector: bool = False,
     trace: Trace | None = None,
+    embedding: Embedding | None = None,
 ) -> ChannelLists:
     """FTS, the named symbols and their graph neighbours (issues only), and dense KNN, as ``channels`` asks;
-    ``want_vector``: embed the query's head even without the dense channel (the resource channel reads it)."""
+    ``want_vector``: embed the query's head even without the dense channel (the resource channel reads it);
+    ``embedding``: start_embedding's for this query, when the caller started it."""
     trace = trace if trace is not None else Trace()
     qa = query.analysis
     ranked: dict[str, list[int]] = {}
     folder = PartFolder()
-    embedding: Future[tuple[list[bytes], str | None, float]] | None = None
-    if "dense" in channels or want_vector:
-        texts = query_texts(qa.text, params, params.dense_parts if "dense" in channels else 1)
-        dim = int(db.get_meta("embedder_dim", "0") or 0)
-        embedding = _query_embedder().submit(_timed_embedding, dense, texts, dim)
+    if embedding is None:
+        embedding = start_embedding(db, qa.text, dense, params, channels, want_vector)
 
     looked_up: set[int] = set()  # ids whose part span (or that they have none) is known: FTS and dense share many
 
@@ -247,6 +250,21 @@ def fts(db: Database, qa: QueryAnalysis, params: RetrievalParams, limit: int | N
         common_from=params.fts_common_from,
         common_share=params.fts_common_share,
     )
+
+
+Embedding = Future[tuple[list[bytes], str | None, float]]  # the query parts' vectors, a note, milliseconds
+
+
+def start_embedding(
+    db: Database, text: str, dense: DenseState, params: RetrievalParams, channels: Sequence[str], want_vector: bool
+) -> Embedding | None:
+    """The query's parts embedded on the embedding thread (None when neither the dense channel nor the caller needs
+    a vector); ``text`` is the query as analysed (``QueryAnalysis.text``)."""
+    if "dense" not in channels and not want_vector:
+        return None
+    texts = query_texts(text, params, params.dense_parts if "dense" in channels else 1)
+    dim = int(db.get_meta("embedder_dim", "0") or 0)
+    return _query_embedder().submit(_timed_embedding, dense, texts, dim)
 
 
 def query_texts(text: str, params: RetrievalParams, max_parts: int) -> list[str]:
