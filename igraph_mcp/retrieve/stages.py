@@ -458,12 +458,15 @@ def refile(
     repeats: Sequence[ranking.Repeat] = (),
 ) -> RankedFiles:
     """The files ranked again from the re-ranked hits when ``rerank_files`` is on, or the top files are mostly of
-    one of ``rerank_files_languages``; else ``files`` as they were. ``repeats`` (ranking.repeats_of the first file
+    one of ``rerank_files_languages`` and the hits' top files not of one of ``rerank_files_skip``; else ``files``
+    as they were. ``repeats`` (ranking.repeats_of the first file
     ranking's candidates) count there as they did in the first ranking: hono's fix to ``serveStatic`` in three
     adapters kept only the best-placed adapter in the top five files without them."""
     if not learned(query, params):
         return files
     if not (params.rerank_files or answer_language(files.files) in params.rerank_files_languages):
+        return files
+    if not params.rerank_files and hits_language(hits) in params.rerank_files_skip:
         return files
     return rank_files(ranking.with_repeats(hits, repeats), query, params)
 
