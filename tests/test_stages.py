@@ -12,8 +12,8 @@ from _factories import make_repo, make_service
 from igraph_mcp.config import RetrievalConfig
 from igraph_mcp.errors import InvalidInput
 from igraph_mcp.explore_request import MAX_TOKENS_MAX, TOP_K_MAX, ExploreRequest
-from igraph_mcp.models import ExploreResult, FileHit
-from igraph_mcp.retrieve import rerank, stages
+from igraph_mcp.models import ExploreResult, FileHit, Hit
+from igraph_mcp.retrieve import folding, ranking, rerank, stages
 from igraph_mcp.retrieve.analyze import MAX_QUERY_CHARS
 from igraph_mcp.retrieve.boosts import EXACT_NAME, BoostFactors
 from igraph_mcp.retrieve.params import DEFAULT_PARAMS, RetrievalParams
@@ -192,10 +192,17 @@ def test_files_are_ranked_again_for_the_languages_that_measured_better(svc: IGra
         [FileHit(filePath=p, score=1.0) for p in ("core/Main.java", "core/Step.java", "build.py")], {}
     )
     assert stages.answer_language(java.files) == "java" and "java" in params.rerank_files_languages
-    assert stages.refile(reranked, java, query, params) is not java
-    assert stages.refile(reranked, java, query, params.with_value("rerank_files_languages", ())) is java
+    # These hits are Python's (pricing.py...): a Python issue keeps its files whatever its top files are written in.
+    assert stages.hits_language(reranked) == "python" and stages.refile(reranked, java, query, params) is java
+    unskipped = params.with_value("rerank_files_skip", ())
+    assert stages.refile(reranked, java, query, unskipped) is not java
+    assert stages.refile(reranked, java, query, unskipped.with_value("rerank_files_languages", ())) is java
+    javascript = stages.RankedFiles([FileHit(filePath=p, score=1.0) for p in ("lib/a.js", "src/b.mjs", "c.py")], {})
+    assert stages.answer_language(javascript.files) == "javascript"
+    assert stages.refile(reranked, javascript, query, unskipped) is not javascript
+    assert stages.refile(reranked, javascript, query, params) is javascript
     line = stages.analyze(svc.db, "compute_total looks suspicious", params)
-    assert stages.refile(reranked, java, line, params) is java  # issues only
+    assert stages.refile(reranked, java, line, unskipped) is java  # issues only
     tie = [FileHit(filePath="a.ts", score=2.0), FileHit(filePath="b.py", score=1.0)]
     assert stages.answer_language(tie) == "typescript" and stages.answer_language([]) is None
 
@@ -281,3 +288,68 @@ def test_the_ranking_doc_lists_every_parameter() -> None:
     fields = [f.name for f in dataclasses.fields(RetrievalParams)]
     fields += [f.name for f in dataclasses.fields(BoostFactors)]
     assert [name for name in fields if f"`{name}`" not in doc] == []
+
+
+def test_files_ranked_again_from_reranked_hits_count_repeated_names(tmp_path: Path) -> None:
+    # A learned step that lifts the one hit keeping `serveStatic` must not drop the adapters that repeat it.
+    files = {**ADAPTERS, "core/options.ts": ADAPTERS["core/options.ts"] + OPTIONS_HELPER}
+    service = make_service(make_repo(tmp_path, files, filler=False))
+    service.index()
+    issue = (
+        "serveStatic: make options optional in all adapters\n\n"
+        "Calling serveStatic() without options throws in every adapter; the options should be optional there."
+    )
+    try:
+        params = DEFAULT_PARAMS
+        query = stages.analyze(service.db, issue, params)
+        lists = stages.search_channels(service.db, query, service.dense_state(), params, ("fts", "dense"))
+        fused = stages.fuse(lists.ranked, query, params)
+        rows = stages.fetch_rows(service.db, fused)
+        folded = stages.fold(service.db, stages.boost(fused, rows, query, params), rows, query, params, unique=False)
+        hits = folding.unique_names(folded)
+        candidates = stages.file_candidates(folded, hits, params)
+        ranked = stages.rank_files(candidates, query, params)
+        repeats = ranking.repeats_of(candidates, hits)
+        assert [r.hit.name for r in repeats] == ["serveStatic", "serveStatic"]
+        reranked = stages.rerank_hits(hits, ranked, query, params)
+        assert stages.answer_language(ranked.files) == "typescript" and stages.learned(query, params)
+        adapters = {p for p in files if p.startswith("adapter/")}
+        without = stages.refile(reranked, ranked, query, params)
+        assert {f.filePath for f in without.files[:3]} != adapters
+        again = stages.refile(reranked, ranked, query, params, repeats)
+        assert {f.filePath for f in again.files[:3]} == adapters
+        answer = service.explore(issue, top_k=10, hops=0)
+        assert [f.filePath for f in answer.files] == [f.filePath for f in again.files]
+        assert [h.name for h in answer.hits].count("serveStatic") == 1
+    finally:
+        service.close()
+
+
+OPTIONS_HELPER = "export function adapterOptions(adapter: string, options?: Options) {\n  return options\n}\n"
+
+
+def test_a_repeat_is_scored_at_its_share_of_the_hit_keeping_its_name() -> None:
+    def hit(node_id: int, path: str, name: str, score: float) -> Hit:
+        return Hit(
+            nodeId=node_id,
+            name=name,
+            qualifiedName=name,
+            kind="function",
+            filePath=path,
+            startLine=1,
+            endLine=2,
+            score=score,
+            matchChannel="fts5",
+        )
+
+    kept, other = hit(1, "a.ts", "serve", 0.4), hit(2, "b.ts", "helper", 0.3)
+    candidates = [kept, other, hit(3, "c.ts", "serve", 0.2), hit(4, "d.ts", "alone", 0.1)]
+    repeats = ranking.repeats_of(candidates, [kept, other])
+    assert [(r.hit.nodeId, r.kept_id, r.share) for r in repeats] == [(3, 1, 0.5)]
+    rescored = [kept.model_copy(update={"score": 0.8}), other]
+    assert [(h.filePath, h.score) for h in ranking.with_repeats(rescored, repeats)] == [
+        ("a.ts", 0.8),
+        ("b.ts", 0.3),
+        ("c.ts", 0.4),
+    ]
+    assert ranking.with_repeats([other], repeats) == [other]  # the keeping hit is gone: no repeat of it

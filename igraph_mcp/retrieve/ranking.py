@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 
 from igraph_mcp.models import FileHit, Hit
 from igraph_mcp.retrieve.analyze import QueryAnalysis
 from igraph_mcp.retrieve.boosts import DEFAULT_FACTORS, BoostFactors, Candidate, PathFacts, boost, path_facts
+from igraph_mcp.retrieve.folding import name_key
 from igraph_mcp.retrieve.fusion import Fused
 from igraph_mcp.retrieve.params import DEFAULT_PARAMS, RetrievalParams
 from igraph_mcp.retrieve.shapes import location
@@ -110,3 +112,36 @@ def rank_files(
         ranked.append(FileHit(filePath=path, score=score))
     ranked.sort(key=lambda f: (-f.score, f.filePath))
     return ranked
+
+
+@dataclass(frozen=True, slots=True)
+class Repeat:
+    """A definition the file ranking counts though the hits name it once (its name is a hit in another file): the
+    hit keeping the name, and this one's score as a share of that hit's."""
+
+    hit: Hit
+    kept_id: int
+    share: float
+
+
+def repeats_of(candidates: Sequence[Hit], hits: Sequence[Hit]) -> list[Repeat]:
+    """The ``candidates`` of the file ranking that are not ``hits`` but repeat the name of one, with their scores'
+    shares of it (read before a learned step re-scores the hits)."""
+    ids = {h.nodeId for h in hits}
+    kept = {name_key(h.kind, h.qualifiedName, h.name, h.filePath): h for h in reversed(hits)}
+    out = []
+    for c in candidates:
+        k = kept.get(name_key(c.kind, c.qualifiedName, c.name, c.filePath))
+        if c.nodeId not in ids and k is not None and k.score > 0:
+            out.append(Repeat(c, k.nodeId, c.score / k.score))
+    return out
+
+
+def with_repeats(hits: Sequence[Hit], repeats: Sequence[Repeat]) -> list[Hit]:
+    """``hits`` and, for each repeat of a name they keep, a copy scored at its share of the keeping hit's (new)
+    score: re-scored hits rank files as the fused ones did, each name counted in every file that defines it."""
+    by_id = {h.nodeId: h for h in hits}
+    extra = [
+        r.hit.model_copy(update={"score": by_id[r.kept_id].score * r.share}) for r in repeats if r.kept_id in by_id
+    ]
+    return [*hits, *extra]

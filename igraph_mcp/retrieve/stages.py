@@ -81,9 +81,11 @@ def run(
     all_hits = boost(fused, rows, query, params, request.kinds, request.context_files)
     folded = fold(db, all_hits, rows, query, params, request.kinds, unique=False)
     all_hits = folding.unique_names(folded) if params.unique_names else folded
-    files = rank_files(file_candidates(folded, all_hits, params), query, params)
+    candidates = file_candidates(folded, all_hits, params)
+    files = rank_files(candidates, query, params)
+    repeats = ranking.repeats_of(candidates, all_hits)  # read before the learned step re-scores the hits
     all_hits = rerank_hits(all_hits, files, query, params)
-    files = refile(all_hits, files, query, params)
+    files = refile(all_hits, files, query, params, repeats)
     hits = all_hits[: request.top_k]
     trace.timings_ms["fuse"] = _ms(t)
     t = time.perf_counter()
@@ -466,14 +468,25 @@ def rerank_hits(hits: list[Hit], files: RankedFiles, query: AnalyzedQuery, param
     )
 
 
-def refile(hits: list[Hit], files: RankedFiles, query: AnalyzedQuery, params: RetrievalParams) -> RankedFiles:
+def refile(
+    hits: list[Hit],
+    files: RankedFiles,
+    query: AnalyzedQuery,
+    params: RetrievalParams,
+    repeats: Sequence[ranking.Repeat] = (),
+) -> RankedFiles:
     """The files ranked again from the re-ranked hits when ``rerank_files`` is on, or the top files are mostly of
-    one of ``rerank_files_languages``; else ``files`` as they were."""
+    one of ``rerank_files_languages`` and the hits' top files not of one of ``rerank_files_skip``; else ``files``
+    as they were. ``repeats`` (ranking.repeats_of the first file
+    ranking's candidates) count there as they did in the first ranking: hono's fix to ``serveStatic`` in three
+    adapters kept only the best-placed adapter in the top five files without them."""
     if not learned(query, params):
         return files
     if not (params.rerank_files or answer_language(files.files) in params.rerank_files_languages):
         return files
-    return rank_files(hits, query, params)
+    if not params.rerank_files and hits_language(hits) in params.rerank_files_skip:
+        return files
+    return rank_files(ranking.with_repeats(hits, repeats), query, params)
 
 
 def answer_language(files: Sequence[FileHit], top: int = 5) -> str | None:
