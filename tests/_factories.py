@@ -17,6 +17,7 @@ import igraph_mcp
 from igraph_mcp.cli import PERSON_WORDS
 from igraph_mcp.embed.hashing import HashingEmbedder
 from igraph_mcp.instructions import AGENT_WORDS
+from igraph_mcp.models import Hit
 from igraph_mcp.next_step import word
 from igraph_mcp.service import IGraphService
 from igraph_mcp.store.db import Database
@@ -377,3 +378,18 @@ def as_agent(text: str) -> str:
 def as_person(text: str) -> str:
     """A message below the fronts as the CLI words its next steps (the commands to type)."""
     return word(text, PERSON_WORDS)
+
+
+def function_hit(node_id: int, path: str, score: float, name: str = "f") -> Hit:
+    """A ranked function hit in ``path`` with this fused score (lines 1-2), for ranking tests without an index."""
+    return Hit(
+        nodeId=node_id,
+        name=name,
+        qualifiedName=name,
+        kind="function",
+        filePath=path,
+        startLine=1,
+        endLine=2,
+        score=score,
+        matchChannel="fts5",
+    )

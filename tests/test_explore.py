@@ -6,12 +6,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from _factories import as_agent, make_repo, make_service
+from _factories import as_agent, function_hit, make_repo, make_service
 
 from igraph_mcp.config import Config, EmbedderConfig, RetrievalConfig
 from igraph_mcp.embed.hashing import HashingEmbedder
 from igraph_mcp.errors import EmbedderError
-from igraph_mcp.models import Hit
 from igraph_mcp.retrieve.budget import estimate_tokens
 from igraph_mcp.retrieve.expand import PER_NODE_CAP
 from igraph_mcp.retrieve.params import RetrievalParams
@@ -334,27 +333,12 @@ def test_path_words(path: str, words: set[str]) -> None:
     assert path_words(path) == words
 
 
-def _function_hit(node_id: int, path: str, score: float) -> Hit:
-    """A ranked function in ``path`` with this fused score, for the file-ranking tests."""
-    return Hit(
-        nodeId=node_id,
-        name="f",
-        qualifiedName="f",
-        kind="function",
-        filePath=path,
-        startLine=1,
-        endLine=2,
-        score=score,
-        matchChannel="fts5",
-    )
-
-
 def test_path_words_lift_a_file_the_query_names_by_its_place() -> None:
     from igraph_mcp.retrieve import ranking
     from igraph_mcp.retrieve.analyze import analyze_query
     from igraph_mcp.retrieve.params import DEFAULT_PARAMS
 
-    hits = [_function_hit(1, "pkg/other.py", 1.0), _function_hit(2, "pkg/autodoc/members.py", 0.8)]
+    hits = [function_hit(1, "pkg/other.py", 1.0), function_hit(2, "pkg/autodoc/members.py", 0.8)]
     qa = analyze_query("autodoc skips inherited members")
     off = DEFAULT_PARAMS.with_value("path_word", 0.0)
     assert [f.filePath for f in ranking.rank_files(hits, qa, params=off)] == ["pkg/other.py", "pkg/autodoc/members.py"]
@@ -367,9 +351,9 @@ def test_an_issue_ranks_source_files_above_tests_and_docs() -> None:
     from igraph_mcp.retrieve.analyze import analyze_query
 
     hits = [
-        _function_hit(1, "tests/app/models.py", 1.0),
-        _function_hit(2, "docs/example.py", 0.9),
-        _function_hit(3, "pkg/models.py", 0.5),
+        function_hit(1, "tests/app/models.py", 1.0),
+        function_hit(2, "docs/example.py", 0.9),
+        function_hit(3, "pkg/models.py", 0.5),
     ]
     qa = analyze_query("Saving a model in models.py drops the field\nmy test shows it on 2.2 and 3.0 with sqlite")
     order = [f.filePath for f in ranking.rank_files(hits, qa, issue=True)]

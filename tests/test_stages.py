@@ -7,15 +7,16 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from _factories import make_repo, make_service
+from _factories import function_hit, make_repo, make_service
 
 from igraph_mcp.config import RetrievalConfig
 from igraph_mcp.errors import InvalidInput
 from igraph_mcp.explore_request import MAX_TOKENS_MAX, TOP_K_MAX, ExploreRequest
-from igraph_mcp.models import ExploreResult, FileHit, Hit
+from igraph_mcp.models import ExploreResult, FileHit
 from igraph_mcp.retrieve import folding, ranking, rerank, stages
 from igraph_mcp.retrieve.analyze import MAX_QUERY_CHARS
 from igraph_mcp.retrieve.boosts import EXACT_NAME, BoostFactors
+from igraph_mcp.retrieve.dense_state import DenseState
 from igraph_mcp.retrieve.params import DEFAULT_PARAMS, RetrievalParams
 from igraph_mcp.service import IGraphService
 
@@ -114,7 +115,7 @@ def test_the_early_embedding_reads_the_analysed_text(
     embedded: list[list[str]] = []
     real = stages._timed_embedding
 
-    def spy(dense: stages.DenseState, texts: list[str], dim: int) -> tuple[list[bytes], str | None, float]:
+    def spy(dense: DenseState, texts: list[str], dim: int) -> tuple[list[bytes], str | None, float]:
         embedded.append(texts)
         return real(dense, texts, dim)
 
@@ -329,21 +330,8 @@ OPTIONS_HELPER = "export function adapterOptions(adapter: string, options?: Opti
 
 
 def test_a_repeat_is_scored_at_its_share_of_the_hit_keeping_its_name() -> None:
-    def hit(node_id: int, path: str, name: str, score: float) -> Hit:
-        return Hit(
-            nodeId=node_id,
-            name=name,
-            qualifiedName=name,
-            kind="function",
-            filePath=path,
-            startLine=1,
-            endLine=2,
-            score=score,
-            matchChannel="fts5",
-        )
-
-    kept, other = hit(1, "a.ts", "serve", 0.4), hit(2, "b.ts", "helper", 0.3)
-    candidates = [kept, other, hit(3, "c.ts", "serve", 0.2), hit(4, "d.ts", "alone", 0.1)]
+    kept, other = function_hit(1, "a.ts", 0.4, "serve"), function_hit(2, "b.ts", 0.3, "helper")
+    candidates = [kept, other, function_hit(3, "c.ts", 0.2, "serve"), function_hit(4, "d.ts", 0.1, "alone")]
     repeats = ranking.repeats_of(candidates, [kept, other])
     assert [(r.hit.nodeId, r.kept_id, r.share) for r in repeats] == [(3, 1, 0.5)]
     rescored = [kept.model_copy(update={"score": 0.8}), other]
