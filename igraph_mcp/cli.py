@@ -12,6 +12,7 @@ import json
 import logging
 import os
 import sys
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -148,6 +149,16 @@ def _root(args: argparse.Namespace) -> str:
     return parse_root(roots[0])[1] if roots and roots[0] else "."
 
 
+def _query_warmup(args: argparse.Namespace) -> threading.Thread | None:
+    """Start loading the query embedder of a one-repository search before the rest loads (see query_warmup)."""
+    roots = args.root or ["."]
+    if args.workspace or len(roots) != 1:
+        return None
+    from igraph_mcp.query_warmup import start_query_warmup
+
+    return start_query_warmup(roots[0])
+
+
 def _service(args: argparse.Namespace, **kwargs: Any) -> Any:
     from igraph_mcp.service import IGraphService
     from igraph_mcp.workspace import store_options
@@ -254,9 +265,10 @@ def _search_options(s: argparse.ArgumentParser) -> None:
     one_shot=True,
 )
 def cmd_search(args: argparse.Namespace) -> int:
+    channels = {"hybrid": ("fts", "dense"), "fts": ("fts",), "dense": ("dense",)}[args.channels]
+    warmup = _query_warmup(args) if "dense" in channels else None
     from igraph_mcp.render import render_explore
 
-    channels = {"hybrid": ("fts", "dense"), "fts": ("fts",), "dense": ("dense",)}[args.channels]
     ws = _workspace(args, resident_vectors=False)
     try:
         result = ws.explore_for(
@@ -270,7 +282,11 @@ def cmd_search(args: argparse.Namespace) -> int:
             channels=channels,
         )
     finally:
-        ws.close()  # the process may end without the interpreter's teardown (one_shot): leave no connection open
+        # The process may end without the interpreter's teardown (one_shot): leave no connection open and no
+        # warm-up half done (it has finished unless the answer needed no query vector).
+        ws.close()
+        if warmup is not None:
+            warmup.join()
     _emit(result, args.json, render_explore)
     return 0
 
