@@ -56,6 +56,8 @@ def test_search_and_status_never_load_the_indexer(tmp_path: Path) -> None:
         assert "pydantic" in modules  # the answer's models did load: the check itself sees imports
         indexer = [m for m in modules if m in ("igraph_mcp.index.build", "igraph_mcp.index.indexer")]
         assert indexer == [] and not [m for m in modules if m.startswith("tree_sitter")], argv
+        if argv[0] == "search":  # nor the build's phase timings, which only index and status print
+            assert "igraph_mcp.index.phases" not in modules
     code, modules, _ = _front("index", "--root", str(root), "--no-embed")
     assert code == 0 and "igraph_mcp.index.build" in modules
 
