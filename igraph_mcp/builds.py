@@ -8,18 +8,23 @@ the index can answer yet, what is running, the phases of the last build, and the
 from __future__ import annotations
 
 import threading
+from typing import TYPE_CHECKING
 
 from igraph_mcp.errors import IndexBusy
-from igraph_mcp.index.phases import PhaseClock, Progress
 from igraph_mcp.models import IndexResult, PhaseTiming
 from igraph_mcp.next_step import NextStep, ask
 from igraph_mcp.service import IGraphService
+
+if TYPE_CHECKING:
+    from igraph_mcp.index.phases import Progress
 
 
 class BuildProgress:
     """Latest progress of a running build, written by the worker thread and read by the event loop."""
 
     def __init__(self) -> None:
+        from igraph_mcp.index.phases import PhaseClock  # here: a one-shot search never builds
+
         self._lock = threading.Lock()
         self._phases: dict[str, tuple[int, int]] = {}
         self._current = ""

@@ -10,7 +10,9 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -89,6 +91,8 @@ class Command:
     add_arguments: AddArguments
     run: Callable[[argparse.Namespace], int] | None
     options: Options = "common"
+    one_shot: bool = False
+    """A read that leaves nothing to finish or clean up: its process may end as soon as the answer is out."""
 
 
 COMMANDS: list[Command] = []
@@ -143,6 +147,16 @@ def _root(args: argparse.Namespace) -> str:
 
     roots = args.root if isinstance(args.root, list) else [args.root]
     return parse_root(roots[0])[1] if roots and roots[0] else "."
+
+
+def _query_warmup(args: argparse.Namespace) -> threading.Thread | None:
+    """Start loading the query embedder of a one-repository search before the rest loads (see query_warmup)."""
+    roots = args.root or ["."]
+    if args.workspace or len(roots) != 1:
+        return None
+    from igraph_mcp.query_warmup import start_query_warmup
+
+    return start_query_warmup(roots[0])
 
 
 def _service(args: argparse.Namespace, **kwargs: Any) -> Any:
@@ -248,21 +262,31 @@ def _search_options(s: argparse.ArgumentParser) -> None:
     "search",
     "hybrid search: 10 hits plus their callers/callees and linked documents (as the igraph_explore tool)",
     _search_options,
+    one_shot=True,
 )
 def cmd_search(args: argparse.Namespace) -> int:
+    channels = {"hybrid": ("fts", "dense"), "fts": ("fts",), "dense": ("dense",)}[args.channels]
+    warmup = _query_warmup(args) if "dense" in channels else None
     from igraph_mcp.render import render_explore
 
-    channels = {"hybrid": ("fts", "dense"), "fts": ("fts",), "dense": ("dense",)}[args.channels]
-    result = _workspace(args, resident_vectors=False).explore_for(
-        args.query,
-        repo=args.repo,
-        top_k=args.top_k,
-        hops=args.hops,
-        kinds=args.kind or None,
-        context_files=args.context_file or (),
-        max_tokens=args.max_tokens,
-        channels=channels,
-    )
+    ws = _workspace(args, resident_vectors=False)
+    try:
+        result = ws.explore_for(
+            args.query,
+            repo=args.repo,
+            top_k=args.top_k,
+            hops=args.hops,
+            kinds=args.kind or None,
+            context_files=args.context_file or (),
+            max_tokens=args.max_tokens,
+            channels=channels,
+        )
+    finally:
+        # The process may end without the interpreter's teardown (one_shot): leave no connection open and no
+        # warm-up half done (it has finished unless the answer needed no query vector).
+        ws.close()
+        if warmup is not None:
+            warmup.join()
     _emit(result, args.json, render_explore)
     return 0
 
@@ -517,12 +541,13 @@ def build_parser() -> argparse.ArgumentParser:
         s = sub.add_parser(cmd.name, parents=shared[cmd.options], help=cmd.help)
         cmd.add_arguments(s)
         if cmd.run is not None:
-            s.set_defaults(func=cmd.run)
+            s.set_defaults(func=cmd.run, one_shot=cmd.one_shot)
     return p
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``igraph-mcp`` console script."""
+    """Entry point of the ``igraph-mcp`` console script (``argv`` None: this process's own command line, and a
+    one-shot command then ends the process itself, see ``_end_process``)."""
     parser = build_parser()
     args = parser.parse_args(argv)
     logging.basicConfig(
@@ -532,6 +557,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     if args.command is None:
         args = parser.parse_args(["serve", *(argv or [])])
+    code = _dispatch(args)
+    if argv is None and code == EXIT_OK and getattr(args, "one_shot", False):
+        _end_process(code)
+    return code
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    """Run the command; library errors become one line on stderr and their exit code."""
     try:
         return int(args.func(args))
     except IndexBusy as exc:
@@ -543,3 +576,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         sys.stderr.write("igraph-mcp: interrupted; the index stays consistent, run the command again to finish\n")
         return EXIT_INTERRUPTED
+
+
+def _end_process(code: int) -> None:
+    """End the process with ``code`` once its output is out, skipping the interpreter's teardown: a search has
+    loaded ONNX Runtime, numpy and the model, and freeing them one by one takes longer than the search's FTS and
+    ranking together. Only after a success, when no thread has work left. Returns (the interpreter then exits as
+    usual) when the output cannot be flushed, so a closed pipe reads as before."""
+    logging.shutdown()
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        return None
+    os._exit(code)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import textwrap
 from typing import Any
 
-from igraph_mcp.index.phases import describe_phases
 from igraph_mcp.models import (
     BuildActivity,
     EdgeRef,
@@ -225,6 +224,8 @@ def render_related(r: RelatedResult) -> str:
 
 def render_status(r: StatusResult) -> str:
     """Index statistics."""
+    from igraph_mcp.index.phases import describe_phases  # here: a search's answer never names build phases
+
     head = f"{r.repo}: {r.root}" if r.repo else r.root
     others = _repositories_line(r.extra.get("repos") or [])
     running = [render_activity(r.activity)] if r.activity else []

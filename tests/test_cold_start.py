@@ -1,5 +1,5 @@
 """What a new process loads: a search or status never loads the indexer, `--help` and usage errors load no
-pydantic, and numpy's BLAS runs on one thread unless the user chose otherwise."""
+pydantic, and numpy's BLAS runs on one thread unless the user chose otherwise; and how a search's process ends."""
 
 from __future__ import annotations
 
@@ -56,6 +56,8 @@ def test_search_and_status_never_load_the_indexer(tmp_path: Path) -> None:
         assert "pydantic" in modules  # the answer's models did load: the check itself sees imports
         indexer = [m for m in modules if m in ("igraph_mcp.index.build", "igraph_mcp.index.indexer")]
         assert indexer == [] and not [m for m in modules if m.startswith("tree_sitter")], argv
+        if argv[0] == "search":  # nor the build's phase timings, which only index and status print
+            assert "igraph_mcp.index.phases" not in modules
     code, modules, _ = _front("index", "--root", str(root), "--no-embed")
     assert code == 0 and "igraph_mcp.index.build" in modules
 
@@ -68,3 +70,30 @@ def test_blas_runs_on_one_thread_unless_set() -> None:
     env["OPENBLAS_NUM_THREADS"] = "3"
     out = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, check=True).stdout
     assert out.strip() == "3"
+
+
+# The console script's way in: main() with no arguments reads the process's own command line.
+_ENDS = """
+import atexit, sys
+atexit.register(lambda: sys.stderr.write("teardown ran\\n"))
+from igraph_mcp.cli import main
+raise SystemExit(main())
+"""
+
+
+def _ends(*argv: str) -> subprocess.CompletedProcess[str]:
+    env = subprocess_env(IGRAPH_EMBEDDER="hash")
+    return subprocess.run(
+        [sys.executable, "-c", _ENDS, *argv], env=env, capture_output=True, text=True, timeout=120, check=False
+    )
+
+
+def test_a_search_ends_its_process_at_once_and_a_failure_ends_as_usual(tmp_path: Path) -> None:
+    root = make_repo(tmp_path, {"pkg/mod.py": "def parse_header(value):\n    return value.strip()\n"})
+    done = _ends("index", "--root", str(root))
+    assert done.returncode == 0 and "teardown ran" in done.stderr  # a build is no one-shot read
+    done = _ends("search", "parse header", "--root", str(root))
+    assert done.returncode == 0 and "parse_header" in done.stdout, done.stderr
+    assert "teardown ran" not in done.stderr  # the answer is out: the interpreter's teardown was skipped
+    done = _ends("search", "parse header", "--root", str(tmp_path / "missing"))
+    assert done.returncode == 1 and "teardown ran" in done.stderr

@@ -91,6 +91,7 @@ class OnnxEmbedder:
         self._shipped: shipped.ShippedModel | None = None
         self._onnx_path: Path | None = None
         self._tokenizer: Tokenizer | None = None
+        self._tokenizer_file: tuple[Path, int] | None = None  # the tokenizer's file and truncation length
         self._sessions: dict[int, onnxruntime.InferenceSession] = {}
         self._input_names: tuple[str, ...] = ()
         self._dimension: int | None = None
@@ -134,13 +135,29 @@ class OnnxEmbedder:
         """Make (if needed) and load the ONNX model now; raises EmbedderError when it is unavailable."""
         self._session(self._threads)
 
+    def open_for_queries(self) -> None:
+        """Load the session queries run on and the tokenizer, embedding nothing; raises EmbedderError as ``load``.
+        The session first: opening it lets go of the GIL, loading the tokenizer does not."""
+        self._session(QUERY_THREADS)
+        self._prepare()
+
     # -- loading ------------------------------------------------------------------------------------------------
     def _prepare(self) -> None:
-        """Find the model directory, its tokenizer and dimension (cheap: no session yet)."""
+        """``_locate``, and the tokenizer (no session yet)."""
         if self._tokenizer is not None:
             return
+        self._locate()
+        assert self._tokenizer_file is not None
         with self._lock:
-            if self._tokenizer is not None:
+            if self._tokenizer is None:
+                self._tokenizer = _shared_tokenizer(*self._tokenizer_file)
+
+    def _locate(self) -> None:
+        """Find the model directory, its dimension and its tokenizer file (cheap: nothing loaded yet)."""
+        if self._model_dir is not None:
+            return
+        with self._lock:
+            if self._model_dir is not None:
                 return
             if shipped.fits(local.is_default_model(self._name), self._quantize, self._adapter):
                 self._shipped = shipped.load()
@@ -158,12 +175,11 @@ class OnnxEmbedder:
                 ) from None
             native = int(config.get("max_position_embeddings") or 512)
             limit = min(self._max_seq_length or local.DEFAULT_MAX_SEQ_LENGTH, native)
-            tokenizer = _shared_tokenizer(tokenizer_file, limit)
             self._dimension = int(config.get("hidden_size") or 0) or None
             if self._dimension is None:
                 raise EmbedderError(f"the config of {model_dir} has no hidden_size; {_RUNTIME_HINT}")
-            self._model_dir = model_dir
-            self._tokenizer = tokenizer
+            self._tokenizer_file = (tokenizer_file, limit)
+            self._model_dir = model_dir  # last: it marks the rest as found
 
     def _weights_dir(self) -> Path:
         """The directory of a model that has to be exported from its weights (not the shipped graph)."""
@@ -184,7 +200,7 @@ class OnnxEmbedder:
         session = self._sessions.get(threads)
         if session is not None:
             return session
-        self._prepare()
+        self._locate()
         assert self._model_dir is not None
         with self._lock:
             if threads in self._sessions:
@@ -217,6 +233,7 @@ class OnnxEmbedder:
 
     def _encode(self, texts: Sequence[str], threads: int) -> Vectors:
         session = self._session(threads)
+        self._prepare()
         assert self._tokenizer is not None and self._dimension is not None
         out: Vectors = np.empty((len(texts), self._dimension), dtype=np.float32)
         if not texts:

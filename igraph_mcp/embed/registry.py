@@ -104,3 +104,17 @@ def embedder_from_config(e: EmbedderConfig) -> Embedder | None:
         adapter=e.adapter,
     )
     return with_query_transform(embedder, e.queryTransform)
+
+
+def open_for_queries(e: EmbedderConfig) -> None:
+    """Load what the first query of ``embedder_from_config(e)`` waits for, into the process's shared caches: the ONNX
+    session and tokenizer (onnx_local keeps one per model file). Other backends keep nothing across instances, so
+    there is nothing to load ahead for them."""
+    from igraph_mcp.embed.onnx_local import OnnxEmbedder
+    from igraph_mcp.embed.query_transform import TransformedQueries
+
+    embedder = embedder_from_config(e)
+    if isinstance(embedder, TransformedQueries):
+        embedder = embedder.inner
+    if isinstance(embedder, OnnxEmbedder):
+        embedder.open_for_queries()
