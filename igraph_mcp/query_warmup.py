@@ -37,3 +37,5 @@ def _warm_up(root: str) -> None:
         open_for_queries(load_config(Path(parse_root(root)[1])).embedder)
     except IGraphError as exc:
         log.debug("query embedder not warmed up: %s", exc)
+    except Exception:  # best effort: the search loads its embedder again and reports what fails in its own words
+        log.debug("query embedder not warmed up", exc_info=True)

@@ -64,3 +64,16 @@ def test_a_broken_configuration_is_left_for_the_search_to_report(tmp_path: Path)
     start_query_warmup(str(_repo(tmp_path, "{not json"))).join()
     start_query_warmup(str(_repo(tmp_path, json.dumps({"embedder": {"backend": "nope"}})))).join()
     assert onnx_local._sessions == {}
+
+
+def test_an_unexpected_failure_stays_on_the_warmup_thread(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from igraph_mcp.embed import registry
+
+    def breaks(_config: object) -> None:
+        raise RuntimeError("the runtime could not open the model")
+
+    monkeypatch.setattr(registry, "open_for_queries", breaks)
+    failures: list[BaseException | None] = []
+    monkeypatch.setattr("threading.excepthook", lambda args: failures.append(args.exc_value))
+    start_query_warmup(str(_repo(tmp_path))).join()
+    assert failures == []
