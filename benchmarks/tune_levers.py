@@ -2,6 +2,7 @@
 
     python benchmarks/tune_levers.py --trees 'xarray==0.16.2,Sphinx==4.0.3' \\
         --variant base: --variant graph1:graph_weight=1.0 --variant ident2:boosts.identifier=2.0,graph_weight=1.0
+    python benchmarks/tune_levers.py --set multilang --variant base: --variant k30:rrf_k=30   # per language too
 
 A variant is ``label:NAME=VALUE[,NAME=VALUE...]`` (fields of igraph_mcp/retrieve/params.py; nothing after the colon =
 the shipped parameters). Only the tuning half is run: the held-out half is for reporting the chosen setting once.
@@ -24,13 +25,21 @@ from baseline_bm25 import Bm25Index
 def main(argv: list[str] | None = None) -> int:
     """Run every variant on every tuning case; print one table per variant."""
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--trees", required=True)
+    ap.add_argument("--set", choices=("devset", "multilang"), default="devset")
+    ap.add_argument("--trees", default=None, help="devset: these trees (required); multilang: these repositories")
+    ap.add_argument("--languages", default=None, help="multilang: only these languages, e.g. 'c,cpp'")
+    ap.add_argument("--multilang-file", type=Path, default=common.multilang_path())
+    ap.add_argument("--mirrors", type=Path, default=common.mirrors_path())
     ap.add_argument("--variant", action="append", required=True)
     ap.add_argument("--systems", default="hybrid,default")
     ap.add_argument("--devset", type=Path, default=bd.DEFAULT_DEVSET)
     ap.add_argument("--embed-cache", type=Path, default=common.cache_root() / "embed-cache.sqlite")
     args = ap.parse_args(argv)
     args.half, args.limit, args.fetch_tree, args.max_trees = "tuning", None, None, 0
+    code = args.set == "multilang"
+    if not code and not args.trees:
+        ap.error("--trees is required for the devset (a comma list of tuning trees)")
+    args.repos = args.trees
     sr.EMBED_CACHE = args.embed_cache
     from igraph_mcp.retrieve.analyze import MAX_QUERY_CHARS
 
@@ -46,36 +55,44 @@ def main(argv: list[str] | None = None) -> int:
             ap.error(f"--variant {label}: {exc}")
     records: dict[str, list[dict[str, Any]]] = {label: [] for label, _, _ in variants}
     tokens: dict[str, list[int]] = {label: [] for label, _, _ in variants}
-    for task in sr.devset_tasks(args, common.cache_root()):
-        bm25 = Bm25Index(task.root)
+    tasks = sr.multilang_tasks(args, common.cache_root()) if code else sr.devset_tasks(args, common.cache_root())
+    match: m.Matcher = m.code_function_match if code else m.function_match
+    for task in tasks:
+        bm25 = Bm25Index(task.root, bd.extract_code_symbols) if code else Bm25Index(task.root)
+        class_keys = frozenset(m.code_key(k) for k in bm25.class_keys) if code else bm25.class_keys
         svc, seconds, _ = sr.open_service(task.root)
         print(f"{task.label}: {len(task.cases)} cases, opened in {seconds:.0f}s", file=sys.stderr, flush=True)
         for label, _, assignments in variants:
             params = svc.retrieval_params.with_assignments(filter(None, assignments.split(",")))
             for case in task.cases:
-                golds = m.reachable_golds(case.gold_functions, bm25.symbol_keys, bm25.class_keys)
+                golds = m.reachable_golds(case.gold_functions, bm25.symbol_keys, class_keys, match)
                 for system in systems:
                     if system == "default":
                         ranking, size = sr.default_call(svc, case.text, params)
                         tokens[label].append(size.text)
                     else:
                         ranking = sr.service_search(svc, case.text, system, params=params)
-                    scores = m.devset_metrics(case.gold_files, golds, ranking.files, ranking.functions, bm25.class_keys)
+                    scores = m.devset_metrics(
+                        case.gold_files, golds, ranking.files, ranking.functions, class_keys, match
+                    )
                     if system == "default" and golds:
-                        found = [any(m.function_match(g, h, bm25.class_keys) for h in ranking.functions) for g in golds]
+                        found = [any(match(g, h, class_keys) for h in ranking.functions) for g in golds]
                         scores["holds_edited"] = float(any(found))
-                    records[label].append({"system": system, "metrics": scores})
+                    records[label].append({"system": system, "metrics": scores, "language": case.language})
         sr.close_service(svc)
     keys = ("file_acc@1", "file_acc@5", "file_acc@10", "file_mrr", "func_acc@5", "func_acc@10", "holds_edited")
     print("variant/system".ljust(28) + "".join(k.rjust(13) for k in keys) + "    n  tok")
+    languages = sorted({x["language"] for x in records[variants[0][0]]}) if code else []
+    groups = [(lang, lang) for lang in languages] + [("", "")]
     for label, _, _ in variants:
-        for system in systems:
-            recs = [x["metrics"] for x in records[label] if x["system"] == system]
+        for (language, name), system in ((g, s) for g in groups for s in systems):
+            recs = [x["metrics"] for x in records[label] if x["system"] == system and language in ("", x["language"])]
             means = m.mean_metrics(recs)
             sizes = sorted(tokens[label])
             tok = str(sizes[len(sizes) // 2]) if system == "default" and sizes else "-"
             cells = "".join(("-" if means.get(k) is None else f"{100 * means[k]:.1f}").rjust(13) for k in keys)
-            print(f"{label}/{system}".ljust(28) + cells + f" {len(recs):4d}  {tok}")
+            row = f"{label}/{system}" + (f" {name}" if name else "")
+            print(row.ljust(28) + cells + f" {len(recs):4d}  {tok}")
     return 0
 
 
