@@ -22,6 +22,20 @@ import service_runs as sr
 from baseline_bm25 import Bm25Index
 
 
+def assignments_of(text: str) -> list[str]:
+    """``a=1,b=(("c", 1.5), ("cpp", 1.5))`` -> its assignments: commas inside brackets belong to a value."""
+    out, depth, start = [], 0, 0
+    for i, ch in enumerate(text + ","):
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        if ch == "," and depth == 0:
+            out.append(text[start:i].strip())
+            start = i + 1
+    return [a for a in out if a]
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run every variant on every tuning case; print one table per variant."""
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -50,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
 
     for label, _, assignments in variants:  # a misspelt name fails here, before any tree is indexed
         try:
-            DEFAULT_PARAMS.with_assignments(filter(None, assignments.split(",")))
+            DEFAULT_PARAMS.with_assignments(assignments_of(assignments))
         except ValueError as exc:
             ap.error(f"--variant {label}: {exc}")
     records: dict[str, list[dict[str, Any]]] = {label: [] for label, _, _ in variants}
@@ -63,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
         svc, seconds, _ = sr.open_service(task.root)
         print(f"{task.label}: {len(task.cases)} cases, opened in {seconds:.0f}s", file=sys.stderr, flush=True)
         for label, _, assignments in variants:
-            params = svc.retrieval_params.with_assignments(filter(None, assignments.split(",")))
+            params = svc.retrieval_params.with_assignments(assignments_of(assignments))
             for case in task.cases:
                 golds = m.reachable_golds(case.gold_functions, bm25.symbol_keys, class_keys, match)
                 for system in systems:

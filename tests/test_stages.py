@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from _factories import function_hit, make_repo, make_service
+from _factories import function_hit, make_repo, make_service, open_service
 
 from igraph_mcp.config import RetrievalConfig
 from igraph_mcp.errors import InvalidInput
@@ -19,6 +19,7 @@ from igraph_mcp.retrieve.boosts import EXACT_NAME, BoostFactors
 from igraph_mcp.retrieve.dense_state import DenseState
 from igraph_mcp.retrieve.params import DEFAULT_PARAMS, RetrievalParams
 from igraph_mcp.service import IGraphService
+from igraph_mcp.store import nodes as node_store
 
 FILES = {
     "shop/pricing.py": "def compute_total(items):\n    return apply_discount(sum(items))\n\n\n"
@@ -341,3 +342,35 @@ def test_a_repeat_is_scored_at_its_share_of_the_hit_keeping_its_name() -> None:
         ("c.ts", 0.4),
     ]
     assert ranking.with_repeats([other], repeats) == [other]  # the keeping hit is gone: no repeat of it
+
+
+def test_a_language_can_weigh_the_fts_channel_its_own_way(tmp_path: Path) -> None:
+    # Two C functions, one found only by FTS (rank 1), the other only by the dense channel (rank 1): equal weights
+    # tie them; a C weight above 1 puts FTS's first, one below 1 the dense channel's; another language's, neither.
+    root = make_repo(
+        tmp_path,
+        {
+            "src/buffer.c": "int buffer_grow(int n) {\n  return n * 2;\n}\n",
+            "src/parser.c": "int parse_token(int c) {\n  return c + 1;\n}\n",
+        },
+    )
+    with open_service(root, index=True) as svc:
+        ids = [node_store.nodes_named(svc.db, name)[0].id for name in ("buffer_grow", "parse_token")]
+        ranked = {"fts5": [ids[0]], "dense": [ids[1]]}
+        issue = (
+            "Buffer grows too late\n\nWhen a token is parsed the buffer is not grown before the write, so it overruns."
+        )
+        query = stages.analyze(svc.db, issue, DEFAULT_PARAMS)
+        assert query.issue  # equal weights: a prose question would halve the FTS weight
+        fused = stages.fuse(ranked, query, DEFAULT_PARAMS)
+        rows = stages.fetch_rows(svc.db, fused)
+    assert fused[0].score == fused[1].score
+
+    def order(weights: tuple[tuple[str, float], ...]) -> list[int]:
+        params = DEFAULT_PARAMS.with_value("language_fts_weight", weights)
+        return [f.id for f in stages.fuse_for_language(fused, rows, ranked, query, params)]
+
+    assert order((("c", 1.5),)) == ids
+    assert order((("c", 0.5),)) == ids[::-1]
+    params = DEFAULT_PARAMS.with_value("language_fts_weight", (("go", 3.0),))
+    assert stages.fuse_for_language(fused, rows, ranked, query, params) is fused

@@ -59,6 +59,8 @@ class RetrievalParams:
     min_part_chars: int = query_parts.MIN_PART_CHARS  # ... and, past the head, at least this long
     head_part_weight: float = 1.0  # RRF weight of the head part (title and opening prose) among the parts ...
     other_part_weight: float = 0.5  # ... and of every later part
+    # Per language (of most of the fused candidates' first files): the FTS weight instead of fts_weight.
+    language_fts_weight: tuple[tuple[str, float], ...] = ()
     # A one-line prose question is the dense channel's ground: its FTS weight is fts_weight times this.
     prose_fts_scale: float = 0.5
     # Neighbours of the symbols an issue names, by edge certainty; 0 leaves the graph channel out (and, with the

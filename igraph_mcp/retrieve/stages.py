@@ -78,6 +78,7 @@ def run(
     t = time.perf_counter()
     fused = fuse(lists.ranked, query, params)
     rows = fetch_rows(db, fused)
+    fused = fuse_for_language(fused, rows, lists.ranked, query, params)
     all_hits = boost(fused, rows, query, params, request.kinds, request.context_files)
     folded = fold(db, all_hits, rows, query, params, request.kinds, unique=False)
     all_hits = folding.unique_names(folded) if params.unique_names else folded
@@ -356,6 +357,27 @@ def fuse(ranked: Mapping[str, Sequence[int]], query: AnalyzedQuery, params: Retr
     """Weighted RRF of the channels; a candidate only a weight-0 channel found is left out."""
     fused = rrf(ranked, fusion_weights(query, params), params.rrf_k)
     return [f for f in fused if f.score > 0 or "fts5" in f.ranks or "dense" in f.ranks]
+
+
+def fuse_for_language(
+    fused: list[Fused],
+    rows: Mapping[int, NodeRow],
+    ranked: Mapping[str, Sequence[int]],
+    query: AnalyzedQuery,
+    params: RetrievalParams,
+    top: int = 5,
+) -> list[Fused]:
+    """``fused`` again with the FTS weight ``params.language_fts_weight`` gives the language most of its first
+    ``top`` files are written in; as it was when that language has none. The candidates are the same either way
+    (only weights change), so ``rows`` holds theirs too."""
+    if not params.language_fts_weight:
+        return fused
+    paths = (row.path for f in fused if (row := rows.get(f.id)) is not None)
+    language = main_language(list(dict.fromkeys(paths))[:top])
+    weight = dict(params.language_fts_weight).get(language or "")
+    if weight is None:
+        return fused
+    return fuse(ranked, query, params.with_value("fts_weight", weight))
 
 
 # -- boost ----------------------------------------------------------------------------------------------------------
