@@ -180,7 +180,7 @@ def function_names(source: bytes, path: str, ranges: list[tuple[int, int]]) -> l
     if language is None:
         return []
     try:
-        symbols = parse_source(source, language).symbols
+        symbols = parse_source(source, language, path).symbols  # path: a `.h` that C++ reads better is C++
     except ValueError:
         return []
     callables = [
