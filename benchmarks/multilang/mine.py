@@ -70,6 +70,12 @@ REPOSITORIES: dict[str, tuple[str, str, str]] = {
     "square/javapoet": ("java", "tuning", "b9017a9503b76e11b4ad4c1a9f050e2d29112cb0"),
     "google/google-java-format": ("java", "tuning", "ecba4fb24fd064a64d2918c5fdb45546d08e3063"),
     "libuv/libuv": ("c", "heldout", "6179e7af87413396d5853a1c3722c8b5749336c8"),
+    # C and C++ tuning repositories added so that a lever's effect on C/C++ is more than one or two rows.
+    "CLIUtils/CLI11": ("cpp", "tuning", "c1cfe00d2f3d862aecfe6e69ec810414d5f4c906"),
+    "Tencent/rapidjson": ("cpp", "tuning", "24b5e7a8b27f42fa16b96fc70aade9106cf7102f"),
+    "p-ranav/argparse": ("cpp", "tuning", "d924b84eba1f0f0adf38b20b7b4829f6f65b6570"),
+    "redis/hiredis": ("c", "tuning", "29ea2791c102fdffff350f1ea6e04d1f71903d0d"),
+    "libevent/libevent": ("c", "tuning", "0c3e47ad5f654714e39bae3f8689a3446599b614"),
 }
 
 EXTENSIONS = {
@@ -174,7 +180,7 @@ def function_names(source: bytes, path: str, ranges: list[tuple[int, int]]) -> l
     if language is None:
         return []
     try:
-        symbols = parse_source(source, language).symbols
+        symbols = parse_source(source, language, path).symbols  # path: a `.h` that C++ reads better is C++
     except ValueError:
         return []
     callables = [
