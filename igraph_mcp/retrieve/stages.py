@@ -11,7 +11,7 @@ import dataclasses
 import functools
 import time
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -84,7 +84,8 @@ def run(
     all_hits = folding.unique_names(folded) if params.unique_names else folded
     candidates = file_candidates(folded, all_hits, params)
     files = rank_files(candidates, query, params)
-    repeats = ranking.repeats_of(candidates, all_hits)  # read before the learned step re-scores the hits
+    # Read before the learned step re-scores the hits, and only where the files may be ranked again from them.
+    repeats = ranking.repeats_of(candidates, all_hits) if may_refile(files, query, params) else []
     all_hits = rerank_hits(all_hits, files, query, params)
     files = refile(all_hits, files, query, params, repeats)
     hits = all_hits[: request.top_k]
@@ -365,15 +366,13 @@ def fuse_for_language(
     ranked: Mapping[str, Sequence[int]],
     query: AnalyzedQuery,
     params: RetrievalParams,
-    top: int = 5,
 ) -> list[Fused]:
     """``fused`` again with the FTS weight ``params.language_fts_weight`` gives the language most of its first
-    ``top`` files are written in; as it was when that language has none. The candidates are the same either way
+    files are written in; as it was when that language has none. The candidates are the same either way
     (only weights change), so ``rows`` holds theirs too."""
     if not params.language_fts_weight:
         return fused
-    paths = (row.path for f in fused if (row := rows.get(f.id)) is not None)
-    language = main_language(list(dict.fromkeys(paths))[:top])
+    language = first_files_language(row.path for f in fused if (row := rows.get(f.id)) is not None)
     weight = dict(params.language_fts_weight).get(language or "")
     if weight is None:
         return fused
@@ -450,9 +449,19 @@ def file_candidates(folded: list[Hit], unique: list[Hit], params: RetrievalParam
     return folding.unique_names(folded, per_file=True)
 
 
-def hits_language(hits: Sequence[Hit], top: int = 5) -> str | None:
-    """The language most of the first ``top`` files the hits name are written in (on a tie, the better-placed)."""
-    return main_language(list(dict.fromkeys(h.filePath for h in hits))[:top])
+def hits_language(hits: Sequence[Hit]) -> str | None:
+    """The language most of the first files the hits name are written in (on a tie, the better-placed)."""
+    return first_files_language(h.filePath for h in hits)
+
+
+def first_files_language(paths: Iterable[str], top: int = 5) -> str | None:
+    """The language most of the first ``top`` distinct ``paths`` are written in (on a tie, the earlier path's)."""
+    first: dict[str, None] = {}
+    for path in paths:
+        first.setdefault(path, None)
+        if len(first) == top:
+            break
+    return main_language(list(first))
 
 
 @dataclass(slots=True)
@@ -502,13 +511,18 @@ def refile(
     as they were. ``repeats`` (ranking.repeats_of the first file
     ranking's candidates) count there as they did in the first ranking: hono's fix to ``serveStatic`` in three
     adapters kept only the best-placed adapter in the top five files without them."""
-    if not learned(query, params):
-        return files
-    if not (params.rerank_files or answer_language(files.files) in params.rerank_files_languages):
+    if not may_refile(files, query, params):
         return files
     if not params.rerank_files and hits_language(hits) in params.rerank_files_skip:
         return files
     return rank_files(ranking.with_repeats(hits, repeats), query, params)
+
+
+def may_refile(files: RankedFiles, query: AnalyzedQuery, params: RetrievalParams) -> bool:
+    """Whether ``refile`` may rank the files again (what it reads of the first ranking; the hits decide the rest)."""
+    if not learned(query, params):
+        return False
+    return params.rerank_files or answer_language(files.files) in params.rerank_files_languages
 
 
 def answer_language(files: Sequence[FileHit], top: int = 5) -> str | None:
