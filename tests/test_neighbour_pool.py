@@ -6,8 +6,9 @@ from pathlib import Path
 
 from _factories import make_repo, make_service
 
-from igraph_mcp.retrieve.expand import Reached, prefer_ranked
+from igraph_mcp.retrieve.expand import Reached, expand, prefer_ranked
 from igraph_mcp.retrieve.params import DEFAULT_PARAMS
+from igraph_mcp.store.nodes import nodes_named
 
 SEED = 1
 
@@ -72,5 +73,43 @@ def test_the_service_lists_a_neighbour_the_ranking_found_first(tmp_path: Path) -
         assert [n.name for n in plain.neighbours] == ["step_one"]
         assert [n.name for n in pooled.neighbours] == ["step_four"]
         assert pooled.neighbours[0].viaName.endswith("parse_invoice_total")
+    finally:
+        service.close()
+
+
+# A caller with more callees than the cap: the one the question is about comes last in source order (the order the
+# cap took them in before), so only a cap that keeps ranked neighbours first lists it.
+MANY_CALLEES = {
+    "app/report.py": (
+        "def build_report(rows):\n"
+        "    '''Build the report.'''\n"
+        "    parts = [head(rows), body(rows), foot(rows), legend(rows), scale(rows), axis(rows)]\n"
+        "    return parts + [signature_of(rows)]\n\n\n"
+        "def head(rows):\n    return rows[:1]\n\n\n"
+        "def body(rows):\n    return rows[1:-1]\n\n\n"
+        "def foot(rows):\n    return rows[-1:]\n\n\n"
+        "def legend(rows):\n    return len(rows)\n\n\n"
+        "def scale(rows):\n    return max(rows or [0])\n\n\n"
+        "def axis(rows):\n    return min(rows or [0])\n\n\n"
+        "def signature_of(rows):\n    '''Parse the signature string of a row.'''\n    return str(rows)\n"
+    ),
+}
+
+
+def test_the_cap_on_one_nodes_neighbours_keeps_the_ranked_ones_first(tmp_path: Path) -> None:
+    service = make_service(make_repo(tmp_path, MANY_CALLEES, filler=False))
+    service.index()
+    try:
+        db = service.db
+        ids = {n.name: n.id for name in ("build_report", "signature_of", "head") for n in nodes_named(db, name)}
+        seed, wanted = ids["build_report"], ids["signature_of"]
+        callees = [r.node_id for r in expand(db, {seed: 1.0}, 1, limit=20, per_node_cap=20)]
+        assert len(callees) == 7 and callees[-1] == wanted  # last in the order the cap reads them in
+        plain = [r.node_id for r in expand(db, {seed: 1.0}, 1, limit=20, per_node_cap=3)]
+        assert wanted not in plain and len(plain) == 3
+        ranked = expand(db, {seed: 1.0}, 1, limit=20, per_node_cap=3, ranked={ids["head"]: 1, wanted: 0})
+        # Both ranked callees take two of the three places; the third is the first of the rest in source order.
+        assert {r.node_id for r in ranked} == {wanted, ids["head"], plain[0] if plain[0] != ids["head"] else plain[1]}
+        assert len(ranked) == 3 and all(r.via == seed and r.distance == 1 for r in ranked)
     finally:
         service.close()

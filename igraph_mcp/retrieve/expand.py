@@ -53,6 +53,7 @@ def expand(
     decay: float = DECAY,
     cut: set[int] | None = None,
     test_cap: int | None = None,
+    ranked: Mapping[int, int] | None = None,
 ) -> list[Reached]:
     """Best-first expansion from ``seeds`` (node id -> score), at most ``limit`` nodes, best first.
 
@@ -62,14 +63,17 @@ def expand(
 
     Neighbours left out by ``per_node_cap`` are added to ``cut`` when given, so a caller can say what it omitted.
     ``test_cap`` (None: no cap) bounds the nodes listed from test code; one left out is not expanded either.
+    ``ranked`` (node id -> its place in the ranking below the hits): where ``per_node_cap`` leaves a node's
+    edges out, those to ranked nodes are kept first, best placed first (a seed's edges are then all read).
     """
     if hops <= 0 or not seeds or limit <= 0:
         return []
     # With `cut` wanted every edge is read (it must name all that was left out); else a few per node first.
     first = None if cut is not None else max(FIRST_EDGES, 2 * per_node_cap + len(seeds))
-    search = _Search(_EdgeReader(db, kinds, first), seeds, hops, per_node_cap, decay, cut)
+    search = _Search(_EdgeReader(db, kinds, first), seeds, hops, per_node_cap, decay, cut, dict(ranked or {}))
     ordered = sorted(seeds, key=lambda s: (-seeds[s], s))
-    search.edges.load([(s, side) for s in ordered for side in directions])
+    # A seed's ranked neighbour may sit past the first edges read: with a ranking, read all of a seed's.
+    search.edges.load([(s, side) for s in ordered for side in directions], every=bool(ranked))
     for s in ordered:
         search.take_from(s, seeds[s], 0, directions, True)
     tests = _TestPaths(db)
@@ -176,6 +180,7 @@ class _Search:
     per_node_cap: int
     decay: float
     cut: set[int] | None
+    ranked: dict[int, int]  # node -> its place in the ranking below the hits: kept first under the cap
     queue: list[_Queued] = field(default_factory=list)
     best: dict[int, _Queued] = field(default_factory=dict)  # node -> its best queued path
     settled: set[int] = field(default_factory=set)  # listed, or left out for good
@@ -236,7 +241,13 @@ class _Search:
             if read.horizon is not None:
                 h = _order(read.horizon, side)
                 horizon = h if horizon is None else min(horizon, h)
-        merged.sort(key=lambda t: t[0])
+        if self.ranked and horizon is None:
+            # Every edge is read, so the order may put the neighbours the question also found first: the cap
+            # then keeps a ranked callee over an arbitrary one (the other end's id is source order, not merit).
+            far = len(self.ranked)
+            merged.sort(key=lambda t: (t[0][0], t[0][1], self.ranked.get(t[1], far), t[0]))
+        else:
+            merged.sort(key=lambda t: t[0])
         out: list[tuple[int, str, EdgeRow]] = []
         seen: set[int] = set()
         left = self.per_node_cap

@@ -549,7 +549,7 @@ def expand_hits(
     """Callees and callers of the hits (and theirs, on the same side) up to ``hops`` away, scored by seed and
     distance; test code takes at most ``params.test_neighbours`` of them unless the query is ``about_tests``.
     With ``params.neighbour_pool`` above 1, those the ranking found below the hits (``ranked``: node id -> place)
-    are listed first."""
+    are listed first, and kept first where a node has more neighbours than ``params.per_node_cap``."""
     if hops <= 0 or not hits:
         return []
     pool = max(1, params.neighbour_pool) if ranked else 1
@@ -561,6 +561,7 @@ def expand_hits(
         per_node_cap=params.per_node_cap,
         decay=params.hop_decay,
         test_cap=None if about_tests else params.test_neighbours,
+        ranked=ranked if pool > 1 else None,
     )
     if pool > 1 and ranked:
         reached = prefer_ranked(reached, ranked, params.neighbour_limit)
