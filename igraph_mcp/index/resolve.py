@@ -7,9 +7,10 @@ bases; in JavaScript/TypeScript `X.f()` for the definition qualified X.f), impor
 name imported from a library binds nothing), same file, `Type.member`, same directory, unique global name; the
 last two are name-only guesses,
 never from library code into test code (vocab/testcode.py), and carry a low confidence (vocab/edges.py). Both
-ways read one SymbolTable (index/symbols.py). Whatever does not bind to exactly one
-definition stays unbound ("ambiguous" with its candidates, "external" for the language's own names, or
-"unresolved").
+ways read one SymbolTable (index/symbols.py). Where a language's rules say so (Java), several same-named methods a
+step finds are narrowed to the one the call's argument count fits (index/overloads.py) before that step gives up.
+Whatever does not bind to exactly one definition stays unbound ("ambiguous" with its candidates, "external" for
+the language's own names, or "unresolved").
 An incremental run re-binds edges from changed files and from the files importing a file whose interface changed
 (index/interface.py; transitively, so a type fact or a re-export elsewhere that went through it is refreshed),
 edges naming a name whose definitions changed, and edges whose target vanished; an edge or candidate naming a
