@@ -393,3 +393,11 @@ def function_hit(node_id: int, path: str, score: float, name: str = "f") -> Hit:
         score=score,
         matchChannel="fts5",
     )
+
+
+def undo_schema_11(con: Any) -> None:
+    """Take an SQLite index (an apsw connection) back to schema 10: no call arities, no argument ranges."""
+    for table, column in (("edges", "arity"), ("nodes", "min_args"), ("nodes", "max_args")):
+        con.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
+    con.execute("DELETE FROM migrations WHERE version >= 11")
+    con.execute("UPDATE meta SET value = '10' WHERE key = 'schema_version'")

@@ -480,10 +480,16 @@ def test_java_bare_call_is_an_inherited_method_and_bare_name_a_field(java_repo) 
     assert _targets(java_repo, "Child.go", "add") == [("Other.add", "inferred")]
 
 
-def test_java_overload_calling_its_sibling_stays_unbound(java_repo) -> None:  # type: ignore[no-untyped-def]
-    # walk(int) calls walk(): "the other walk" is right here only by luck of arity, which the index does not see.
-    assert _targets(java_repo, "Child.walk", "walk") == [(None, "ambiguous")]
-    # pick() is one of two overloads: its result is unknown, not a library's (no "external").
+def test_java_overload_calling_its_sibling_binds_by_argument_count(java_repo) -> None:  # type: ignore[no-untyped-def]
+    # walk(int) calls walk(): no argument fits walk() only (not "the other walk" of two: the count chooses).
+    assert _targets(java_repo, "Child.walk", "walk") == [("Child.walk", "inferred")]
+    line = java_repo.db.rows(
+        "SELECT t.start_line FROM edges e JOIN nodes t ON t.id = e.target_id "
+        "WHERE e.target_name = 'walk' AND e.kind = 'calls'"
+    )
+    assert line == [(15,)]  # `void walk() {}`, not walk(int) on line 11
+    # pick() in a receiver path is one of two overloads, its arguments uncounted there: its result is unknown, not a
+    # library's (no "external").
     assert _targets(java_repo, "Child.use", "setup") == [(None, "ambiguous")]
     # `new Child()` names the class (as javac's answer is read), not one of its two constructors.
     assert edge_target(java_repo.db, "Child.copy", "Child") == ("src/p/Child.java", "Child", "same_file")

@@ -10,7 +10,7 @@ from typing import Any
 import apsw
 import pytest
 from _counts import assert_counts_exact, live_counts
-from _factories import edit_file, make_repo, make_service
+from _factories import edit_file, make_repo, make_service, undo_schema_11
 
 from igraph_mcp.config import CONFIG_DIR
 from igraph_mcp.errors import MassDelete
@@ -206,13 +206,14 @@ def test_migration_counts_the_edges_an_older_index_holds(tmp_path: Path) -> None
     for sql in sqlite_counts.DDL[3:]:
         con.execute(sql)
     con.execute("UPDATE row_counts SET n = n + 7")
+    undo_schema_11(con)
     con.execute("DELETE FROM migrations WHERE version = 10")
     con.execute("UPDATE meta SET value = '9' WHERE key = 'schema_version'")
     con.close()
-    assert [v for v, _ in MIGRATIONS][-1] == SCHEMA_VERSION == 10
-    db = SqliteDatabase.open_for_write(path)  # migrates to 10: the triggers go, the edges are counted once
+    assert [v for v, _ in MIGRATIONS][-1] == SCHEMA_VERSION == 11
+    db = SqliteDatabase.open_for_write(path)  # migrates to 10 (the triggers go, the edges are counted once) and 11
     try:
-        assert db.schema_version() == SCHEMA_VERSION and db.get_meta("schema_version") == "10"
+        assert db.schema_version() == SCHEMA_VERSION and db.get_meta("schema_version") == "11"
         assert db.rows("SELECT name FROM sqlite_master WHERE type = 'trigger'") == []
         assert live_counts(db) == want
         assert_counts_exact(db)
@@ -235,6 +236,7 @@ def test_an_index_from_before_the_counts_migrates_to_kept_counts(tmp_path: Path)
     path = root / CONFIG_DIR / "igraph.db"
     con = apsw.Connection(str(path))  # back to schema 8: no counts table
     con.execute("DROP TABLE row_counts")
+    undo_schema_11(con)
     con.execute("DELETE FROM migrations WHERE version >= 9")
     con.execute("UPDATE meta SET value = '8' WHERE key = 'schema_version'")
     con.close()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from tree_sitter import Node, Query, QueryCursor
 
@@ -16,6 +17,9 @@ _REF_KINDS = {
     "references": "references",
 }
 _PLAIN_ROLES = frozenset({"scope", "import", "fact", "fact.attr", "fact.return"})
+# Children of a @parameters list that take no argument (Java's `Foo this`) and those that take any number (`T... xs`).
+_NOT_PARAMETERS = frozenset({"receiver_parameter"})
+_VARIADIC = frozenset({"spread_parameter"})
 # Innermost template/generic argument lists, removed until none is left (`A<B<T>>::C` -> `A::C`).
 _TYPE_ARGS = re.compile(r"<[^<>]*>")
 
@@ -37,6 +41,17 @@ class DefMatch:
     end_line: int = 0
     qualified: str = ""
     index: int = 0  # index in ParsedFile.symbols (the nearest real symbol for scopes)
+    arg_range: tuple[int, int] | None = None  # (min, max or -1) from @parameters; None when not captured
+
+
+class RefMatch(NamedTuple):
+    """A reference match before it becomes a Reference: its kind, name, qualifier and, at a call whose pattern
+    captures @arguments, the argument count (-1 otherwise)."""
+
+    kind: str
+    name: Node
+    qualifier: Node | None
+    arity: int
 
 
 @dataclass(slots=True)
@@ -56,11 +71,29 @@ class Matches:
     """Captures of one file, sorted into their roles."""
 
     defs: list[DefMatch]
-    refs: list[tuple[str, Node, Node | None]]
+    refs: list[RefMatch]
     imports: list[ImportMatch]
     export_ranges: set[tuple[int, int]]
     export_names: set[str]
     facts: list[tuple[str, Node, Node | None, Node | None, Node | None]]  # role, node, name, value, type
+
+
+def _named_children(node: Node) -> list[Node]:
+    """A list node's items, comments left out."""
+    return [c for c in node.named_children if "comment" not in c.type]
+
+
+def argument_count(arguments: Node) -> int:
+    """How many arguments an argument list passes."""
+    return len(_named_children(arguments))
+
+
+def argument_range(parameters: Node) -> tuple[int, int]:
+    """(fewest, most) arguments a parameter list accepts; most is -1 after a variadic parameter."""
+    params = [c for c in _named_children(parameters) if c.type not in _NOT_PARAMETERS]
+    if params and params[-1].type in _VARIADIC:
+        return len(params) - 1, -1
+    return len(params), len(params)
 
 
 def node_text(source: bytes, node: Node) -> str:
@@ -88,11 +121,14 @@ def collect(query: Query, root: Node, roles: dict[int, str]) -> Matches:
             name_nodes = caps.get("name")
             if kind and name_nodes:
                 qual = caps.get("qualifier")
+                args = caps.get("arguments")
+                arity = argument_count(args[0]) if args else -1
                 for name_node in name_nodes:
-                    out.refs.append((kind, name_node, qual[0] if qual else None))
+                    out.refs.append(RefMatch(kind, name_node, qual[0] if qual else None, arity))
         elif role.startswith("definition.") or role == "scope":
             body = caps.get("body")
             recv = caps.get("receiver")
+            params = caps.get("parameters")
             # A @body after the definition node (Dart: signature, then body) extends the definition over it, and
             # so does a second node of the same capture (Haskell: type signature, then equation).
             last = max((*caps[role], *(body or ())), key=lambda n: n.end_byte)
@@ -111,6 +147,7 @@ def collect(query: Query, root: Node, roles: dict[int, str]) -> Matches:
                         is_declaration="declaration" in caps,
                         end_byte=last.end_byte,
                         end_line=end_line(last),
+                        arg_range=argument_range(params[0]) if params else None,
                     )
                 )
         elif role == "import":
@@ -182,6 +219,7 @@ def dedupe_defs(defs: list[DefMatch]) -> list[DefMatch]:
             if first.body is None:
                 first.body = first.node.child_by_field_name("body")
             first.receiver = first.receiver or next((d.receiver for d in group if d.receiver), "")
+            first.arg_range = first.arg_range or next((d.arg_range for d in group if d.arg_range), None)
             first.node, first.end_byte, first.end_line = widest.node, widest.end_byte, widest.end_line
             first.is_open = any(d.is_open for d in group)
             first.is_declaration = any(d.is_declaration for d in group)

@@ -30,6 +30,9 @@ class Definition:
     name: str
     qualified_name: str
     parent: int | None  # index of the enclosing definition in the file's list
+    # The arguments a call of it may pass (Java overloads): another range may bind other files' calls elsewhere.
+    min_args: int = 0
+    max_args: int = -1
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,7 +68,7 @@ def parsed_interface(pf: ParsedFile) -> Interface:
     definitions = [Definition("module", "", "", None)]
     for i, s in enumerate(pf.symbols[1:], start=1):
         parent = s.parent if s.parent is not None and s.parent < i else None
-        definitions.append(Definition(s.kind, s.name, s.qualified_name, parent))
+        definitions.append(Definition(s.kind, s.name, s.qualified_name, parent, s.min_args, s.max_args))
     count = max(len(pf.symbols), 1)
     facts = [(f.source, f.name, f.kind, f.text) for f in pf.facts if f.source < count]
     bases = tuple(
@@ -91,7 +94,7 @@ def stored_interface(
     definitions = [Definition("module", "", "", None)]
     for s in symbols[1:]:
         parent = index.get(s.parent_id) if s.parent_id is not None else None
-        definitions.append(Definition(s.kind, s.name, s.qualified_name, parent))
+        definitions.append(Definition(s.kind, s.name, s.qualified_name, parent, s.min_args, s.max_args))
     return Interface(
         tuple(definitions),
         _visible_facts(definitions, [(index.get(n, -1), name, kind, text) for n, name, kind, text in facts]),
@@ -110,9 +113,9 @@ def matched_ids(
 ) -> tuple[dict[int, int], set[str]]:
     """(old node id -> new node id, names whose definitions changed).
 
-    A name's definitions are unchanged when, in source order, each keeps its kind, qualified name and parent's kind
-    and name: in every candidate list (file path order, then source order) they then stand where they stood. The
-    module node always maps to the module node.
+    A name's definitions are unchanged when, in source order, each keeps its kind, qualified name, parent's kind
+    and name, and the argument counts it accepts (which overload a call binds): in every candidate list (file path
+    order, then source order) they then stand where they stood. The module node always maps to the module node.
     """
     by_name: dict[str, tuple[list[int], list[int]]] = {}
     for side, interface in ((0, old), (1, new)):
@@ -126,6 +129,7 @@ def matched_ids(
                 old.definitions[i].kind,
                 old.definitions[i].qualified_name,
                 _parent_key(old.definitions, old.definitions[i]),
+                (old.definitions[i].min_args, old.definitions[i].max_args),
             )
             for i in olds
         ]
@@ -134,6 +138,7 @@ def matched_ids(
                 new.definitions[i].kind,
                 new.definitions[i].qualified_name,
                 _parent_key(new.definitions, new.definitions[i]),
+                (new.definitions[i].min_args, new.definitions[i].max_args),
             )
             for i in news
         ]

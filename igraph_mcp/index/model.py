@@ -28,6 +28,10 @@ class Symbol:
     # Says what but not how: an overload or ambient signature, an interface/trait/abstract member without a body,
     # a C/C++ prototype, anything in a declaration file (`.d.ts`); its implementation is linked by index/declarations.
     declaration: bool = False
+    # How many arguments a call of it may pass (methods and constructors whose query captures @parameters):
+    # max_args -1 is no upper bound (varargs); the default pair is "unknown", which accepts any call.
+    min_args: int = 0
+    max_args: int = -1
 
 
 @dataclass(slots=True)
@@ -39,6 +43,7 @@ class Reference:
     source: int  # index of the innermost enclosing symbol in ParsedFile.symbols (0 = the module)
     line: int  # 1-based
     qualifier: str = ""  # receiver or module path written before the name: "self", "os.path", "Foo"
+    arity: int = -1  # arguments at a call whose query captures @arguments; -1 = unknown
 
 
 @dataclass(slots=True)

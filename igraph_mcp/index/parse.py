@@ -10,7 +10,9 @@ Capture names understood in queries/<language>.scm (this list is the convention;
   @open on a @definition node                          a body-less scope (`namespace A.B;`) that encloses
                                                        its following siblings, up to the next @open one
   @scope + @name                                       a container that qualifies nested names (Rust impl)
-  @reference.<call|inherits|implements|type> + @name [+ @qualifier]
+  @parameters on a @definition's parameter list         the argument counts a call of it may pass (overloads)
+  @reference.<call|inherits|implements|type> + @name [+ @qualifier] [+ @arguments]
+                                                       @arguments: a call's argument list, counted
   @import + @import.module [+ @import.name] [+ @import.alias | @import.default]
   @export                                              a node whose top-level definitions are exported
   @export.name                                         an identifier exported by a list (`export { a }`)
@@ -230,9 +232,15 @@ def _build_symbols(source: bytes, spec: LanguageSpec, pf: ParsedFile, m: Matches
                 parent=parent_index,
                 exported=_is_exported(source, spec, d, parent, m),
                 declaration=d.is_declaration,
+                **_arg_range(d),
             )
         )
         stack.append(d)
+
+
+def _arg_range(d: DefMatch) -> dict[str, int]:
+    """Symbol's min_args/max_args from a @parameters capture; none (the "unknown" defaults) without one."""
+    return {} if d.arg_range is None else {"min_args": d.arg_range[0], "max_args": d.arg_range[1]}
 
 
 def _innermost(symbols: list[Symbol], starts: list[int], pos: int) -> int:
@@ -537,7 +545,7 @@ def _parse_document(
     # A call pattern may also hit a definition's own head (Elixir `def draw(x)`, Julia `function f(x)`).
     seen: set[tuple[str, int]] = {(k, d.name_node.start_byte) for d in m.defs for k in ("references", "calls")}
     # When two patterns hit one name, the qualified reading (`pkg.Type`) wins over the bare one.
-    for kind, name_node, qual_node in sorted(m.refs, key=lambda r: (r[1].start_byte, r[2] is None)):
+    for kind, name_node, qual_node, arity in sorted(m.refs, key=lambda r: (r.name.start_byte, r.qualifier is None)):
         key = (kind, name_node.start_byte)
         if key in seen:
             continue
@@ -550,6 +558,7 @@ def _parse_document(
                 source=_scope_owner(pf, scopes, starts, name_node),
                 line=name_node.start_point[0] + 1,
                 qualifier=qualifier,
+                arity=arity,
             )
         )
 

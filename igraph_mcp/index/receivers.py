@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from igraph_mcp.index.overloads import by_arity
 from igraph_mcp.index.symbols import Sym, SymbolTable
 from igraph_mcp.vocab.languages import TYPE_KINDS
 
@@ -331,16 +332,25 @@ class ReceiverTypes:
 
     # -- members -------------------------------------------------------------------------------------------------
     def member(
-        self, owner: Sym, name: str, kinds: frozenset[str], *, overloads: bool = False, side: str = ""
+        self, owner: Sym, name: str, kinds: frozenset[str], *, overloads: bool = False, side: str = "", arity: int = -1
     ) -> tuple[Sym | None, bool]:
         """``owner``'s member ``name`` (its own, else its bases'), and whether every base was the repository's (so
         a member not found is not inherited from outside). Several members of one name are, when ``side``
-        ("static" or "instance") leaves one of them, that one; else TypeScript overloads (the last is the body)
-        when ``overloads``, else no answer."""
-        return self._member_in(owner, name, kinds, overloads, side, set(), 0)
+        ("static" or "instance") leaves one of them, that one; else the one a call with ``arity`` arguments fits
+        (Java overloads; -1 chooses nothing); else TypeScript overloads (the last is the body) when ``overloads``,
+        else no answer."""
+        return self._member_in(owner, name, kinds, overloads, side, arity, set(), 0)
 
     def _member_in(
-        self, cls: Sym, name: str, kinds: frozenset[str], overloads: bool, side: str, seen: set[int], depth: int
+        self,
+        cls: Sym,
+        name: str,
+        kinds: frozenset[str],
+        overloads: bool,
+        side: str,
+        arity: int,
+        seen: set[int],
+        depth: int,
     ) -> tuple[Sym | None, bool]:
         """``member`` for ``cls`` and its bases. A method, not a nested function that calls itself: such a
         function is a reference cycle, and binding runs with the cyclic collector paused (index/bind.py), so
@@ -348,7 +358,7 @@ class ReceiverTypes:
         if cls.id in seen or depth > _MAX_DEPTH:
             return None, False
         seen.add(cls.id)
-        own = self.on_side(self._own_members(cls, name, kinds), side)
+        own = by_arity(self.on_side(self._own_members(cls, name, kinds), side), arity)
         if own:
             return (self._one(own) if overloads or len(own) == 1 else None), overloads or len(own) == 1
         complete = True
@@ -358,7 +368,7 @@ class ReceiverTypes:
             if base is None:
                 complete = False
                 continue
-            found, base_complete = self._member_in(base, name, kinds, overloads, side, seen, depth + 1)
+            found, base_complete = self._member_in(base, name, kinds, overloads, side, arity, seen, depth + 1)
             if found is not None:
                 return found, True
             complete &= base_complete

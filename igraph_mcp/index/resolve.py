@@ -7,9 +7,10 @@ bases; in JavaScript/TypeScript `X.f()` for the definition qualified X.f), impor
 name imported from a library binds nothing), same file, `Type.member`, same directory, unique global name; the
 last two are name-only guesses,
 never from library code into test code (vocab/testcode.py), and carry a low confidence (vocab/edges.py). Both
-ways read one SymbolTable (index/symbols.py). Whatever does not bind to exactly one
-definition stays unbound ("ambiguous" with its candidates, "external" for the language's own names, or
-"unresolved").
+ways read one SymbolTable (index/symbols.py). Where a language's rules say so (Java), several same-named methods a
+step finds are narrowed to the one the call's argument count fits (index/overloads.py) before that step gives up.
+Whatever does not bind to exactly one definition stays unbound ("ambiguous" with its candidates, "external" for
+the language's own names, or "unresolved").
 An incremental run re-binds edges from changed files and from the files importing a file whose interface changed
 (index/interface.py; transitively, so a type fact or a re-export elsewhere that went through it is refreshed),
 edges naming a name whose definitions changed, and edges whose target vanished; an edge or candidate naming a
@@ -25,6 +26,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from igraph_mcp.index.infer import MAX_CANDIDATES, ScopeInference, Value
+from igraph_mcp.index.overloads import by_arity
 from igraph_mcp.index.receivers import HOLDER, OUTSIDE, Found, ReceiverTypes, as_sym
 from igraph_mcp.index.resolve_rules import ResolveRules, rules_for
 from igraph_mcp.index.symbols import Sym, SymbolTable, submodule
@@ -150,13 +152,16 @@ class Resolver:
         language = self.table.languages.get(file_id) or language_for_path(self.table.file_paths.get(file_id, "")) or ""
         return rules_for(language)
 
-    def resolve(self, source_id: int, file_id: int, kind: str, name: str, qualifier: str) -> Binding:
-        """Bind one reference: its target (or None), the resolution method, a confidence, the candidates."""
+    def resolve(self, source_id: int, file_id: int, kind: str, name: str, qualifier: str, arity: int = -1) -> Binding:
+        """Bind one reference: its target (or None), the resolution method, a confidence, the candidates.
+        ``arity`` is a call's argument count (-1 unknown), which picks among overloads where the rules say so."""
         rules = self.rules(file_id)
         source = self.table.by_id.get(source_id)
         if rules.lexical and source is not None:
             return self._resolve_lexical(rules, source, file_id, kind, name, qualifier)
-        return self._resolve_by_name(rules, source_id, file_id, kind, name, qualifier)
+        if not rules.overloads_by_arity:
+            arity = -1
+        return self._resolve_by_name(rules, source_id, file_id, kind, name, qualifier, arity)
 
     def _resolve_lexical(
         self, rules: ResolveRules, source: Sym, file_id: int, kind: str, name: str, qualifier: str
@@ -186,7 +191,7 @@ class Resolver:
         return Binding(None, "unresolved")
 
     def _resolve_by_name(
-        self, rules: ResolveRules, source_id: int, file_id: int, kind: str, name: str, qualifier: str
+        self, rules: ResolveRules, source_id: int, file_id: int, kind: str, name: str, qualifier: str, arity: int
     ) -> Binding:
         t = self.table
         allowed = TARGET_KINDS.get(kind, _CALLABLE)
@@ -202,23 +207,24 @@ class Resolver:
             if owner is not None:
                 members = [s for s in t.by_file_name.get((file_id, name), []) if s.parent_id == owner.id]
                 members = self.receivers.on_side(members, self.receivers.this_side(source, owner))
+                members = by_arity(members, arity)
                 if len(members) == 1:
                     return _bound(members[0].id, "same_file")
                 if len(members) > 1 and not rules.overloads_before_body:
-                    # Several of one name that static/instance does not tell apart (Java overloads, a method
-                    # without the "static" fact): which one `this.f()` means is not known here.
+                    # Several of one name that static/instance and the argument count do not tell apart (Java
+                    # overloads, a method without the "static" fact): which one `this.f()` means is not known here.
                     return Binding(None, "ambiguous", candidates=tuple(s.id for s in members[:MAX_CANDIDATES]))
 
         # 1b. a typed receiver: a parameter, variable or field whose type the scope states, or this/super; a
         # bare name a parameter or variable holds is no definition's.
         if qualifier and source is not None:
-            typed = self._typed_receiver(rules, source, name, qualifier, allowed)
+            typed = self._typed_receiver(rules, source, name, qualifier, allowed, arity)
             if typed is not None:
                 return typed
         elif source is not None and self.receivers.is_local(source, name):
             return Binding(None, "unresolved")
         elif source is not None and rules.bare_calls_are_methods:
-            bound_here = self._own_method(source, name, allowed)
+            bound_here = self._own_method(source, name, allowed, arity)
             if bound_here is not None:
                 return bound_here
 
@@ -233,7 +239,7 @@ class Resolver:
                 # `import makeWidget from './widget'`: the default export is not named as such in the symbol
                 # table, but by convention it carries the local name.
                 hits = [s for f in files for s in t.by_file_name.get((f, name), []) if s.kind in allowed]
-            one = self._single(hits, rules)
+            one = self._single(by_arity(hits, arity), rules)
             if one is not None:
                 return _bound(one.id, "import")
             if (
@@ -247,8 +253,9 @@ class Resolver:
 
         # 3. same file (unqualified or self-qualified names).
         if not qualifier or own_call:
-            local = [s for s in t.by_file_name.get((file_id, name), []) if s.kind in allowed and s.id != source_id]
-            one = self._single(local, rules)
+            # Overloads are told apart before the caller leaves itself out: a recursive `f(x)` is no call of f(x, y).
+            local = [s for s in t.by_file_name.get((file_id, name), []) if s.kind in allowed]
+            one = self._single(_others(by_arity(local, arity), source_id), rules)
             if one is not None:
                 return _bound(one.id, "same_file")
         if not qualifier and name in rules.builtins:
@@ -267,7 +274,7 @@ class Resolver:
         if qualifier and not own_call:
             # `Foo.bar()` or `Foo::bar`: prefer members of a type whose name is the qualifier's last part.
             owner_name = qualifier.split(".")[-1].split("::")[-1]
-            owned = _others(candidates.by_owner.get(owner_name, ()), source_id)
+            owned = _others(by_arity(candidates.by_owner.get(owner_name, ()), arity), source_id)
             if len(owned) == 1:
                 return _bound(owned[0].id, "qualified_name")
         if qualifier and not own_call and not rules.bind_unknown_receivers:
@@ -289,14 +296,14 @@ class Resolver:
             return Binding(None, "ambiguous", candidates=tuple(s.id for s in first[:MAX_CANDIDATES]))
         return Binding(None, "unresolved")
 
-    def _own_method(self, source: Sym, name: str, allowed: frozenset[str]) -> Binding | None:
-        """Java: a bare `f()` in a class is its method f or one it inherits; overloads stay unbound (which one the
-        arguments choose is not known here, and "the other one" of two is no answer). `new Owner()` in Owner
-        names the class, not its constructors: left to the other steps."""
+    def _own_method(self, source: Sym, name: str, allowed: frozenset[str], arity: int) -> Binding | None:
+        """Java: a bare `f()` in a class is its method f or one it inherits; of overloads, the one the argument
+        count fits, else none (which one the argument types choose is not known here, and "the other one" of two is
+        no answer). `new Owner()` in Owner names the class, not its constructors: left to the other steps."""
         owner = self.table.enclosing(source, _TYPE_LIKE)
         if owner is None or owner.name == name:
             return None
-        found, _complete = self.receivers.member(owner, name, allowed)
+        found, _complete = self.receivers.member(owner, name, allowed, arity=arity)
         if found is not None and found.id != source.id:
             return _bound(found.id, "inferred")
         overloads = [s for s in self.table.children.get((owner.id, name), []) if s.kind in allowed]
@@ -334,7 +341,7 @@ class Resolver:
         return side
 
     def _typed_receiver(
-        self, rules: ResolveRules, source: Sym, name: str, qualifier: str, allowed: frozenset[str]
+        self, rules: ResolveRules, source: Sym, name: str, qualifier: str, allowed: frozenset[str], arity: int
     ) -> Binding | None:
         """`x.f()` / `this.x.f()` / `super.f()` where the receiver's type is known: its member (or its bases'),
         "external" for a type the repository does not define; None when the type is unknown."""
@@ -344,7 +351,7 @@ class Resolver:
             if owner is None:
                 return None
             if head == rules.super_name and not rest:
-                return self._in_bases(rules, owner, name, allowed) or Binding(None, "unresolved")
+                return self._in_bases(rules, owner, name, allowed, arity) or Binding(None, "unresolved")
             if rest:
                 return None
             receiver: Found = owner
@@ -367,13 +374,17 @@ class Resolver:
             side = self.receivers.this_side(source, typed)
         else:
             side = "instance"
-        found, complete = self.receivers.member(typed, name, allowed, overloads=rules.overloads_before_body, side=side)
+        found, complete = self.receivers.member(
+            typed, name, allowed, overloads=rules.overloads_before_body, side=side, arity=arity
+        )
         if found is not None:
             return _bound(found.id, "inferred")
         # A holder lists only the members defined under its name (not a spread, not a later `Object.assign`).
         return Binding(None, "unresolved") if complete and typed.kind != HOLDER else None
 
-    def _in_bases(self, rules: ResolveRules, cls: Sym, name: str, allowed: frozenset[str]) -> Binding | None:
+    def _in_bases(
+        self, rules: ResolveRules, cls: Sym, name: str, allowed: frozenset[str], arity: int
+    ) -> Binding | None:
         """`super.f()`: f as the bases of ``cls`` define it (never ``cls``'s own override)."""
         for base_name, base_qualifier in self.table.bases.get(cls.id, []):
             dotted = f"{base_qualifier}.{base_name}" if base_qualifier else base_name
@@ -382,7 +393,9 @@ class Resolver:
                 return Binding(None, "external")
             base_sym = as_sym(base)
             if base_sym is not None:
-                found, _complete = self.receivers.member(base_sym, name, allowed, overloads=rules.overloads_before_body)
+                found, _complete = self.receivers.member(
+                    base_sym, name, allowed, overloads=rules.overloads_before_body, arity=arity
+                )
                 if found is not None:
                     return _bound(found.id, "inferred")
         return None

@@ -24,6 +24,8 @@ class ResolveRules:
     imports_are_exact: a name imported from no file of the repository (`import static org.junit.Assert.fail`)
     binds nothing; elsewhere an import this index could not follow (Rust's `crate::`, path aliases) may still be
     the repository's.
+    overloads_by_arity: several same-named methods of one class are overloads, and a call with a counted argument
+    list binds the only one its count fits (index/overloads.py), wherever they would leave it ambiguous (Java).
     """
 
     lexical: bool = False
@@ -39,6 +41,8 @@ class ResolveRules:
     bare_calls_are_methods: bool = False
     # An import that names no file of the repository names a library's definition (Java: a package is a folder).
     imports_are_exact: bool = False
+    # Of several overloads, the one the call's argument count fits (Java); never applied to an uncounted call.
+    overloads_by_arity: bool = False
     # Every receiver that names this instance, this class or its parent: derived, never set.
     own_receivers: frozenset[str] = field(init=False, compare=False, repr=False)
 
@@ -84,7 +88,11 @@ TYPESCRIPT = ResolveRules(
 )
 # Java: `this` and `super` only (`parent`, `cls` are plain names there too).
 JAVA = ResolveRules(
-    self_names=frozenset({"this"}), class_names=frozenset(), bare_calls_are_methods=True, imports_are_exact=True
+    self_names=frozenset({"this"}),
+    class_names=frozenset(),
+    bare_calls_are_methods=True,
+    imports_are_exact=True,
+    overloads_by_arity=True,
 )
 GO = ResolveRules(builtins=_GO_BUILTINS, self_names=frozenset(), class_names=frozenset(), super_name="")
 

@@ -149,6 +149,8 @@ def _symbol_rows(
                 end_byte=s.end_byte,
                 exported=s.exported,
                 declaration=s.declaration,
+                min_args=s.min_args,
+                max_args=s.max_args,
             ),
         )
         texts.append(
@@ -203,7 +205,7 @@ def file_rows(layout: FileLayout, pf: ParsedFile, path: str, file_id: int, ids: 
     part_nodes, part_texts = _part_rows(layout, file_id, ids)
     for ref in pf.references:
         src_id = ids[ref.source] if 0 <= ref.source < len(ids) else ids[0]
-        edges.append(NewEdge(src_id, None, ref.kind, ref.name, ref.qualifier, "unresolved", ref.line))
+        edges.append(NewEdge(src_id, None, ref.kind, ref.name, ref.qualifier, "unresolved", ref.line, ref.arity))
     for imp in pf.imports:
         edges.append(NewEdge(ids[0], None, "imports", imp.name, imp.module, "unresolved", imp.line))
     return FileRows(

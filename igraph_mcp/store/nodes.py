@@ -33,8 +33,8 @@ def insert_node(con: WriteConnection, node: NewNode) -> int:
     return inserted_id(
         con,
         "INSERT INTO nodes(file_id, parent_id, kind, name, qualified_name, signature, docstring, body, "
-        "start_line, end_line, start_byte, end_byte, exported, declaration) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?) "
-        "RETURNING id",
+        "start_line, end_line, start_byte, end_byte, exported, declaration, min_args, max_args) "
+        "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING id",
         node,
     )
 
@@ -131,16 +131,21 @@ def part_spans(db: Database, ids: Sequence[int]) -> dict[int, PartSpan]:
     return out
 
 
+# A SymbolKey's columns, in its field order.
+_SYMBOL_COLUMNS = "id, file_id, kind, name, qualified_name, parent_id, min_args, max_args"
+_SYMBOL_COLUMNS_N = ", ".join(f"n.{c}" for c in _SYMBOL_COLUMNS.split(", "))
+
+
 def symbol_table(db: Database) -> list[SymbolKey]:
     """Every symbol as the resolver sees it."""
-    rows = db.rows(f"SELECT id, file_id, kind, name, qualified_name, parent_id FROM nodes WHERE {NOT_PART}")  # noqa: S608
+    rows = db.rows(f"SELECT {_SYMBOL_COLUMNS} FROM nodes WHERE {NOT_PART}")  # noqa: S608
     return list(map(SymbolKey._make, rows))
 
 
 def file_symbols(db: Database, file_id: int) -> list[SymbolKey]:
     """One file's nodes as the resolver sees them, in id order (symbol_table for one file, by its index)."""
     rows = db.rows(
-        f"SELECT id, file_id, kind, name, qualified_name, parent_id FROM nodes WHERE file_id = ? AND {NOT_PART} "  # noqa: S608
+        f"SELECT {_SYMBOL_COLUMNS} FROM nodes WHERE file_id = ? AND {NOT_PART} "  # noqa: S608
         "ORDER BY id",
         (file_id,),
     )
@@ -150,7 +155,7 @@ def file_symbols(db: Database, file_id: int) -> list[SymbolKey]:
 def symbols_named(db: Database, name: str) -> list[SymbolKey]:
     """The non-module nodes called ``name`` as the resolver sees them, by file path, then id (by the name index)."""
     rows = db.rows(
-        "SELECT n.id, n.file_id, n.kind, n.name, n.qualified_name, n.parent_id FROM nodes n "  # noqa: S608
+        f"SELECT {_SYMBOL_COLUMNS_N} FROM nodes n "  # noqa: S608
         f"JOIN files f ON f.id = n.file_id WHERE n.name = ? AND n.kind != 'module' AND n.{NOT_PART} "
         "ORDER BY f.path, n.id",
         (name,),

@@ -43,6 +43,8 @@ class NewNode(NamedTuple):
     end_byte: int
     exported: bool
     declaration: bool = False  # says what, not how: its implementations are linked by `declares` edges
+    min_args: int = 0  # arguments a call of it may pass; max -1 = no bound (both defaults: unknown)
+    max_args: int = -1
 
 
 class NodeText(NamedTuple):
@@ -68,6 +70,7 @@ class NewEdge(NamedTuple):
     qualifier: str
     resolution: str
     line: int
+    arity: int = -1  # arguments at a call, when the language's query counts them; -1 = unknown
 
 
 class NewImport(NamedTuple):
@@ -137,6 +140,7 @@ class NewEdgeRow(NamedTuple):
     qualifier: str
     resolution: str
     line: int
+    arity: int
     confidence: float
 
 
@@ -210,6 +214,7 @@ class RefToResolve(NamedTuple):
     resolution: str = ""
     confidence: float = 0.0
     candidates: str = ""
+    arity: int = -1  # arguments at the call, -1 = unknown
 
 
 class EdgeBinding(NamedTuple):
@@ -231,6 +236,8 @@ class SymbolKey(NamedTuple):
     name: str
     qualified_name: str
     parent_id: int | None
+    min_args: int = 0  # the arguments a call of it may pass (max -1: no bound); the defaults accept any call
+    max_args: int = -1
 
 
 class LinkNode(NamedTuple):

@@ -7,7 +7,7 @@ from pathlib import Path
 from igraph_mcp.errors import SchemaTooNew
 from igraph_mcp.next_step import NextStep, ask
 
-SCHEMA_VERSION = 10
+SCHEMA_VERSION = 11
 
 
 def schema_too_new(path: Path, version: int) -> SchemaTooNew:
@@ -197,6 +197,17 @@ _V9: list[str] = []
 # triggers (store/sqlite_counts.py drops them and counts once); nothing changes on PostgreSQL.
 _V10: list[str] = []
 
+# Version 11: how many arguments a call passes (edges.arity, -1 unknown) and how many a method or constructor accepts
+# (nodes.min_args / max_args, max -1 unbounded; 0 and -1 together accept any call), so a Java call binds the one
+# overload its argument count fits (index/overloads.py). Java files indexed before are re-parsed by the next index
+# run, so no Java overload is left without its range; other languages store no counts yet.
+_V11 = [
+    "ALTER TABLE edges ADD COLUMN arity INTEGER NOT NULL DEFAULT -1",
+    "ALTER TABLE nodes ADD COLUMN min_args INTEGER NOT NULL DEFAULT 0",
+    "ALTER TABLE nodes ADD COLUMN max_args INTEGER NOT NULL DEFAULT -1",
+    "UPDATE files SET sha256 = '', mtime_ns = 0 WHERE language = 'java'",
+]
+
 MIGRATIONS: list[tuple[int, list[str]]] = [
     (1, _V1),
     (2, _V2),
@@ -208,4 +219,5 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
     (8, _V8),
     (9, _V9),
     (10, _V10),
+    (11, _V11),
 ]

@@ -33,7 +33,8 @@ class ExecuteManyWriter(BulkWriter):
         """Insert (id, *NewNode) rows."""
         con.executemany(
             "INSERT INTO nodes(id, file_id, parent_id, kind, name, qualified_name, signature, docstring, body, "
-            "start_line, end_line, start_byte, end_byte, exported, declaration) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            "start_line, end_line, start_byte, end_byte, exported, declaration, min_args, max_args) "
+            "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             rows,
         )
 
@@ -47,8 +48,8 @@ class ExecuteManyWriter(BulkWriter):
                 yield row
 
         con.executemany(
-            "INSERT INTO edges(source_id, target_id, kind, target_name, qualifier, resolution, line, confidence) "
-            "VALUES(?,?,?,?,?,?,?,?)",
+            "INSERT INTO edges(source_id, target_id, kind, target_name, qualifier, resolution, line, arity, "
+            "confidence) VALUES(?,?,?,?,?,?,?,?,?)",
             counted(),
         )
         sqlite_counts.apply(con, tally)

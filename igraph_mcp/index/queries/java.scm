@@ -13,12 +13,13 @@
 
 (enum_declaration name: (identifier) @name) @definition.enum
 
-(method_declaration name: (identifier) @name) @definition.method
+; @parameters: how many arguments a call may pass, so a call picks among overloads by its argument count
+(method_declaration name: (identifier) @name parameters: (formal_parameters) @parameters) @definition.method
 
 ; interface and abstract methods (no body): declarations, linked to the methods of implementing classes
 (method_declaration !body name: (identifier) @name) @definition.method @declaration
 
-(constructor_declaration name: (identifier) @name) @definition.method
+(constructor_declaration name: (identifier) @name parameters: (formal_parameters) @parameters) @definition.method
 
 (compact_constructor_declaration name: (identifier) @name) @definition.method
 
@@ -29,16 +30,18 @@
 
 (constant_declaration declarator: (variable_declarator name: (identifier) @name)) @definition.constant
 
-; --- calls (`new Foo()` counts as a call to Foo)
-(method_invocation !object name: (identifier) @name) @reference.call
+; --- calls (`new Foo()` counts as a call to Foo); @arguments gives the argument count that picks an overload
+(method_invocation !object name: (identifier) @name arguments: (argument_list) @arguments) @reference.call
 
-(method_invocation object: (_) @qualifier name: (identifier) @name) @reference.call
+(method_invocation object: (_) @qualifier name: (identifier) @name arguments: (argument_list) @arguments)
+  @reference.call
 
 (object_creation_expression
   type: [(type_identifier) @name
          (generic_type (type_identifier) @name)
          (scoped_type_identifier (_) @qualifier (type_identifier) @name .)
-         (generic_type (scoped_type_identifier (_) @qualifier (type_identifier) @name .))]) @reference.call
+         (generic_type (scoped_type_identifier (_) @qualifier (type_identifier) @name .))]
+  arguments: (argument_list) @arguments) @reference.call
 
 ; --- inheritance
 (superclass

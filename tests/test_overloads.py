@@ -1,0 +1,269 @@
+"""Java calls bind the overload their argument count fits: counts read by real tree-sitter parsing, stored on both
+stores, used by every resolution step that would otherwise leave the call ambiguous; an incremental run leaves the
+edges of a full build, and an index from schema 10 migrates to ranges and counts."""
+
+from __future__ import annotations
+
+import json
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import apsw
+import pytest
+from _factories import edit_file, index_repo, make_repo, make_service, undo_schema_11
+
+from igraph_mcp.config import CONFIG_DIR
+from igraph_mcp.index.overloads import by_arity
+from igraph_mcp.index.parse import parse_source
+from igraph_mcp.index.symbols import Sym
+from igraph_mcp.store.db import Database, SqliteDatabase
+from igraph_mcp.store.schema import SCHEMA_VERSION
+
+pytestmark = pytest.mark.both_stores
+
+OUT = """
+    package p;
+
+    public class Out {
+      public Out() {}
+      public Out(int indent) {}
+      public Out(int indent, String prefix) {}
+
+      public void emit(String s) {}
+      public void emit(String s, Object... args) {}
+      public void emit(String s, int n) {}
+      public void emit(String s, String t) {}
+
+      public void line(int a) {}
+      public void line(int a, int b) {}
+
+      public static Out of(String s) { return new Out(); }
+      public static Out of(String s, int indent) { return of(s); }
+
+      void selfCalls() {
+        line(1);
+        this.line(1, 2);
+        emit("a", "b", "c");
+        emit("a", 1);
+        emit("a");
+        line(/* none */);
+      }
+    }
+    """
+
+USE = """
+    package p;
+
+    public class Use {
+      void run(Out out) {
+        out.line(1, 2);
+        out.emit("x", 1);
+        Out.of("x", 2);
+        new Out(2);
+      }
+    }
+    """
+
+FILES = {"src/p/Out.java": OUT, "src/p/Use.java": USE}
+
+
+def _line_of(text: str, needle: str) -> int:
+    """The 1-based line of the first line holding ``needle`` in a fixture as written (dedented, leading newline)."""
+    lines = text.split("\n")[1:]
+    return next(i for i, line in enumerate(lines, start=1) if needle in line)
+
+
+def _calls(db: Database, path: str) -> dict[tuple[int, str, str], tuple[str, int | None, str]]:
+    """(line, name, qualifier) -> (resolution, target's start line, target's kind) of one file's calls."""
+    rows = db.rows(
+        "SELECT e.line, e.target_name, e.qualifier, e.resolution, t.start_line, t.kind FROM edges e "
+        "JOIN nodes n ON n.id = e.source_id JOIN files f ON f.id = n.file_id LEFT JOIN nodes t ON t.id = e.target_id "
+        "WHERE f.path = ? AND e.kind = 'calls'",
+        (path,),
+    )
+    return {
+        (int(line), str(name), str(qual)): (str(how), int(start) if start is not None else None, str(kind or ""))
+        for line, name, qual, how, start, kind in rows
+    }
+
+
+def _edges(db: Database) -> list[tuple[Any, ...]]:
+    """Every edge keyed by paths, qualified names and lines instead of row ids (candidates too), with its arity."""
+    key_of = {
+        int(nid): (str(path), str(qname), int(line))
+        for nid, path, qname, line in db.rows(
+            "SELECT n.id, f.path, n.qualified_name, n.start_line FROM nodes n JOIN files f ON f.id = n.file_id"
+        )
+    }
+    out = []
+    for sid, tid, kind, name, qual, how, cands, line, arity in db.rows(
+        "SELECT source_id, target_id, kind, target_name, qualifier, resolution, candidates, line, arity FROM edges"
+    ):
+        listed = tuple(key_of[int(c)] for c in (json.loads(cands) if cands else []))
+        target = key_of[int(tid)] if tid is not None else None
+        out.append((key_of[int(sid)], kind, name, qual, int(line), int(arity), target, how, listed))
+    return sorted(out, key=repr)
+
+
+# -- the pure choice ---------------------------------------------------------------------------------------------
+def _sym(i: int, low: int, high: int, kind: str = "method") -> Sym:
+    return Sym(i, 1, kind, "f", f"C.f{i}", 0, low, high)
+
+
+ONE, TWO, VARARGS, ANY = _sym(1, 1, 1), _sym(2, 2, 2), _sym(3, 1, -1), _sym(4, 0, -1)
+
+
+@pytest.mark.sqlite_only
+@pytest.mark.parametrize(
+    ("candidates", "arity", "chosen"),
+    [
+        ([ONE, TWO], 1, [ONE]),
+        ([ONE, TWO], 2, [TWO]),
+        ([ONE, TWO], 3, [ONE, TWO]),  # none fits: all, as before
+        ([ONE, TWO], -1, [ONE, TWO]),  # an uncounted call chooses nothing
+        ([ONE, VARARGS], 1, [ONE, VARARGS]),  # both fit; which one the types choose is not known
+        ([ONE, VARARGS], 3, [VARARGS]),
+        ([TWO, VARARGS], 0, [TWO, VARARGS]),  # varargs after one parameter still needs one argument
+        ([ONE, ANY], 2, [ANY]),  # unknown range: accepts any call
+        ([ONE], 5, [ONE]),  # a single definition is never dropped
+        ([_sym(5, 0, -1, "class"), ONE, TWO], 1, [_sym(5, 0, -1, "class"), ONE, TWO]),  # `new C(x)`: the class
+    ],
+)
+def test_by_arity_keeps_the_one_overload_that_fits(candidates: list[Sym], arity: int, chosen: list[Sym]) -> None:
+    assert by_arity(candidates, arity) == chosen
+
+
+# -- parsing -----------------------------------------------------------------------------------------------------
+@pytest.mark.sqlite_only
+def test_java_parse_counts_arguments_and_parameter_ranges() -> None:
+    source = b"""class A {
+  A(int a) {}
+  void f(/* c */ String s, Object... xs) {}
+  void g(A this, int y) {}
+  void h() { f("a", /* x */ b, c); new A(1); g(); this.g(2); }
+}
+interface I { void k(int a, int b); }
+"""
+    pf = parse_source(source, "java")
+    ranges = {(s.name, s.start_line): (s.min_args, s.max_args) for s in pf.symbols[1:]}
+    assert ranges == {
+        ("A", 1): (0, -1),  # the class: unknown, accepts anything
+        ("A", 2): (1, 1),
+        ("f", 3): (1, -1),
+        ("g", 4): (1, 1),  # a receiver parameter takes no argument
+        ("h", 5): (0, 0),
+        ("I", 7): (0, -1),
+        ("k", 7): (2, 2),  # a declaration without a body too
+    }
+    assert [(r.name, r.qualifier, r.arity) for r in pf.references if r.kind == "calls"] == [
+        ("f", "", 3),
+        ("A", "", 1),
+        ("g", "", 0),
+        ("g", "this", 1),
+    ]
+
+
+@pytest.mark.sqlite_only
+def test_other_languages_count_nothing() -> None:
+    pf = parse_source(b"def f(a, b):\n    return g(1, 2)\n", "python")
+    assert [(s.min_args, s.max_args) for s in pf.symbols] == [(0, -1), (0, -1)]
+    assert [r.arity for r in pf.references] == [-1]
+
+
+# -- binding -----------------------------------------------------------------------------------------------------
+def test_each_call_binds_the_overload_its_argument_count_fits(tmp_path: Path) -> None:
+    root = make_repo(tmp_path, FILES, filler=False)
+    svc = index_repo(root)
+    try:
+        out = _calls(svc.db, "src/p/Out.java")
+        at = partial(_line_of, OUT)
+        assert out[(at("line(1);"), "line", "")] == ("inferred", at("void line(int a) {}"), "method")
+        assert out[(at("this.line(1, 2)"), "line", "this")] == ("same_file", at("line(int a, int b)"), "method")
+        assert out[(at('emit("a", "b", "c")'), "emit", "")] == ("inferred", at("Object... args"), "method")
+        assert out[(at("return of(s)"), "of", "")] == ("inferred", at("Out of(String s) {"), "method")
+        # Several fit: (String, Object...), (String, int), (String, String); or (String) and the varargs one.
+        assert out[(at('emit("a", 1)'), "emit", "")][:2] == ("ambiguous", None)
+        assert out[(at('emit("a");'), "emit", "")][:2] == ("ambiguous", None)
+        assert out[(at("line(/* none */)"), "line", "")][:2] == ("ambiguous", None)  # none fits
+        use = _calls(svc.db, "src/p/Use.java")
+        at = partial(_line_of, USE)
+        assert use[(at("out.line"), "line", "out")] == ("inferred", _line_of(OUT, "line(int a, int b)"), "method")
+        assert use[(at("Out.of"), "of", "Out")] == ("qualified_name", _line_of(OUT, "of(String s, int"), "method")
+        assert use[(at("out.emit"), "emit", "out")][:2] == ("ambiguous", None)
+        # `new Out(2)` names the class as before (constructors are ranged, but the index names the class).
+        assert use[(at("new Out(2)"), "Out", "")][2] != "method"
+        ctors = svc.db.rows(
+            "SELECT min_args, max_args FROM nodes WHERE name = 'Out' AND kind = 'method' ORDER BY start_line"
+        )
+        assert [tuple(map(int, r)) for r in ctors] == [(0, 0), (1, 1), (2, 2)]
+    finally:
+        svc.close()
+
+
+STEPS: list[tuple[str, dict[str, str]]] = [
+    # Another overload: `line(1)` and `this.line(1, 2)` still fit one; `out.line(1, 2)` now fits two.
+    (
+        "add an overload",
+        {
+            "src/p/Out.java": OUT.replace(
+                "public void line(int a) {}", "public void line(int a) {}\n      public void line(int a, String b) {}"
+            )
+        },
+    ),
+    # Same names, kinds and places, another parameter count: the callers in Use.java, not re-parsed, bind again.
+    ("change a parameter count", {"src/p/Out.java": OUT.replace("line(int a, int b)", "line(int a, int b, int c)")}),
+    ("and back", {"src/p/Out.java": OUT}),
+    ("edit a call's arguments", {"src/p/Use.java": USE.replace("out.line(1, 2)", "out.line(1)")}),
+]
+
+
+def test_incremental_steps_leave_the_edges_of_a_full_build(tmp_path: Path) -> None:
+    root = make_repo(tmp_path, FILES, filler=False)
+    svc = index_repo(root)
+    failures: list[str] = []
+    try:
+        for step, (label, change) in enumerate(STEPS):
+            for rel, text in change.items():
+                edit_file(root, rel, text)
+            svc.index()
+            # A name of its own: on PostgreSQL the repository's name is its index.
+            fresh = make_repo(tmp_path, {r: (root / r).read_text() for r in FILES}, filler=False, name=f"full{step}")
+            full = index_repo(fresh)
+            try:
+                got, want = _edges(svc.db), _edges(full.db)
+            finally:
+                full.close()
+            failures += [f"after '{label}': incremental only {e}" for e in got if e not in want]
+            failures += [f"after '{label}': full only {e}" for e in want if e not in got]
+        assert not failures, "\n".join(failures)
+    finally:
+        svc.close()
+
+
+@pytest.mark.sqlite_only
+def test_a_schema_10_index_migrates_and_binds_by_count_after_its_java_files_are_read_again(tmp_path: Path) -> None:
+    root = make_repo(tmp_path, FILES, filler=False)
+    svc = index_repo(root)
+    try:
+        want = _edges(svc.db)
+    finally:
+        svc.close()
+    path = root / CONFIG_DIR / "igraph.db"
+    con = apsw.Connection(str(path))
+    undo_schema_11(con)
+    con.close()
+    db = SqliteDatabase.open_for_write(path)
+    try:
+        assert db.schema_version() == SCHEMA_VERSION == 11
+        assert db.rows("SELECT DISTINCT arity FROM edges") == [(-1,)]  # unknown: bound as before
+        assert db.rows("SELECT DISTINCT min_args, max_args FROM nodes") == [(0, -1)]
+        assert db.rows("SELECT DISTINCT sha256 FROM files WHERE language = 'java'") == [("",)]  # read again next run
+    finally:
+        db.close()
+    svc = make_service(root)
+    try:
+        assert svc.index().parsed == len(FILES)
+        assert _edges(svc.db) == want
+    finally:
+        svc.close()
