@@ -191,8 +191,9 @@ def test_each_call_binds_the_overload_its_argument_count_fits(tmp_path: Path) ->
         assert use[(at("out.line"), "line", "out")] == ("inferred", _line_of(OUT, "line(int a, int b)"), "method")
         assert use[(at("Out.of"), "of", "Out")] == ("qualified_name", _line_of(OUT, "of(String s, int"), "method")
         assert use[(at("out.emit"), "emit", "out")][:2] == ("ambiguous", None)
-        # `new Out(2)` names the class as before (constructors are ranged, but the index names the class).
-        assert use[(at("new Out(2)"), "Out", "")][2] != "method"
+        # `new Out(2)` names the class, never a constructor (they share its name and are ranged all the same): the
+        # same-package guess sees the class and its three constructors, and the constructors are no candidates.
+        assert use[(at("new Out(2)"), "Out", "")] == ("same_directory", _line_of(OUT, "public class Out"), "class")
         ctors = svc.db.rows(
             "SELECT min_args, max_args FROM nodes WHERE name = 'Out' AND kind = 'method' ORDER BY start_line"
         )

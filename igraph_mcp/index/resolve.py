@@ -74,6 +74,8 @@ class _Candidates:
     methods: tuple[Sym, ...]
     by_owner: dict[str, list[Sym]]
     by_dir: dict[str | None, list[Sym]]
+    plain: tuple[Sym, ...]  # every, less the constructors of a class among them (see _without_constructors)
+    plain_ids: frozenset[int]
 
     @classmethod
     def of(cls, every: list[Sym], name_of: Callable[[int], str], dir_of: Callable[[int], str | None]) -> _Candidates:
@@ -85,7 +87,23 @@ class _Candidates:
                 by_owner.setdefault(name_of(s.parent_id), []).append(s)
             by_dir.setdefault(dir_of(s.file_id), []).append(s)
         methods = tuple(s for s in every if s.kind == "method")
-        return cls(tuple(every), frozenset(s.id for s in every), methods, by_owner, by_dir)
+        plain = tuple(_without_constructors(every))
+        return cls(
+            tuple(every),
+            frozenset(s.id for s in every),
+            methods,
+            by_owner,
+            by_dir,
+            plain,
+            frozenset(s.id for s in plain),
+        )
+
+
+def _without_constructors(candidates: Sequence[Sym]) -> list[Sym]:
+    """``candidates`` (one name's definitions) less the constructors of a class among them: a member named like its
+    class is its constructor."""
+    classes = {s.id for s in candidates if s.kind in _TYPE_LIKE}
+    return [s for s in candidates if s.parent_id not in classes]
 
 
 def _others(group: Sequence[Sym], source_id: int) -> list[Sym]:
@@ -286,11 +304,18 @@ class Resolver:
                 return Binding(None, "ambiguous", candidates=tuple(s.id for s in methods[:MAX_CANDIDATES]))
         # 4. same directory.
         same_dir = _others(candidates.by_dir.get(t.dir_of_file.get(file_id), ()), source_id)
+        if rules.constructors_are_the_class:
+            same_dir = _without_constructors(same_dir)
         if len(same_dir) == 1:
             return _bound(same_dir[0].id, "same_directory")
         # 5. unique global name.
-        first = _others(candidates.every[: MAX_CANDIDATES + 1], source_id)
-        if len(candidates.every) - (source_id in candidates.ids) == 1:
+        pool, pool_ids = (
+            (candidates.plain, candidates.plain_ids)
+            if rules.constructors_are_the_class
+            else (candidates.every, candidates.ids)
+        )
+        first = _others(pool[: MAX_CANDIDATES + 1], source_id)
+        if len(pool) - (source_id in pool_ids) == 1:
             return _bound(first[0].id, "unique_global")
         if first:
             return Binding(None, "ambiguous", candidates=tuple(s.id for s in first[:MAX_CANDIDATES]))

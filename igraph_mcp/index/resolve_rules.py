@@ -26,6 +26,8 @@ class ResolveRules:
     the repository's.
     overloads_by_arity: several same-named methods of one class are overloads, and a call with a counted argument
     list binds the only one its count fits (index/overloads.py), wherever they would leave it ambiguous (Java).
+    constructors_are_the_class: `new Foo(x)` names the class Foo, so where a name-only guess finds a class and its
+    constructors (all named Foo), the constructors are no candidates of their own (Java).
     """
 
     lexical: bool = False
@@ -43,6 +45,8 @@ class ResolveRules:
     imports_are_exact: bool = False
     # Of several overloads, the one the call's argument count fits (Java); never applied to an uncounted call.
     overloads_by_arity: bool = False
+    # `new Foo(x)` binds the class, not one of its constructors (which share its name).
+    constructors_are_the_class: bool = False
     # Every receiver that names this instance, this class or its parent: derived, never set.
     own_receivers: frozenset[str] = field(init=False, compare=False, repr=False)
 
@@ -93,6 +97,7 @@ JAVA = ResolveRules(
     bare_calls_are_methods=True,
     imports_are_exact=True,
     overloads_by_arity=True,
+    constructors_are_the_class=True,
 )
 GO = ResolveRules(builtins=_GO_BUILTINS, self_names=frozenset(), class_names=frozenset(), super_name="")
 
