@@ -15,6 +15,7 @@ from pathlib import Path
 
 from igraph_mcp.index import parse_pool
 from igraph_mcp.index.bind import BindScope, bind, binds_everything, deletion_scope
+from igraph_mcp.index.collector import collector_paused
 from igraph_mcp.index.diff import (
     Change,
     Renames,
@@ -222,7 +223,8 @@ class Indexer:
         workers = parse_pool.worker_count(self.parse_workers, parse_pool.total_bytes(jobs))
         skipped: dict[str, int] = {}
         parse_errors = 0
-        with closing(parse_pool.parse_all(jobs, workers, self.parse_task)) as outcomes:
+        # The collector paused: unpickling parsed files and building their rows make millions of acyclic objects.
+        with closing(parse_pool.parse_all(jobs, workers, self.parse_task)) as outcomes, collector_paused():
             for start in range(0, total, FILES_PER_TRANSACTION):
                 batch = changes[start : start + FILES_PER_TRANSACTION]
                 parsed = [(c, _parsed_file(next(outcomes), skipped)) for c in batch]

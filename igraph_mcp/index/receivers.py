@@ -104,6 +104,7 @@ class ReceiverTypes:
     def __init__(self, table: SymbolTable, bindings: Bindings) -> None:
         self.t = table
         self._bindings = bindings
+        self._definitions: dict[tuple[str, int, frozenset[str]], Found] = {}
 
     # -- types ---------------------------------------------------------------------------------------------------
     def of_name(self, source: Sym, name: str, depth: int = 0) -> Found:
@@ -265,6 +266,16 @@ class ReceiverTypes:
     def _definition(self, dotted: str, file_id: int, kinds: frozenset[str]) -> Found:
         """A definition named ``name`` or ``pkg.name`` as ``file_id`` sees it: its own file, its imports, its
         folder (a Go package), then the one definition of that name; OUTSIDE when the repository has none."""
+        # Remembered for the pass: a file's every call through a typed receiver looks up the same types and bases
+        # again (a third of binding OpenJDK's java.base); the table does not change while its edges are bound.
+        key = (dotted, file_id, kinds)
+        try:
+            return self._definitions[key]
+        except KeyError:
+            found = self._definitions[key] = self._find_definition(dotted, file_id, kinds)
+            return found
+
+    def _find_definition(self, dotted: str, file_id: int, kinds: frozenset[str]) -> Found:
         qualifier, _, name = dotted.rpartition(".")
         bindings = self._bindings(file_id)
         if qualifier:
