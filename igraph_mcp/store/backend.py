@@ -178,6 +178,10 @@ class BulkWriter(ABC):
     """The many-row writes of an index run: nodes under reserved ids, edges, imports, facts, and edge bindings."""
 
     @abstractmethod
+    def insert_file(self, con: WriteConnection, sql: str, row: Sequence[Any]) -> int:
+        """Run one file row's ``INSERT`` (``sql``, no RETURNING clause) and return the row's id."""
+
+    @abstractmethod
     def reserve_node_ids(self, con: WriteConnection, n: int, above: int) -> list[int]:
         """``n`` fresh node ids, ascending and greater than ``above``."""
 
