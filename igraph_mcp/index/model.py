@@ -22,7 +22,7 @@ def _pickled_as_tuple(cls: type[_Record]) -> type[_Record]:
     def __reduce__(self: Any) -> tuple[type[_Record], tuple[Any, ...]]:
         return cls, values(self)
 
-    cls.__reduce__ = __reduce__  # type: ignore[method-assign,assignment]
+    cls.__reduce__ = __reduce__  # type: ignore[method-assign]
     return cls
 
 

@@ -218,5 +218,10 @@ class BulkWriter(ABC):
         """Set each edge's target, resolution, confidence and candidates (rows in edge id order)."""
 
     @abstractmethod
+    def defer_binding_indexes(self, con: WriteConnection) -> bool:
+        """Before a build that binds every edge writes into an empty edges table: set the indexes ``rebinding``
+        rebuilds aside until then (True if it did)."""
+
+    @abstractmethod
     def rebinding(self, con: WriteConnection) -> AbstractContextManager[None]:
         """Around binding every edge of the repository again, page by page, inside ``con``'s transaction."""

@@ -39,6 +39,12 @@ def set_edge_targets(con: WriteConnection, rows: Iterable[EdgeBinding]) -> None:
     con.db.bulk.bind_edges(con, rows)
 
 
+def defer_binding_indexes(con: WriteConnection) -> bool:
+    """Before a build that binds every edge writes into an empty edges table: the bulk writer may set the indexes
+    ``rebinding_every_edge`` rebuilds aside until then; True if it did."""
+    return con.db.bulk.defer_binding_indexes(con)
+
+
 def rebinding_every_edge(con: WriteConnection) -> AbstractContextManager[None]:
     """Around binding every edge again: the bulk writer may set the indexes on the binding aside meanwhile, inside
     the caller's transaction, so a reader never sees the table without them."""

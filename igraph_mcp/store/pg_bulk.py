@@ -112,6 +112,10 @@ class CopyWriter(BulkWriter):
         """Many rows come by COPY."""
         rebind_edges(con, rows)
 
+    def defer_binding_indexes(self, con: WriteConnection) -> bool:
+        """Nothing set aside (as in ``rebinding``)."""
+        return False
+
     def rebinding(self, con: WriteConnection) -> AbstractContextManager[None]:
         """Nothing to set aside: DROP INDEX would lock readers out of the table until commit."""
         return nullcontext()
