@@ -105,6 +105,7 @@ class ReceiverTypes:
         self.t = table
         self._bindings = bindings
         self._definitions: dict[tuple[str, int, frozenset[str]], Found] = {}
+        self._qualified: dict[str, dict[str, list[Sym]]] = {}
 
     # -- types ---------------------------------------------------------------------------------------------------
     def of_name(self, source: Sym, name: str, depth: int = 0) -> Found:
@@ -420,6 +421,17 @@ class ReceiverTypes:
         folder = self.t.dir_of_file.get(cls.file_id)
         return [
             s
-            for s in self.t.by_name.get(name, [])
-            if s.kind in kinds and s.qualified_name == qualified and self.t.dir_of_file.get(s.file_id) == folder
+            for s in self._by_qualified_name(name).get(qualified, ())
+            if s.kind in kinds and self.t.dir_of_file.get(s.file_id) == folder
         ]
+
+    def _by_qualified_name(self, name: str) -> dict[str, list[Sym]]:
+        """The definitions called ``name`` by qualified name (in the table's order), grouped once per name for the
+        pass: every call of an inherited method asks each class up the chain, and a common name (`get`,
+        `toString`) has thousands of definitions to look through."""
+        groups = self._qualified.get(name)
+        if groups is None:
+            groups = self._qualified[name] = {}
+            for s in self.t.by_name.get(name, []):
+                groups.setdefault(s.qualified_name, []).append(s)
+        return groups
