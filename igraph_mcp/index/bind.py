@@ -196,6 +196,7 @@ def _bind_references(db: Database, scope: BindScope, *, everything: bool, herita
             for rows in edge_store.reference_edge_pages(db, REFERENCES_PER_PAGE):
                 edge_store.set_edge_targets(con, _bindings(resolver, rows, heritage))
                 bound += len(rows)
+                del rows  # the next page is read without this one held
         return bound
     # A binding may go through any file the source imports, transitively (re-exports, type facts, bases).
     files = set(scope.changed_ids) | scope.scope

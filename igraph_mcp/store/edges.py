@@ -104,8 +104,9 @@ def reference_edge_pages(db: Database, size: int) -> Iterator[list[RefToResolve]
         page = [RefToResolve(*r) for r in db.rows(_REFS + " AND e.id > ? ORDER BY e.id LIMIT ?", (last, size))]
         if not page:
             return
-        yield page
         last = page[-1].edge_id
+        yield page
+        del page  # before the next page is read, so two pages are never held at once (with the caller's ``del``)
 
 
 def incoming_bindings(db: Database, node_ids: Sequence[int]) -> list[EdgeBinding]:
