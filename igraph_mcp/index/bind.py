@@ -7,13 +7,12 @@ a name-only guess); renames and package markers re-bind everything.
 
 from __future__ import annotations
 
-import gc
 import logging
-from collections.abc import Collection, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
 from igraph_mcp import crashpoints
+from igraph_mcp.index.collector import collector_paused
 from igraph_mcp.index.declarations import link_declarations
 from igraph_mcp.index.resolve import Binding, Resolver
 from igraph_mcp.index.symbols import OnDemand, Sym, SymbolTable, facts_by_name
@@ -83,20 +82,6 @@ def binds_everything(changed: int, added: Iterable[str], gone: Collection[str], 
     return any(_is_package_marker(p) for p in gone) or any(_is_package_marker(p) for p in added)
 
 
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """No cyclic garbage collection inside the block: building the symbol table allocates a few hundred thousand
-    small objects, which set off full collections over the whole heap again and again (113k symbols: 1.3 s to
-    build the table with the collector, 0.3 s without). The resolver makes no cycles worth collecting meanwhile."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
 class _StoreSymbols:
     """The index's definitions read through the store's indexed lookups (a SymbolReader)."""
 
@@ -160,7 +145,7 @@ def bind(db: Database, scope: BindScope, *, everything: bool) -> int:
     """Bind reference edges and return how many: those from changed files, from files that import a file whose
     interface changed or a deleted file (directly or through others), edges elsewhere naming a name whose
     definitions changed, and edges that lost their target; every reference edge when ``everything``."""
-    with _collector_paused():
+    with collector_paused():
         return _bind(db, scope, everything=everything)
 
 
@@ -211,6 +196,7 @@ def _bind_references(db: Database, scope: BindScope, *, everything: bool, herita
             for rows in edge_store.reference_edge_pages(db, REFERENCES_PER_PAGE):
                 edge_store.set_edge_targets(con, _bindings(resolver, rows, heritage))
                 bound += len(rows)
+                del rows  # the next page is read without this one held
         return bound
     # A binding may go through any file the source imports, transitively (re-exports, type facts, bases).
     files = set(scope.changed_ids) | scope.scope

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from igraph_mcp.index import parse_pool
 from igraph_mcp.index.bind import BindScope, bind, binds_everything, deletion_scope
+from igraph_mcp.index.collector import collector_paused
 from igraph_mcp.index.diff import (
     Change,
     Renames,
@@ -31,7 +32,16 @@ from igraph_mcp.index.model import ParsedFile
 from igraph_mcp.index.nothing_to_index import check_something_to_index
 from igraph_mcp.index.phases import Progress
 from igraph_mcp.index.walk import WalkResult, walk_repository
-from igraph_mcp.index.write import Written, clear_index, delete_files, stamp_build, store_moves, write_batch, write_file
+from igraph_mcp.index.write import (
+    Written,
+    clear_index,
+    defer_binding_indexes,
+    delete_files,
+    stamp_build,
+    store_moves,
+    write_batch,
+    write_file,
+)
 from igraph_mcp.models import IndexResult, SkippedFile
 from igraph_mcp.store import counts as count_store
 from igraph_mcp.store import files as file_store
@@ -156,6 +166,8 @@ class Indexer:
         pending = self.db.get_meta("resolve_pending") == "1"
         added = [c.walked.path for c in changes if c.old_id is None]
         everything = full or pending or binds_everything(len(changes), added, gone, len(scan.states))
+        if everything and not gone and len(added) == len(changes):
+            defer_binding_indexes(self.db)  # nothing stored now reads them: no file is deleted or replaced
         stored = self._store_changes(changes, gone, report)
         summary.parseWorkers = stored.workers
         summary.parsed, summary.parseErrors = stored.parsed, stored.parse_errors
@@ -222,7 +234,8 @@ class Indexer:
         workers = parse_pool.worker_count(self.parse_workers, parse_pool.total_bytes(jobs))
         skipped: dict[str, int] = {}
         parse_errors = 0
-        with closing(parse_pool.parse_all(jobs, workers, self.parse_task)) as outcomes:
+        # The collector paused: unpickling parsed files and building their rows make millions of acyclic objects.
+        with closing(parse_pool.parse_all(jobs, workers, self.parse_task)) as outcomes, collector_paused():
             for start in range(0, total, FILES_PER_TRANSACTION):
                 batch = changes[start : start + FILES_PER_TRANSACTION]
                 parsed = [(c, _parsed_file(next(outcomes), skipped)) for c in batch]

@@ -103,13 +103,12 @@ def _chunks(lines: list[tuple[int, str]], weights: list[int], part_chars: int) -
         size += w
         if head:
             continue
+        if size < budget * _EARLY_CUT_SHARE:
+            continue  # too early to cut: the boundary need not be looked for
         # A cut after a blank line, before an inner definition, or before a line that starts a statement at the part's
         # own depth or shallower.
         nxt_number, nxt = lines[k + 1] if k + 1 < len(lines) else (number + 1, "")
-        at_boundary = (
-            not text.strip() or nxt_number != number + 1 or bool(nxt.strip() and _indent(nxt) <= _indent(current[0][1]))
-        )
-        if size >= budget * _EARLY_CUT_SHARE and at_boundary:
+        if not text.strip() or nxt_number != number + 1 or bool(nxt.strip() and _indent(nxt) <= _indent(current[0][1])):
             out.append(current)
             before_size, last_size = last_size, size
             current, size = [], 0
@@ -169,12 +168,12 @@ def split_parts(source: bytes, symbols: Sequence[Symbol], *, skip_lines: Collect
     owners = line_owners(symbols, len(raw_lines))
     owned: dict[int, list[tuple[int, str]]] = {}
     weights: dict[int, list[int]] = {}
+    line_weights = [len(" ".join(words)) + 1 if (words := text.split()) else 0 for text in texts]  # _weight, inline
     for index, owner in enumerate(owners):
         if owner == 0 and index + 1 in skip_lines:
             continue
-        text = texts[index].rstrip("\r")
-        owned.setdefault(owner, []).append((index + 1, text))
-        weights.setdefault(owner, []).append(_weight(text))
+        owned.setdefault(owner, []).append((index + 1, texts[index].rstrip("\r")))
+        weights.setdefault(owner, []).append(line_weights[index])
     parts: list[Part] = []
     for owner in sorted(owned):
         lines = owned[owner]

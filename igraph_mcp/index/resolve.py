@@ -111,21 +111,19 @@ def _others(group: Sequence[Sym], source_id: int) -> list[Sym]:
     return [s for s in group if s.id != source_id]
 
 
-class Resolver:
-    """Binds reference edges over one SymbolTable of the index."""
+class _ImportBindings:
+    """A file's imports as the resolver reads them, worked out once per file. An object of its own, not a method of
+    the Resolver: the receiver types hold it, and a bound method made the two a reference cycle, which kept the
+    resolver's caches and its symbol table alive after binding (the collector is paused then) while declarations
+    were linked, the run's peak of memory."""
 
     def __init__(self, table: SymbolTable) -> None:
         self.table = table
-        self._inference: dict[ResolveRules, ScopeInference] = {}
-        self._binding_cache: dict[int, dict[str, tuple[list[int], str]]] = {}
-        self._by_name_cache: dict[tuple[str, frozenset[str], bool], _Candidates] = {}
-        self._test_side_of: dict[int, bool] = {}
-        self.receivers = ReceiverTypes(table, self._bindings)
+        self._cache: dict[int, dict[str, tuple[list[int], str]]] = {}
 
-    # -- imports -----------------------------------------------------------------------------------------------
-    def _bindings(self, file_id: int) -> dict[str, tuple[list[int], str]]:
+    def __call__(self, file_id: int) -> dict[str, tuple[list[int], str]]:
         """Local name -> (files the import points at, imported member name or "" for a module binding)."""
-        cached = self._binding_cache.get(file_id)
+        cached = self._cache.get(file_id)
         if cached is not None:
             return cached
         out: dict[str, tuple[list[int], str]] = {}
@@ -139,9 +137,22 @@ class Resolver:
             else:
                 local = alias or module.replace("::", ".").replace("/", ".").rstrip(".").split(".")[-1]
                 out[local] = (files, "")
-        self._binding_cache[file_id] = out
+        self._cache[file_id] = out
         return out
 
+
+class Resolver:
+    """Binds reference edges over one SymbolTable of the index."""
+
+    def __init__(self, table: SymbolTable) -> None:
+        self.table = table
+        self._inference: dict[ResolveRules, ScopeInference] = {}
+        self._by_name_cache: dict[tuple[str, frozenset[str], bool], _Candidates] = {}
+        self._test_side_of: dict[int, bool] = {}
+        self._bindings = _ImportBindings(table)
+        self.receivers = ReceiverTypes(table, self._bindings)
+
+    # -- imports -----------------------------------------------------------------------------------------------
     def resolve_import(self, file_id: int, module: str, name: str) -> Binding:
         """Target of an import statement: the imported symbol, else the module node of the imported file."""
         files = self.table.files_for_module(module, file_id)

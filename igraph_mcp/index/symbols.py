@@ -140,17 +140,23 @@ def facts_by_name(rows: list[ScopeFact]) -> FactsByName:
 
 
 class _DirOf:
-    """file id -> its folder, worked out when asked (most runs ask about a few files)."""
+    """file id -> its folder, worked out when first asked (most runs ask about a few files; binding every edge of
+    a large tree asks 750k times)."""
 
-    __slots__ = ("_paths",)
+    __slots__ = ("_dirs", "_paths")
 
     def __init__(self, file_paths: dict[int, str]) -> None:
         self._paths = file_paths
+        self._dirs: dict[int, str | None] = {}
 
     def get(self, file_id: int) -> str | None:
         """The folder of a file, or None for an unknown id."""
-        path = self._paths.get(file_id)
-        return posixpath.dirname(path) if path is not None else None
+        try:
+            return self._dirs[file_id]
+        except KeyError:
+            path = self._paths.get(file_id)
+            folder = self._dirs[file_id] = posixpath.dirname(path) if path is not None else None
+            return folder
 
 
 @functools.lru_cache(maxsize=2)
@@ -354,9 +360,10 @@ class SymbolTable:
             if hits:
                 every = frozenset(hits)
                 if len(hits) > 1:  # prefer the candidate closest to the importer
-                    hits = sorted(hits, key=lambda f: -len(posixpath.commonpath([self.file_paths[f], near])))
-                    best = posixpath.commonpath([self.file_paths[hits[0]], near])
-                    hits = [f for f in hits if posixpath.commonpath([self.file_paths[f], near]) == best]
+                    common = {f: posixpath.commonpath([self.file_paths[f], near]) for f in hits}
+                    hits = sorted(hits, key=lambda f: -len(common[f]))
+                    best = common[hits[0]]
+                    hits = [f for f in hits if common[f] == best]
                 return list(dict.fromkeys(hits)), every
         return self._go_module_files(module, importer_path), frozenset()
 

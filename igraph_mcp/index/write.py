@@ -82,6 +82,15 @@ def clear_index(db: Database) -> dict[str, bytes]:
     return reusable
 
 
+def defer_binding_indexes(db: Database) -> None:
+    """Before a run that only adds files and binds every edge stores them: an empty edges table's binding indexes
+    wait for the binding, which builds them again anyway (store/sqlite_bulk.py). ``resolve_pending`` makes a run
+    that dies meanwhile bind every edge next time, which builds them."""
+    with db.atomic() as con:
+        if edge_store.defer_binding_indexes(con):
+            db.set_meta(con, "resolve_pending", "1")
+
+
 def store_moves(
     db: Database, skips: list[SkippedPath], renames: list[tuple[int, WalkedFile]], touched: list[tuple[int, int]]
 ) -> None:

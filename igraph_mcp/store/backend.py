@@ -178,6 +178,10 @@ class BulkWriter(ABC):
     """The many-row writes of an index run: nodes under reserved ids, edges, imports, facts, and edge bindings."""
 
     @abstractmethod
+    def insert_file(self, con: WriteConnection, sql: str, row: Sequence[Any]) -> int:
+        """Run one file row's ``INSERT`` (``sql``, no RETURNING clause) and return the row's id."""
+
+    @abstractmethod
     def reserve_node_ids(self, con: WriteConnection, n: int, above: int) -> list[int]:
         """``n`` fresh node ids, ascending and greater than ``above``."""
 
@@ -212,6 +216,11 @@ class BulkWriter(ABC):
     @abstractmethod
     def bind_edges(self, con: WriteConnection, rows: list[EdgeBinding]) -> None:
         """Set each edge's target, resolution, confidence and candidates (rows in edge id order)."""
+
+    @abstractmethod
+    def defer_binding_indexes(self, con: WriteConnection) -> bool:
+        """Before a build that binds every edge writes into an empty edges table: set the indexes ``rebinding``
+        rebuilds aside until then (True if it did)."""
 
     @abstractmethod
     def rebinding(self, con: WriteConnection) -> AbstractContextManager[None]:

@@ -39,6 +39,12 @@ def set_edge_targets(con: WriteConnection, rows: Iterable[EdgeBinding]) -> None:
     con.db.bulk.bind_edges(con, rows)
 
 
+def defer_binding_indexes(con: WriteConnection) -> bool:
+    """Before a build that binds every edge writes into an empty edges table: the bulk writer may set the indexes
+    ``rebinding_every_edge`` rebuilds aside until then; True if it did."""
+    return con.db.bulk.defer_binding_indexes(con)
+
+
 def rebinding_every_edge(con: WriteConnection) -> AbstractContextManager[None]:
     """Around binding every edge again: the bulk writer may set the indexes on the binding aside meanwhile, inside
     the caller's transaction, so a reader never sees the table without them."""
@@ -98,8 +104,9 @@ def reference_edge_pages(db: Database, size: int) -> Iterator[list[RefToResolve]
         page = [RefToResolve(*r) for r in db.rows(_REFS + " AND e.id > ? ORDER BY e.id LIMIT ?", (last, size))]
         if not page:
             return
-        yield page
         last = page[-1].edge_id
+        yield page
+        del page  # before the next page is read, so two pages are never held at once (with the caller's ``del``)
 
 
 def incoming_bindings(db: Database, node_ids: Sequence[int]) -> list[EdgeBinding]:

@@ -7,7 +7,6 @@ from collections.abc import Sequence
 from igraph_mcp.store.backend import WriteConnection
 from igraph_mcp.store.bind import MAX_BOUND, batches, placeholders
 from igraph_mcp.store.db import Database
-from igraph_mcp.store.dialect import inserted_id
 from igraph_mcp.store.fts import like_literal
 from igraph_mcp.store.nodes import NOT_PART
 from igraph_mcp.store.records import FileRow, FileStat, FileState, NewFile
@@ -41,10 +40,10 @@ def file_stats(db: Database, paths: Sequence[str]) -> dict[str, FileStat]:
 
 def insert_file(con: WriteConnection, file: NewFile) -> int:
     """Insert a file row and return its id."""
-    return inserted_id(
+    return con.db.bulk.insert_file(
         con,
         "INSERT INTO files(path, language, sha256, size, mtime_ns, line_count, parse_status, indexed_at) "
-        "VALUES(?,?,?,?,?,?,?,?) RETURNING id",
+        "VALUES(?,?,?,?,?,?,?,?)",
         file,
     )
 

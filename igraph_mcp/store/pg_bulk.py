@@ -14,6 +14,7 @@ import psycopg
 from psycopg import sql as pg_sql
 
 from igraph_mcp.store.backend import BulkWriter, WriteConnection
+from igraph_mcp.store.dialect import inserted_id
 from igraph_mcp.store.records import EdgeBinding, NewEdge, NewEdgeRow, NewImport, NewNode
 
 # Below this many rows an UPDATE per row costs less than creating the temporary table.
@@ -64,6 +65,10 @@ def rebind_edges(con: WriteConnection, rows: Sequence[Sequence[Any]]) -> None:
 class CopyWriter(BulkWriter):
     """Rows by COPY inside the writer's transaction; node ids from the table's sequence."""
 
+    def insert_file(self, con: WriteConnection, sql: str, row: Sequence[Any]) -> int:
+        """The row's id, returned by the INSERT itself."""
+        return inserted_id(con, sql + " RETURNING id", row)
+
     def reserve_node_ids(self, con: WriteConnection, n: int, above: int) -> list[int]:
         """``n`` values of the nodes' id sequence (always above every id in use)."""
         rows = con.execute(
@@ -106,6 +111,10 @@ class CopyWriter(BulkWriter):
     def bind_edges(self, con: WriteConnection, rows: list[EdgeBinding]) -> None:
         """Many rows come by COPY."""
         rebind_edges(con, rows)
+
+    def defer_binding_indexes(self, con: WriteConnection) -> bool:
+        """Nothing set aside (as in ``rebinding``)."""
+        return False
 
     def rebinding(self, con: WriteConnection) -> AbstractContextManager[None]:
         """Nothing to set aside: DROP INDEX would lock readers out of the table until commit."""

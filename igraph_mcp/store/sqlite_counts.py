@@ -83,16 +83,14 @@ def tally_rows(rows: Iterable[tuple[Any, ...]], tally: EdgeTally, *, sign: int) 
 
 
 def apply(con: WriteConnection, tally: EdgeTally) -> None:
-    """Add a batch's changes to the kept counts: one statement, in the caller's transaction."""
+    """Add a batch's changes to the kept counts, in the caller's transaction."""
     names = [(EDGES, tally.total)] if tally.total else []
     names += [(BOUND_PREFIX + kind, n) for kind, n in sorted(tally.bound.items()) if n]
-    if not names:
-        return
-    values = ", ".join("(?, ?)" for _ in names)
-    con.execute(
-        f"INSERT INTO row_counts(name, n) VALUES {values} "  # noqa: S608 - placeholders only
-        "ON CONFLICT(name) DO UPDATE SET n = n + excluded.n",
-        tuple(v for pair in names for v in pair),
+    # One row per statement: a statement that may write several rows opens a statement savepoint, and FTS5 answers
+    # every savepoint by flushing its pending rows as a new segment (once per file written: 2.4 s of a 3,100-file
+    # Java build).
+    con.executemany(
+        "INSERT INTO row_counts(name, n) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET n = n + excluded.n", names
     )
 
 
