@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import textwrap
@@ -401,3 +402,25 @@ def undo_schema_11(con: Any) -> None:
         con.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
     con.execute("DELETE FROM migrations WHERE version >= 11")
     con.execute("UPDATE meta SET value = '10' WHERE key = 'schema_version'")
+
+
+def edges_by_place(db: Database) -> list[tuple[Any, ...]]:
+    """Every edge keyed by paths, qualified names and lines instead of row ids (its candidates too, in their stored
+    order: file path, then source order, whatever ids an incremental run gave a file), sorted: (source, kind, name,
+    qualifier, line, target, resolution, confidence, candidates, arity). Two builds that mean the same compare equal."""
+    key_of = {
+        int(nid): (str(path), str(qname), int(line))
+        for nid, path, qname, line in db.rows(
+            "SELECT n.id, f.path, n.qualified_name, n.start_line FROM nodes n JOIN files f ON f.id = n.file_id"
+        )
+    }
+    out = []
+    for sid, tid, kind, name, qualifier, resolution, confidence, candidates, line, arity in db.rows(
+        "SELECT source_id, target_id, kind, target_name, qualifier, resolution, confidence, candidates, line, arity "
+        "FROM edges"
+    ):
+        cands = tuple(key_of.get(int(c), ("?", str(c), 0)) for c in (json.loads(candidates) if candidates else []))
+        target = key_of.get(int(tid), ("?", str(tid), 0)) if tid is not None else None
+        row = (key_of[int(sid)], kind, name, qualifier, int(line), target, resolution, round(float(confidence), 6))
+        out.append((*row, cands, int(arity)))
+    return sorted(out, key=repr)

@@ -5,14 +5,13 @@ type facts, re-exports and ambiguous names (more candidates than are kept, too),
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
-from _factories import edit_file, index_repo, make_repo, make_service, write_file
+from _factories import edges_by_place, edit_file, index_repo, make_repo, make_service, write_file
 
 from igraph_mcp.service import IGraphService
 from igraph_mcp.store.db import Database
@@ -176,27 +175,6 @@ STEPS: list[tuple[str, dict[str, str | None]]] = [
 ]
 
 
-def _edges(db: Database) -> list[tuple[Any, ...]]:
-    """Every edge keyed by paths, qualified names and lines instead of row ids; candidates translated likewise."""
-    key_of = {
-        int(nid): (str(path), str(qname), int(line))
-        for nid, path, qname, line in db.rows(
-            "SELECT n.id, f.path, n.qualified_name, n.start_line FROM nodes n JOIN files f ON f.id = n.file_id"
-        )
-    }
-    out = []
-    for sid, tid, kind, name, qualifier, resolution, confidence, candidates, line in db.rows(
-        "SELECT source_id, target_id, kind, target_name, qualifier, resolution, confidence, candidates, line FROM edges"
-    ):
-        # In their stored order: file path, then source order, whatever ids an incremental run gave a file.
-        cands = tuple(key_of.get(int(c), ("?", str(c), 0)) for c in (json.loads(candidates) if candidates else []))
-        target = key_of.get(int(tid), ("?", str(tid), 0)) if tid is not None else None
-        out.append(
-            (key_of[int(sid)], kind, name, qualifier, line, target, resolution, round(float(confidence), 6), cands)
-        )
-    return sorted(out, key=repr)
-
-
 def _full_index_edges(root: Path, tmp_path: Path) -> list[tuple[Any, ...]]:
     copy = tmp_path / "full-copy"
     if copy.exists():
@@ -205,7 +183,7 @@ def _full_index_edges(root: Path, tmp_path: Path) -> list[tuple[Any, ...]]:
     svc: IGraphService = make_service(copy)
     try:
         svc.index(full=True)
-        return _edges(svc.db)
+        return edges_by_place(svc.db)
     finally:
         svc.close()
 
@@ -226,15 +204,15 @@ def test_every_incremental_step_leaves_the_edges_of_a_full_index(tmp_path: Path)
     root = make_repo(tmp_path, REPO)
     svc = index_repo(root)
     try:
-        assert _edges(svc.db) == _full_index_edges(root, tmp_path)
-        resolutions = {e[6] for e in _edges(svc.db)}
+        assert edges_by_place(svc.db) == _full_index_edges(root, tmp_path)
+        resolutions = {e[6] for e in edges_by_place(svc.db)}
         assert {"import", "ambiguous"} <= resolutions  # the fixture exercises bound and ambiguous references
-        assert any(e[1] == "imports" and e[6] == "ambiguous" and len(e[8]) == 2 for e in _edges(svc.db))
+        assert any(e[1] == "imports" and e[6] == "ambiguous" and len(e[8]) == 2 for e in edges_by_place(svc.db))
         failures: list[str] = []
         for label, change in STEPS:
             _apply(root, change)
             svc.index()
-            got, want = _edges(svc.db), _full_index_edges(root, tmp_path)
+            got, want = edges_by_place(svc.db), _full_index_edges(root, tmp_path)
             extra = [e for e in got if e not in want]
             missing = [e for e in want if e not in got]
             failures.extend(f"after '{label}': incremental only {e}" for e in extra)
@@ -257,16 +235,16 @@ def test_a_body_edit_binds_only_the_edited_files_references(tmp_path: Path) -> N
     root = make_repo(tmp_path, REPO)
     svc = index_repo(root)
     try:
-        closed = [e for e in _edges(svc.db) if e[2] == "close" and e[6] == "ambiguous"]
+        closed = [e for e in edges_by_place(svc.db) if e[2] == "close" and e[6] == "ambiguous"]
         assert closed and all(len(e[8]) == 8 for e in closed)  # more `close` methods than candidates kept
         edit_file(root, "pkg/models.py", REPO["pkg/models.py"].replace("return 1", "n = 1\n\n                return n"))
         done = svc.index()
         assert done.parsed == 1
         assert done.rebound == _references_from(svc.db, "pkg/models.py")  # not store.py, api.py or cli.py
-        assert _edges(svc.db) == _full_index_edges(root, tmp_path)
+        assert edges_by_place(svc.db) == _full_index_edges(root, tmp_path)
         # A new top-level name is seen by importers: those are bound again too.
         edit_file(root, "pkg/models.py", REPO["pkg/models.py"] + "\n\ndef added():\n    return 4\n")
         assert svc.index().rebound > _references_from(svc.db, "pkg/models.py")
-        assert _edges(svc.db) == _full_index_edges(root, tmp_path)
+        assert edges_by_place(svc.db) == _full_index_edges(root, tmp_path)
     finally:
         svc.close()

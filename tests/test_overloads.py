@@ -4,14 +4,12 @@ edges of a full build, and an index from schema 10 migrates to ranges and counts
 
 from __future__ import annotations
 
-import json
 from functools import partial
 from pathlib import Path
-from typing import Any
 
 import apsw
 import pytest
-from _factories import edit_file, index_repo, make_repo, make_service, undo_schema_11
+from _factories import edges_by_place, edit_file, index_repo, make_repo, make_service, undo_schema_11
 
 from igraph_mcp.config import CONFIG_DIR
 from igraph_mcp.index.overloads import by_arity
@@ -86,24 +84,6 @@ def _calls(db: Database, path: str) -> dict[tuple[int, str, str], tuple[str, int
         (int(line), str(name), str(qual)): (str(how), int(start) if start is not None else None, str(kind or ""))
         for line, name, qual, how, start, kind in rows
     }
-
-
-def _edges(db: Database) -> list[tuple[Any, ...]]:
-    """Every edge keyed by paths, qualified names and lines instead of row ids (candidates too), with its arity."""
-    key_of = {
-        int(nid): (str(path), str(qname), int(line))
-        for nid, path, qname, line in db.rows(
-            "SELECT n.id, f.path, n.qualified_name, n.start_line FROM nodes n JOIN files f ON f.id = n.file_id"
-        )
-    }
-    out = []
-    for sid, tid, kind, name, qual, how, cands, line, arity in db.rows(
-        "SELECT source_id, target_id, kind, target_name, qualifier, resolution, candidates, line, arity FROM edges"
-    ):
-        listed = tuple(key_of[int(c)] for c in (json.loads(cands) if cands else []))
-        target = key_of[int(tid)] if tid is not None else None
-        out.append((key_of[int(sid)], kind, name, qual, int(line), int(arity), target, how, listed))
-    return sorted(out, key=repr)
 
 
 # -- the pure choice ---------------------------------------------------------------------------------------------
@@ -232,7 +212,7 @@ def test_incremental_steps_leave_the_edges_of_a_full_build(tmp_path: Path) -> No
             fresh = make_repo(tmp_path, {r: (root / r).read_text() for r in FILES}, filler=False, name=f"full{step}")
             full = index_repo(fresh)
             try:
-                got, want = _edges(svc.db), _edges(full.db)
+                got, want = edges_by_place(svc.db), edges_by_place(full.db)
             finally:
                 full.close()
             failures += [f"after '{label}': incremental only {e}" for e in got if e not in want]
@@ -247,7 +227,7 @@ def test_a_schema_10_index_migrates_and_binds_by_count_after_its_java_files_are_
     root = make_repo(tmp_path, FILES, filler=False)
     svc = index_repo(root)
     try:
-        want = _edges(svc.db)
+        want = edges_by_place(svc.db)
     finally:
         svc.close()
     path = root / CONFIG_DIR / "igraph.db"
@@ -265,6 +245,6 @@ def test_a_schema_10_index_migrates_and_binds_by_count_after_its_java_files_are_
     svc = make_service(root)
     try:
         assert svc.index().parsed == len(FILES)
-        assert _edges(svc.db) == want
+        assert edges_by_place(svc.db) == want
     finally:
         svc.close()
