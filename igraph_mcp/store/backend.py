@@ -37,6 +37,10 @@ class Backend(Protocol):
     def table_exists_sql(self) -> str:
         """One row when the table named by its one parameter exists."""
 
+    @property
+    def last_id_sql(self) -> str:
+        """Reads the id of the row the connection last inserted ("": an INSERT returns it)."""
+
 
 class WriteConnection(Protocol):
     """What ``Database.atomic()`` yields: ``?`` SQL over the backend's connection, and the database it writes."""
@@ -176,10 +180,6 @@ class VectorIndex(ABC):
 
 class BulkWriter(ABC):
     """The many-row writes of an index run: nodes under reserved ids, edges, imports, facts, and edge bindings."""
-
-    @abstractmethod
-    def insert_file(self, con: WriteConnection, sql: str, row: Sequence[Any]) -> int:
-        """Run one file row's ``INSERT`` (``sql``, no RETURNING clause) and return the row's id."""
 
     @abstractmethod
     def reserve_node_ids(self, con: WriteConnection, n: int, above: int) -> list[int]:

@@ -101,6 +101,7 @@ class Database(ABC):
     like: str  # the operator matching a LIKE pattern the way SQLite's LIKE does (ASCII case ignored)
     contains: str  # `{0} contains ?` as a condition (a plain substring test, case kept: cheaper than LIKE)
     table_exists_sql: str  # one row when the table (SQLite: or index, view) named by its one parameter exists
+    last_id_sql: str  # reads the id of the row the connection last inserted ("": the INSERT returns it)
     readonly: bool
     recovered_from: str | None  # why a damaged index was moved aside at open (SQLite only)
     vec_error: str | None  # why vectors cannot be used, or None
@@ -227,6 +228,9 @@ class SqliteDatabase(Database):
     like = "LIKE"
     contains = "instr({0}, ?) > 0"
     table_exists_sql = "SELECT 1 FROM sqlite_master WHERE name = ?"
+    # Not RETURNING: SQLite runs such an INSERT in a statement savepoint, and FTS5 writes its pending rows out as a
+    # new segment at every savepoint (once per file stored: 2.4 s of a 3,100-file Java build).
+    last_id_sql = "SELECT last_insert_rowid()"
     bulk: BulkWriter = ExecuteManyWriter()
 
     @classmethod

@@ -17,9 +17,12 @@ POSTGRESQL: Final = "postgresql"
 
 
 def inserted_id(con: WriteConnection, sql: str, params: Any) -> int:
-    """Run an ``INSERT ... RETURNING id`` and return the id (both stores; no ``last_insert_rowid()``)."""
-    row = con.execute(sql, params).fetchone()
-    return int(row[0])
+    """Run one ``INSERT`` (``sql`` without a RETURNING clause) and return the new row's id, the way the backend
+    reads it best (``Database.last_id_sql``)."""
+    if con.db.last_id_sql:
+        con.execute(sql, params)
+        return int(con.execute(con.db.last_id_sql).fetchone()[0])
+    return int(con.execute(sql + " RETURNING id", params).fetchone()[0])
 
 
 def table_exists(con: WriteConnection, name: str) -> bool:

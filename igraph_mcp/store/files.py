@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from igraph_mcp.store.backend import WriteConnection
 from igraph_mcp.store.bind import MAX_BOUND, batches, placeholders
 from igraph_mcp.store.db import Database
+from igraph_mcp.store.dialect import inserted_id
 from igraph_mcp.store.fts import like_literal
 from igraph_mcp.store.nodes import NOT_PART
 from igraph_mcp.store.records import FileRow, FileStat, FileState, NewFile
@@ -40,7 +41,7 @@ def file_stats(db: Database, paths: Sequence[str]) -> dict[str, FileStat]:
 
 def insert_file(con: WriteConnection, file: NewFile) -> int:
     """Insert a file row and return its id."""
-    return con.db.bulk.insert_file(
+    return inserted_id(
         con,
         "INSERT INTO files(path, language, sha256, size, mtime_ns, line_count, parse_status, indexed_at) "
         "VALUES(?,?,?,?,?,?,?,?)",

@@ -34,7 +34,7 @@ def insert_node(con: WriteConnection, node: NewNode) -> int:
         con,
         "INSERT INTO nodes(file_id, parent_id, kind, name, qualified_name, signature, docstring, body, "
         "start_line, end_line, start_byte, end_byte, exported, declaration, min_args, max_args) "
-        "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING id",
+        "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
         node,
     )
 

@@ -14,7 +14,6 @@ import psycopg
 from psycopg import sql as pg_sql
 
 from igraph_mcp.store.backend import BulkWriter, WriteConnection
-from igraph_mcp.store.dialect import inserted_id
 from igraph_mcp.store.records import EdgeBinding, NewEdge, NewEdgeRow, NewImport, NewNode
 
 # Below this many rows an UPDATE per row costs less than creating the temporary table.
@@ -64,10 +63,6 @@ def rebind_edges(con: WriteConnection, rows: Sequence[Sequence[Any]]) -> None:
 
 class CopyWriter(BulkWriter):
     """Rows by COPY inside the writer's transaction; node ids from the table's sequence."""
-
-    def insert_file(self, con: WriteConnection, sql: str, row: Sequence[Any]) -> int:
-        """The row's id, returned by the INSERT itself."""
-        return inserted_id(con, sql + " RETURNING id", row)
 
     def reserve_node_ids(self, con: WriteConnection, n: int, above: int) -> list[int]:
         """``n`` values of the nodes' id sequence (always above every id in use)."""

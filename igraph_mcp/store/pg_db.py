@@ -203,6 +203,7 @@ class PgDatabase(Database):
     contains = "strpos({0}, ?) > 0"
     # current_schema() is the repository's own schema (first on the search path), never the registry's.
     table_exists_sql = "SELECT 1 FROM pg_tables WHERE schemaname = current_schema() AND tablename = ?"
+    last_id_sql = ""  # INSERT ... RETURNING id
     bulk: BulkWriter = CopyWriter()
 
     @classmethod

@@ -68,8 +68,7 @@ def insert_source(
     """Insert a source row and return its id."""
     return inserted_id(
         con,
-        "INSERT INTO resource_sources(path, name, source_type, sha256, mounted_at, problems) VALUES(?,?,?,?,?,?) "
-        "RETURNING id",
+        "INSERT INTO resource_sources(path, name, source_type, sha256, mounted_at, problems) VALUES(?,?,?,?,?,?)",
         (path, name, source_type, sha256, now, json.dumps(problems)),
     )
 
@@ -104,7 +103,7 @@ def insert_chunks(con: WriteConnection, source_id: int, chunks: Sequence[NewChun
         rid = inserted_id(
             con,
             "INSERT INTO resources(source_id, kind, title, heading_path, text, start_line, end_line, "
-            "identifiers, columns) VALUES(?,?,?,?,?,?,?,?,?) RETURNING id",
+            "identifiers, columns) VALUES(?,?,?,?,?,?,?,?,?)",
             (
                 source_id,
                 c.kind,

@@ -25,13 +25,6 @@ _DEFERRED_META = "deferred_binding_indexes"  # meta key: JSON name -> schema tex
 class ExecuteManyWriter(BulkWriter):
     """Rows by ``executemany`` inside the writer's transaction."""
 
-    def insert_file(self, con: WriteConnection, sql: str, row: Sequence[Any]) -> int:
-        """The row's id from ``last_insert_rowid()``: with RETURNING, SQLite runs the INSERT in a statement savepoint,
-        and FTS5 answers every savepoint by writing its pending rows out as a new segment (once per file stored:
-        2.4 s of a 3,100-file Java build)."""
-        con.execute(sql, row)
-        return int(con.execute("SELECT last_insert_rowid()").fetchone()[0])
-
     def reserve_node_ids(self, con: WriteConnection, n: int, above: int) -> list[int]:
         """The ids SQLite would give one insert after another: the single writer holds the transaction."""
         top = max(int(con.execute("SELECT coalesce(max(id), 0) FROM nodes").fetchone()[0]), above)
