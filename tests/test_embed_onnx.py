@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from igraph_mcp.embed import local, onnx_export, shipped
+from igraph_mcp.embed import local, onnx_export, onnx_local, shipped
 from igraph_mcp.embed.onnx_local import OnnxEmbedder, mean_pool_normalise
 from igraph_mcp.embed.registry import make_embedder
 from igraph_mcp.errors import EmbedderError
@@ -122,6 +122,20 @@ def test_an_unchanged_copy_is_not_hashed_again_and_a_rewritten_one_is(
     path.write_bytes(good)
     assert onnx_export.verified_model(path.parent) == path and len(hashed) == 2
     assert onnx_export.verified_model(path.parent) == path and len(hashed) == 2
+
+
+def test_batches_run_side_by_side_give_the_vectors_of_one_run_at_a_time(onnx: OnnxEmbedder) -> None:
+    # Enough texts of varied lengths for several batches, so two runs overlap and finish out of order.
+    many = [f"{TEXTS[n % len(TEXTS)]} {' '.join(str(n * k) for k in range(1, n % 40 + 2))}" for n in range(60)]
+    assert len(many) > 3 * onnx_local.DEFAULT_BATCH_SIZE
+    side_by_side = onnx.embed(many)
+    assert onnx._runner is not None  # the batches did run on the side-by-side workers
+    one_at_a_time = OnnxEmbedder(quantize="int8", threads=1)
+    np.testing.assert_array_equal(side_by_side, one_at_a_time.embed(many))
+    assert one_at_a_time._runner is None
+    # Each row is its own text's (int8 activations are quantized per run: a lone text's vector is close, not equal).
+    alone = np.stack([onnx.embed_query(t) for t in many])
+    assert (side_by_side * alone).sum(axis=1).min() >= 0.97
 
 
 def test_embedders_of_one_model_share_its_session_and_tokenizer(onnx: OnnxEmbedder) -> None:

@@ -46,12 +46,12 @@ def test_the_search_finds_what_the_warmup_loaded_and_embeds_as_a_cold_embedder(
     monkeypatch.setattr(onnx_local, "_tokenizers", {})
 
     start_query_warmup(str(_repo(tmp_path))).join()
-    assert [threads for _, threads in onnx_local._sessions] == [onnx_local.QUERY_THREADS]
+    assert [threads for _, threads in onnx_local._sessions] == [onnx_local.RUN_THREADS]
     assert len(onnx_local._tokenizers) == 1
     searching = make_embedder("local")  # the search's own embedder, made after the warm-up
     assert isinstance(searching, onnx_local.OnnxEmbedder)
     np.testing.assert_array_equal(searching.embed_query(QUESTION), expected)
-    assert searching._session(onnx_local.QUERY_THREADS) is next(iter(onnx_local._sessions.values()))
+    assert searching._session(onnx_local.RUN_THREADS) is next(iter(onnx_local._sessions.values()))
 
 
 def test_another_backend_loads_nothing(tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -29,14 +30,17 @@ if TYPE_CHECKING:
     from tokenizers import Tokenizer
 
 DEFAULT_THREADS = 2
-"""Intra-op threads for document batches: both cores. Measured (benchmarks/query_latency.py --runtimes --sweep and
-an interleaved rerun, 2026-11-30, machine at load ~9 on 2 cores): 1 and 2 threads tied at batch 16 (11.9 vs 12.0
-texts/s); with the other core free, the second thread has work to do."""
+"""Document batches run this many at a time, each on one thread of the same session (ONNX Runtime lets go of the
+GIL in a run): a run's small matrix products keep one thread busy but leave a second intra-op thread waiting between
+them. Measured on 4,000 sympy 1.12 texts in calls of 256, as the indexer makes them (2026-12-06, idle 2-core
+machine): 201-211 texts/s against 156-173 for one run at a time on two intra-op threads (benchmarks/README.md)."""
 DEFAULT_BATCH_SIZE = 16
-"""Texts per ONNX run after sorting by length. Same runs: batch 16 beat 32, 64 and 128 on both thread counts
-(2 threads: 12.1 / 11.1 / 10.6 / 10.2 texts/s): sorted small batches pad least."""
-QUERY_THREADS = 1
-"""One short query gains nothing from a second thread and waits for it when another process holds the core."""
+"""Texts per ONNX run after sorting by length. int8 activations are quantized per run, so a text's vector depends on
+the texts it runs with: kept at 16, the vectors are bit-identical to those of one run at a time. Smaller batches
+run faster side by side (8: ~236 texts/s on the texts above) but change every vector slightly (cosine 0.978-1.0)."""
+RUN_THREADS = 1
+"""Every run, a query's or a document batch's, is on one thread: one short query gains nothing from a second thread
+and waits for it when another process holds the core, and documents use the cores by running side by side."""
 QUANTIZATIONS = ("none", "int8")
 _WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")
 _RUNTIME_HINT = "set embedder.runtime to 'torch' (IGRAPH_EMBED_RUNTIME=torch; needs the torch extra)"
@@ -96,6 +100,7 @@ class OnnxEmbedder:
         self._input_names: tuple[str, ...] = ()
         self._dimension: int | None = None
         self._lock = threading.Lock()
+        self._runner: ThreadPoolExecutor | None = None  # runs document batches side by side (``threads`` > 1)
 
     def __repr__(self) -> str:
         return (
@@ -133,12 +138,12 @@ class OnnxEmbedder:
 
     def load(self) -> None:
         """Make (if needed) and load the ONNX model now; raises EmbedderError when it is unavailable."""
-        self._session(self._threads)
+        self._session(RUN_THREADS)
 
     def open_for_queries(self) -> None:
         """Load the session queries run on and the tokenizer, embedding nothing; raises EmbedderError as ``load``.
         The session first: opening it lets go of the GIL, loading the tokenizer does not."""
-        self._session(QUERY_THREADS)
+        self._session(RUN_THREADS)
         self._prepare()
 
     # -- loading ------------------------------------------------------------------------------------------------
@@ -228,11 +233,12 @@ class OnnxEmbedder:
 
     def embed_query(self, text: str) -> Vectors:
         """Embed one query on one thread; shape (dimension,), unit length (no query prefix for this model)."""
-        row: Vectors = self._encode([text], QUERY_THREADS)[0]
+        row: Vectors = self._encode([text], 1)[0]
         return row
 
-    def _encode(self, texts: Sequence[str], threads: int) -> Vectors:
-        session = self._session(threads)
+    def _encode(self, texts: Sequence[str], side_by_side: int) -> Vectors:
+        """``side_by_side``: how many batches run at a time."""
+        session = self._session(RUN_THREADS)
         self._prepare()
         assert self._tokenizer is not None and self._dimension is not None
         out: Vectors = np.empty((len(texts), self._dimension), dtype=np.float32)
@@ -241,15 +247,29 @@ class OnnxEmbedder:
         encodings = self._tokenizer.encode_batch(list(texts))
         # Longest first: the first batch shows at once whether the largest shape fits.
         order = sorted(range(len(encodings)), key=lambda i: -len(encodings[i].ids))
-        for start in range(0, len(order), self._batch_size):
-            chunk = order[start : start + self._batch_size]
+        chunks = [order[start : start + self._batch_size] for start in range(0, len(order), self._batch_size)]
+
+        def run(chunk: list[int]) -> Vectors:
             feeds, mask = _pad([encodings[i] for i in chunk], self._input_names)
             try:
                 (hidden,) = session.run(["last_hidden_state"], feeds)
             except Exception as exc:  # onnxruntime raises its own exception types for any run failure
                 raise EmbedderError(f"ONNX Runtime failed to embed a batch ({type(exc).__name__}: {exc})") from exc
-            out[chunk] = mean_pool_normalise(np.asarray(hidden, dtype=np.float32), mask)
+            return mean_pool_normalise(np.asarray(hidden, dtype=np.float32), mask)
+
+        if side_by_side > 1 and len(chunks) > 1:
+            done = self._side_by_side(side_by_side).map(run, chunks)
+        else:
+            done = map(run, chunks)
+        for chunk, vectors in zip(chunks, done, strict=True):
+            out[chunk] = vectors
         return out
+
+    def _side_by_side(self, runs: int) -> ThreadPoolExecutor:
+        with self._lock:
+            if self._runner is None:
+                self._runner = ThreadPoolExecutor(max_workers=runs, thread_name_prefix="igraph-embed-run")
+            return self._runner
 
 
 _shared_lock = threading.Lock()
