@@ -4,10 +4,13 @@ usage: python benchmarks/query_latency.py --latency-tree PATH [--throughput-sdis
        python benchmarks/query_latency.py --latency-tree PATH --long-queries 20 --throughput-sdist ''
        python benchmarks/query_latency.py --runtimes [--runtime-tree PATH] [--texts 400] [--sweep]
                                           [--cli-sdist requests==2.32.3]
+       python benchmarks/query_latency.py --int8-sweep --runtime-tree PATH --texts 4000 --throughput-sdist ''
 
 --runtimes: on the same symbol texts (default: this checkout's own package, so no benchmark project is tuned
 against), one process embeds with sentence-transformers on torch, ONNX Runtime fp32 and ONNX Runtime int8, and
-prints texts/s and the cosine of each vector to torch's. --sweep adds ONNX fp32 batch sizes x intra-op threads.
+prints texts/s and the cosine of each vector to torch's. --sweep adds ONNX fp32 batch sizes x batches side by side.
+--int8-sweep: the shipped int8 model alone (no torch), batch sizes x batches run one at a time or two side by side,
+texts/s and each setting's lowest cosine to the vectors of one run at a time at the shipped batch size.
 --cli-sdist: cold `igraph-mcp search` wall time (a new process per call) on an indexed copy of the tree, for each
 runtime, plus hybrid query latency in-process on the same index.
 
@@ -240,10 +243,10 @@ def runtimes(tree: Path, limit: int, sweep: bool) -> dict[str, Any]:
         out[f"{label}_cosine_min"] = round(float(cos.min()), 4)
     if sweep:
         part = texts[: max(64, len(texts) // 2)]
-        for threads in (1, 2):
+        for runs in (1, 2):
             for batch in (16, 32, 64, 128):
-                rate, _ = _rate(OnnxEmbedder(threads=threads, batch_size=batch), part)
-                out[f"sweep_threads{threads}_batch{batch}_texts_per_s"] = round(rate, 1)
+                rate, _ = _rate(OnnxEmbedder(threads=runs, batch_size=batch), part)
+                out[f"sweep_runs{runs}_batch{batch}_texts_per_s"] = round(rate, 1)
     return out
 
 
@@ -299,6 +302,26 @@ def cold_cli(sdist: str, rounds: int) -> dict[str, Any]:
     return out
 
 
+def int8_sweep(tree: Path, limit: int) -> dict[str, Any]:
+    """Texts/s of the shipped int8 model (no torch) on the same texts, in calls of 256 as the indexer makes them:
+    batches run one at a time or two side by side (each on one thread), per batch size; and whether each setting's
+    vectors are bit-identical to those of one run at a time at the shipped batch size."""
+    from igraph_mcp.embed.onnx_local import DEFAULT_BATCH_SIZE, OnnxEmbedder
+
+    texts = _symbol_texts(tree, limit)
+    out: dict[str, Any] = {"texts": len(texts), "tree": tree.name}
+    _, reference = _rate(OnnxEmbedder(quantize="int8", threads=1), texts)
+    for batch in (4, 8, 16, 32):
+        for runs in (1, 2):
+            rate, vectors = _rate(OnnxEmbedder(quantize="int8", threads=runs, batch_size=batch), texts)
+            key = f"runs{runs}_batch{batch}"
+            out[f"{key}_texts_per_s"] = round(rate, 1)
+            out[f"{key}_cosine_min"] = round(float((vectors * reference).sum(axis=1).min()), 4)
+            if batch == DEFAULT_BATCH_SIZE:
+                out[f"{key}_identical"] = bool(np.array_equal(vectors, reference))
+    return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--latency-tree", type=Path, help="an already embedded tree with >= 20k symbols")
@@ -306,6 +329,7 @@ def main() -> int:
     ap.add_argument("--runtime-tree", type=Path, default=common.CHECKOUT / "igraph_mcp")
     ap.add_argument("--texts", type=int, default=400)
     ap.add_argument("--sweep", action="store_true", help="with --runtimes: ONNX batch sizes x threads")
+    ap.add_argument("--int8-sweep", action="store_true", help="shipped int8: batch sizes x runs side by side")
     ap.add_argument("--cli-sdist", default=None, help="e.g. requests==2.32.3: cold CLI search + hybrid latency")
     ap.add_argument("--throughput-sdist", default="click==8.1.8")
     ap.add_argument("--rounds", type=int, default=3)
@@ -315,6 +339,8 @@ def main() -> int:
     figures: dict[str, object] = {}
     if args.runtimes:
         figures["runtimes"] = runtimes(args.runtime_tree, args.texts, args.sweep)
+    if args.int8_sweep:
+        figures["int8_sweep"] = int8_sweep(args.runtime_tree, args.texts)
     if args.cli_sdist:
         figures["cold_cli"] = cold_cli(args.cli_sdist, args.rounds)
     if args.throughput_sdist:
