@@ -18,7 +18,7 @@ from igraph_mcp.paths import resolve_inside
 from igraph_mcp.resources.documents import chunk_plain_text
 from igraph_mcp.resources.markdown import chunk_markdown
 from igraph_mcp.resources.sql_schema import parse_sql_schema
-from igraph_mcp.retrieve.analyze import analyze_query
+from igraph_mcp.retrieve.analyze import analyze_query, printable
 from igraph_mcp.store.fts import fts_or_query, fts_tokens, quote_token
 
 # Text an agent or a document can contain: any unicode (lone surrogates included, as JSON can carry them),
@@ -93,6 +93,12 @@ def test_quote_token_is_one_fts_string(fts: apsw.Connection, token: str) -> None
 
 
 # -- query analysis ----------------------------------------------------------------------------------------
+@PROFILE
+@given(text=nasty_text)
+def test_printable_turns_each_unprintable_character_but_newline_and_tab_into_a_space(text: str) -> None:
+    assert printable(text) == "".join(ch if ch.isprintable() or ch in "\n\t" else " " for ch in text)
+
+
 @PROFILE
 @given(text=nasty_text)
 def test_query_analysis_is_total_and_stays_within_the_text(text: str) -> None:

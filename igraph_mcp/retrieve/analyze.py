@@ -88,9 +88,11 @@ def cut_query(text: str) -> tuple[str, str | None]:
 
 def printable(text: str) -> str:
     """The text with every unprintable character but newlines and tabs turned into a space (what the ranker reads)."""
-    if text.replace("\n", "").replace("\t", "").isprintable():  # checked in C first: ~0.5 ms an issue text
+    plain = text.replace("\n", "").replace("\t", "")
+    if plain.isprintable():  # checked in C first: ~0.5 ms an issue text
         return text
-    return "".join(ch if ch.isprintable() or ch in "\n\t" else " " for ch in text)
+    # Only the distinct characters are checked: a character at a time cost ~0.5 ms on an issue with one "\r" a line.
+    return text.translate({ord(ch): " " for ch in set(plain) if not ch.isprintable()})
 
 
 def analyze_query(text: str) -> QueryAnalysis:
