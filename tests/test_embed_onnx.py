@@ -138,6 +138,26 @@ def test_batches_run_side_by_side_give_the_vectors_of_one_run_at_a_time(onnx: On
     assert (side_by_side * alone).sum(axis=1).min() >= 0.97
 
 
+def test_a_failed_batch_stops_the_batches_not_yet_started(onnx: OnnxEmbedder, monkeypatch: pytest.MonkeyPatch) -> None:
+    embedder = OnnxEmbedder(quantize="int8", threads=2)
+    session = embedder._session(onnx_local.RUN_THREADS)
+    runs: list[int] = []
+
+    class FirstRunFails:
+        def run(self, names: list[str], feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
+            runs.append(len(feeds["input_ids"]))
+            if len(runs) == 1:
+                raise RuntimeError("out of memory")
+            return list(session.run(names, feeds))
+
+    monkeypatch.setattr(embedder, "_session", lambda _threads: FirstRunFails())
+    texts = [f"text {n} " + "word " * (n % 30) for n in range(40 * onnx_local.DEFAULT_BATCH_SIZE)]
+    with pytest.raises(EmbedderError, match="out of memory"):
+        embedder.embed(texts)
+    embedder._side_by_side(2).submit(lambda: None).result()  # the workers are past whatever they had started
+    assert len(runs) < 40  # the 40 batches were not all run before the error came out
+
+
 def test_embedders_of_one_model_share_its_session_and_tokenizer(onnx: OnnxEmbedder) -> None:
     other = make_embedder("local")  # a second repository of a workspace asks for the same model
     assert isinstance(other, OnnxEmbedder)

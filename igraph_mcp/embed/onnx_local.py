@@ -257,12 +257,20 @@ class OnnxEmbedder:
                 raise EmbedderError(f"ONNX Runtime failed to embed a batch ({type(exc).__name__}: {exc})") from exc
             return mean_pool_normalise(np.asarray(hidden, dtype=np.float32), mask)
 
-        if side_by_side > 1 and len(chunks) > 1:
-            done = self._side_by_side(side_by_side).map(run, chunks)
-        else:
-            done = map(run, chunks)
-        for chunk, vectors in zip(chunks, done, strict=True):
-            out[chunk] = vectors
+        if side_by_side <= 1 or len(chunks) == 1:
+            for chunk in chunks:
+                out[chunk] = run(chunk)
+            return out
+        runner = self._side_by_side(side_by_side)
+        pending = [runner.submit(run, chunk) for chunk in chunks]
+        try:
+            for chunk, job in zip(chunks, pending, strict=True):
+                out[chunk] = job.result()
+        except BaseException:
+            # A failed batch or an interrupt: the batches not yet started are dropped, not run to the end first.
+            for job in pending:
+                job.cancel()
+            raise
         return out
 
     def _side_by_side(self, runs: int) -> ThreadPoolExecutor:
