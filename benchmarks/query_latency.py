@@ -27,6 +27,7 @@ already embedded (e.g. a Django tree the retrieval benchmark indexed), after the
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import shutil
@@ -261,7 +262,9 @@ def cold_cli(sdist: str, rounds: int) -> dict[str, Any]:
     out: dict[str, Any] = {"tree": src.name}
     with tempfile.TemporaryDirectory() as tmp:
         roots: dict[str, Path] = {}
-        for quantize in ("auto", "none"):
+        # fp32 vectors (and the torch runtime that searches them) need the torch extra to export the model.
+        has_torch = importlib.util.find_spec("torch") is not None
+        for quantize in ("auto", "none") if has_torch else ("auto",):
             root = Path(tmp) / quantize / src.name
             shutil.copytree(src, root, ignore=shutil.ignore_patterns(".igraph"))
             config = load_config(root, env={**os.environ, "IGRAPH_EMBED_QUANTIZE": quantize})
@@ -277,6 +280,9 @@ def cold_cli(sdist: str, rounds: int) -> dict[str, Any]:
             ("fts_only", "onnx", "auto", "fts"),
         )
         for label, runtime, quantize, channels in cases:
+            if quantize not in roots:
+                out[f"cli_{label}_median_s"] = "skipped: torch is not installed (the torch extra)"
+                continue
             env = {
                 # An installed package has its bytecode: a child that may not write it would time compiling too.
                 **{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
