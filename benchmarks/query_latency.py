@@ -334,7 +334,7 @@ def main() -> int:
     ap.add_argument("--runtimes", action="store_true", help="torch vs ONNX fp32 vs ONNX int8 on the same texts")
     ap.add_argument("--runtime-tree", type=Path, default=common.CHECKOUT / "igraph_mcp")
     ap.add_argument("--texts", type=int, default=400)
-    ap.add_argument("--sweep", action="store_true", help="with --runtimes: ONNX batch sizes x threads")
+    ap.add_argument("--sweep", action="store_true", help="with --runtimes: ONNX batch sizes x batches side by side")
     ap.add_argument("--int8-sweep", action="store_true", help="shipped int8: batch sizes x runs side by side")
     ap.add_argument("--cli-sdist", default=None, help="e.g. requests==2.32.3: cold CLI search + hybrid latency")
     ap.add_argument("--throughput-sdist", default="click==8.1.8")
