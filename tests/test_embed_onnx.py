@@ -124,15 +124,22 @@ def test_an_unchanged_copy_is_not_hashed_again_and_a_rewritten_one_is(
     assert onnx_export.verified_model(path.parent) == path and len(hashed) == 2
 
 
-def test_batches_run_side_by_side_give_the_vectors_of_one_run_at_a_time(onnx: OnnxEmbedder) -> None:
+def test_batches_run_side_by_side_give_the_vectors_of_one_run_at_a_time(
+    onnx: OnnxEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # Enough texts of varied lengths for several batches, so two runs overlap and finish out of order.
     many = [f"{TEXTS[n % len(TEXTS)]} {' '.join(str(n * k) for k in range(1, n % 40 + 2))}" for n in range(60)]
     assert len(many) > 3 * onnx_local.DEFAULT_BATCH_SIZE
+    pools: list[int] = []
+    shared = onnx_local._side_by_side
+    monkeypatch.setattr(onnx_local, "_side_by_side", lambda runs: pools.append(runs) or shared(runs))
     side_by_side = onnx.embed(many)
-    assert onnx._runner is not None  # the batches did run on the side-by-side workers
+    assert pools == [2]  # the batches did run on the process's side-by-side workers
     one_at_a_time = OnnxEmbedder(quantize="int8", threads=1)
     np.testing.assert_array_equal(side_by_side, one_at_a_time.embed(many))
-    assert one_at_a_time._runner is None
+    assert pools == [2]
+    # Embedders of several repositories share one pool: the cores, not each embedder, bound the runs.
+    assert shared(2) is shared(2)
     # Each row is its own text's (int8 activations are quantized per run: a lone text's vector is close, not equal).
     alone = np.stack([onnx.embed_query(t) for t in many])
     assert (side_by_side * alone).sum(axis=1).min() >= 0.97
@@ -154,7 +161,7 @@ def test_a_failed_batch_stops_the_batches_not_yet_started(onnx: OnnxEmbedder, mo
     texts = [f"text {n} " + "word " * (n % 30) for n in range(40 * onnx_local.DEFAULT_BATCH_SIZE)]
     with pytest.raises(EmbedderError, match="out of memory"):
         embedder.embed(texts)
-    embedder._side_by_side(2).submit(lambda: None).result()  # the workers are past whatever they had started
+    onnx_local._side_by_side(2).submit(lambda: None).result()  # the workers are past whatever they had started
     assert len(runs) < 40  # the 40 batches were not all run before the error came out
 
 

@@ -100,7 +100,6 @@ class OnnxEmbedder:
         self._input_names: tuple[str, ...] = ()
         self._dimension: int | None = None
         self._lock = threading.Lock()
-        self._runner: ThreadPoolExecutor | None = None  # runs document batches side by side (``threads`` > 1)
 
     def __repr__(self) -> str:
         return (
@@ -261,7 +260,7 @@ class OnnxEmbedder:
             for chunk in chunks:
                 out[chunk] = run(chunk)
             return out
-        runner = self._side_by_side(side_by_side)
+        runner = _side_by_side(side_by_side)
         pending = [runner.submit(run, chunk) for chunk in chunks]
         try:
             for chunk, job in zip(chunks, pending, strict=True):
@@ -273,16 +272,21 @@ class OnnxEmbedder:
             raise
         return out
 
-    def _side_by_side(self, runs: int) -> ThreadPoolExecutor:
-        with self._lock:
-            if self._runner is None:
-                self._runner = ThreadPoolExecutor(max_workers=runs, thread_name_prefix="igraph-embed-run")
-            return self._runner
-
 
 _shared_lock = threading.Lock()
 _tokenizers: dict[tuple[str, int], Tokenizer] = {}
 _sessions: dict[tuple[str, int], onnxruntime.InferenceSession] = {}
+_runners: dict[int, ThreadPoolExecutor] = {}
+
+
+def _side_by_side(runs: int) -> ThreadPoolExecutor:
+    """One pool of ``runs`` workers in the process for document batches: the repositories of a workspace that embed
+    at once share the cores instead of each adding ``runs`` more threads."""
+    with _shared_lock:
+        found = _runners.get(runs)
+        if found is None:
+            found = _runners[runs] = ThreadPoolExecutor(max_workers=runs, thread_name_prefix="igraph-embed-run")
+        return found
 
 
 def _shared_tokenizer(path: Path, limit: int) -> Tokenizer:
