@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from _factories import make_repo, make_service
+from _factories import make_repo, open_service
 
 from igraph_mcp.retrieve.expand import Reached, expand, prefer_ranked
 from igraph_mcp.retrieve.params import DEFAULT_PARAMS
@@ -59,9 +59,7 @@ FILES = {
 
 
 def test_the_service_lists_a_neighbour_the_ranking_found_first(tmp_path: Path) -> None:
-    service = make_service(make_repo(tmp_path, FILES, filler=False))
-    service.index()
-    try:
+    with open_service(make_repo(tmp_path, FILES, filler=False), index=True) as service:
         question = "parse_invoice_total: the invoice total is not rounded to cents"
         assert DEFAULT_PARAMS.neighbour_pool > 1  # shipped on
         one = DEFAULT_PARAMS.with_value("neighbour_limit", 1)
@@ -73,8 +71,6 @@ def test_the_service_lists_a_neighbour_the_ranking_found_first(tmp_path: Path) -
         assert [n.name for n in plain.neighbours] == ["step_one"]
         assert [n.name for n in pooled.neighbours] == ["step_four"]
         assert pooled.neighbours[0].viaName.endswith("parse_invoice_total")
-    finally:
-        service.close()
 
 
 # A caller with more callees than the cap: the one the question is about comes last in source order (the order the
@@ -97,9 +93,7 @@ MANY_CALLEES = {
 
 
 def test_the_cap_on_one_nodes_neighbours_keeps_the_ranked_ones_first(tmp_path: Path) -> None:
-    service = make_service(make_repo(tmp_path, MANY_CALLEES, filler=False))
-    service.index()
-    try:
+    with open_service(make_repo(tmp_path, MANY_CALLEES, filler=False), index=True) as service:
         db = service.db
         ids = {n.name: n.id for name in ("build_report", "signature_of", "head") for n in nodes_named(db, name)}
         seed, wanted = ids["build_report"], ids["signature_of"]
@@ -111,5 +105,3 @@ def test_the_cap_on_one_nodes_neighbours_keeps_the_ranked_ones_first(tmp_path: P
         # Both ranked callees take two of the three places; the third is the first of the rest in source order.
         assert {r.node_id for r in ranked} == {wanted, ids["head"], plain[0] if plain[0] != ids["head"] else plain[1]}
         assert len(ranked) == 3 and all(r.via == seed and r.distance == 1 for r in ranked)
-    finally:
-        service.close()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from _factories import make_repo, make_service
+from _factories import make_repo, open_service
 
 from igraph_mcp.index.indexer import Indexer
 from igraph_mcp.service import IGraphService
@@ -28,30 +28,21 @@ def _meta(svc: IGraphService, key: str) -> str | None:
 
 
 def _clean_indexes(tmp_path: Path) -> dict[str, str]:
-    svc = make_service(make_repo(tmp_path / "clean", FILES))
-    try:
-        svc.index()
+    with open_service(make_repo(tmp_path / "clean", FILES), index=True) as svc:
         return _indexes(svc)
-    finally:
-        svc.close()
 
 
 def test_first_build_ends_with_every_index(tmp_path: Path) -> None:
-    svc = make_service(make_repo(tmp_path, FILES))
-    try:
-        svc.index()
+    with open_service(make_repo(tmp_path, FILES), index=True) as svc:
         indexes = _indexes(svc)
         assert set(BINDING) <= set(indexes)
         assert _meta(svc, "deferred_binding_indexes") is None
-    finally:
-        svc.close()
 
 
 def test_build_dying_before_binding_leaves_indexes_to_the_next_run(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    svc = make_service(make_repo(tmp_path, FILES))
-    try:
+    with open_service(make_repo(tmp_path, FILES)) as svc:
 
         def boom(*_a: object, **_k: object) -> int:
             raise RuntimeError("crash before binding")
@@ -68,18 +59,12 @@ def test_build_dying_before_binding_leaves_indexes_to_the_next_run(
         assert set(BINDING) <= set(_indexes(svc))
         assert _indexes(svc) == _clean_indexes(tmp_path)
         assert _meta(svc, "deferred_binding_indexes") is None
-    finally:
-        svc.close()
 
 
 def test_a_run_replacing_files_keeps_the_indexes(tmp_path: Path) -> None:
     root = make_repo(tmp_path, FILES)
-    svc = make_service(root)
-    try:
-        svc.index()
+    with open_service(root, index=True) as svc:
         (root / "app" / "child.py").write_text("from app.base import Base\n\n\nclass Child(Base):\n    pass\n")
         svc.index(full=True)
         assert set(BINDING) <= set(_indexes(svc))
         assert _indexes(svc) == _clean_indexes(tmp_path)
-    finally:
-        svc.close()
