@@ -9,9 +9,11 @@ once (``EMBED_CACHE``, ``REINDEX``, ``PARAMS``, ``MAX_QUERY_CHARS``).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -222,6 +224,11 @@ class TreeTask:
     label: str
     root: Path
     cases: tuple[Case, ...]
+
+
+def only_cases(task: TreeTask, keep: Callable[[Case], bool]) -> TreeTask:
+    """The task with only the cases ``keep`` accepts (a tree left with none is not worth opening)."""
+    return dataclasses.replace(task, cases=tuple(c for c in task.cases if keep(c)))
 
 
 def devset_tasks(args: argparse.Namespace, cache: Path) -> list[TreeTask]:

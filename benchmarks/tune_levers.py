@@ -47,12 +47,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--variant", action="append", required=True)
     ap.add_argument("--systems", default="hybrid,default")
     ap.add_argument("--devset", type=Path, default=bd.DEFAULT_DEVSET)
+    ap.add_argument(
+        "--linked-only", action="store_true", help="only the cases whose text links to lines of a file (a permalink)"
+    )
     ap.add_argument("--embed-cache", type=Path, default=common.cache_root() / "embed-cache.sqlite")
     args = ap.parse_args(argv)
     args.half, args.limit, args.fetch_tree, args.max_trees = "tuning", None, None, 0
     code = args.set == "multilang"
-    if not code and not args.trees:
-        ap.error("--trees is required for the devset (a comma list of tuning trees)")
+    if not code and not args.trees and not args.linked_only:
+        ap.error("--trees is required for the devset (a comma list of tuning trees), or --linked-only")
+    args.other_trees = None if args.trees else "none==0"  # --linked-only without --trees: every tuning tree
     args.repos = args.trees
     sr.EMBED_CACHE = args.embed_cache
     from igraph_mcp.retrieve.analyze import MAX_QUERY_CHARS
@@ -71,6 +75,10 @@ def main(argv: list[str] | None = None) -> int:
     tokens: dict[str, list[int]] = {label: [] for label, _, _ in variants}
     tasks = sr.multilang_tasks(args, common.cache_root()) if code else sr.devset_tasks(args, common.cache_root())
     match: m.Matcher = m.code_function_match if code else m.function_match
+    if args.linked_only:
+        from igraph_mcp.retrieve.analyze import line_links
+
+        tasks = [t for t in (sr.only_cases(t, lambda c: bool(line_links(c.text))) for t in tasks) if t.cases]
     for task in tasks:
         bm25 = Bm25Index(task.root, bd.extract_code_symbols) if code else Bm25Index(task.root)
         class_keys = frozenset(m.code_key(k) for k in bm25.class_keys) if code else bm25.class_keys

@@ -56,8 +56,8 @@ class Hit(ResultShape):
     signature: Annotated[str, NOT_STRUCTURED] = ""  # the text shows it, or the snippet that starts with it
     score: float
     matchChannel: Annotated[str, NOT_STRUCTURED] = Field(
-        description="Which channels found it: 'dense+fts5', 'dense' or 'fts5' ('named' or 'graph' when only "
-        "the lookup of names the query mentions, or their call graph, found it; see ranks)"
+        description="Which channels found it: 'dense+fts5', 'dense' or 'fts5' ('named', 'graph' or 'linked' "
+        "when only the lookup of names the query mentions, their call graph, or a link to lines found it; see ranks)"
     )
     ranks: Annotated[dict[str, int], NOT_STRUCTURED] = Field(
         default_factory=dict, description="Rank (from 1) in each channel that found it"

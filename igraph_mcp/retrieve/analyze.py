@@ -1,4 +1,5 @@
-"""Query analysis: identifiers, dotted names, file paths, traceback frames and kind hints in free text."""
+"""Query analysis: identifiers, dotted names, file paths, traceback frames, links to lines and kind hints in free
+text."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ MAX_DOTTED = 300
 MAX_TOKENS = 2_000
 MAX_PATHS = 100
 MAX_FRAMES = 200
+MAX_LINE_LINKS = 20
 # FTS tokens per query. A long query also leaves out words found in more than FTS_COMMON_SHARE of the symbols:
 # BM25 gives them little weight, yet their posting lists are most of the FTS channel's time on an issue (the
 # measurement is in docs/ranking.md). Defaults of RetrievalParams.fts_max_tokens, fts_common_from, fts_common_share.
@@ -34,6 +36,9 @@ _IDENT = re.compile(r"[A-Za-z_$][\w$]*")
 _PATH_RUN = re.compile(r"[\w./-]+")
 _PATH_SUFFIX = re.compile(rf"(?:^|/)[\w-]+{source_extension_pattern().pattern}")
 _FRAME = re.compile(r'File "([^"]+)", line \d+, in ([\w<>]+)')
+# A permalink to lines of a file, as GitHub and GitLab write them: ".../blob/<ref>/<path>#L10" or "#L10-L20". Found
+# as runs that may end in a line anchor (one linear pass: every run matches), then checked for "/blob/".
+_LINK_RUN = re.compile(r"[\w.%+/-]+(?:#L(\d{1,7})(?:-L?(\d{1,7}))?)?")
 _KIND_WORDS = {
     "class": "class",
     "classes": "class",
@@ -62,6 +67,16 @@ STOPWORDS = frozenset(
 )
 
 
+@dataclass(frozen=True, slots=True)
+class LineLink:
+    """Lines of a file that the query links to. ``path`` is "<ref>/<path>" as the link writes it: a ref may hold
+    slashes ("stable/1.11.x"), so the index decides where the file's path starts."""
+
+    path: str
+    start: int
+    end: int
+
+
 @dataclass(slots=True)
 class QueryAnalysis:
     """What a query mentions that the ranker can use."""
@@ -72,6 +87,7 @@ class QueryAnalysis:
     dotted: list[str] = field(default_factory=list)  # "Session.request", "a.b.c" (normalised to dots)
     paths: list[str] = field(default_factory=list)  # file paths or names mentioned
     frames: list[tuple[str, str]] = field(default_factory=list)  # traceback (path, function)
+    line_links: list[LineLink] = field(default_factory=list)  # permalinks to lines, in the order written
     kind_hints: set[str] = field(default_factory=set)
     is_identifier_query: bool = False  # the whole query is one identifier or dotted name
     mentions_tests: bool = False  # the query talks about tests, so test code is not demoted
@@ -95,6 +111,22 @@ def printable(text: str) -> str:
     return text.translate({ord(ch): " " for ch in set(plain) if not ch.isprintable()})
 
 
+def line_links(text: str) -> list[LineLink]:
+    """The permalinks to lines in ``text`` (each once, at most MAX_LINE_LINKS), in the order written."""
+    found: dict[LineLink, None] = {}
+    for m in _LINK_RUN.finditer(text):
+        if m.group(1) is None or "/blob/" not in m.group(0):
+            continue
+        where = m.group(0).rsplit("/blob/", 1)[1].partition("#")[0].strip("/")
+        start = int(m.group(1))
+        end = int(m.group(2)) if m.group(2) else start
+        if "/" in where and start > 0:
+            found.setdefault(LineLink(where, start, max(start, end)), None)
+            if len(found) >= MAX_LINE_LINKS:
+                break
+    return list(found)
+
+
 def analyze_query(text: str) -> QueryAnalysis:
     """Extract identifiers, paths, frames and hints; the text is treated as data, never as FTS syntax."""
     clean = printable(text)
@@ -110,6 +142,7 @@ def analyze_query(text: str) -> QueryAnalysis:
     for path, _func in qa.frames:
         seen_paths.setdefault(path, None)
     qa.paths = list(seen_paths)[:MAX_PATHS]
+    qa.line_links = line_links(clean)
     dotted: dict[str, None] = {}
     for m in _DOTTED.finditer(clean):
         norm = re.sub(r"::|->|#", ".", m.group(0))

@@ -15,6 +15,7 @@ QUALIFIED_NAME = 3.0  # a dotted name in the query ends with this symbol's quali
 IDENTIFIER = 1.5  # the symbol's name is an identifier mentioned in the query ...
 RARE_DEFINITIONS = 10  # ... and at most this many symbols carry that name (`save` or `get` say little)
 FRAME = 1.6  # the symbol is a function named in a traceback frame of the query, in that file
+LINKED_LINE = 1.6  # a link to lines of the query points at this definition
 PATH_MENTIONED = 1.4  # the symbol's file is mentioned in the query
 KIND_HINT = 1.15  # the query says "class", "method"... and this is one
 CONTEXT_FILE = 1.5  # the caller said this file is in context
@@ -35,6 +36,7 @@ class BoostFactors:
     identifier: float = IDENTIFIER
     rare_definitions: int = RARE_DEFINITIONS
     frame: float = FRAME
+    linked_line: float = LINKED_LINE
     path_mentioned: float = PATH_MENTIONED
     kind_hint: float = KIND_HINT
     context_file: float = CONTEXT_FILE
@@ -54,6 +56,7 @@ class Candidate:
     qualified_name: str
     kind: str
     path: str
+    linked: bool = False  # a link to lines of the query points at it
 
 
 def _path_matches(path: str, mentioned: str) -> bool:
@@ -128,6 +131,9 @@ def boost(
                 factor *= factors.frame
                 why.append("tracebackFrame")
                 break
+    if c.linked:
+        factor *= factors.linked_line
+        why.append("linkedLine")
     if facts.mentioned:
         factor *= factors.path_mentioned
         why.append("pathMentioned")

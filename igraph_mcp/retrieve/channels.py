@@ -1,4 +1,5 @@
-"""Retrieval channels, each returning a ranked list: FTS5/BM25 over symbols and dense KNN over node vectors."""
+"""Retrieval channels, each returning a ranked list: FTS5/BM25 over symbols, dense KNN over node vectors, the
+symbols a query names, their graph neighbours and the definitions its links to lines point at."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from igraph_mcp.retrieve.analyze import (
 )
 from igraph_mcp.retrieve.vector_search import VectorSearch
 from igraph_mcp.store import edges as edge_store
+from igraph_mcp.store import files as file_store
 from igraph_mcp.store import node_text
 from igraph_mcp.store import nodes as node_store
 from igraph_mcp.store.db import Database
@@ -111,6 +113,62 @@ def named_channel(
             if row.name == name:
                 out.setdefault(row.id, None)
     return list(out)[:limit]
+
+
+LINKED_WEIGHT = 1.0  # RRF weight of the linked channel (RetrievalParams.linked_weight)
+LINKED_PER_RANGE = 5  # definitions taken from one link to several lines
+LINKED_NAMESAKES = 200  # indexed files with a linked file's name compared with its path
+
+
+def linked_channel(db: Database, qa: QueryAnalysis, limit: int) -> list[int]:
+    """The definitions that the query's links to lines point at, in the order linked: for one line the innermost
+    definition holding it, for a range those holding either end or lying within, innermost first. A link's file is
+    found by its name and tail of folders (the ref before the path may hold slashes, and the index may hold the
+    repository inside a folder); a file the index does not hold is passed over."""
+    out: dict[int, None] = {}
+    files: dict[str, int | None] = {}
+    for link in qa.line_links:
+        file_id = files.get(link.path, -1)
+        if file_id == -1:
+            file_id = files[link.path] = _indexed_file(db, link.path)
+        if file_id is None:
+            continue
+        per_link = 1 if link.start == link.end else LINKED_PER_RANGE
+        for row in node_store.definitions_at_lines(db, file_id, link.start, link.end, limit=per_link):
+            out.setdefault(row.id, None)
+        if len(out) >= limit:
+            break
+    return list(out)[:limit]
+
+
+def _indexed_file(db: Database, ref_and_path: str) -> int | None:
+    """The id of the indexed file that "<ref>/<path>" names: of the files with its name, the one sharing the
+    longest tail of folders with it (the whole link, or at least a folder and the name: a link to another
+    project's `typing.py` is not ours), and None when two files share that tail and neither is all of it."""
+    segments = ref_and_path.split("/")[1:]  # the first segment is the ref (or its start)
+    if not segments:
+        return None
+    best: str | None = None
+    best_key, tie = (0, False), False
+    for path in file_store.file_paths_with_suffix(db, segments[-1], limit=LINKED_NAMESAKES):
+        names = path.split("/")
+        tail = _common_tail(names, segments)
+        key = (tail, tail == len(names))  # equal tails: the file whose whole path the link holds
+        if key > best_key:
+            best, best_key, tie = path, key, False
+        elif key == best_key:
+            tie = True
+    if best is None or tie or best_key[0] < min(2, len(segments)):
+        return None
+    row = file_store.file_row(db, best)
+    return row.id if row is not None else None
+
+
+def _common_tail(a: list[str], b: list[str]) -> int:
+    n = 0
+    while n < len(a) and n < len(b) and a[-1 - n] == b[-1 - n]:
+        n += 1
+    return n
 
 
 GRAPH_SEEDS = 20  # named symbols whose neighbours the graph channel follows

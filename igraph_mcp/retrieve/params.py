@@ -66,6 +66,8 @@ class RetrievalParams:
     # Neighbours of the symbols an issue names, by edge certainty; 0 leaves the graph channel out (and, with the
     # re-ranker off, the named lookup that seeds it). The named channel itself is fused at weight 0.
     graph_weight: float = 0.5
+    # The definitions a link to lines points at (GitHub and GitLab permalinks, ".../blob/<ref>/<path>#L10").
+    linked_weight: float = channels.LINKED_WEIGHT
 
     # -- boosts and file ranking ----------------------------------------------------------------------------------
     boosts: BoostFactors = field(default_factory=BoostFactors)

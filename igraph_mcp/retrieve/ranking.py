@@ -38,7 +38,7 @@ def rank_hits(
             continue
         if (known := facts.get(row.path)) is None:
             known = facts[row.path] = path_facts(row.path, qa, context_files)
-        candidate = Candidate(row.name, row.qualified_name, row.kind, row.path)
+        candidate = Candidate(row.name, row.qualified_name, row.kind, row.path, linked="linked" in f.ranks)
         factor, why = boost(candidate, qa, context_files, factors, known)
         hits.append(
             Hit(

@@ -26,7 +26,14 @@ from igraph_mcp.next_step import NextStep, ask
 from igraph_mcp.retrieve import folding, ranking, rerank
 from igraph_mcp.retrieve.analyze import QueryAnalysis, analyze_query, cut_query, printable
 from igraph_mcp.retrieve.budget import fit_to_budget, snippet_of
-from igraph_mcp.retrieve.channels import count_definitions, dense_channel, fts_channel, graph_channel, named_channel
+from igraph_mcp.retrieve.channels import (
+    count_definitions,
+    dense_channel,
+    fts_channel,
+    graph_channel,
+    linked_channel,
+    named_channel,
+)
 from igraph_mcp.retrieve.context_files import check_context_files
 from igraph_mcp.retrieve.dense_state import DenseState
 from igraph_mcp.retrieve.expand import expand, prefer_ranked
@@ -210,6 +217,8 @@ def search_channels(
         ranked["fts5"] = fold([nid for nid, _ in fts(db, qa, params, limit=params.channel_depth * PART_OVERFETCH)])
         trace.timings_ms["fts"] = _ms(t)
         trace.channels.append("fts5")
+    if "fts" in channels and qa.line_links and params.linked_weight > 0:
+        ranked["linked"] = linked_channel(db, qa, params.channel_depth)
     if "fts" in channels and query.issue and (params.graph_weight > 0 or learned(query, params)):
         t = time.perf_counter()
         ranked["named"] = named_channel(
@@ -351,6 +360,7 @@ def fusion_weights(query: AnalyzedQuery, params: RetrievalParams) -> dict[str, f
         # ranks are still reported and read by the re-ranker.
         "named": 0.0,
         "graph": params.graph_weight,
+        "linked": params.linked_weight,
     }
 
 

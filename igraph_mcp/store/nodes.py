@@ -106,6 +106,22 @@ def nodes_in_file(db: Database, file_id: int) -> list[NodeRow]:
     ]
 
 
+def definitions_at_lines(db: Database, file_id: int, start: int, end: int, limit: int = 5) -> list[NodeRow]:
+    """The definitions of one file (modules and parts left out) that hold line ``start`` or ``end`` or lie within
+    them, innermost (fewest lines) first: what a link to those lines points at."""
+    return [
+        _node(r)
+        for r in db.rows(
+            f"SELECT {_NODE_COLUMNS} FROM nodes n JOIN files f ON f.id = n.file_id "  # noqa: S608
+            f"WHERE n.file_id = ? AND n.{NOT_PART} AND n.kind != 'module' AND ("
+            "(n.start_line <= ? AND n.end_line >= ?) OR (n.start_line <= ? AND n.end_line >= ?) "
+            "OR (n.start_line >= ? AND n.end_line <= ?)) "
+            "ORDER BY n.end_line - n.start_line, n.start_line, n.id LIMIT ?",
+            (file_id, start, start, end, end, start, end, limit),
+        )
+    ]
+
+
 def node_bodies(db: Database, ids: Sequence[int]) -> dict[int, str]:
     """Stored (bounded) source text of nodes (parts included: a hit's snippet may come from its matching part)."""
     out: dict[int, str] = {}
