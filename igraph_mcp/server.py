@@ -203,7 +203,9 @@ async def igraph_explore(
     ctx: Context,
     query: Annotated[
         str,
-        Field(description="A question, a behaviour, identifiers or pasted issue text (tracebacks and links to lines help)"),
+        Field(
+            description="A question, a behaviour, identifiers or pasted issue text (tracebacks and links to lines help)"
+        ),
     ],
     topK: Annotated[
         int | None,

@@ -58,7 +58,8 @@ def test_permalinks_are_read_with_their_lines() -> None:
 
 @pytest.fixture(scope="module")
 def svc(tmp_path_factory: pytest.TempPathFactory) -> Iterator[IGraphService]:
-    files = {"src/pkg/cache.py": CACHE, "app/pkg/cache.py": CACHE, "lib/only.py": ONLY}
+    files = {"src/pkg/cache.py": CACHE, "app/pkg/cache.py": CACHE, "lib/only.py": ONLY, "deep/er/only.py": ONLY}
+    files.update({f"n{i}/only.py": ONLY for i in range(12)})  # namesakes with shorter paths than deep/er/only.py
     root = make_repo(tmp_path_factory.mktemp("linked"), files, dedent=False)
     with open_service(root, index=True) as service:
         yield service
@@ -81,6 +82,7 @@ def test_a_link_to_one_line_names_the_innermost_definition(svc: IGraphService) -
     assert _linked(svc, "https://github.com/acme/mono/blob/v1/packages/app/lib/only.py#L2") == [
         "lib/only.py::parse_header"
     ]
+    assert _linked(svc, f"{SRC}/deep/er/only.py#L1") == ["deep/er/only.py::parse_header"]
 
 
 def test_a_range_names_what_holds_its_ends_and_lies_within(svc: IGraphService) -> None:

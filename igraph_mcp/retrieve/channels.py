@@ -117,7 +117,7 @@ def named_channel(
 
 LINKED_WEIGHT = 1.0  # RRF weight of the linked channel (RetrievalParams.linked_weight)
 LINKED_PER_RANGE = 5  # definitions taken from one link to several lines
-LINKED_NAMESAKES = 200  # indexed files with a linked file's name compared with its path
+LINKED_NAMESAKES = 8  # indexed files read per tail of a link's path (two already make it ambiguous)
 
 
 def linked_channel(db: Database, qa: QueryAnalysis, limit: int) -> list[int]:
@@ -142,33 +142,24 @@ def linked_channel(db: Database, qa: QueryAnalysis, limit: int) -> list[int]:
 
 
 def _indexed_file(db: Database, ref_and_path: str) -> int | None:
-    """The id of the indexed file that "<ref>/<path>" names: of the files with its name, the one sharing the
-    longest tail of folders with it (the whole link, or at least a folder and the name: a link to another
-    project's `typing.py` is not ours), and None when two files share that tail and neither is all of it."""
+    """The id of the indexed file that "<ref>/<path>" names: the one file whose path ends in the longest tail of
+    the link's folders (the whole link, or at least a folder and the name: a link to another project's `typing.py`
+    is not ours). Where two files share that tail, the one whose whole path it is; else None."""
     segments = ref_and_path.split("/")[1:]  # the first segment is the ref (or its start)
-    if not segments:
-        return None
-    best: str | None = None
-    best_key, tie = (0, False), False
-    for path in file_store.file_paths_with_suffix(db, segments[-1], limit=LINKED_NAMESAKES):
-        names = path.split("/")
-        tail = _common_tail(names, segments)
-        key = (tail, tail == len(names))  # equal tails: the file whose whole path the link holds
-        if key > best_key:
-            best, best_key, tie = path, key, False
-        elif key == best_key:
-            tie = True
-    if best is None or tie or best_key[0] < min(2, len(segments)):
-        return None
-    row = file_store.file_row(db, best)
-    return row.id if row is not None else None
-
-
-def _common_tail(a: list[str], b: list[str]) -> int:
-    n = 0
-    while n < len(a) and n < len(b) and a[-1 - n] == b[-1 - n]:
-        n += 1
-    return n
+    for k in range(len(segments), min(2, len(segments)) - 1, -1):
+        tail = "/".join(segments[-k:])
+        # The store's suffix lookup ignores ASCII case; a link's path does not.
+        found = [
+            p
+            for p in file_store.file_paths_with_suffix(db, tail, limit=LINKED_NAMESAKES)
+            if p == tail or p.endswith("/" + tail)
+        ]
+        if not found:
+            continue
+        chosen = tail if tail in found else (found[0] if len(found) == 1 else None)
+        row = file_store.file_row(db, chosen) if chosen is not None else None
+        return row.id if row is not None else None
+    return None
 
 
 GRAPH_SEEDS = 20  # named symbols whose neighbours the graph channel follows
