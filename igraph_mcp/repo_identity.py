@@ -13,17 +13,14 @@ from __future__ import annotations
 import functools
 import os
 import re
-import subprocess
 from dataclasses import dataclass, replace
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from igraph_mcp.errors import NameTaken
+from igraph_mcp.git_read import read_git as _git
 from igraph_mcp.next_step import NextStep, ask
 
-GIT_TIMEOUT_S = 30
-# Variables a parent git process (a hook, `git rebase --exec`) sets that would point our git at another repository.
-_GIT_ENV = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_COMMON_DIR", "GIT_PREFIX")
 _SCP_LIKE = re.compile(r"^(?:[^@/]+@)?([^:/]+):(?!//)(.+)$")  # git@github.com:org/repo.git
 
 
@@ -121,27 +118,6 @@ def normalise_remote(url: str) -> str:
     path = path.removesuffix(".git").rstrip("/")
     key = f"{host}/{path}" if host else f"/{path}"
     return key.lower()
-
-
-def _git(root: Path, *args: str) -> str | None:
-    """Output of one read-only git command in ``root``, or None (no git, not a repository, a failure)."""
-    env = {k: v for k, v in os.environ.items() if k not in _GIT_ENV}
-    env.update(GIT_TERMINAL_PROMPT="0", LC_ALL="C")
-    try:
-        done = subprocess.run(
-            # safe.directory: a checkout owned by another user (a CI container) is still read; these commands only
-            # read refs, objects and config, and run nothing a repository's config could name.
-            ["git", "-c", f"safe.directory={root}", *args],
-            cwd=root,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=GIT_TIMEOUT_S,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return done.stdout if done.returncode == 0 else None
 
 
 def _remote(root: Path) -> str:

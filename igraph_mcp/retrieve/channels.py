@@ -3,6 +3,7 @@ symbols a query names, their graph neighbours and the definitions its links to l
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from igraph_mcp.retrieve.analyze import (
@@ -120,31 +121,38 @@ LINKED_PER_RANGE = 5  # definitions taken from one link to several lines
 LINKED_NAMESAKES = 8  # indexed files read per tail of a link's path (two already make it ambiguous)
 
 
-def linked_channel(db: Database, qa: QueryAnalysis, limit: int) -> list[int]:
+# Where lines a link names at its commit are now (link_lines.lines_now without the root): (link, path, start, end).
+LineMover = Callable[[str, str, int, int], "tuple[int, int] | None"]
+
+
+def linked_channel(db: Database, qa: QueryAnalysis, limit: int, moved: LineMover | None = None) -> list[int]:
     """The definitions that the query's links to lines point at, in the order linked: for one line the innermost
     definition holding it, for a range those holding either end or lying within, innermost first. A link's file is
     found by its name and tail of folders (the ref before the path may hold slashes, and the index may hold the
-    repository inside a folder); a file the index does not hold is passed over."""
+    repository inside a folder); a file the index does not hold is passed over. ``moved`` says where the linked
+    lines are now, where the checkout knows the link's commit."""
     out: dict[int, None] = {}
-    files: dict[str, int | None] = {}
+    files: dict[str, tuple[int, str] | None] = {}
     for link in qa.line_links:
-        file_id = files.get(link.path, -1)
-        if file_id == -1:
-            file_id = files[link.path] = _indexed_file(db, link.path)
-        if file_id is None:
+        if link.path not in files:
+            files[link.path] = _indexed_file(db, link.path)
+        found = files[link.path]
+        if found is None:
             continue
-        per_link = 1 if link.start == link.end else LINKED_PER_RANGE
-        for row in node_store.definitions_at_lines(db, file_id, link.start, link.end, limit=per_link):
+        file_id, path = found
+        start, end = (moved(link.path, path, link.start, link.end) if moved else None) or (link.start, link.end)
+        per_link = 1 if start == end else LINKED_PER_RANGE
+        for row in node_store.definitions_at_lines(db, file_id, start, end, limit=per_link):
             out.setdefault(row.id, None)
         if len(out) >= limit:
             break
     return list(out)[:limit]
 
 
-def _indexed_file(db: Database, ref_and_path: str) -> int | None:
-    """The id of the indexed file that "<ref>/<path>" names: the one file whose path ends in the longest tail of
-    the link's folders (the whole link, or at least a folder and the name: a link to another project's `typing.py`
-    is not ours). Where two files share that tail, the one whose whole path it is; else None."""
+def _indexed_file(db: Database, ref_and_path: str) -> tuple[int, str] | None:
+    """The id and path of the indexed file that "<ref>/<path>" names: the one file whose path ends in the longest
+    tail of the link's folders (the whole link, or at least a folder and the name: a link to another project's
+    `typing.py` is not ours). Where two files share that tail, the one whose whole path it is; else None."""
     segments = ref_and_path.split("/")[1:]  # the first segment is the ref (or its start)
     for k in range(len(segments), min(2, len(segments)) - 1, -1):
         tail = "/".join(segments[-k:])
@@ -158,7 +166,7 @@ def _indexed_file(db: Database, ref_and_path: str) -> int | None:
             continue
         chosen = tail if tail in found else (found[0] if len(found) == 1 else None)
         row = file_store.file_row(db, chosen) if chosen is not None else None
-        return row.id if row is not None else None
+        return (row.id, row.path) if row is not None else None
     return None
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
+from igraph_mcp import link_lines
 from igraph_mcp.embed.base import Embedder
 from igraph_mcp.errors import EmbedderError
 from igraph_mcp.explore_request import QUERY_ECHO_CHARS, ExploreRequest
@@ -81,7 +82,7 @@ def run(
     head = printable(cut_query(request.query)[0])
     embedding = start_embedding(db, head, dense, params, request.channels, want_vector)
     query = analyze(db, request.query, params, trace)
-    lists = search_channels(db, query, dense, params, request.channels, want_vector, trace, embedding)
+    lists = search_channels(db, query, dense, params, request.channels, want_vector, trace, embedding, root)
     t = time.perf_counter()
     fused = fuse(lists.ranked, query, params)
     rows = fetch_rows(db, fused)
@@ -193,10 +194,12 @@ def search_channels(
     want_vector: bool = False,
     trace: Trace | None = None,
     embedding: Embedding | None = None,
+    root: Path | None = None,
 ) -> ChannelLists:
     """FTS, the named symbols and their graph neighbours (issues only), and dense KNN, as ``channels`` asks;
     ``want_vector``: embed the query's head even without the dense channel (the resource channel reads it);
-    ``embedding``: start_embedding's for this query, when the caller started it."""
+    ``embedding``: start_embedding's for this query, when the caller started it; ``root``: the checkout, whose git
+    history says where the lines a link names at its commit are now."""
     trace = trace if trace is not None else Trace()
     qa = query.analysis
     ranked: dict[str, list[int]] = {}
@@ -218,7 +221,8 @@ def search_channels(
         trace.timings_ms["fts"] = _ms(t)
         trace.channels.append("fts5")
     if "fts" in channels and qa.line_links and params.linked_weight > 0:
-        ranked["linked"] = linked_channel(db, qa, params.channel_depth)
+        moved = functools.partial(link_lines.lines_now, root) if root is not None else None
+        ranked["linked"] = linked_channel(db, qa, params.channel_depth, moved)
     if "fts" in channels and query.issue and (params.graph_weight > 0 or learned(query, params)):
         t = time.perf_counter()
         ranked["named"] = named_channel(
