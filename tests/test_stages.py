@@ -141,9 +141,9 @@ def test_the_graph_channel_and_the_learned_step_run_for_issues_only(svc: IGraphS
 
 
 def test_fusion_weights_follow_the_query_shape(svc: IGraphService) -> None:
-    params = DEFAULT_PARAMS.with_assignments(["fts_weight=2.0", "graph_weight=0.25"])
+    params = DEFAULT_PARAMS.with_assignments(["fts_weight=2.0", "graph_weight=0.25", "linked_weight=0.75"])
     prose = stages.fusion_weights(stages.analyze(svc.db, "apply the discount to a total", params), params)
-    assert prose == {"fts5": 2.0 * params.prose_fts_scale, "dense": 1.0, "named": 0.0, "graph": 0.25}
+    assert prose == {"fts5": 2.0 * params.prose_fts_scale, "dense": 1.0, "named": 0.0, "graph": 0.25, "linked": 0.75}
     assert stages.fusion_weights(stages.analyze(svc.db, "apply_discount", params), params)["fts5"] == 2.0
 
 
