@@ -5,44 +5,75 @@ from __future__ import annotations
 
 import functools
 import re
+import time
 from pathlib import Path
 
 from igraph_mcp.git_read import read_git
 
 MAX_REF_SEGMENTS = 4  # a ref of more segments than this is not looked up
-LINK_GIT_TIMEOUT_S = 2.0  # a question waits for these: a slow or huge repository answers without the correction
+LINK_GIT_TIMEOUT_S = 2.0  # one git command; a slow or huge repository answers without the correction
+LINK_GIT_BUDGET_S = 3.0  # all of one question's git commands together
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@", re.M)
 _REF = re.compile(r"[\w.+-][\w./+-]*")
 
 
-def lines_now(root: Path, ref_and_path: str, path: str, start: int, end: int) -> tuple[int, int] | None:
-    """Lines ``start``-``end`` of ``path`` (the indexed file, relative to ``root``) as a link "<ref>/<...path>"
-    wrote them, moved to where they are in the working tree; None where git cannot say (no git, a ref or commit
-    this checkout does not have, a file added since)."""
-    head = ref_and_path.split("/")
-    tail = path.split("/")
-    if head[len(head) - len(tail) :] != tail:
+class LinesNow:
+    """Where lines a link names at its commit are in the working tree of ``root``, for one question: each link's
+    commit and diff are asked of git once, and git is asked nothing more once ``budget_s`` is spent (a question
+    with many links waits at most that long for the correction)."""
+
+    def __init__(self, root: Path, budget_s: float = LINK_GIT_BUDGET_S) -> None:
+        self._root = root
+        self._deadline = time.monotonic() + budget_s
+        self._hunks: dict[tuple[str, str], list[tuple[int, int, int, int]] | None] = {}
+
+    def __call__(self, ref_and_path: str, path: str, start: int, end: int) -> tuple[int, int] | None:
+        """Lines ``start``-``end`` of ``path`` (the indexed file, relative to the root) as a link "<ref>/<...path>"
+        wrote them, moved to where they are now; None where git cannot say (no git, a ref or commit this checkout
+        does not have, a file added since, the budget spent)."""
+        key = (ref_and_path, path)
+        if key not in self._hunks:
+            self._hunks[key] = self._diff_hunks(ref_and_path, path)
+        hunks = self._hunks[key]
+        if hunks is None:
+            return None
+        first = moved_line(hunks, start)
+        return first, max(first, moved_line(hunks, end))
+
+    def _git(self, *args: str, stdin: str | None = None) -> str | None:
+        left = self._deadline - time.monotonic()
+        return read_git(self._root, *args, timeout_s=min(LINK_GIT_TIMEOUT_S, left), stdin=stdin) if left > 0 else None
+
+    def _diff_hunks(self, ref_and_path: str, path: str) -> list[tuple[int, int, int, int]] | None:
+        head = ref_and_path.split("/")
+        tail = path.split("/")
+        if head[len(head) - len(tail) :] != tail or not _is_git(self._root):
+            return None
+        commit = self._commit(head[: len(head) - len(tail)])
+        if commit is None:
+            return None
+        diff = self._git("diff", "--no-ext-diff", "--no-textconv", "--no-color", "--unified=0", commit, "--", path)
+        if diff is None or "new file mode" in diff[:1000]:  # no such file at that commit: its lines name nothing here
+            return None
+        return [(int(a), int(b or 1), int(c), int(d or 1)) for a, b, c, d in _HUNK.findall(diff)]
+
+    def _commit(self, ref_parts: list[str]) -> str | None:
+        """The commit the link's ref names here: its first segments (a ref may hold slashes, and after it may come
+        the folder of the repository the index is), as a local name or origin's; one git process asks for all."""
+        names: list[str] = []
+        for i in range(1, min(len(ref_parts), MAX_REF_SEGMENTS) + 1):
+            ref = "/".join(ref_parts[:i])
+            if not _REF.fullmatch(ref):
+                break  # only a ref's characters: these lines are read as object names
+            names += [f"{ref}^{{commit}}", f"origin/{ref}^{{commit}}"]
+        if not names:
+            return None
+        out = self._git("cat-file", "--batch-check", stdin="\n".join(names) + "\n")
+        for line in (out or "").splitlines():
+            sha, _, kind = line.partition(" ")
+            if kind.startswith("commit"):
+                return sha
         return None
-    commit = _commit(root, head[: len(head) - len(tail)])
-    if commit is None:
-        return None
-    diff = read_git(
-        root,
-        "diff",
-        "--no-ext-diff",
-        "--no-textconv",
-        "--no-color",
-        "--unified=0",
-        commit,
-        "--",
-        path,
-        timeout_s=LINK_GIT_TIMEOUT_S,
-    )
-    if diff is None or "new file mode" in diff[:1000]:  # no such file at that commit: its lines name nothing here
-        return None
-    hunks = [(int(a), int(b or 1), int(c), int(d or 1)) for a, b, c, d in _HUNK.findall(diff)]
-    first = moved_line(hunks, start)
-    return first, max(first, moved_line(hunks, end))
 
 
 def moved_line(hunks: list[tuple[int, int, int, int]], line: int) -> int:
@@ -57,27 +88,6 @@ def moved_line(hunks: list[tuple[int, int, int, int]], line: int) -> int:
             break
         offset += new_count - old_count
     return max(line + offset, 1)
-
-
-def _commit(root: Path, ref_parts: list[str]) -> str | None:
-    """The commit the link's ref names here: its first segments (a ref may hold slashes, and after it may come the
-    folder of the repository the index is), as a local name or origin's; one git process asks for all of them."""
-    if not _is_git(root):
-        return None
-    names: list[str] = []
-    for i in range(1, min(len(ref_parts), MAX_REF_SEGMENTS) + 1):
-        ref = "/".join(ref_parts[:i])
-        if not _REF.fullmatch(ref):
-            break  # only a ref's characters: these lines are read as object names
-        names += [f"{ref}^{{commit}}", f"origin/{ref}^{{commit}}"]
-    if not names:
-        return None
-    out = read_git(root, "cat-file", "--batch-check", timeout_s=LINK_GIT_TIMEOUT_S, stdin="\n".join(names) + "\n")
-    for line in (out or "").splitlines():
-        sha, _, kind = line.partition(" ")
-        if kind.startswith("commit"):
-            return sha
-    return None
 
 
 @functools.lru_cache(maxsize=64)

@@ -10,7 +10,9 @@ from _factories import edit_file, open_service
 from _git import git, make_git_repo
 from test_line_links import CACHE, ONLY
 
-from igraph_mcp.link_lines import lines_now, moved_line
+from igraph_mcp import link_lines
+from igraph_mcp.git_read import read_git
+from igraph_mcp.link_lines import LinesNow, moved_line
 from igraph_mcp.retrieve.analyze import analyze_query
 from igraph_mcp.retrieve.channels import linked_channel
 from igraph_mcp.service import IGraphService
@@ -43,30 +45,51 @@ def checkout(tmp_path: Path) -> tuple[Path, str]:
 
 
 def _linked(svc: IGraphService, text: str) -> list[str]:
-    ids = linked_channel(svc.reader.db, analyze_query(text), 100, lambda *a: lines_now(svc.root, *a))
+    ids = linked_channel(svc.reader.db, analyze_query(text), 100, LinesNow(svc.root))
     rows = node_store.nodes_by_ids(svc.reader.db, ids)
     return [rows[i].qualified_name for i in ids]
 
 
 def test_lines_are_followed_from_the_links_commit(checkout: tuple[Path, str]) -> None:
     root, sha = checkout
-    assert lines_now(root, f"{sha}/packages/app/src/pkg/cache.py", "src/pkg/cache.py", 8, 8) == (18, 18)
-    assert lines_now(root, "v1/packages/app/src/pkg/cache.py", "src/pkg/cache.py", 6, 9) == (16, 19)
+    assert LinesNow(root)(f"{sha}/packages/app/src/pkg/cache.py", "src/pkg/cache.py", 8, 8) == (18, 18)
+    assert LinesNow(root)("v1/packages/app/src/pkg/cache.py", "src/pkg/cache.py", 6, 9) == (16, 19)
     # A commit this checkout does not have, a ref that would be an option, a tail that is not the indexed file:
     # git cannot say, and the link's own lines stand.
-    assert lines_now(root, "0123abc/packages/app/src/pkg/cache.py", "src/pkg/cache.py", 8, 8) is None
-    assert lines_now(root, "--output=x/packages/app/src/pkg/cache.py", "src/pkg/cache.py", 8, 8) is None
-    assert lines_now(root, f"{sha}/packages/app/lib/only.py", "src/pkg/cache.py", 8, 8) is None
+    assert LinesNow(root)("0123abc/packages/app/src/pkg/cache.py", "src/pkg/cache.py", 8, 8) is None
+    assert LinesNow(root)("--output=x/packages/app/src/pkg/cache.py", "src/pkg/cache.py", 8, 8) is None
+    assert LinesNow(root)(f"{sha}/packages/app/lib/only.py", "src/pkg/cache.py", 8, 8) is None
     assert not (root / "x").exists()
     # Unchanged since the commit: the same lines.
-    assert lines_now(root, f"{sha}/packages/app/lib/only.py", "lib/only.py", 2, 2) == (2, 2)
+    assert LinesNow(root)(f"{sha}/packages/app/lib/only.py", "lib/only.py", 2, 2) == (2, 2)
+
+
+def test_git_is_asked_once_per_link_and_not_past_the_budget(
+    checkout: tuple[Path, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root, sha = checkout
+    asked: list[str] = []
+
+    def counted(where: Path, *args: str, **kw: object) -> str | None:
+        asked.append(args[0])
+        return read_git(where, *args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(link_lines, "read_git", counted)
+    now = LinesNow(root)
+    link = f"{sha}/packages/app/src/pkg/cache.py"
+    assert [now(link, "src/pkg/cache.py", n, n) for n in (6, 8, 9)] == [(16, 16), (18, 18), (19, 19)]
+    assert asked.count("cat-file") == 1 and asked.count("diff") == 1
+    # A spent budget: no git at all, and the link's own lines stand.
+    asked.clear()
+    assert LinesNow(root, budget_s=0)(link, "src/pkg/cache.py", 8, 8) is None
+    assert "cat-file" not in asked and "diff" not in asked
 
 
 def test_a_file_added_since_the_commit_names_nothing(checkout: tuple[Path, str]) -> None:
     root, sha = checkout
     edit_file(root, "src/pkg/new.py", CACHE)
     git(root, "add", "src/pkg/new.py")
-    assert lines_now(root, f"{sha}/packages/app/src/pkg/new.py", "src/pkg/new.py", 8, 8) is None
+    assert LinesNow(root)(f"{sha}/packages/app/src/pkg/new.py", "src/pkg/new.py", 8, 8) is None
 
 
 def test_the_linked_channel_finds_the_definition_the_link_meant(checkout: tuple[Path, str]) -> None:
@@ -80,3 +103,4 @@ def test_the_linked_channel_finds_the_definition_the_link_meant(checkout: tuple[
         top = svc.explore(f"Stale rows survive: see {LINK}/{sha}/packages/app/src/pkg/cache.py#L9", top_k=3, hops=0)
         linked = [h.qualifiedName for h in top.hits if "linked" in h.ranks]
         assert linked == ["Store.remove_oldest"]
+        assert "linked" in top.diagnostics.timingsMs

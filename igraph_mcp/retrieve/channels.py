@@ -121,7 +121,7 @@ LINKED_PER_RANGE = 5  # definitions taken from one link to several lines
 LINKED_NAMESAKES = 8  # indexed files read per tail of a link's path (two already make it ambiguous)
 
 
-# Where lines a link names at its commit are now (link_lines.lines_now without the root): (link, path, start, end).
+# Where lines a link names at its commit are now (link_lines.LinesNow): (link, path, start, end) -> lines or None.
 LineMover = Callable[[str, str, int, int], "tuple[int, int] | None"]
 
 

@@ -221,8 +221,10 @@ def search_channels(
         trace.timings_ms["fts"] = _ms(t)
         trace.channels.append("fts5")
     if "fts" in channels and qa.line_links and params.linked_weight > 0:
-        moved = functools.partial(link_lines.lines_now, root) if root is not None else None
+        t = time.perf_counter()
+        moved = link_lines.LinesNow(root) if root is not None else None
         ranked["linked"] = linked_channel(db, qa, params.channel_depth, moved)
+        trace.timings_ms["linked"] = _ms(t)
     if "fts" in channels and query.issue and (params.graph_weight > 0 or learned(query, params)):
         t = time.perf_counter()
         ranked["named"] = named_channel(
