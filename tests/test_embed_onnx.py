@@ -11,6 +11,7 @@ import base64
 import importlib.util
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -62,18 +63,34 @@ def test_the_default_is_the_shipped_int8_model(onnx: OnnxEmbedder, cache: Path) 
     assert path.is_relative_to(cache)
 
 
+def exact_int8_products() -> bool:
+    """Whether this CPU multiplies u8 x s8 exactly (VNNI or AMX), as the machine that made the reference did. x86
+    CPUs with only AVX2 (or AVX-512 without VNNI) run ONNX Runtime's u8s8 products through VPMADDUBSW, whose int16
+    pair sums saturate: their int8 vectors are the same model's, a little further from fp32."""
+    try:
+        flags = Path("/proc/cpuinfo").read_text(encoding="utf-8")
+    except OSError:
+        return True  # not Linux: no reading, hold the strict figure
+    return not re.search(r"\bavx2\b", flags) or bool(re.search(r"\b(avx512_vnni|avx_vnni|amx_int8)\b", flags))
+
+
 def test_shipped_vectors_equal_the_vectors_of_the_0_2_export(onnx: OnnxEmbedder) -> None:
     together, alone = onnx.embed(TEXTS), np.stack([onnx.embed_query(t) for t in TEXTS])
     assert together.shape == (len(TEXTS), 384) and together.dtype == np.float32
     # int8 activations are quantized per batch, so a batch and a lone text are compared with their own reference.
     for ours, theirs in ((together, reference("export_int8_batch")), (alone, reference("export_int8_alone"))):
-        assert (ours * theirs).sum(axis=1).min() >= 0.999999
-        np.testing.assert_allclose(ours, theirs, atol=1e-5)
+        cosines = (ours * theirs).sum(axis=1)
+        if exact_int8_products():
+            assert cosines.min() >= 0.999999
+            np.testing.assert_allclose(ours, theirs, atol=1e-5)
+        else:  # measured on an AVX2-only AMD EPYC: min 0.982 (a batch), 0.999 (alone)
+            assert cosines.min() >= 0.97 and cosines.mean() >= 0.99
 
 
 def test_int8_stays_close_to_the_fp32_model(onnx: OnnxEmbedder) -> None:
     cosines = (onnx.embed(TEXTS) * reference("torch_fp32")).sum(axis=1)
-    assert cosines.min() >= 0.9 and cosines.mean() >= 0.94  # measured: min 0.925, mean 0.951
+    # measured: min 0.910, mean 0.947 where products are exact; min 0.9005, mean 0.946 on an AVX2-only CPU
+    assert cosines.min() >= (0.9 if exact_int8_products() else 0.89) and cosines.mean() >= 0.94
     np.testing.assert_allclose(np.linalg.norm(onnx.embed(TEXTS), axis=1), 1.0, rtol=1e-5)
     assert onnx.embed([]).shape == (0, 384)
 
