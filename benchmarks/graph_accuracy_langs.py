@@ -1,7 +1,7 @@
 """Call-graph accuracy against each language's compiler: TypeScript/JavaScript (the TypeScript compiler), Go
 (go/types) and Java (javac), as graph_accuracy.py measures Python against jedi.
 
-usage: python benchmarks/graph_accuracy_langs.py [--trees immer,ajv,commander,marked,toml,goldmark,javapoet]
+usage: python benchmarks/graph_accuracy_langs.py [--trees immer,ajv,commander,marked,toml,goldmark,viper,javapoet]
                                                  [--show-wrong N] [--json OUT]
 
 Trees are pinned: npm packages (``npm pack``, only their source folders kept) and Go modules from git tags (a
@@ -60,6 +60,8 @@ TREES: dict[str, TreeSpec] = {
     "marked": TreeSpec("javascript", "npm:marked@4.3.0", ("src",)),
     "toml": TreeSpec("go", "git:BurntSushi/toml@v1.4.0"),
     "goldmark": TreeSpec("go", "git:yuin/goldmark@v1.7.8"),
+    # Calls through a package's default instance (`var v *Viper`, and a wrapper function of every method).
+    "viper": TreeSpec("go", "git:spf13/viper@v1.21.0"),
     "javapoet": TreeSpec("java", "git:square/javapoet@javapoet-1.13.0"),
 }
 TARGET_PRECISION = 0.95

@@ -279,6 +279,51 @@ def test_go_method_result_in_a_receiver_path(go_more) -> None:  # type: ignore[n
     assert _targets(go_more, "Attach", "Parent") == [("Node.Parent", "inferred")]
 
 
+# A package's default instance and the wrappers that call through it (viper's `var v *Viper`, logrus's
+# `var std = New()`), with decoys: a Store of the same method names, a local and a parameter shadowing the globals.
+GO_GLOBALS = {
+    "go.mod": "module example.com/conf\n\ngo 1.19\n",
+    "conf/conf.go": (
+        "package conf\n\n"
+        "type Conf struct{}\n\n"
+        "type Store struct{}\n\n"
+        "var v *Conf\n\n"
+        "var std = New()\n\n"
+        "func New() *Conf { return &Conf{} }\n\n"
+        "func (c *Conf) Get(key string) string { return key }\n\n"
+        "func (c *Conf) Log() {}\n\n"
+        "func (s *Store) Get(key string) string { return key }\n\n"
+        "func (s *Store) Log() {}\n\n"
+        "func Get(key string) string { return v.Get(key) }\n\n"
+        "func Log() { std.Log() }\n\n"
+        'func Shadowed() {\n\tv := &Store{}\n\tv.Get("k")\n}\n\n'
+        "func Param(std *Store) { std.Log() }\n"
+    ),
+    # Another file of the package has no `v` of its own: a Go package-level variable of conf.go is not read here.
+    "conf/other.go": "package conf\n\nfunc Other() { v.Log() }\n",
+}
+
+
+@pytest.fixture
+def go_globals(tmp_path: Path):  # type: ignore[no-untyped-def]
+    svc = index_repo(make_plain_repo(tmp_path, GO_GLOBALS))
+    yield svc
+    svc.close()
+
+
+def test_go_package_variables_type_the_wrappers_receivers(go_globals) -> None:  # type: ignore[no-untyped-def]
+    assert _targets(go_globals, "Get", "Get") == [("Conf.Get", "inferred")]  # `var v *Conf`
+    assert _targets(go_globals, "Log", "Log") == [("Conf.Log", "inferred")]  # `var std = New()`
+    # A local or a parameter of the same name is what the function means.
+    assert _targets(go_globals, "Shadowed", "Get") == [("Store.Get", "inferred")]
+    assert _targets(go_globals, "Param", "Log") == [("Store.Log", "inferred")]
+
+
+def test_go_package_variables_of_another_file_are_left_to_the_old_rules(go_globals) -> None:  # type: ignore[no-untyped-def]
+    # Conf.Log and Store.Log share the name: without conf.go's declaration in view, no guess picks one.
+    assert _targets(go_globals, "Other", "Log") == [(None, "ambiguous")]
+
+
 JS_MORE = {
     "lib/command.js": (
         "class Option {\n"

@@ -108,8 +108,9 @@ class ReceiverTypes:
         self._qualified: dict[str, dict[str, list[Sym]]] = {}
 
     # -- types ---------------------------------------------------------------------------------------------------
-    def of_name(self, source: Sym, name: str, depth: int = 0) -> Found:
-        """The type of a bare name at ``source``: the nearest function-like scope stating something about it."""
+    def of_name(self, source: Sym, name: str, depth: int = 0, *, module_variables: bool = False) -> Found:
+        """The type of a bare name at ``source``: the nearest function-like scope stating something about it, else
+        (``module_variables``) a variable the file declares at its top level."""
         scope: Sym | None = source
         while scope is not None and scope.kind != "module":
             if scope.kind not in TYPE_KINDS:  # a class body's fields are reached through `this`, not by name
@@ -131,7 +132,9 @@ class ReceiverTypes:
                         return _holder(scope.file_id, f"{scope.qualified_name}.{name}", scope.id)
                     return self._of_facts(facts, scope, depth + 1)
             scope = self.t.parent(scope)
-        return None
+        module = self.t.module_of_file.get(source.file_id) if module_variables else None
+        facts = self.t.facts.get(module.id, {}).get(name) if module is not None else None
+        return self._of_facts(facts, module, depth + 1) if module is not None and facts else None
 
     def holder(self, head: str, scope: Sym) -> Sym | None:
         """`X.f()` where X names no local: a function, class or module-level object literal X of this file, or one
@@ -164,11 +167,13 @@ class ReceiverTypes:
         *,
         holders: bool = False,
         methods: bool = False,
+        module_variables: bool = False,
     ) -> Found:
         """The type of ``this``, ``x``, ``x.field``, ``NewT()``, ``pkg.NewT()`` or ``x.Method().field`` seen from
         ``scope`` (``this``: the names meaning the enclosing type; ``holders``: a bare ``X`` naming no local may
         be a function, class or object literal whose members are qualified by it, see holder; ``methods``: a bare
-        ``f()`` is a method of the enclosing class and a bare ``x`` may be its field)."""
+        ``f()`` is a method of the enclosing class and a bare ``x`` may be its field; ``module_variables``: a bare
+        ``x`` no function binds may be the file's top-level variable)."""
         parts = split_path(path)
         if not parts or depth >= _MAX_DEPTH:
             return None
@@ -193,7 +198,7 @@ class ReceiverTypes:
             callee = self._definition(f"{head}.{member[: member.index('(')]}", scope.file_id, _FREE)
             found = self._result(callee, depth)
         else:
-            found = self.of_name(scope, head, depth)
+            found = self.of_name(scope, head, depth, module_variables=module_variables)
             if found is None and holders and not rest:
                 found = self.holder(head, scope)
             if found is None and methods and not self.is_local(scope, head):

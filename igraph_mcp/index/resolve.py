@@ -398,6 +398,7 @@ class Resolver:
                 this=rules.self_names,
                 holders=rules.namespace_members,
                 methods=rules.bare_calls_are_methods,
+                module_variables=rules.module_variables,
             )
         if receiver == OUTSIDE:
             return Binding(None, "external")

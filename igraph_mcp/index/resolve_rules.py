@@ -28,6 +28,9 @@ class ResolveRules:
     list binds the only one its count fits (index/overloads.py), wherever they would leave it ambiguous (Java).
     constructors_are_the_class: `new Foo(x)` names the class Foo, so where a name-only guess finds a class and its
     constructors (all named Foo), the constructors are no candidates of their own (Java).
+    module_variables: a receiver no function scope binds may be a variable the file declares at its top level, of
+    the type that declaration states (Go's package-level `var v *Viper` or `var std = New()`, which the package's
+    wrapper functions call through).
     """
 
     lexical: bool = False
@@ -47,6 +50,8 @@ class ResolveRules:
     overloads_by_arity: bool = False
     # `new Foo(x)` binds the class, not one of its constructors (which share its name).
     constructors_are_the_class: bool = False
+    # A top-level `var v T` of the file types the receiver `v` in its functions (Go).
+    module_variables: bool = False
     # Every receiver that names this instance, this class or its parent: derived, never set.
     own_receivers: frozenset[str] = field(init=False, compare=False, repr=False)
 
@@ -99,7 +104,9 @@ JAVA = ResolveRules(
     overloads_by_arity=True,
     constructors_are_the_class=True,
 )
-GO = ResolveRules(builtins=_GO_BUILTINS, self_names=frozenset(), class_names=frozenset(), super_name="")
+GO = ResolveRules(
+    builtins=_GO_BUILTINS, self_names=frozenset(), class_names=frozenset(), super_name="", module_variables=True
+)
 
 RULES: dict[str, ResolveRules] = {
     "python": PYTHON,

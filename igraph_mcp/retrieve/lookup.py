@@ -47,6 +47,16 @@ def _candidate_ids(text: str) -> list[int]:
     return [int(i) for i in ids if isinstance(i, int)]
 
 
+def _top_level_form(name: str, rows: list[NodeRow]) -> str:
+    """How to name the one candidate whose qualified name is ``name`` itself (a top-level function beside methods
+    of that name): with its module before it, "viper.Get" for viper.go's `Get`; '' when there is no such one."""
+    top = [r for r in rows if r.qualified_name == name]
+    if len(top) != 1:
+        return ""
+    module = top[0].path.rsplit(".", 1)[0].replace("/", ".")
+    return f" (`{module}.{name}` for the top-level one in {top[0].path})"
+
+
 def _gone(node_id: int) -> str:
     return f"no symbol with id {node_id}; the index may have been rebuilt: search again and pick it from the hits"
 
@@ -72,11 +82,13 @@ class Lookup:
         if not rows and "." in name:  # "module.Class.method" or "pkg.mod.func": try the qualified suffixes
             parts = name.split(".")
             for i in range(1, len(parts)):
-                rows = [
-                    r
-                    for r in node_store.nodes_named(db, ".".join(parts[i:]))
-                    if r.path.replace("/", ".").find(".".join(parts[:i])) >= 0 or i == len(parts) - 1
-                ]
+                module, suffix = ".".join(parts[:i]), ".".join(parts[i:])
+                named = node_store.nodes_named(db, suffix)
+                rows = [r for r in named if r.path.replace("/", ".").find(module) >= 0]
+                # "<module>.<qualified name>" names one symbol: `viper.Get` is the function, not the method
+                # `Viper.Get` of the same file, whose own form is `viper.Viper.Get`.
+                own = [r for r in rows if r.qualified_name == suffix]
+                rows = own if len(own) == 1 else rows or (named if i == len(parts) - 1 else [])
                 if rows:
                     break
         if file:
@@ -103,7 +115,7 @@ class Lookup:
             return NodeDetail(
                 found=False,
                 message=f"'{name}' is ambiguous ({len(rows)} symbols); call again "
-                f"with a qualified name or {ask(NextStep.NARROW_FILE)}",
+                f"with a qualified name{_top_level_form(name, rows)} or {ask(NextStep.NARROW_FILE)}",
                 candidates=[node_summary(r) for r in rows],
             )
         return self.detail(self.reader.db, rows[0])
@@ -262,7 +274,7 @@ class Lookup:
         if len(rows) > 1:
             return RelatedResult(
                 found=False,
-                message=f"'{name}' is ambiguous; call again with a qualified name",
+                message=f"'{name}' is ambiguous; call again with a qualified name{_top_level_form(name, rows)}",
                 candidates=[node_summary(r) for r in rows],
             )
         return self.related_to(rows[0], direction, hops, limit)
