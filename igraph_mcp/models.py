@@ -74,7 +74,8 @@ class Hit(ResultShape):
     declaredAt: str = Field("", description="path:line of its declaration (.d.ts, interface...)")
     declaredSignature: str = Field("", description="The declaration's signature")
     alsoAt: list[str] = Field(
-        default_factory=list, description="path:line of definitions of the same name in other files (not hits)"
+        default_factory=list,
+        description="path:line of other definitions of its name (not hits): in other files, or wrappers calling it",
     )
 
 

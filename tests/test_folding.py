@@ -6,7 +6,13 @@ import pytest
 
 from igraph_mcp.models import Hit, Neighbour
 from igraph_mcp.retrieve.analyze import analyze_query
-from igraph_mcp.retrieve.folding import fold_declarations, is_type_query, unique_names, unique_neighbours
+from igraph_mcp.retrieve.folding import (
+    fold_declarations,
+    fold_forwarders,
+    is_type_query,
+    unique_names,
+    unique_neighbours,
+)
 from igraph_mcp.store.records import NodeRow
 
 # id -> (kind, qualified name, path, line, declaration)
@@ -21,6 +27,8 @@ NODES: dict[int, tuple[str, str, str, int, bool]] = {
     8: ("type", "Options", "lib/types.ts", 1, False),
     9: ("method", "Reader.read", "reader.go", 5, True),
     10: ("function", "parseBody", "lib/parse.js", 30, False),  # an overload of 2
+    11: ("function", "read", "reader.go", 40, False),  # `func read() { std.read() }`: passes the call on to 12
+    12: ("method", "Reader.read", "reader.go", 20, False),
 }
 
 
@@ -107,6 +115,25 @@ def test_the_input_hits_are_not_changed(scores: list[tuple[int, float]]) -> None
     got = fold_declarations(hits, ROWS, LINKS, type_query=False, type_only=0.5)
     assert [(h.score, h.declaredAt, h.boosts) for h in hits] == [(s, "", []) for _, s in scores]
     assert got != [h for h in hits if h.nodeId in {g.nodeId for g in got}]  # the answer did change
+
+
+@pytest.mark.parametrize(
+    ("scores", "expected"),
+    [
+        # the forwarder ranks first: one hit, what it calls, at the forwarder's score, the forwarder named
+        ([(11, 0.9), (7, 0.6), (12, 0.5)], [(12, 0.9, ["reader.go:40"]), (7, 0.6, [])]),
+        # what it calls ranks first: it keeps its place and names the forwarder
+        ([(12, 0.9), (11, 0.7), (7, 0.6)], [(12, 0.9, ["reader.go:40"]), (7, 0.6, [])]),
+        # what it calls is no hit: the forwarder is replaced by it
+        ([(7, 0.8), (11, 0.7)], [(7, 0.8, []), (12, 0.7, ["reader.go:40"])]),
+    ],
+)
+def test_fold_forwarders(scores: list[tuple[int, float]], expected: list[tuple[int, float, list[str]]]) -> None:
+    hits = [_hit(n, s) for n, s in scores]
+    got = fold_forwarders(hits, {11: ROWS[12]})
+    assert [(h.nodeId, h.score, h.alsoAt) for h in got] == expected
+    assert [(h.score, h.alsoAt) for h in hits] == [(s, []) for _, s in scores]  # the input is not changed
+    assert fold_forwarders(hits, {}) == hits
 
 
 @pytest.mark.parametrize(

@@ -1,7 +1,8 @@
 """Implementation before declaration, one name once: the hits after fusion, as an agent should read them (pure).
 
 A declaration hit (an overload or interface signature, a prototype, a `.d.ts` symbol) is folded into its
-implementation: one hit, at the better of the two scores, with the declaration's place and signature attached.
+implementation: one hit, at the better of the two scores, with the declaration's place and signature attached; a
+forwarder (a wrapper that only passes its call on to a definition of its own name) is folded into that definition.
 For a question about behaviour, what only describes a type (an interface, a type alias, a declaration left
 unfolded) is demoted; for a question about a type (it says "interface", "type", "struct"..., or names an interface
 or type alias among the candidates) nothing is folded or demoted. Then each qualified name appears once per answer,
@@ -97,14 +98,47 @@ def fold_declarations(
     return folded
 
 
-def _hit_of(row: NodeRow, declaration: Hit) -> Hit:
+# A function or method of at most this many lines whose one call is to a same-named definition only passes its
+# arguments on (Go's package-level `func Get(key string) any { return v.Get(key) }` beside `Viper.Get`).
+FORWARDER_LINES = 3
+
+
+def fold_forwarders(hits: Sequence[Hit], forwards: Mapping[int, NodeRow]) -> list[Hit]:
+    """Hits best first with each forwarder (``forwards``: its id -> the definition it calls) folded into what it
+    calls: one hit, at the better of the two scores, the forwarder listed in ``alsoAt``; a forwarder whose callee
+    is not a hit is replaced by it. The caller's hits are never changed."""
+    if not forwards:
+        return list(hits)
+    by_id = {h.nodeId: h for h in hits}
+    out: dict[int, Hit] = {}
+    copied: set[int] = set()
+    for h in hits:
+        target = forwards.get(h.nodeId)
+        if target is None:
+            out.setdefault(h.nodeId, h)
+            continue
+        kept = out.get(target.id) or by_id.get(target.id) or _hit_of(target, h, why="forwarder")
+        if kept.nodeId not in copied:
+            kept = kept.model_copy()
+            copied.add(kept.nodeId)
+        kept.score = max(kept.score, h.score)
+        place = f"{h.filePath}:{h.startLine}"
+        if place not in kept.alsoAt and len(kept.alsoAt) < ALSO_AT_MAX:
+            kept.alsoAt = [*kept.alsoAt, place]
+        out[target.id] = kept
+    folded = list(out.values())
+    folded.sort(key=lambda h: (-h.score, h.nodeId))
+    return folded
+
+
+def _hit_of(row: NodeRow, declaration: Hit, why: str = "declaration") -> Hit:
     """The implementation as a hit found through its declaration (its channels and boosts)."""
     return Hit(
         **location(row),
         score=declaration.score,
         matchChannel=declaration.matchChannel,
         ranks=dict(declaration.ranks),
-        boosts=[*declaration.boosts, "declaration"],
+        boosts=[*declaration.boosts, why],
         docstring=row.docstring[:300],
     )
 

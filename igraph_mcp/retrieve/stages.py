@@ -45,10 +45,11 @@ from igraph_mcp.retrieve.query_parts import dense_texts, is_issue_shaped
 from igraph_mcp.retrieve.shapes import neighbours
 from igraph_mcp.retrieve.vector_search import StoreVectorSearch, VectorSearch
 from igraph_mcp.store import declarations as decl_store
+from igraph_mcp.store import edges as edge_store
 from igraph_mcp.store import nodes as node_store
 from igraph_mcp.store import vectors as vec_store
 from igraph_mcp.store.db import Database
-from igraph_mcp.store.records import NodeRow
+from igraph_mcp.store.records import EdgeRow, NodeRow
 from igraph_mcp.store.status import node_count
 from igraph_mcp.vocab.languages import language_for_path
 
@@ -442,6 +443,7 @@ def fold(
     if lookup:
         rows = {**rows, **node_store.nodes_by_ids(db, sorted(lookup))}
     type_names = {h.name for h in hits if h.kind in folding.TYPE_ONLY_KINDS}
+    hits = folding.fold_forwarders(hits, forwarders(db, hits, rows, kinds))
     folded = folding.fold_declarations(
         hits,
         rows,
@@ -451,6 +453,45 @@ def fold(
         kinds=kinds,
     )
     return folding.unique_names(folded) if unique else folded
+
+
+_CALLABLE = ("function", "method")
+
+
+def forwarders(
+    db: Database, hits: Sequence[Hit], rows: Mapping[int, NodeRow], kinds: Sequence[str] | None = None
+) -> dict[int, NodeRow]:
+    """The functions among the hits that only pass a call on (folding.FORWARDER_LINES lines at most, one call, to a
+    definition of their own name elsewhere that is no declaration, of ``kinds`` when given), each with the row of
+    the definition it calls. A method that does so is left as it is: a proxy or decorator class is an
+    implementation of its own, and what its call binds to may be an interface's member."""
+    short = [
+        h.nodeId
+        for h in hits
+        if h.kind == "function"
+        and (row := rows.get(h.nodeId)) is not None
+        and not row.declaration
+        and row.end_line - row.start_line < folding.FORWARDER_LINES
+    ]
+    if not short:
+        return {}
+    calls: dict[int, list[EdgeRow]] = {}
+    for e in edge_store.edges_of(db, short, outgoing=True, kinds=("calls",), resolved_only=False):
+        calls.setdefault(e.source_id, []).append(e)
+    wanted = {
+        src: only[0].target_id
+        for src, only in calls.items()
+        if len(only) == 1 and only[0].target_id not in (None, src) and only[0].target_name == rows[src].name
+    }
+    targets = node_store.nodes_by_ids(db, sorted({t for t in wanted.values() if t is not None}))
+    return {
+        src: targets[t]
+        for src, t in wanted.items()
+        if t in targets
+        and targets[t].kind in _CALLABLE
+        and not targets[t].declaration
+        and (not kinds or targets[t].kind in kinds)
+    }
 
 
 # -- rank files -----------------------------------------------------------------------------------------------------
