@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from _factories import edge_target, index_repo, make_plain_repo
+from _factories import edge_target, index_repo, make_plain_repo, open_service
 
 from igraph_mcp.index.receivers import type_text_name
 
@@ -302,6 +302,26 @@ GO_GLOBALS = {
     # Another file of the package has no `v` of its own: a Go package-level variable of conf.go is not read here.
     "conf/other.go": "package conf\n\nfunc Other() { v.Log() }\n",
 }
+
+
+# Go has no re-exports: `conf.Load` is conf's own (here a variable holding a function, which the index keeps no
+# definition of), never the Load of a package conf imports; another Load elsewhere keeps a name-only guess off.
+GO_NO_REEXPORT = {
+    "go.mod": "module example.com/app\n\ngo 1.19\n",
+    "conf/conf.go": (
+        'package conf\n\nimport "example.com/app/files"\n\nvar Load func()\n\nfunc Read() { files.Load() }\n'
+    ),
+    "files/files.go": "package files\n\nfunc Load() {}\n",
+    "extra/extra.go": "package extra\n\nfunc Load() {}\n",
+    "cmd/main.go": 'package main\n\nimport "example.com/app/conf"\n\nfunc main() {\n\tconf.Load()\n\tconf.Read()\n}\n',
+}
+
+
+def test_go_packages_do_not_reexport_what_they_import(tmp_path: Path) -> None:
+    with open_service(make_plain_repo(tmp_path, GO_NO_REEXPORT), index=True) as svc:
+        assert _targets(svc, "main", "Read") == [("Read", "import")]
+        assert _targets(svc, "Read", "Load") == [("Load", "import")]
+        assert [target for target, _how in _targets(svc, "main", "Load")] == [None]
 
 
 @pytest.fixture

@@ -12,8 +12,9 @@ import re
 from collections.abc import Callable
 
 from igraph_mcp.index.overloads import by_arity
+from igraph_mcp.index.resolve_rules import rules_for
 from igraph_mcp.index.symbols import Sym, SymbolTable
-from igraph_mcp.vocab.languages import TYPE_KINDS
+from igraph_mcp.vocab.languages import TYPE_KINDS, language_for_path
 
 # A type the repository cannot define: the result of a lookup that knows the receiver is not ours.
 OUTSIDE = "outside"
@@ -314,7 +315,7 @@ class ReceiverTypes:
         """Definitions called ``name`` in ``files``, else where their re-exports lead (`export * from`, `export
         { name } from`, an index file's imports)."""
         hits = [s for f in files for s in self.t.by_file_name.get((f, name), []) if s.kind in kinds]
-        if hits or depth >= _MAX_DEPTH:
+        if hits or depth >= _MAX_DEPTH or not files or not self._reexports(files[0]):
             return hits
         found: list[Sym] = []
         for f in files:
@@ -324,6 +325,11 @@ class ReceiverTypes:
                     targets = self.t.files_for_module(module, f)
                     found += self.exported(targets, wanted, kinds, depth + 1) if targets else []
         return list(dict.fromkeys(found))
+
+    def _reexports(self, file_id: int) -> bool:
+        """Whether the language of ``file_id`` lets a module's imports stand for its own names."""
+        path = self.t.file_paths.get(file_id, "")
+        return rules_for(self.t.languages.get(file_id) or language_for_path(path) or "").reexports
 
     @staticmethod
     def _one(hits: list[Sym]) -> Sym | None:

@@ -28,6 +28,9 @@ class ResolveRules:
     list binds the only one its count fits (index/overloads.py), wherever they would leave it ambiguous (Java).
     constructors_are_the_class: `new Foo(x)` names the class Foo, so where a name-only guess finds a class and its
     constructors (all named Foo), the constructors are no candidates of their own (Java).
+    reexports: a module's imports may make names of other modules its own (`export * from`, an index file's
+    imports, Python's `from .x import y` in a package); where they cannot (Go: `pkg.F` is defined in pkg's folder),
+    a name a module does not define is never looked for in what it imports.
     module_variables: a receiver no function scope binds may be a variable the file declares at its top level, of
     the type that declaration states (Go's package-level `var v *Viper` or `var std = New()`, which the package's
     wrapper functions call through).
@@ -52,6 +55,8 @@ class ResolveRules:
     constructors_are_the_class: bool = False
     # A top-level `var v T` of the file types the receiver `v` in its functions (Go).
     module_variables: bool = False
+    # What a module imports may be reached through it (not in Go).
+    reexports: bool = True
     # Every receiver that names this instance, this class or its parent: derived, never set.
     own_receivers: frozenset[str] = field(init=False, compare=False, repr=False)
 
@@ -105,7 +110,12 @@ JAVA = ResolveRules(
     constructors_are_the_class=True,
 )
 GO = ResolveRules(
-    builtins=_GO_BUILTINS, self_names=frozenset(), class_names=frozenset(), super_name="", module_variables=True
+    builtins=_GO_BUILTINS,
+    self_names=frozenset(),
+    class_names=frozenset(),
+    super_name="",
+    module_variables=True,
+    reexports=False,
 )
 
 RULES: dict[str, ResolveRules] = {
