@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from _factories import index_repo, make_repo, open_service
+from test_receivers import GO_GLOBALS
 
 from igraph_mcp.errors import InvalidInput
 from igraph_mcp.retrieve.expand import PER_NODE_CAP
@@ -89,23 +90,12 @@ def test_suffix_lookups_ignore_ascii_case_the_same_way_on_both_stores(tmp_path) 
         svc.close()
 
 
-# viper's shape: a package-level wrapper `Get` beside the methods `Conf.Get` and `Store.Get`, all in one file.
-WRAPPERS = {
-    "go.mod": "module example.com/conf\n\ngo 1.19\n",
-    "conf/conf.go": (
-        "package conf\n\n"
-        "type Conf struct{}\n\n"
-        "type Store struct{}\n\n"
-        "var v *Conf\n\n"
-        "func (c *Conf) Get(key string) string { return key }\n\n"
-        "func (s *Store) Get(key string) string { return key }\n\n"
-        "func Get(key string) string { return v.Get(key) }\n"
-    ),
-}
+# viper's shape (test_receivers.GO_GLOBALS): a package-level wrapper `Get` beside the methods `Conf.Get` and
+# `Store.Get`, all in conf/conf.go.
 
 
 def test_a_top_level_function_beside_methods_of_its_name_can_be_named(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    with open_service(make_repo(tmp_path, WRAPPERS), index=True) as svc:
+    with open_service(make_repo(tmp_path, GO_GLOBALS), index=True) as svc:
         # The bare name stays ambiguous, and the answer says how to name the top-level one.
         d = svc.node("Get")
         assert not d.found and sorted(c.qualifiedName for c in d.candidates) == ["Conf.Get", "Get", "Store.Get"]
