@@ -196,6 +196,14 @@ def test_analyze_camel_and_pascal() -> None:
         ("obj->method", ["obj.method"]),
         ("Klass#run", ["Klass.run"]),
         ("see Session.request and os.path.join", ["Session.request", "os.path.join"]),
+        # Generic arguments between a name and its member are left out (C++, Rust's turbofish, Java).
+        ("std::string StringMaker<float>::convert(float v)", ["std.string", "StringMaker.convert"]),
+        ("formatter<std::tm, Char>::format", ["formatter.format"]),
+        ("Foo<Bar<int>>::baz", ["Foo.baz"]),
+        ("Vec::<u8>::with_capacity(3) and it.collect::<Vec<_>>()", ["Vec.with_capacity", "it.collect"]),
+        ("List<String>.of(x)", ["List.of"]),
+        # Comparisons and a type written alone are not generic arguments before a member.
+        ("if (a<b && c>d) return; Vec<T> is fine", []),
     ],
 )
 def test_analyze_dotted(query: str, dotted: list[str]) -> None:

@@ -167,11 +167,15 @@ def _enclosing_container(pf: ParsedFile, sym: Symbol) -> int:
     return best
 
 
-def merge_missing(head: ParsedFile, tail: ParsedFile, class_kinds: frozenset[str]) -> int:
+def merge_missing(
+    head: ParsedFile, tail: ParsedFile, class_kinds: frozenset[str], not_names: frozenset[str] = frozenset()
+) -> int:
     """Add to `head` what another reading `tail` of the same file found and `head` lacks; `tail` is used up.
 
     Returns the number of symbols added. A tail symbol that `head` already has (same name, same first or last
-    line) is `head`'s; a new top-level one inside a class of `head` becomes its member.
+    line) is `head`'s; a new top-level one inside a class of `head` becomes its member. A tail symbol named in
+    `not_names` that `head` lacks is left out, what it held going to its parent (`head` blanked those names:
+    `} JSON_CATCH (E& e) {` read as a function named JSON_CATCH).
     """
     known = {key: i for i, s in enumerate(head.symbols) if i for key in _keys(s)}
     tail_qualified = [s.qualified_name for s in tail.symbols]  # before any is moved under a class of `head`
@@ -185,6 +189,9 @@ def merge_missing(head: ParsedFile, tail: ParsedFile, class_kinds: frozenset[str
             index_of[ti] = hit
             continue
         parent = index_of.get(sym.parent or 0, 0)
+        if sym.name in not_names:
+            index_of[ti] = parent
+            continue
         if parent == 0:
             parent = _enclosing_container(head, sym)
             if parent:

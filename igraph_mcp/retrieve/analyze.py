@@ -31,6 +31,11 @@ FTS_COMMON_SHARE = 0.1
 # Possessive quantifiers and a word-start lookbehind keep these linear on long runs of word characters.
 _DOTTED = re.compile(r"(?<![\w$])[A-Za-z_$][\w$]*+(?:(?:\.|::|->|#)[A-Za-z_$][\w$]*+)+")
 _IDENT = re.compile(r"[A-Za-z_$][\w$]*")
+# Generic arguments between a name and its member hide the member from _DOTTED: C++'s `StringMaker<float>::convert`,
+# Rust's `Vec::<u8>::new` and `iter.collect::<Vec<_>>()`, Java's `List<String>.of`. The innermost list (one line,
+# short, no `<>` inside) is dropped where a member, a call or an outer list follows; GENERIC_DEPTH passes undo nesting.
+_GENERIC_ARGS = re.compile(r"(?<=[\w$])(?:::)?<[^<>\n]{0,80}>(?=::|->|\.[A-Za-z_$]|\(|>)")
+GENERIC_DEPTH = 3
 # Paths are found in two linear steps (candidate runs, then a suffix check): one nested regex would backtrack
 # quadratically on a long run of word characters.
 _PATH_RUN = re.compile(r"[\w./-]+")
@@ -127,6 +132,18 @@ def line_links(text: str) -> list[LineLink]:
     return list(found)
 
 
+def without_generic_args(text: str) -> str:
+    """``text`` with the generic argument lists that stand between a name and its member left out, so that
+    `formatter<std::tm, Char>::format` reads `formatter::format` (see _GENERIC_ARGS)."""
+    for _ in range(GENERIC_DEPTH):
+        if "<" not in text:
+            break
+        text, found = _GENERIC_ARGS.subn("", text)
+        if not found:
+            break
+    return text
+
+
 def analyze_query(text: str) -> QueryAnalysis:
     """Extract identifiers, paths, frames and hints; the text is treated as data, never as FTS syntax."""
     clean = printable(text)
@@ -144,7 +161,7 @@ def analyze_query(text: str) -> QueryAnalysis:
     qa.paths = list(seen_paths)[:MAX_PATHS]
     qa.line_links = line_links(clean)
     dotted: dict[str, None] = {}
-    for m in _DOTTED.finditer(clean):
+    for m in _DOTTED.finditer(without_generic_args(clean)):
         norm = re.sub(r"::|->|#", ".", m.group(0))
         if not _PATH_SUFFIX.search(m.group(0)):
             dotted.setdefault(norm, None)

@@ -92,11 +92,16 @@ class LanguageSpec:
 # namespace macro on its own line (`FMT_BEGIN_NAMESPACE`, `Q_OBJECT`, `DISALLOW_COPY(T);`, `Q_SIGNALS:`), one before a
 # declaration (`FMT_CONSTEXPR auto f()`, `class FMT_API writer`) and one after a parameter list (`) FMT_NOEXCEPT {`).
 # A macro here is an upper-case name with an underscore (`NULL`, `FILE`, `EOF` are not); `#define` lines are left.
-_C_MACRO = r"[A-Z][A-Z0-9]*_[A-Z0-9_]*(?:\([^()\n]*\))?"
+# Last, a macro that opens a block inside a function (`JSON_TRY {`, `CATCH_CATCH_ALL {`, `} JSON_CATCH (E& e) {`):
+# read as an initializer list it swallows the statements and closes the namespace early, so every later definition
+# loses its namespace; blanked, the block is a compound statement.
+_C_MACRO_NAME = r"[A-Z][A-Z0-9]*_[A-Z0-9_]*"
+_C_MACRO = rf"{_C_MACRO_NAME}(?:\([^()\n]*\))?"
 C_FAMILY_MACROS = (
     rf"^[ \t]*({_C_MACRO}[ \t]*[;:]?)[ \t]*$",
     rf"(?<![\w.:>#])(?<!define )({_C_MACRO})(?=[ \t]+(?:[A-Za-z_~]|\[\[))",
     rf"\)[ \t]*(?:const[ \t]*)?({_C_MACRO})(?=[ \t]*(?:[{{;:=]|->|override\b|final\b|noexcept\b|$))",
+    rf"(?:^[ \t]+|\}}[ \t]*)({_C_MACRO_NAME}(?:[ \t]*\([^()\n]*\))?)[ \t]*(?=\{{)",
 )
 
 _ROWS = (
