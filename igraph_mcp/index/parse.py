@@ -34,6 +34,7 @@ import bisect
 import logging
 import re
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 from tree_sitter import Node, Parser, Query, QueryCursor, Range, Tree
@@ -75,7 +76,6 @@ _WS = re.compile(r"\s+")
 _WORD = re.compile(r"[\w$#]+")
 # Blanking keeps newlines, so every line number and byte offset after the blanked text stays valid.
 _BLANK = re.compile(rb"[^\n]")
-_NAME_BYTES = re.compile(rb"[A-Za-z_]\w*")
 _blank_patterns: dict[str, re.Pattern[bytes]] = {}
 
 _compile_lock = threading.Lock()
@@ -355,20 +355,15 @@ def blank_matches(source: bytes, pattern: str) -> bytes:
     return rewrite_matches(source, pattern, (" ",))
 
 
-def _compiled(pattern: str) -> re.Pattern[bytes]:
-    regex = _blank_patterns.get(pattern)
-    if regex is None:
-        regex = _blank_patterns[pattern] = re.compile(pattern.encode("utf-8"), re.M)
-    return regex
-
-
 def rewrite_matches(source: bytes, pattern: str, fills: tuple[str, ...]) -> bytes:
     """`source` with each group of `pattern`'s matches (the whole match when it has none) rewritten, same length.
 
     fills[i] rewrites group i + 1: a text of the group's exact length replaces it, a single character fills it
     (newlines kept), so every offset and line stays where it was. Groups that did not take part are left alone.
     """
-    regex = _compiled(pattern)
+    regex = _blank_patterns.get(pattern)
+    if regex is None:
+        regex = _blank_patterns[pattern] = re.compile(pattern.encode("utf-8"), re.M)
     groups = list(range(1, regex.groups + 1)) if regex.groups else [0]
     if len(fills) != len(groups) or not all(fills):
         raise ValueError(
@@ -519,21 +514,25 @@ def _macro_reading(
         return pf
     lead, _tree = _parse_document(work, spec, query, regions, text=source)
     other = pf
-    if merge_missing(lead, other, spec.class_kinds, _blanked_names(source, spec.blank_on_error)):
+    if merge_missing(lead, other, spec.class_kinds, _name_blanked(source, work)):
         sort_symbols(lead)
     lead.has_error = True  # the file itself is still one tree-sitter cannot read whole: a partial parse
     return lead
 
 
-def _blanked_names(source: bytes, patterns: tuple[str, ...]) -> frozenset[str]:
-    """The names in what `patterns` blank in `source` (the macros that a blanked reading no longer sees)."""
-    names: set[str] = set()
-    for pattern in patterns:
-        regex = _compiled(pattern)
-        for m in regex.finditer(source):
-            for group in range(1, regex.groups + 1) if regex.groups else (0,):
-                names.update(w.decode("utf-8", "replace") for w in _NAME_BYTES.findall(m.group(group) or b""))
-    return frozenset(names)
+def _name_blanked(source: bytes, work: bytes) -> Callable[[Symbol], bool]:
+    """Whether a definition's name, where it is first written inside the definition, is blanked in `work` (the
+    same bytes as `source` with runs turned into spaces): a macro the first reading took for a definition. A
+    `#define` of that macro is never blanked, so it stays."""
+
+    def blanked(sym: Symbol) -> bool:
+        name = sym.name.encode("utf-8")
+        if not name:
+            return False
+        at = re.compile(rb"(?<![\w$])" + re.escape(name) + rb"(?![\w$])").search(source, sym.start_byte, sym.end_byte)
+        return at is not None and work[at.start()] != source[at.start()]
+
+    return blanked
 
 
 def _parse_document(

@@ -17,6 +17,8 @@ loses the definition holding the error and its enclosing class (bats 75/76 inste
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from tree_sitter import Node
 
 from igraph_mcp.index.model import ParsedFile, Symbol
@@ -168,14 +170,17 @@ def _enclosing_container(pf: ParsedFile, sym: Symbol) -> int:
 
 
 def merge_missing(
-    head: ParsedFile, tail: ParsedFile, class_kinds: frozenset[str], not_names: frozenset[str] = frozenset()
+    head: ParsedFile,
+    tail: ParsedFile,
+    class_kinds: frozenset[str],
+    blanked: Callable[[Symbol], bool] | None = None,
 ) -> int:
     """Add to `head` what another reading `tail` of the same file found and `head` lacks; `tail` is used up.
 
     Returns the number of symbols added. A tail symbol that `head` already has (same name, same first or last
-    line) is `head`'s; a new top-level one inside a class of `head` becomes its member. A tail symbol named in
-    `not_names` that `head` lacks is left out, what it held going to its parent (`head` blanked those names:
-    `} JSON_CATCH (E& e) {` read as a function named JSON_CATCH).
+    line) is `head`'s; a new top-level one inside a class of `head` becomes its member. A tail symbol that `head`
+    lacks because `head`'s text blanked its name (``blanked``: `} JSON_CATCH (E& e) {` read as a function named
+    JSON_CATCH) is left out, what it held going to its parent.
     """
     known = {key: i for i, s in enumerate(head.symbols) if i for key in _keys(s)}
     tail_qualified = [s.qualified_name for s in tail.symbols]  # before any is moved under a class of `head`
@@ -189,7 +194,7 @@ def merge_missing(
             index_of[ti] = hit
             continue
         parent = index_of.get(sym.parent or 0, 0)
-        if sym.name in not_names:
+        if blanked is not None and blanked(sym):
             index_of[ti] = parent
             continue
         if parent == 0:
