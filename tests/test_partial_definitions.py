@@ -96,13 +96,20 @@ def test_blocks_opened_by_macros_keep_their_namespace() -> None:
     _language, _source, outline = _outline("guarded.cpp")
     # `GUARD_TRY { ... }` read as an initializer list closed `namespace store` early: every later method lost it
     assert {
-        ("method", "store.Session.Session", 7),
-        ("method", "store.Session.open", 14),
-        ("method", "store.Session.close", 23),
-        ("method", "store.Session.ready", 28),
-        ("function", "store.detail.retries", 33),
+        ("method", "store.Session.Session", 8),
+        ("method", "store.Session.open", 15),
+        ("method", "store.Session.close", 24),
+        ("method", "store.Session.ready", 41),
+        ("function", "store.detail.retries", 46),
     } <= outline
     assert not [q for _kind, q, _line in outline if "GUARD_" in q]  # no macro is read as a definition
+
+
+def test_a_catch_after_an_if_block_is_no_function() -> None:
+    _language, _source, outline = _outline("guarded.cpp")
+    # `try { ... }` then `#if ...` then `catch (E& e) { ... }`: the grammar reads the catch as a function named catch
+    assert ("method", "store.Session.run", 29) in outline
+    assert not [q for _kind, q, _line in outline if q.rsplit(".", 1)[-1] in {"catch", "try", "if"}]
 
 
 def test_signatures_keep_the_macros_as_written() -> None:

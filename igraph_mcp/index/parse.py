@@ -199,6 +199,8 @@ def _build_symbols(source: bytes, spec: LanguageSpec, pf: ParsedFile, m: Matches
         parent_index = outer.index if outer is not None else 0
         parent = pf.symbols[parent_index]
         name = node_text(source, d.name_node).strip()
+        if name in spec.statement_keywords:
+            continue
         if d.receiver and outer is not None and outer.kind in spec.receiver_scope_kinds:
             # C++ `namespace geo { void Shape::draw() {} }`: the receiver is relative to geo.
             qualified = f"{outer.qualified}.{d.receiver}.{name}"

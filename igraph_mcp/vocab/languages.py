@@ -81,6 +81,9 @@ class LanguageSpec:
     # Interfaces are satisfied by method sets, not declared (Go): an interface's methods are linked to the types of
     # its package that have all of them.
     structural_interfaces: bool = False
+    # Words that never name a definition: a definition the grammar reads with one of them as its name is a misread
+    # statement (C++'s `catch (E& e) {` after a try split by `#if`), and its text stays in the enclosing definition.
+    statement_keywords: frozenset[str] = frozenset()
 
     @property
     def link_family(self) -> str:
@@ -103,6 +106,9 @@ C_FAMILY_MACROS = (
     rf"\)[ \t]*(?:const[ \t]*)?({_C_MACRO})(?=[ \t]*(?:[{{;:=]|->|override\b|final\b|noexcept\b|$))",
     rf"(?:^[ \t]+|\}}[ \t]*)({_C_MACRO_NAME}(?:[ \t]*\([^()\n]*\))?)[ \t]*(?=\{{)",
 )
+
+# The C and C++ statement words that take a parenthesised clause and a block, so the grammar can read one as a function.
+C_STATEMENT_KEYWORDS = frozenset({"catch", "for", "if", "return", "sizeof", "switch", "while"})
 
 _ROWS = (
     LanguageSpec(
@@ -190,6 +196,7 @@ _ROWS = (
         export_rule="modifier_not_private",
         private_modifiers=frozenset({"static"}),
         blank_on_error=C_FAMILY_MACROS,
+        statement_keywords=C_STATEMENT_KEYWORDS,
         shared_header_suffixes=(".h",),
         shared_header_language="cpp",
     ),
@@ -205,6 +212,7 @@ _ROWS = (
         private_modifiers=frozenset(),
         receiver_scope_kinds=frozenset({"namespace"}),
         blank_on_error=C_FAMILY_MACROS,
+        statement_keywords=C_STATEMENT_KEYWORDS,
     ),
     LanguageSpec(
         name="ruby",
