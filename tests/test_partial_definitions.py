@@ -27,10 +27,11 @@ CASES = {
     "widgets.hpp": ("cpp", "WIDGET"),
     "ring.c": ("c", "RING"),
     "guarded.cpp": ("cpp", "GUARD"),
+    "locked.h": ("cpp", "GUARDED"),
 }
 # Macros the raw tree reads as definitions (`} GUARD_CATCH (E& e) {`, `GUARD_REQUIRES(mu) {`): the outline leaves
 # them out, and keeps every other definition the raw tree holds (the fixtures' `#define`s among them).
-MACROS_READ_AS_DEFINITIONS = {"guarded.cpp": {"GUARD_CATCH", "GUARD_REQUIRES"}}
+MACROS_READ_AS_DEFINITIONS = {"guarded.cpp": {"GUARD_CATCH", "GUARD_REQUIRES"}, "locked.h": {"GUARDED_BY"}}
 
 
 def _twin(source: bytes, family: str) -> bytes:
@@ -103,6 +104,13 @@ def test_blocks_opened_by_macros_keep_their_namespace() -> None:
         ("function", "store.detail.retries", 46),
     } <= outline
     assert not [q for _kind, q, _line in outline if "GUARD_" in q]  # no macro is read as a definition
+
+
+def test_a_lock_annotation_after_a_field_is_no_method() -> None:
+    _language, _source, outline = _outline("locked.h")
+    # `int size_ GUARDED_BY(mu_);` read as a method named GUARDED_BY, once per annotated field
+    assert not [q for _kind, q, _line in outline if "GUARDED_BY" in q]
+    assert {("method", "store.Cache.evict", 17), ("method", "store.Cache.insert", 20)} <= outline
 
 
 def test_a_catch_after_an_if_block_is_no_function() -> None:

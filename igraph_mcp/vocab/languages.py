@@ -98,13 +98,17 @@ class LanguageSpec:
 # Last, a macro that opens a block inside a function (`JSON_TRY {`, `CATCH_CATCH_ALL {`, `} JSON_CATCH (E& e) {`):
 # read as an initializer list it swallows the statements and closes the namespace early, so every later definition
 # loses its namespace; blanked, the block is a compound statement.
+# Then Clang's lock annotations after a declared name (`int size_ GUARDED_BY(mu_);`, `T* p_ ABSL_PT_GUARDED_BY(mu_);`),
+# read as a method named for the macro: only these names, since `const Str EMPTY_ARRAY("[]", 2);` looks the same.
 _C_MACRO_NAME = r"[A-Z][A-Z0-9]*_[A-Z0-9_]*"
 _C_MACRO = rf"{_C_MACRO_NAME}(?:\([^()\n]*\))?"
+_C_LOCK_ANNOTATION = r"[A-Z0-9_]*(?:GUARDED_BY|ACQUIRED_BEFORE|ACQUIRED_AFTER)_?"
 C_FAMILY_MACROS = (
     rf"^[ \t]*({_C_MACRO}[ \t]*[;:]?)[ \t]*$",
     rf"(?<![\w.:>#])(?<!define )({_C_MACRO})(?=[ \t]+(?:[A-Za-z_~]|\[\[))",
     rf"\)[ \t]*(?:const[ \t]*)?({_C_MACRO})(?=[ \t]*(?:[{{;:=]|->|override\b|final\b|noexcept\b|$))",
     rf"(?:^[ \t]+|\}}[ \t]*)({_C_MACRO_NAME}(?:[ \t]*\([^()\n]*\))?)[ \t]*(?=\{{)",
+    rf"^(?![ \t]*#)[^\n]*?[\w\]][ \t]+({_C_LOCK_ANNOTATION}\([^()\n]*\))(?=[ \t]*[;=])",
 )
 
 # The C and C++ statement words that take a parenthesised clause and a block, so the grammar can read one as a function.
