@@ -363,7 +363,7 @@ def extract_code_symbols(root: Path) -> tuple[list[PySymbol], dict[str, bytes], 
         sources[rel] = data
         if looks_minified(data):
             # one document, its whole text: each definition's lines would be the one line of the file (a 3.8 MB
-            # bundle of 3,682 definitions in blueprint's docs came to 14 GB)
+            # bundle of 3,682 definitions in blueprint's docs came to 14 GB of text)
             continue
         try:
             parsed = parse_source(data, language, rel)

@@ -111,7 +111,8 @@ C_FAMILY_MACROS = (
     rf"^(?![ \t]*#)[^\n]*?[\w\]][ \t]+({_C_LOCK_ANNOTATION}\([^()\n]*\))(?=[ \t]*[;=])",
 )
 
-# The C and C++ statement words that take a parenthesised clause and a block, so the grammar can read one as a function.
+# C and C++ statement words written before a parenthesised clause (`catch (E& e) {`, `sizeof(x)`): where the grammar
+# loses its way it can read one of them, with that clause, as a function's name and parameters.
 C_STATEMENT_KEYWORDS = frozenset({"catch", "for", "if", "return", "sizeof", "switch", "while"})
 
 _ROWS = (
