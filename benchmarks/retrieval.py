@@ -154,8 +154,9 @@ def _evaluate(
         "seconds": seconds,
         "error": error,
         "metrics": scores,
-        "top_functions": [f"{p}::{q}" for p, q in ranking.functions[:3]],
-        "top_files": ranking.files[:3],
+        # Ten of each, so a miss can be read off the record (where the gold landed, if anywhere near).
+        "top_functions": [f"{p}::{q}" for p, q in ranking.functions[:10]],
+        "top_files": ranking.files[:10],
     }
 
 
@@ -518,7 +519,7 @@ def compare_runs(a_path: Path, b_path: Path, systems: list[str], parity: float) 
     ]
     summaries = [summarize(run) for run in kept]
     tops = [
-        {(t["set"], t["tree"], r["qid"], r["system"]): r["top_functions"] for t in run for r in t["records"]}
+        {(t["set"], t["tree"], r["qid"], r["system"]): r["top_functions"][:3] for t in run for r in t["records"]}
         for run in kept
     ]
     worst = 0.0
