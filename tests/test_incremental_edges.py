@@ -1,7 +1,8 @@
 """Every edge after an incremental update (target, resolution, confidence, candidates in their order) equals a fresh
 full index of the same tree: edits, additions, deletions and renames across cross-file calls, imports, inheritance,
 type facts, re-exports and ambiguous names (more candidates than are kept, too), in Python (scope inference) and Go
-(name-only rules); and an edit other files cannot see (a function body) binds only the edited file's references."""
+(name-only rules, a package-level variable another file of the package calls through); and an edit other files
+cannot see (a function body) binds only the edited file's references."""
 
 from __future__ import annotations
 
@@ -92,6 +93,25 @@ REPO = {
             return util.Shared()
         }
         """,
+    # A Go package-level variable types receivers in the package's other files too.
+    "go/conf/conf.go": """
+        package conf
+
+        type Conf struct{}
+
+        type Store struct{}
+
+        var v *Conf
+
+        func (c *Conf) Log() {}
+
+        func (s *Store) Log() {}
+        """,
+    "go/conf/use.go": """
+        package conf
+
+        func Use() { v.Log() }
+        """,
 }
 
 # Each step changes the tree, then the incremental index must equal a fresh full index of it.
@@ -172,6 +192,12 @@ STEPS: list[tuple[str, dict[str, str | None]]] = [
             "go/app/more.go": "package app\n\nfunc Open() int { return Extra() }\n",
         },
     ),
+    # Only conf.go changes, and only a variable's type: use.go's `v.Log()` is Store's now.
+    (
+        "retype a Go package variable",
+        {"go/conf/conf.go": REPO["go/conf/conf.go"].replace("var v *Conf", "var v *Store")},
+    ),
+    ("delete the Go file declaring it", {"go/conf/conf.go": None}),
 ]
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from _factories import edge_target, index_repo, make_plain_repo, open_service
 
-from igraph_mcp.index.receivers import type_text_name
+from igraph_mcp.index.receivers import go_element_type, type_text_name
 
 GO_FILES = {
     "go.mod": "module example.com/demo\n\ngo 1.19\n",
@@ -299,8 +299,26 @@ GO_GLOBALS = {
         'func Shadowed() {\n\tv := &Store{}\n\tv.Get("k")\n}\n\n'
         "func Param(std *Store) { std.Log() }\n"
     ),
-    # Another file of the package has no `v` of its own: a Go package-level variable of conf.go is not read here.
+    # Another file of the package has no `v` of its own: conf.go's is the package's.
     "conf/other.go": "package conf\n\nfunc Other() { v.Log() }\n",
+    # A range's second name is an element of what it ranges over; its key, and a type switch's alias, are
+    # unknown and shadow the package's `v` (a map's keys here are strings: no Log of the repository).
+    "conf/loops.go": (
+        "package conf\n\n"
+        "type Reg struct {\n\titems map[string]*Store\n}\n\n"
+        "func Each(xs []*Store) {\n\tfor _, v := range xs {\n\t\tv.Log()\n\t}\n}\n\n"
+        'func Apply(opts ...*Store) {\n\tfor i, o := range opts {\n\t\to.Get("k")\n\t\t_ = i\n\t}\n}\n\n'
+        "func Keys(m map[string]*Store) {\n\tfor v := range m {\n\t\tv.Log()\n\t}\n}\n\n"
+        "func (r *Reg) Find(k string) {\n\ts := r.items[k]\n\ts.Get(k)\n}\n\n"
+        "func Switch(x any) {\n\tswitch v := x.(type) {\n\tcase *Store:\n\t\tv.Log()\n\t}\n}\n"
+    ),
+    # A test file's variable is its own: the package's other files do not see it, it sees theirs.
+    "conf/conf_test.go": 'package conf\n\nvar tv *Store\n\nfunc TestGet() { v.Get("k") }\n',
+    "conf/uses.go": "package conf\n\nfunc UsesTest() { tv.Log() }\n",
+    # Per-platform files declaring one name with different types: no file's type is the package's.
+    "conf/plat_linux.go": "package conf\n\nvar plat *Conf\n",
+    "conf/plat_windows.go": "package conf\n\nvar plat *Store\n",
+    "conf/plat.go": "package conf\n\nfunc Plat() { plat.Log() }\n",
 }
 
 
@@ -339,9 +357,21 @@ def test_go_package_variables_type_the_wrappers_receivers(go_globals) -> None:  
     assert _targets(go_globals, "Param", "Log") == [("Store.Log", "inferred")]
 
 
-def test_go_package_variables_of_another_file_are_left_to_the_old_rules(go_globals) -> None:  # type: ignore[no-untyped-def]
-    # Conf.Log and Store.Log share the name: without conf.go's declaration in view, no guess picks one.
-    assert _targets(go_globals, "Other", "Log") == [(None, "ambiguous")]
+def test_go_package_variables_of_another_file_type_its_receivers(go_globals) -> None:  # type: ignore[no-untyped-def]
+    assert _targets(go_globals, "Other", "Log") == [("Conf.Log", "inferred")]
+    assert _targets(go_globals, "TestGet", "Get") == [("Conf.Get", "inferred")]  # a test file sees the package
+    # Conf.Log and Store.Log share the name: where no declaration is in view, no guess picks one.
+    assert _targets(go_globals, "UsesTest", "Log") == [(None, "ambiguous")]
+    assert _targets(go_globals, "Plat", "Log") == [(None, "ambiguous")]
+
+
+def test_go_range_and_index_elements_type_receivers(go_globals) -> None:  # type: ignore[no-untyped-def]
+    assert _targets(go_globals, "Each", "Log") == [("Store.Log", "inferred")]  # []*Store
+    assert _targets(go_globals, "Apply", "Get") == [("Store.Get", "inferred")]  # ...*Store
+    assert _targets(go_globals, "Reg.Find", "Get") == [("Store.Get", "inferred")]  # a map field's value
+    # A map's key and a type switch's alias shadow the package's `v`: never Conf.Log through it.
+    assert _targets(go_globals, "Keys", "Log") == [(None, "ambiguous")]
+    assert _targets(go_globals, "Switch", "Log") == [(None, "ambiguous")]
 
 
 JS_MORE = {
@@ -558,3 +588,23 @@ def test_java_overload_calling_its_sibling_binds_by_argument_count(java_repo) ->
     assert _targets(java_repo, "Child.use", "setup") == [(None, "ambiguous")]
     # `new Child()` names the class (as javac's answer is read), not one of its two constructors.
     assert edge_target(java_repo.db, "Child.copy", "Child") == ("src/p/Child.java", "Child", "same_file")
+
+
+@pytest.mark.parametrize(
+    ("text", "element"),
+    [
+        ("[]*Store", "*Store"),
+        ("[4]Point", "Point"),
+        ("...Option", "Option"),
+        ("map[string]FlagValue", "FlagValue"),
+        ("map[Key][]*Item", "[]*Item"),
+        ("<-chan Event", "Event"),
+        ("chan *Job", "*Job"),
+        ("Store", None),
+        ("[]", None),
+        ("map[string]", None),
+        ("func() Store", None),
+    ],
+)
+def test_go_element_type(text: str, element: str | None) -> None:
+    assert go_element_type(text) == element

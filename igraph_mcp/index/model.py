@@ -80,8 +80,9 @@ class Import:
 class Fact:
     """What a scope says about a name, for inferring receivers: ``x = Session()``, ``x: Session``, ``-> Session``.
 
-    ``kind`` is "value" (``text`` is an expression), "type" (``text`` is an annotation) or "opaque" (the name is
-    bound here, by a parameter or loop, to something unknown: it shadows outer names). A function's return
+    ``kind`` is "value" (``text`` is an expression), "type" (``text`` is an annotation), "element" (``text`` is
+    an expression the name is an element of: Go's `for _, x := range xs`) or "opaque" (the name is bound here, by
+    a parameter or loop, to something unknown: it shadows outer names). A function's return
     annotation is stored under the name ``()``; ``self.x = ...`` inside a method under ``.x`` (an attribute of
     the instance, written in that method's scope).
     """

@@ -21,6 +21,8 @@ Capture names understood in queries/<language>.scm (this list is the convention;
   @fact.attr (same captures)                           binds an instance attribute (`self.x = ...`): stored in
                                                        the innermost scope under the name ".x";
   @fact.return + @fact.type                            a function's return annotation
+  @fact.element + @fact.name + @fact.value             a name bound to an element of the value (Go's range)
+  @fact.variadic + @fact.name + @fact.type             a parameter holding any number of the type (`...T`)
 A pattern's role is the capture on its outer node; @export patterns carry no other role.
 Query pitfalls met so far: py-tree-sitter 0.26 ignores `#not-any-of?` (use `#not-match?`), and a
 field repeated in one node (`name: a, name: b`) only matches its first child; drop the field name.
@@ -311,13 +313,17 @@ def _add_facts(source: bytes, spec: LanguageSpec, pf: ParsedFile, m: Matches, st
             name = ("." if role == "fact.attr" else "") + node_text(source, name_node).strip()
         else:
             continue
-        if type_node is not None:
+        if role == "fact.element" and value is not None:
+            kind, text_node = "element", value
+        elif type_node is not None:
             kind, text_node = "type", type_node
         elif value is not None:
             kind, text_node = "value", value
         else:
             kind, text_node = "opaque", None
         text = _expression_text(source, spec, text_node) if text_node is not None else ""
+        if role == "fact.variadic" and kind == "type":  # `opts ...T` is a slice of T, never a T
+            text = "..." + text
         pf.facts.append(Fact(source=index, name=name, kind=kind, text=text))
 
 

@@ -39,6 +39,7 @@ _PRIMITIVES = frozenset(
 _NAME = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)?")
 _UNPACK_TYPED = re.compile(r"\{[^{}:=]*\}:(.+)$", re.DOTALL)
 _COMPOSITE = re.compile(r"&?([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)?)\{")
+_INDEXED = re.compile(r"((?:[A-Za-z_$][\w$]*)(?:\.[A-Za-z_$][\w$]*)?)\[[^\[\]]*\]$")  # Go `xs[i]`, `v.m[k]`
 _ASSERTION = re.compile(r"\.\(\*?([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)?)\)$")  # Go `x.(*T)`
 _PART = re.compile(r"[A-Za-z_$][\w$]*(?:\(.*\))?$", re.DOTALL)
 _FUNCTIONS = frozenset({"function", "method"})
@@ -82,6 +83,28 @@ def type_text_name(text: str) -> str | None:
     return match.group(0)
 
 
+def go_element_type(text: str) -> str | None:
+    """The element type of a Go collection type: ``[]*T``, ``[4]T``, ``...T`` -> T, ``map[K]V`` -> V, ``chan T``
+    -> T; None for anything else (a named type whose underlying type is a slice is not followed)."""
+    text = text.strip()
+    if text.startswith("..."):
+        return text[3:]
+    if text.startswith("map["):
+        depth = 0
+        for i, ch in enumerate(text):
+            depth += (ch == "[") - (ch == "]")
+            if ch == "]" and depth == 0:
+                return text[i + 1 :] or None
+        return None
+    if text.startswith("["):
+        end = text.find("]")
+        return (text[end + 1 :] or None) if end > 0 else None
+    for prefix in ("<-chan ", "chan<- ", "chan "):
+        if text.startswith(prefix):
+            return text[len(prefix) :]
+    return None
+
+
 def split_path(text: str) -> list[str] | None:
     """``a.b(x.y).c`` -> [a, b(x.y), c]: a receiver path split at its top-level dots; None when a part is not a
     name or a call of one (an index, a literal, a parenthesised expression)."""
@@ -107,11 +130,16 @@ class ReceiverTypes:
         self._bindings = bindings
         self._definitions: dict[tuple[str, int, frozenset[str]], Found] = {}
         self._qualified: dict[str, dict[str, list[Sym]]] = {}
+        # (folder, a test file's side) -> name -> (module, facts): a Go package's top-level names.
+        self._packages: dict[tuple[str | None, bool], dict[str, list[tuple[Sym, list[tuple[str, str]]]]]] = {}
 
     # -- types ---------------------------------------------------------------------------------------------------
-    def of_name(self, source: Sym, name: str, depth: int = 0, *, module_variables: bool = False) -> Found:
+    def of_name(
+        self, source: Sym, name: str, depth: int = 0, *, module_variables: bool = False, package: bool = False
+    ) -> Found:
         """The type of a bare name at ``source``: the nearest function-like scope stating something about it, else
-        (``module_variables``) a variable the file declares at its top level."""
+        (``module_variables``) a variable the file declares at its top level, else (``package``) one that another
+        file of its package declares there."""
         scope: Sym | None = source
         while scope is not None and scope.kind != "module":
             if scope.kind not in TYPE_KINDS:  # a class body's fields are reached through `this`, not by name
@@ -133,9 +161,37 @@ class ReceiverTypes:
                         return _holder(scope.file_id, f"{scope.qualified_name}.{name}", scope.id)
                     return self._of_facts(facts, scope, depth + 1)
             scope = self.t.parent(scope)
-        module = self.t.module_of_file.get(source.file_id) if module_variables else None
+        if not module_variables:
+            return None
+        module = self.t.module_of_file.get(source.file_id)
         facts = self.t.facts.get(module.id, {}).get(name) if module is not None else None
-        return self._of_facts(facts, module, depth + 1) if module is not None and facts else None
+        if module is not None and facts:
+            return self._of_facts(facts, module, depth + 1)
+        return self._package_variable(source.file_id, name, depth) if package else None
+
+    def _package_variable(self, file_id: int, name: str, depth: int) -> Found:
+        """The type of a top-level variable ``name`` of another file of ``file_id``'s package, read in that file;
+        None where no file or files of different types declare it (per-platform files may each declare one)."""
+        declared = self._package_declarations(file_id).get(name)
+        if not declared:
+            return None
+        types = [self._of_facts(facts, module, depth + 1) for module, facts in declared]
+        return types[0] if all(t == types[0] for t in types) else None
+
+    def _package_declarations(self, file_id: int) -> dict[str, list[tuple[Sym, list[tuple[str, str]]]]]:
+        """name -> (module, facts) of every top-level name the files of ``file_id``'s package that it sees state,
+        read once per package and side (a pass asks for thousands of receivers)."""
+        key = (self.t.dir_of_file.get(file_id), self.t.file_paths.get(file_id, "").endswith("_test.go"))
+        found = self._packages.get(key)
+        if found is None:
+            found = self._packages[key] = {}
+            for fid in [file_id, *self.t.package_files(file_id)]:
+                module = self.t.module_of_file.get(fid)
+                if module is None:
+                    continue
+                for name, facts in self.t.facts.get(module.id, {}).items():
+                    found.setdefault(name, []).append((module, facts))
+        return found
 
     def holder(self, head: str, scope: Sym) -> Sym | None:
         """`X.f()` where X names no local: a function, class or module-level object literal X of this file, or one
@@ -169,12 +225,13 @@ class ReceiverTypes:
         holders: bool = False,
         methods: bool = False,
         module_variables: bool = False,
+        package_variables: bool = False,
     ) -> Found:
         """The type of ``this``, ``x``, ``x.field``, ``NewT()``, ``pkg.NewT()`` or ``x.Method().field`` seen from
         ``scope`` (``this``: the names meaning the enclosing type; ``holders``: a bare ``X`` naming no local may
         be a function, class or object literal whose members are qualified by it, see holder; ``methods``: a bare
         ``f()`` is a method of the enclosing class and a bare ``x`` may be its field; ``module_variables``: a bare
-        ``x`` no function binds may be the file's top-level variable)."""
+        ``x`` no function binds may be the file's top-level variable, ``package_variables``: or its package's)."""
         parts = split_path(path)
         if not parts or depth >= _MAX_DEPTH:
             return None
@@ -199,7 +256,7 @@ class ReceiverTypes:
             callee = self._definition(f"{head}.{member[: member.index('(')]}", scope.file_id, _FREE)
             found = self._result(callee, depth)
         else:
-            found = self.of_name(scope, head, depth, module_variables=module_variables)
+            found = self.of_name(scope, head, depth, module_variables=module_variables, package=package_variables)
             if found is None and holders and not rest:
                 found = self.holder(head, scope)
             if found is None and methods and not self.is_local(scope, head):
@@ -248,18 +305,50 @@ class ReceiverTypes:
         if typed:
             return self.named(typed[0], scope.file_id, depth)
         values = [text for kind, text in facts if kind == "value"]
-        return self._of_value(values[0], scope, depth) if values else None
+        if values:
+            return self._of_value(values[0], scope, depth)
+        elements = [text for kind, text in facts if kind == "element"]
+        return self._of_element(elements[0], scope, depth) if elements else None
 
     def _of_value(self, text: str, scope: Sym, depth: int) -> Found:
-        """``&T{...}`` / ``T{...}`` and ``x.(*T)`` are a T; any other path (``y``, ``NewT()``, ``x.Lines()``) is
-        what that path is (of_path)."""
+        """``&T{...}`` / ``T{...}`` and ``x.(*T)`` are a T, ``xs[i]`` an element of xs; any other path (``y``,
+        ``NewT()``, ``x.Lines()``) is what that path is (of_path)."""
         composite = _COMPOSITE.match(text)
         if composite:
             return self.named(composite.group(1), scope.file_id, depth)
         asserted = _ASSERTION.search(text)
         if asserted:
             return self.named(asserted.group(1), scope.file_id, depth)
+        indexed = _INDEXED.match(text)
+        if indexed:
+            return self._of_element(indexed.group(1), scope, depth)
         return self.of_path(text, scope, depth + 1)
+
+    def _of_element(self, path: str, scope: Sym, depth: int) -> Found:
+        """The type of an element of what ``path`` names, where its declaration states a Go slice, array, map
+        (its values) or channel of a named type: `opts ...Option`, `pflags map[string]FlagValue`."""
+        declared = self._declared_type(path, scope, depth + 1)
+        element = go_element_type(declared[0]) if declared is not None else None
+        return self.named(element, declared[1], depth) if declared is not None and element else None
+
+    def _declared_type(self, path: str, scope: Sym, depth: int) -> tuple[str, int] | None:
+        """(the type text, the file it is written in) that declares a bare name seen from ``scope`` or a field
+        ``x.f`` of a typed ``x``."""
+        parts = split_path(path)
+        if not parts or depth >= _MAX_DEPTH or any(p.endswith(")") for p in parts) or len(parts) > 2:
+            return None
+        if len(parts) == 1:
+            owner: Sym | None = scope
+            while owner is not None and owner.kind != "module" and not self.t.facts.get(owner.id, {}).get(path):
+                owner = self.t.parent(owner)
+            if owner is None or owner.kind == "module":
+                return None
+        else:
+            owner = as_sym(self.of_path(parts[0], scope, depth + 1))
+            if owner is None:
+                return None
+        typed = [text for kind, text in self.t.facts.get(owner.id, {}).get(parts[-1], []) if kind == "type"]
+        return (typed[0], owner.file_id) if typed else None
 
     def named(self, text: str, file_id: int, depth: int = 0) -> Found:
         """The repository type an annotation names, as seen from ``file_id``."""

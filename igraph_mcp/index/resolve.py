@@ -399,6 +399,7 @@ class Resolver:
                 holders=rules.namespace_members,
                 methods=rules.bare_calls_are_methods,
                 module_variables=rules.module_variables,
+                package_variables=rules.package_variables,
             )
         if receiver == OUTSIDE:
             return Binding(None, "external")

@@ -34,6 +34,9 @@ class ResolveRules:
     module_variables: a receiver no function scope binds may be a variable the file declares at its top level, of
     the type that declaration states (Go's package-level `var v *Viper` or `var std = New()`, which the package's
     wrapper functions call through).
+    package_variables: ... or a top-level variable of another file of its package (Go: the files of one folder,
+    a test file seeing the others but not the other way round); those files are each other's importers when a
+    change is bound (SymbolTable.importers_closure).
     """
 
     lexical: bool = False
@@ -55,6 +58,8 @@ class ResolveRules:
     constructors_are_the_class: bool = False
     # A top-level `var v T` of the file types the receiver `v` in its functions (Go).
     module_variables: bool = False
+    # ... or another file of the package declares it there (Go).
+    package_variables: bool = False
     # What a module imports may be reached through it (not in Go).
     reexports: bool = True
     # Every receiver that names this instance, this class or its parent: derived, never set.
@@ -115,6 +120,7 @@ GO = ResolveRules(
     class_names=frozenset(),
     super_name="",
     module_variables=True,
+    package_variables=True,
     reexports=False,
 )
 

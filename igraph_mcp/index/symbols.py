@@ -17,6 +17,8 @@ from igraph_mcp.vocab.languages import LanguageSpec, source_extension, spec_for_
 # A definition as the resolver sees it: the store's record, so the symbol table needs no copying.
 Sym = SymbolKey
 
+# A Go file of this suffix is a test of its package: it sees the package's other files, they do not see it.
+_GO_TEST_SUFFIX = "_test.go"
 # An importer in a language the table does not know: any usual separator may split the module name.
 _ANY_SEPARATORS = ("::", "\\", ".")
 
@@ -374,15 +376,38 @@ class SymbolTable:
         parts = module.strip().strip('"').split("/")
         if spec is None or spec.name != "go" or "." not in parts[0]:
             return []
+        for i in range(1, len(parts)):
+            found = self._folder_files().get("/".join(parts[i:]))
+            if found:
+                return list(found)
+        return []
+
+    def _folder_files(self) -> defaultdict[str, list[int]]:
+        """folder -> its files in path order, worked out when first asked."""
         if self._files_in_dir is None:
             self._files_in_dir = defaultdict(list)
             for fid, path in sorted(self.file_paths.items(), key=lambda item: item[1]):
                 self._files_in_dir[posixpath.dirname(path)].append(fid)
-        for i in range(1, len(parts)):
-            found = self._files_in_dir.get("/".join(parts[i:]))
-            if found:
-                return list(found)
-        return []
+        return self._files_in_dir
+
+    def package_files(self, file_id: int, *, seen_from: bool = True) -> list[int]:
+        """The other files of a Go file's package (its folder's other `.go` files), in path order; [] in other
+        languages. ``seen_from``: only those whose top-level names this file sees (a `_test.go` file sees the
+        package's files, the others not the test files); else every file of the package."""
+        path = self.file_paths.get(file_id, "")
+        spec = _spec_of(path)
+        if spec is None or spec.name != "go":
+            return []
+        test = path.endswith(_GO_TEST_SUFFIX)
+        out = []
+        for other in self._folder_files().get(posixpath.dirname(path), ()):
+            other_path = self.file_paths[other]
+            if other == file_id or _spec_of(other_path) is not spec:
+                continue
+            if seen_from and not test and other_path.endswith(_GO_TEST_SUFFIX):
+                continue
+            out.append(other)
+        return out
 
     def set_facts(
         self,
@@ -397,10 +422,14 @@ class SymbolTable:
         self.bases = bases or {}
 
     def importers_closure(self, file_ids: list[int]) -> set[int]:
-        """``file_ids`` and every file whose imports name one of them, directly or through other such files."""
+        """``file_ids`` and every file whose imports name one of them, directly or through other such files. The
+        files of a Go package see each other's top-level names without an import: each is the others' importer."""
         seen = set(file_ids)
         frontier = set(file_ids)
         while frontier:
+            siblings = {o for f in frontier for o in self.package_files(f, seen_from=False)} - seen
+            seen |= siblings
+            frontier |= siblings
             tails = [_pieces(t) for f in frontier for t in self._tails(f)]
             # A top-level file's directory key is "", which any import may name; and past a few dozen files the
             # test costs more than asking (files_for_module remembers its answers).

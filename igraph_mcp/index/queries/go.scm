@@ -72,6 +72,8 @@
 ; `x := &T{}` / `x := NewT()`, struct fields (in the struct's scope), a function's first result
 (parameter_declaration name: (identifier) @fact.name type: (_) @fact.type) @fact
 
+(variadic_parameter_declaration name: (identifier) @fact.name type: (_) @fact.type) @fact.variadic
+
 (var_spec name: (identifier) @fact.name type: (_) @fact.type) @fact
 
 (var_spec name: (identifier) @fact.name !type value: (expression_list . (_) @fact.value)) @fact
@@ -81,6 +83,17 @@
   right: (expression_list . (_) @fact.value)) @fact
 
 (field_declaration name: (field_identifier) @fact.name type: (_) @fact.type) @fact
+
+; Names a loop or a type switch binds: a range's key or index and a type switch's alias, of types these facts
+; cannot state (opaque: they shadow a package-level variable of the same name), and a range's second name, an
+; element of what it ranges over (`for _, opt := range opts { opt.apply(v) }`).
+(range_clause left: (expression_list . (identifier) @fact.name (#not-eq? @fact.name "_"))) @fact
+
+(range_clause
+  left: (expression_list (identifier) . (identifier) @fact.name (#not-eq? @fact.name "_"))
+  right: (_) @fact.value) @fact.element
+
+(type_switch_statement alias: (expression_list (identifier) @fact.name (#not-eq? @fact.name "_"))) @fact
 
 (function_declaration
   result: [(type_identifier) (pointer_type) (qualified_type) (generic_type)] @fact.type) @fact.return
