@@ -112,6 +112,24 @@ REPO = {
 
         func Use() { v.Log() }
         """,
+    # A module's root package, imported by the path its go.mod declares (nothing of a folder's name left to match).
+    "go/mod/go.mod": "module example.com/mod/v2\n\ngo 1.21\n",
+    "go/mod/mod.go": """
+        package mod
+
+        type Client struct{}
+
+        func (c *Client) Send() int { return 1 }
+
+        func Dial() *Client { return &Client{} }
+        """,
+    "go/mod/cmd/main.go": """
+        package main
+
+        import "example.com/mod/v2"
+
+        func main() { mod.Dial().Send() }
+        """,
 }
 
 # Each step changes the tree, then the incremental index must equal a fresh full index of it.
@@ -198,6 +216,9 @@ STEPS: list[tuple[str, dict[str, str | None]]] = [
         {"go/conf/conf.go": REPO["go/conf/conf.go"].replace("var v *Conf", "var v *Store")},
     ),
     ("delete the Go file declaring it", {"go/conf/conf.go": None}),
+    # Only go.mod changes (no source file): the import names no package of the tree any more, and back.
+    ("bump a Go module's major version", {"go/mod/go.mod": "module example.com/mod/v3\n\ngo 1.21\n"}),
+    ("import the new version", {"go/mod/cmd/main.go": REPO["go/mod/cmd/main.go"].replace("/v2", "/v3")}),
 ]
 
 

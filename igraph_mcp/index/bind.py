@@ -12,6 +12,7 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
 from igraph_mcp import crashpoints
+from igraph_mcp.index import go_modules
 from igraph_mcp.index.collector import collector_paused
 from igraph_mcp.index.declarations import link_declarations
 from igraph_mcp.index.resolve import Binding, Resolver
@@ -124,6 +125,7 @@ def scoped_table(db: Database, paths: dict[int, str], languages: dict[int, str])
         OnDemand(lambda fid: import_store.imports_in_file(db, fid)),
         languages=languages,
         import_rows=_StoreImports(db),
+        go_modules=go_modules.loads(db.get_meta(go_modules.META_KEY)),
     )
 
 
@@ -178,7 +180,13 @@ def _table(db: Database, paths: dict[int, str], *, everything: bool) -> SymbolTa
     """The symbol table of a pass: read whole for every edge, read as questions need it for a scoped pass."""
     languages = file_store.file_language_ids(db)
     if everything:
-        return SymbolTable(node_store.symbol_table(db), paths, import_store.imports_by_file(db), languages=languages)
+        return SymbolTable(
+            node_store.symbol_table(db),
+            paths,
+            import_store.imports_by_file(db),
+            languages=languages,
+            go_modules=go_modules.loads(db.get_meta(go_modules.META_KEY)),
+        )
     return scoped_table(db, paths, languages)
 
 

@@ -25,6 +25,7 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from igraph_mcp.index import go_modules
 from igraph_mcp.index.infer import MAX_CANDIDATES, ScopeInference, Value
 from igraph_mcp.index.overloads import by_arity
 from igraph_mcp.index.receivers import HOLDER, OUTSIDE, Found, ReceiverTypes, as_sym
@@ -121,6 +122,10 @@ class _ImportBindings:
         self.table = table
         self._cache: dict[int, dict[str, tuple[list[int], str]]] = {}
 
+    def _go(self, file_id: int) -> bool:
+        language = self.table.languages.get(file_id) or language_for_path(self.table.file_paths.get(file_id, ""))
+        return language == "go"
+
     def __call__(self, file_id: int) -> dict[str, tuple[list[int], str]]:
         """Local name -> (files the import points at, imported member name or "" for a module binding)."""
         cached = self._cache.get(file_id)
@@ -134,9 +139,12 @@ class _ImportBindings:
                 local = alias or name
                 # `from pkg import mod` binds a module when pkg/mod exists, otherwise a member of pkg.
                 out[local] = (sub, "") if sub else (files, name)
-            else:
+            elif alias or not self._go(file_id):
                 local = alias or module.replace("::", ".").replace("/", ".").rstrip(".").split(".")[-1]
                 out[local] = (files, "")
+            else:  # Go: the package's name, which is not always the path's last word (`.../v2`, `go-git`)
+                for local in go_modules.import_names(module):
+                    out.setdefault(local, (files, ""))
         self._cache[file_id] = out
         return out
 

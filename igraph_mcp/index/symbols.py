@@ -8,9 +8,10 @@ import itertools
 import posixpath
 import re
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Generic, Protocol, TypeVar, overload
 
+from igraph_mcp.index.go_modules import package_folder
 from igraph_mcp.store.records import BaseRef, ImportRef, ScopeFact, SymbolKey
 from igraph_mcp.vocab.languages import LanguageSpec, source_extension, spec_for_path
 
@@ -248,10 +249,13 @@ class SymbolTable:
         facts: dict[int, list[ScopeFact]] | Lookup[int, FactsByName] | None = None,
         bases: dict[int, list[BaseRef]] | Lookup[int, list[BaseRef]] | None = None,
         import_rows: ImportRows | None = None,
+        go_modules: Mapping[str, str] | None = None,
     ) -> None:
         """``imports``, ``facts`` and ``bases`` are either every row (a dict) or a Lookup that reads them on demand;
-        with imports on demand, importers_closure asks ``import_rows``."""
+        with imports on demand, importers_closure asks ``import_rows``. ``go_modules``: folder -> the module path
+        its go.mod declares (index/go_modules.py)."""
         self.file_paths = file_paths
+        self.go_modules = go_modules or {}
         self.imports = imports  # file id -> [(module, imported name, alias)]
         self._import_rows = import_rows
         self._all_imports: list[tuple[int, str, str, set[str]]] | None = None
@@ -373,8 +377,14 @@ class SymbolTable:
         """Go's `github.com/org/repo/pkg/sub`: the package folder under the module root, here the repository's
         root (`pkg/sub`); only exact folders, so a package's path never picks another folder ending the same way."""
         spec = _spec_of(importer_path)
-        parts = module.strip().strip('"').split("/")
-        if spec is None or spec.name != "go" or "." not in parts[0]:
+        imported = module.strip().strip('"')
+        if spec is None or spec.name != "go":
+            return []
+        folder = package_folder(self.go_modules, imported) if self.go_modules else None
+        if folder is not None:  # a package of a module the tree holds: its folder, exactly
+            return list(self._folder_files().get(folder, ()))
+        parts = imported.split("/")
+        if "." not in parts[0]:
             return []
         for i in range(1, len(parts)):
             found = self._folder_files().get("/".join(parts[i:]))
