@@ -608,3 +608,35 @@ def test_java_overload_calling_its_sibling_binds_by_argument_count(java_repo) ->
 )
 def test_go_element_type(text: str, element: str | None) -> None:
     assert go_element_type(text) == element
+
+
+# A default import binds what the file exports as its default, whatever the importer names it; decoys of the same
+# names elsewhere keep a name-only guess off.
+TS_DEFAULT = {
+    "src/core.ts": "export default class Base {\n  run(): void {}\n}\n",
+    "src/make.ts": "export default function makeThing(): number {\n  return 1\n}\n",
+    "src/app.ts": (
+        'import Core from "./core"\n'
+        'import mk from "./make"\n\n'
+        "export class App extends Core {\n"
+        "  run(): void {\n    super.run()\n  }\n"
+        "  start(): void {\n    const c = new Core()\n    c.run()\n    mk()\n  }\n"
+        "}\n"
+    ),
+    "src/other.ts": (
+        "export class Runner {\n  run(): void {}\n}\n\nexport function makeThing(): number {\n  return 2\n}\n"
+    ),
+}
+
+
+@pytest.fixture
+def ts_default(tmp_path: Path):  # type: ignore[no-untyped-def]
+    svc = index_repo(make_plain_repo(tmp_path, TS_DEFAULT))
+    yield svc
+    svc.close()
+
+
+def test_ts_default_import_binds_the_default_export_under_any_local_name(ts_default) -> None:  # type: ignore[no-untyped-def]
+    assert _targets(ts_default, "App.run", "run") == [("Base.run", "inferred")]  # super.run() through Core
+    assert _targets(ts_default, "App.start", "run") == [("Base.run", "inferred")]  # new Core()
+    assert _targets(ts_default, "App.start", "mk") == [("makeThing", "import")]

@@ -193,6 +193,16 @@ class ReceiverTypes:
                     found.setdefault(name, []).append((module, facts))
         return found
 
+    def default_export(self, files: list[int]) -> str | None:
+        """The name the first of ``files`` that says so exports as its default (`export default class Ajv`)."""
+        for file_id in files:
+            module = self.t.module_of_file.get(file_id)
+            facts = self.t.facts.get(module.id, {}).get("default", []) if module is not None else []
+            named = next((text for kind, text in facts if kind == "value" and text.isidentifier()), None)
+            if named is not None:
+                return named
+        return None
+
     def holder(self, head: str, scope: Sym) -> Sym | None:
         """`X.f()` where X names no local: a function, class or module-level object literal X of this file, or one
         imported by name, whose members are the definitions qualified `X.f` (`marked.walkTokens = function`,
@@ -390,7 +400,8 @@ class ReceiverTypes:
             files, member = bound
             if not files:
                 return OUTSIDE
-            return self._one(self.exported(files, member or name, kinds))
+            wanted = (self.default_export(files) or name) if member == "default" else member or name
+            return self._one(self.exported(files, wanted, kinds))
         everywhere = [s for s in self.t.by_name.get(name, []) if s.kind in kinds]
         folder = self.t.dir_of_file.get(file_id)
         near = [s for s in everywhere if self.t.dir_of_file.get(s.file_id) == folder]

@@ -272,6 +272,9 @@ class Resolver:
             files, member = bound
             wanted = name if qualifier or not member else member
             hits = self.receivers.exported(files, wanted, allowed)
+            default = self.receivers.default_export(files) if not (hits or qualifier) and member == "default" else None
+            if default is not None:  # `import AjvCore from "./core"` binds core's `export default class Ajv`
+                hits = self.receivers.exported(files, default, allowed)
             if not hits and member == "default":
                 # `import makeWidget from './widget'`: the default export is not named as such in the symbol
                 # table, but by convention it carries the local name.

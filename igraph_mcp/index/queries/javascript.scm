@@ -209,6 +209,14 @@
 ; `return obj`: the function gives what obj holds (an object literal of methods, a `new T()`)
 (return_statement (identifier) @fact.value) @fact.return
 
+; `export default class Ajv`: a fact named "default" (a reserved word, never a variable) holds the name a default
+; import of the file binds, whatever the importer calls it (`import AjvCore from "./core"`)
+(export_statement
+  "default" @fact.name
+  declaration: [(class_declaration name: (_) @fact.value) (function_declaration name: (_) @fact.value)]) @fact
+
+(export_statement "default" @fact.name value: (identifier) @fact.value) @fact
+
 ; `static parse() {}`: a fact named "static" (a reserved word, never a variable) marks a static method, so `this.f()`
 ; and `x.f()` tell it from an instance method of the same name
 (method_definition "static" @fact.name) @fact

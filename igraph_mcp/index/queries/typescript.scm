@@ -92,3 +92,6 @@
 (method_signature return_type: (type_annotation (_) @fact.type)) @fact.return
 
 (function_signature return_type: (type_annotation (_) @fact.type)) @fact.return
+
+; `export default abstract class Base`: as `export default class` (javascript.scm)
+(export_statement "default" @fact.name declaration: (abstract_class_declaration name: (_) @fact.value)) @fact
