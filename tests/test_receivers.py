@@ -623,6 +623,8 @@ TS_DEFAULT = {
         "  start(): void {\n    const c = new Core()\n    c.run()\n    mk()\n  }\n"
         "}\n"
     ),
+    # A function outside a class that states what `this` is (`this: Core`, itself a default import).
+    "src/compile.ts": 'import type Core from "./core"\n\nexport function compile(this: Core): void {\n  this.run()\n}\n',
     "src/other.ts": (
         "export class Runner {\n  run(): void {}\n}\n\nexport function makeThing(): number {\n  return 2\n}\n"
     ),
@@ -640,3 +642,7 @@ def test_ts_default_import_binds_the_default_export_under_any_local_name(ts_defa
     assert _targets(ts_default, "App.run", "run") == [("Base.run", "inferred")]  # super.run() through Core
     assert _targets(ts_default, "App.start", "run") == [("Base.run", "inferred")]  # new Core()
     assert _targets(ts_default, "App.start", "mk") == [("makeThing", "import")]
+
+
+def test_ts_this_parameter_types_this_outside_a_class(ts_default) -> None:  # type: ignore[no-untyped-def]
+    assert _targets(ts_default, "compile", "run") == [("Base.run", "inferred")]

@@ -250,6 +250,8 @@ class ReceiverTypes:
         found: Found
         if head in this:
             found = self.t.enclosing(scope, TYPE_KINDS)
+            if found is None and head == "this":  # a TypeScript function that states `this: T` as a parameter
+                found = self.of_name(scope, head, depth)
         elif head.endswith(")"):
             callee: Found
             owner = self.t.enclosing(scope, TYPE_KINDS) if methods else None

@@ -67,6 +67,9 @@
 
 (optional_parameter pattern: (identifier) @fact.name type: (type_annotation (_) @fact.type)) @fact
 
+; `function compile(this: Ajv, ...)`: what `this` is in a function outside a class (a fact named "this")
+(required_parameter pattern: (this) @fact.name type: (type_annotation (_) @fact.type)) @fact
+
 (required_parameter pattern: (identifier) @fact.name !type) @fact
 
 (variable_declarator name: (identifier) @fact.name type: (type_annotation (_) @fact.type)) @fact
