@@ -624,7 +624,9 @@ TS_DEFAULT = {
         "}\n"
     ),
     # A function outside a class that states what `this` is (`this: Core`, itself a default import).
-    "src/compile.ts": 'import type Core from "./core"\n\nexport function compile(this: Core): void {\n  this.run()\n}\n',
+    "src/compile.ts": (
+        'import type Core from "./core"\n\nexport function compile(this: Core): void {\n  this.run()\n}\n'
+    ),
     "src/other.ts": (
         "export class Runner {\n  run(): void {}\n}\n\nexport function makeThing(): number {\n  return 2\n}\n"
     ),
