@@ -648,3 +648,34 @@ def test_ts_default_import_binds_the_default_export_under_any_local_name(ts_defa
 
 def test_ts_this_parameter_types_this_outside_a_class(ts_default) -> None:  # type: ignore[no-untyped-def]
     assert _targets(ts_default, "compile", "run") == [("Base.run", "inferred")]
+
+
+# A bare `f()` in TypeScript and Go names a function, never a method: immer's `has(x)` inside a file whose proxy
+# traps object has a `has` method is the helper it imports (here through a barrel), or the one function nearby.
+BARE_CALLS = {
+    "src/common.ts": "export function has(x: object, k: string): boolean {\n  return k in x\n}\n",
+    "src/internal.ts": 'export * from "./common"\nexport * from "./proxy"\n',
+    "src/proxy.ts": (
+        'import { has } from "./internal"\n\n'
+        "export const traps = {\n  has(state: object, k: string): boolean {\n    return has(state, k)\n  },\n}\n"
+    ),
+    "src/plugin.ts": "export class Store {\n  get(k: string): string {\n    return k\n  }\n}\n",
+    "src/use.ts": "export function get(k: string): string {\n  return k\n}\n",
+    "src/patches.ts": 'import { get } from "./use"\n\nexport function apply(k: string): string {\n  return get(k)\n}\n',
+    "go/m/m.go": (
+        "package m\n\ntype T struct{}\n\nfunc (t *T) Close() {}\n\nfunc Close() {}\n\nfunc Run() { Close() }\n"
+    ),
+}
+
+
+@pytest.fixture
+def bare_calls(tmp_path: Path):  # type: ignore[no-untyped-def]
+    svc = index_repo(make_plain_repo(tmp_path, BARE_CALLS))
+    yield svc
+    svc.close()
+
+
+def test_a_bare_call_names_no_method_in_typescript_and_go(bare_calls) -> None:  # type: ignore[no-untyped-def]
+    assert _targets(bare_calls, "traps.has", "has") == [("has", "import")]
+    assert _targets(bare_calls, "apply", "get") == [("get", "import")]
+    assert _targets(bare_calls, "Run", "Close") == [("Close", "same_file")]

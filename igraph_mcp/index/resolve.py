@@ -37,6 +37,7 @@ from igraph_mcp.vocab.testcode import is_test_side
 
 # Kinds a reference of each kind may point at.
 _CALLABLE = frozenset({"function", "method", "class", "struct", "constant", "type", "enum", "interface", "trait"})
+_BARE_CALLABLE = _CALLABLE - {"method"}  # what a bare `f()` may call where no `this.` is implied
 _TYPE_LIKE = TYPE_KINDS
 TARGET_KINDS: dict[str, frozenset[str]] = {
     "calls": _CALLABLE,
@@ -232,6 +233,8 @@ class Resolver:
     ) -> Binding:
         t = self.table
         allowed = TARGET_KINDS.get(kind, _CALLABLE)
+        if kind == "calls" and not qualifier and not rules.bare_calls_reach_methods:
+            allowed = _BARE_CALLABLE
         source = t.by_id.get(source_id)
         head = qualifier.split(".")[0] if qualifier else ""
         own = rules.own_receivers  # self/this/cls/super...: the enclosing type or its parent

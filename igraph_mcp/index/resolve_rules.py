@@ -34,6 +34,9 @@ class ResolveRules:
     module_variables: a receiver no function scope binds may be a variable the file declares at its top level, of
     the type that declaration states (Go's package-level `var v *Viper` or `var std = New()`, which the package's
     wrapper functions call through).
+    bare_calls_reach_methods: a bare `f()` may call a method (C++, Java, C#, Kotlin, Swift and Ruby read `this.`
+    into it; unknown languages too); in JavaScript, TypeScript and Go it names a function or a class, never an
+    object literal's or a class's method (immer's `has(x)` is the imported helper, not `objectTraps.has`).
     package_variables: ... or a top-level variable of another file of its package (Go: the files of one folder,
     a test file seeing the others but not the other way round); those files are each other's importers when a
     change is bound (SymbolTable.importers_closure).
@@ -60,6 +63,8 @@ class ResolveRules:
     module_variables: bool = False
     # ... or another file of the package declares it there (Go).
     package_variables: bool = False
+    # A bare `f()` may name a method (implicit `this`).
+    bare_calls_reach_methods: bool = True
     # What a module imports may be reached through it (not in Go).
     reexports: bool = True
     # Every receiver that names this instance, this class or its parent: derived, never set.
@@ -97,6 +102,7 @@ JAVASCRIPT = ResolveRules(
     self_names=frozenset({"this", "self"}),
     class_names=frozenset(),
     namespace_members=True,
+    bare_calls_reach_methods=False,
 )
 TYPESCRIPT = ResolveRules(
     builtins=_ECMASCRIPT_GLOBALS,
@@ -104,6 +110,7 @@ TYPESCRIPT = ResolveRules(
     class_names=frozenset(),
     overloads_before_body=True,
     namespace_members=True,
+    bare_calls_reach_methods=False,
 )
 # Java: `this` and `super` only (`parent`, `cls` are plain names there too).
 JAVA = ResolveRules(
@@ -121,6 +128,7 @@ GO = ResolveRules(
     super_name="",
     module_variables=True,
     package_variables=True,
+    bare_calls_reach_methods=False,
     reexports=False,
 )
 
