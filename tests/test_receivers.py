@@ -665,6 +665,11 @@ BARE_CALLS = {
     "go/m/m.go": (
         "package m\n\ntype T struct{}\n\nfunc (t *T) Close() {}\n\nfunc Close() {}\n\nfunc Run() { Close() }\n"
     ),
+    # `unicode.IsPunct` is the standard library's (an import of no file here), not the package's own IsPunct.
+    "go/m/util.go": (
+        'package m\n\nimport "unicode"\n\nfunc IsPunct(r rune) bool { return r == 0 }\n\n'
+        "func Check(r rune) bool { return unicode.IsPunct(r) }\n"
+    ),
 }
 
 
@@ -679,3 +684,7 @@ def test_a_bare_call_names_no_method_in_typescript_and_go(bare_calls) -> None:  
     assert _targets(bare_calls, "traps.has", "has") == [("has", "import")]
     assert _targets(bare_calls, "apply", "get") == [("get", "import")]
     assert _targets(bare_calls, "Run", "Close") == [("Close", "same_file")]
+
+
+def test_a_go_library_package_call_is_external(bare_calls) -> None:  # type: ignore[no-untyped-def]
+    assert _targets(bare_calls, "Check", "IsPunct") == [(None, "external")]

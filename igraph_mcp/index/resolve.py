@@ -293,6 +293,14 @@ class Resolver:
             ):
                 # `import static org.junit.Assert.fail`: a name another library defines, no guess of ours.
                 return Binding(None, "external")
+            if (
+                rules.packages_are_exact
+                and not files
+                and qualifier
+                and source is not None
+                and not self.receivers.is_local(source, head)
+            ):
+                return Binding(None, "external")  # `unicode.IsPunct(r)`: the standard library's
 
         # 3. same file (unqualified or self-qualified names).
         if not qualifier or own_call:

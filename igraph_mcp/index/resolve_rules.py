@@ -37,6 +37,8 @@ class ResolveRules:
     bare_calls_reach_methods: a bare `f()` may call a method (C++, Java, C#, Kotlin, Swift and Ruby read `this.`
     into it; unknown languages too); in JavaScript, TypeScript and Go it names a function or a class, never an
     object literal's or a class's method (immer's `has(x)` is the imported helper, not `objectTraps.has`).
+    packages_are_exact: `pkg.F()` through an import of a package the repository holds no file of is that
+    library's (Go: an import path names one package; `unicode.IsPunct` is never util.IsPunct nearby).
     package_variables: ... or a top-level variable of another file of its package (Go: the files of one folder,
     a test file seeing the others but not the other way round); those files are each other's importers when a
     change is bound (SymbolTable.importers_closure).
@@ -63,6 +65,8 @@ class ResolveRules:
     module_variables: bool = False
     # ... or another file of the package declares it there (Go).
     package_variables: bool = False
+    # `pkg.F()` through an import of no repository file is the library's (Go).
+    packages_are_exact: bool = False
     # A bare `f()` may name a method (implicit `this`).
     bare_calls_reach_methods: bool = True
     # What a module imports may be reached through it (not in Go).
@@ -128,6 +132,7 @@ GO = ResolveRules(
     super_name="",
     module_variables=True,
     package_variables=True,
+    packages_are_exact=True,
     bare_calls_reach_methods=False,
     reexports=False,
 )
