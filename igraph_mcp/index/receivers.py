@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 from igraph_mcp.index.overloads import by_arity
 from igraph_mcp.index.resolve_rules import rules_for
-from igraph_mcp.index.symbols import Sym, SymbolTable
+from igraph_mcp.index.symbols import GO_TEST_SUFFIX, Sym, SymbolTable
 from igraph_mcp.vocab.languages import TYPE_KINDS, language_for_path
 
 # A type the repository cannot define: the result of a lookup that knows the receiver is not ours.
@@ -181,7 +181,7 @@ class ReceiverTypes:
     def _package_declarations(self, file_id: int) -> dict[str, list[tuple[Sym, list[tuple[str, str]]]]]:
         """name -> (module, facts) of every top-level name the files of ``file_id``'s package that it sees state,
         read once per package and side (a pass asks for thousands of receivers)."""
-        key = (self.t.dir_of_file.get(file_id), self.t.file_paths.get(file_id, "").endswith("_test.go"))
+        key = (self.t.dir_of_file.get(file_id), self.t.file_paths.get(file_id, "").endswith(GO_TEST_SUFFIX))
         found = self._packages.get(key)
         if found is None:
             found = self._packages[key] = {}

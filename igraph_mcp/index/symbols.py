@@ -19,7 +19,7 @@ from igraph_mcp.vocab.languages import LanguageSpec, source_extension, spec_for_
 Sym = SymbolKey
 
 # A Go file of this suffix is a test of its package: it sees the package's other files, they do not see it.
-_GO_TEST_SUFFIX = "_test.go"
+GO_TEST_SUFFIX = "_test.go"
 # An importer in a language the table does not know: any usual separator may split the module name.
 _ANY_SEPARATORS = ("::", "\\", ".")
 
@@ -408,13 +408,13 @@ class SymbolTable:
         spec = _spec_of(path)
         if spec is None or spec.name != "go":
             return []
-        test = path.endswith(_GO_TEST_SUFFIX)
+        test = path.endswith(GO_TEST_SUFFIX)
         out = []
         for other in self._folder_files().get(posixpath.dirname(path), ()):
             other_path = self.file_paths[other]
             if other == file_id or _spec_of(other_path) is not spec:
                 continue
-            if seen_from and not test and other_path.endswith(_GO_TEST_SUFFIX):
+            if seen_from and not test and other_path.endswith(GO_TEST_SUFFIX):
                 continue
             out.append(other)
         return out
