@@ -319,6 +319,17 @@ GO_GLOBALS = {
     "conf/plat_linux.go": "package conf\n\nvar plat *Conf\n",
     "conf/plat_windows.go": "package conf\n\nvar plat *Store\n",
     "conf/plat.go": "package conf\n\nfunc Plat() { plat.Log() }\n",
+    # The second name of `a, b := f()` holds f's second result; a decoy Len keeps a name-only guess off.
+    "conf/peek.go": (
+        "package conf\n\n"
+        "type Reader struct{}\n\ntype Segment struct{}\n\ntype Other struct{}\n\n"
+        "func (r *Reader) PeekLine() ([]byte, *Segment) { return nil, nil }\n\n"
+        "func Split() (*Other, *Segment, error) { return nil, nil, nil }\n\n"
+        "func (s *Segment) Len() int { return 0 }\n\n"
+        "func (o *Other) Len() int { return 1 }\n\n"
+        "func Peek(r *Reader) {\n\tline, seg := r.PeekLine()\n\tseg.Len()\n\t_ = line\n}\n\n"
+        "func Parts() {\n\thead, tail, _ := Split()\n\ttail.Len()\n\thead.Len()\n}\n"
+    ),
 }
 
 
@@ -363,6 +374,11 @@ def test_go_package_variables_of_another_file_type_its_receivers(go_globals) -> 
     # Conf.Log and Store.Log share the name: where no declaration is in view, no guess picks one.
     assert _targets(go_globals, "UsesTest", "Log") == [(None, "ambiguous")]
     assert _targets(go_globals, "Plat", "Log") == [(None, "ambiguous")]
+
+
+def test_go_second_results_type_receivers(go_globals) -> None:  # type: ignore[no-untyped-def]
+    assert _targets(go_globals, "Peek", "Len") == [("Segment.Len", "inferred")]
+    assert _targets(go_globals, "Parts", "Len") == [("Segment.Len", "inferred"), ("Other.Len", "inferred")]
 
 
 def test_go_range_and_index_elements_type_receivers(go_globals) -> None:  # type: ignore[no-untyped-def]

@@ -16,7 +16,19 @@ _REF_KINDS = {
     "type": "references",
     "references": "references",
 }
-_PLAIN_ROLES = frozenset({"scope", "import", "fact", "fact.attr", "fact.return", "fact.element", "fact.variadic"})
+_PLAIN_ROLES = frozenset(
+    {
+        "scope",
+        "import",
+        "fact",
+        "fact.attr",
+        "fact.return",
+        "fact.return2",
+        "fact.element",
+        "fact.variadic",
+        "fact.second",
+    }
+)
 # Children of a @parameters list that take no argument (Java's `Foo this`) and those that take any number (`T... xs`).
 _NOT_PARAMETERS = frozenset({"receiver_parameter"})
 _VARIADIC = frozenset({"spread_parameter"})

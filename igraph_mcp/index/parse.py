@@ -23,6 +23,8 @@ Capture names understood in queries/<language>.scm (this list is the convention;
   @fact.return + @fact.type                            a function's return annotation
   @fact.element + @fact.name + @fact.value             a name bound to an element of the value (Go's range)
   @fact.variadic + @fact.name + @fact.type             a parameter holding any number of the type (`...T`)
+  @fact.second + @fact.name + @fact.value              a name bound to the second result of the call (Go)
+  @fact.return2 + @fact.type                           a function's second result (stored as "()2")
 A pattern's role is the capture on its outer node; @export patterns carry no other role.
 Query pitfalls met so far: py-tree-sitter 0.26 ignores `#not-any-of?` (use `#not-match?`), and a
 field repeated in one node (`name: a, name: b`) only matches its first child; drop the field name.
@@ -306,8 +308,8 @@ def _add_facts(source: bytes, spec: LanguageSpec, pf: ParsedFile, m: Matches, st
     """Turn @fact matches into Facts owned by their innermost scope (the method, for `self.x = ...`)."""
     for role, node, name_node, value, type_node in m.facts:
         index = _innermost(pf.symbols, starts, node.start_byte)
-        if role == "fact.return":
-            name = "()"
+        if role in ("fact.return", "fact.return2"):
+            name = "()2" if role == "fact.return2" else "()"
         elif name_node is not None:
             # The value of `self.x = v` is written in the method: keep it there, where `v` can be looked up.
             name = ("." if role == "fact.attr" else "") + node_text(source, name_node).strip()
@@ -315,6 +317,8 @@ def _add_facts(source: bytes, spec: LanguageSpec, pf: ParsedFile, m: Matches, st
             continue
         if role == "fact.element" and value is not None:
             kind, text_node = "element", value
+        elif role == "fact.second" and value is not None:
+            kind, text_node = "second", value
         elif type_node is not None:
             kind, text_node = "type", type_node
         elif value is not None:

@@ -236,12 +236,14 @@ class ReceiverTypes:
         methods: bool = False,
         module_variables: bool = False,
         package_variables: bool = False,
+        result: str = "()",
     ) -> Found:
         """The type of ``this``, ``x``, ``x.field``, ``NewT()``, ``pkg.NewT()`` or ``x.Method().field`` seen from
         ``scope`` (``this``: the names meaning the enclosing type; ``holders``: a bare ``X`` naming no local may
         be a function, class or object literal whose members are qualified by it, see holder; ``methods``: a bare
         ``f()`` is a method of the enclosing class and a bare ``x`` may be its field; ``module_variables``: a bare
-        ``x`` no function binds may be the file's top-level variable, ``package_variables``: or its package's)."""
+        ``x`` no function binds may be the file's top-level variable, ``package_variables``: or its package's;
+        ``result``: which result of a final call the path gives, "()2" for a Go call's second)."""
         parts = split_path(path)
         if not parts or depth >= _MAX_DEPTH:
             return None
@@ -259,14 +261,14 @@ class ReceiverTypes:
                 callee = self.member(owner, head[: head.index("(")], _FUNCTIONS)[0]
             else:
                 callee = self._definition(head[: head.index("(")], scope.file_id, _FREE)
-            found = self._result(callee, depth)
+            found = self._result(callee, depth, "()" if rest else result)
         elif head in bindings and rest and self.of_name(scope, head, depth) is None:
             # `pkg.NewT()` / `pkg.Var`: a member of an imported module, not a local's field.
             member, rest = rest[0], rest[1:]
             if not member.endswith(")"):
                 return None
             callee = self._definition(f"{head}.{member[: member.index('(')]}", scope.file_id, _FREE)
-            found = self._result(callee, depth)
+            found = self._result(callee, depth, "()" if rest else result)
         else:
             found = self.of_name(scope, head, depth, module_variables=module_variables, package=package_variables)
             if found is None and holders and not rest:
@@ -275,24 +277,25 @@ class ReceiverTypes:
                 # Java reads a field of the enclosing class without `this.`: `componentType.emit(out)`.
                 owner = self.t.enclosing(scope, TYPE_KINDS)
                 found = self.of_attribute(owner, head, depth + 1) if owner is not None else None
-        for part in rest:
+        for i, part in enumerate(rest, 1):
             owner = as_sym(found)
             if owner is None:
                 return found if found == OUTSIDE else None
             if part.endswith(")"):
                 side = "static" if owner.kind == HOLDER else "instance"
                 method, _complete = self.member(owner, part[: part.index("(")], _FUNCTIONS, side=side)
-                found = self._result(method, depth)
+                found = self._result(method, depth, result if i == len(rest) else "()")
             else:
                 found = self.of_attribute(owner, part, depth + 1)
         return found
 
-    def _result(self, fn: Found, depth: int) -> Found:
-        """What calling ``fn`` gives: its first result or return annotation (the "()" fact)."""
+    def _result(self, fn: Found, depth: int, key: str = "()") -> Found:
+        """What calling ``fn`` gives: its first result or return annotation (the "()" fact), or the result ``key``
+        names ("()2": a Go function's second)."""
         callee = as_sym(fn)
         if callee is None:
             return fn if fn == OUTSIDE else None
-        returns = self.t.facts.get(callee.id, {}).get("()")
+        returns = self.t.facts.get(callee.id, {}).get(key)
         if not returns:
             return None
         typed = [text for kind, text in returns if kind == "type"]
@@ -320,7 +323,10 @@ class ReceiverTypes:
         if values:
             return self._of_value(values[0], scope, depth)
         elements = [text for kind, text in facts if kind == "element"]
-        return self._of_element(elements[0], scope, depth) if elements else None
+        if elements:
+            return self._of_element(elements[0], scope, depth)
+        seconds = [text for kind, text in facts if kind == "second"]  # `line, seg := r.PeekLine()`
+        return self.of_path(seconds[0], scope, depth + 1, result="()2") if seconds else None
 
     def _of_value(self, text: str, scope: Sym, depth: int) -> Found:
         """``&T{...}`` / ``T{...}`` and ``x.(*T)`` are a T, ``xs[i]`` an element of xs; any other path (``y``,

@@ -82,6 +82,11 @@
   left: (expression_list . (identifier) @fact.name)
   right: (expression_list . (_) @fact.value)) @fact
 
+; `line, seg := r.PeekLine()`: the second name holds the call's second result (its "()2" fact, below)
+(short_var_declaration
+  left: (expression_list . (identifier) . (identifier) @fact.name (#not-eq? @fact.name "_"))
+  right: (expression_list . (call_expression) @fact.value .)) @fact.second
+
 (field_declaration name: (field_identifier) @fact.name type: (_) @fact.type) @fact
 
 ; Names a loop or a type switch binds: a range's key or index and a type switch's alias, of types these facts
@@ -108,3 +113,13 @@
 (method_elem result: [(type_identifier) (pointer_type) (qualified_type) (generic_type)] @fact.type) @fact.return
 
 (method_elem result: (parameter_list . (parameter_declaration type: (_) @fact.type))) @fact.return
+
+; A function's second result, under the name "()2": `func (r *Reader) PeekLine() ([]byte, Segment)`
+(function_declaration
+  result: (parameter_list . (parameter_declaration) . (parameter_declaration type: (_) @fact.type))) @fact.return2
+
+(method_declaration
+  result: (parameter_list . (parameter_declaration) . (parameter_declaration type: (_) @fact.type))) @fact.return2
+
+(method_elem
+  result: (parameter_list . (parameter_declaration) . (parameter_declaration type: (_) @fact.type))) @fact.return2
