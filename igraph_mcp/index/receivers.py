@@ -14,7 +14,7 @@ from collections.abc import Callable
 from igraph_mcp.index.overloads import by_arity
 from igraph_mcp.index.resolve_rules import rules_for
 from igraph_mcp.index.symbols import GO_TEST_SUFFIX, Sym, SymbolTable
-from igraph_mcp.vocab.languages import TYPE_KINDS, language_for_path
+from igraph_mcp.vocab.languages import TYPE_KINDS
 
 # A type the repository cannot define: the result of a lookup that knows the receiver is not ours.
 OUTSIDE = "outside"
@@ -436,8 +436,7 @@ class ReceiverTypes:
 
     def _reexports(self, file_id: int) -> bool:
         """Whether the language of ``file_id`` lets a module's imports stand for its own names."""
-        path = self.t.file_paths.get(file_id, "")
-        return rules_for(self.t.languages.get(file_id) or language_for_path(path) or "").reexports
+        return rules_for(self.t.language_of(file_id)).reexports
 
     @staticmethod
     def _one(hits: list[Sym]) -> Sym | None:

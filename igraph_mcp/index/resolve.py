@@ -32,7 +32,7 @@ from igraph_mcp.index.receivers import HOLDER, OUTSIDE, Found, ReceiverTypes, as
 from igraph_mcp.index.resolve_rules import ResolveRules, rules_for
 from igraph_mcp.index.symbols import Sym, SymbolTable, submodule
 from igraph_mcp.vocab.edges import CONFIDENCE
-from igraph_mcp.vocab.languages import TYPE_KINDS, language_for_path
+from igraph_mcp.vocab.languages import TYPE_KINDS
 from igraph_mcp.vocab.testcode import is_test_side
 
 # Kinds a reference of each kind may point at.
@@ -123,10 +123,6 @@ class _ImportBindings:
         self.table = table
         self._cache: dict[int, dict[str, tuple[list[int], str]]] = {}
 
-    def _go(self, file_id: int) -> bool:
-        language = self.table.languages.get(file_id) or language_for_path(self.table.file_paths.get(file_id, ""))
-        return language == "go"
-
     def __call__(self, file_id: int) -> dict[str, tuple[list[int], str]]:
         """Local name -> (files the import points at, imported member name or "" for a module binding)."""
         cached = self._cache.get(file_id)
@@ -140,7 +136,7 @@ class _ImportBindings:
                 local = alias or name
                 # `from pkg import mod` binds a module when pkg/mod exists, otherwise a member of pkg.
                 out[local] = (sub, "") if sub else (files, name)
-            elif alias or not self._go(file_id):
+            elif alias or self.table.language_of(file_id) != "go":
                 local = alias or module.replace("::", ".").replace("/", ".").rstrip(".").split(".")[-1]
                 out[local] = (files, "")
             else:  # Go: the package's name, which is not always the path's last word (`.../v2`, `go-git`)
@@ -187,8 +183,7 @@ class Resolver:
     # -- references --------------------------------------------------------------------------------------------
     def rules(self, file_id: int) -> ResolveRules:
         """The resolution rules of a file's language."""
-        language = self.table.languages.get(file_id) or language_for_path(self.table.file_paths.get(file_id, "")) or ""
-        return rules_for(language)
+        return rules_for(self.table.language_of(file_id))
 
     def resolve(self, source_id: int, file_id: int, kind: str, name: str, qualifier: str, arity: int = -1) -> Binding:
         """Bind one reference: its target (or None), the resolution method, a confidence, the candidates.
@@ -275,13 +270,13 @@ class Resolver:
             files, member = bound
             wanted = name if qualifier or not member else member
             hits = self.receivers.exported(files, wanted, allowed)
-            default = self.receivers.default_export(files) if not (hits or qualifier) and member == "default" else None
-            if default is not None:  # `import AjvCore from "./core"` binds core's `export default class Ajv`
-                hits = self.receivers.exported(files, default, allowed)
             if not hits and member == "default":
-                # `import makeWidget from './widget'`: the default export is not named as such in the symbol
-                # table, but by convention it carries the local name.
-                hits = [s for f in files for s in t.by_file_name.get((f, name), []) if s.kind in allowed]
+                # `import AjvCore from "./core"`: what core says it exports as its default (`export default class
+                # Ajv`), else by convention the local name (`import makeWidget from './widget'`).
+                named = None if qualifier else self.receivers.default_export(files)
+                hits = self.receivers.exported(files, named, allowed) if named else []
+                if not hits:
+                    hits = [s for f in files for s in t.by_file_name.get((f, name), []) if s.kind in allowed]
             one = self._single(by_arity(hits, arity), rules)
             if one is not None:
                 return _bound(one.id, "import")

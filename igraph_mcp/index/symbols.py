@@ -13,7 +13,7 @@ from typing import Generic, Protocol, TypeVar, overload
 
 from igraph_mcp.index.go_modules import package_folder
 from igraph_mcp.store.records import BaseRef, ImportRef, ScopeFact, SymbolKey
-from igraph_mcp.vocab.languages import LanguageSpec, source_extension, spec_for_path
+from igraph_mcp.vocab.languages import LanguageSpec, language_for_path, source_extension, spec_for_path
 
 # A definition as the resolver sees it: the store's record, so the symbol table needs no copying.
 Sym = SymbolKey
@@ -399,6 +399,10 @@ class SymbolTable:
             for fid, path in sorted(self.file_paths.items(), key=lambda item: item[1]):
                 self._files_in_dir[posixpath.dirname(path)].append(fid)
         return self._files_in_dir
+
+    def language_of(self, file_id: int) -> str:
+        """A file's language: as stored, else by its path ("" when neither tells)."""
+        return self.languages.get(file_id) or language_for_path(self.file_paths.get(file_id, "")) or ""
 
     def package_files(self, file_id: int, *, seen_from: bool = True) -> list[int]:
         """The other files of a Go file's package (its folder's other `.go` files), in path order; [] in other
