@@ -125,7 +125,7 @@ def scoped_table(db: Database, paths: dict[int, str], languages: dict[int, str])
         OnDemand(lambda fid: import_store.imports_in_file(db, fid)),
         languages=languages,
         import_rows=_StoreImports(db),
-        go_modules=go_modules.loads(db.get_meta(go_modules.META_KEY)),
+        go_modules=go_modules.stored(db),
     )
 
 
@@ -185,7 +185,7 @@ def _table(db: Database, paths: dict[int, str], *, everything: bool) -> SymbolTa
             paths,
             import_store.imports_by_file(db),
             languages=languages,
-            go_modules=go_modules.loads(db.get_meta(go_modules.META_KEY)),
+            go_modules=go_modules.stored(db),
         )
     return scoped_table(db, paths, languages)
 

@@ -13,8 +13,10 @@ import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from igraph_mcp.store.db import Database
+
 GO_MOD = "go.mod"
-# The meta key holding the last run's module paths: a change binds every edge again (index/indexer.py).
+# The meta key holding the last run's module paths: a change binds every edge again (note).
 META_KEY = "go_modules"
 _MODULE_LINE = re.compile(r"^\s*module\s+(\"[^\"]+\"|`[^`]+`|\S+)", re.MULTILINE)
 _MAX_GO_MOD_BYTES = 1 << 20
@@ -49,6 +51,21 @@ def read_go_modules(root: Path, go_files: Iterable[str]) -> dict[str, str]:
         if declared:
             modules[folder] = declared
     return modules
+
+
+def note(db: Database, root: Path, go_files: Iterable[str]) -> None:
+    """Keep the module paths of the tree's go.mod files where binding reads them (``stored``); where they
+    changed, flag every edge for binding again: an import's folder may be another one now."""
+    found = read_go_modules(root, go_files)
+    if found != stored(db):
+        with db.atomic() as con:
+            db.set_meta(con, META_KEY, dumps(found))
+            db.set_meta(con, "resolve_pending", "1")
+
+
+def stored(db: Database) -> dict[str, str]:
+    """The module paths the last run found (folder -> module path)."""
+    return loads(db.get_meta(META_KEY))
 
 
 def dumps(modules: Mapping[str, str]) -> str:

@@ -162,7 +162,7 @@ class Indexer:
 
         changes, gone = scan.renames.changes, scan.renames.gone
         store_moves(self.db, scan.skips, scan.renames.moved, scan.diff.touched)
-        self._note_go_modules(scan)
+        go_modules.note(self.db, self.root, (f.path for f in scan.walked.files if f.language == "go"))
         # A previous run that died between storing files and binding their edges left this flag set.
         pending = self.db.get_meta("resolve_pending") == "1"
         added = [c.walked.path for c in changes if c.old_id is None]
@@ -251,15 +251,6 @@ class Indexer:
                 parse_errors += sum(int(pf.has_error) for _, pf in parsed)
                 report("parse", min(start + len(batch), total), total)
         return _Stored(BindScope.join(scopes), total, parse_errors, workers, skipped)
-
-    def _note_go_modules(self, scan: _Scan) -> None:
-        """Keep the go.mod module paths binding reads (index/go_modules.py); where they changed, every edge is
-        bound again: an import's folder may be another one now."""
-        found = go_modules.read_go_modules(self.root, (f.path for f in scan.walked.files if f.language == "go"))
-        if found != go_modules.loads(self.db.get_meta(go_modules.META_KEY)):
-            with self.db.atomic() as con:
-                self.db.set_meta(con, go_modules.META_KEY, go_modules.dumps(found))
-                self.db.set_meta(con, "resolve_pending", "1")
 
     def _write_file(
         self, con: WriteConnection, change: Change, pf: ParsedFile, *, module_id: int | None = None
