@@ -396,8 +396,17 @@ def function_hit(node_id: int, path: str, score: float, name: str = "f") -> Hit:
     )
 
 
+def undo_schema_12(con: Any) -> None:
+    """Take an SQLite index (an apsw connection) back to schema 11: no argument hints, no parameter types."""
+    con.execute("ALTER TABLE edges DROP COLUMN arguments")
+    con.execute("DELETE FROM facts WHERE name = '()p'")
+    con.execute("DELETE FROM migrations WHERE version >= 12")
+    con.execute("UPDATE meta SET value = '11' WHERE key = 'schema_version'")
+
+
 def undo_schema_11(con: Any) -> None:
     """Take an SQLite index (an apsw connection) back to schema 10: no call arities, no argument ranges."""
+    undo_schema_12(con)
     for table, column in (("edges", "arity"), ("nodes", "min_args"), ("nodes", "max_args")):
         con.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
     con.execute("DELETE FROM migrations WHERE version >= 11")

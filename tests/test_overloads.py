@@ -1,6 +1,6 @@
-"""Java calls bind the overload their argument count fits: counts read by real tree-sitter parsing, stored on both
-stores, used by every resolution step that would otherwise leave the call ambiguous; an incremental run leaves the
-edges of a full build, and an index from schema 10 migrates to ranges and counts."""
+"""Java calls bind the overload their argument count and argument types fit: counts, argument hints and parameter
+types read by real tree-sitter parsing, stored on both stores, used by every resolution step that would otherwise
+leave the call ambiguous; an incremental run leaves the edges of a full build, and older indexes migrate."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 from _factories import edges_by_place, edit_file, index_repo, make_repo, make_service, undo_schema_11
 
 from igraph_mcp.config import CONFIG_DIR
-from igraph_mcp.index.overloads import by_arity
+from igraph_mcp.index.overloads import Fits, by_arity, by_types
 from igraph_mcp.index.parse import parse_source
 from igraph_mcp.index.symbols import Sym
 from igraph_mcp.store.db import Database, SqliteDatabase
@@ -162,15 +162,16 @@ def test_each_call_binds_the_overload_its_argument_count_fits(tmp_path: Path) ->
         assert out[(at("this.line(1, 2)"), "line", "this")] == ("same_file", at("line(int a, int b)"), "method")
         assert out[(at('emit("a", "b", "c")'), "emit", "")] == ("inferred", at("Object... args"), "method")
         assert out[(at("return of(s)"), "of", "")] == ("inferred", at("Out of(String s) {"), "method")
-        # Several fit: (String, Object...), (String, int), (String, String); or (String) and the varargs one.
-        assert out[(at('emit("a", 1)'), "emit", "")][:2] == ("ambiguous", None)
-        assert out[(at('emit("a");'), "emit", "")][:2] == ("ambiguous", None)
+        # Several fit the count, (String, Object...), (String, int), (String, String): the types choose (String, int);
+        # of (String) and the varargs one, Java's first phase takes (String) before it looks at varargs.
+        assert out[(at('emit("a", 1)'), "emit", "")] == ("inferred", at("emit(String s, int n)"), "method")
+        assert out[(at('emit("a");'), "emit", "")] == ("inferred", at("void emit(String s) {}"), "method")
         assert out[(at("line(/* none */)"), "line", "")][:2] == ("ambiguous", None)  # none fits
         use = _calls(svc.db, "src/p/Use.java")
         at = partial(_line_of, USE)
         assert use[(at("out.line"), "line", "out")] == ("inferred", _line_of(OUT, "line(int a, int b)"), "method")
         assert use[(at("Out.of"), "of", "Out")] == ("qualified_name", _line_of(OUT, "of(String s, int"), "method")
-        assert use[(at("out.emit"), "emit", "out")][:2] == ("ambiguous", None)
+        assert use[(at("out.emit"), "emit", "out")] == ("inferred", _line_of(OUT, "emit(String s, int n)"), "method")
         # `new Out(2)` names the class, never a constructor (they share its name and are ranged all the same): the
         # same-package guess sees the class and its three constructors, and the constructors are no candidates.
         assert use[(at("new Out(2)"), "Out", "")] == ("same_directory", _line_of(OUT, "public class Out"), "class")
@@ -196,6 +197,9 @@ STEPS: list[tuple[str, dict[str, str]]] = [
     ("change a parameter count", {"src/p/Out.java": OUT.replace("line(int a, int b)", "line(int a, int b, int c)")}),
     ("and back", {"src/p/Out.java": OUT}),
     ("edit a call's arguments", {"src/p/Use.java": USE.replace("out.line(1, 2)", "out.line(1)")}),
+    # Same count, another type: `out.emit("x", 1)` in Use.java, not re-parsed, fits (String, Object...) only now.
+    ("change a parameter type", {"src/p/Out.java": OUT.replace("emit(String s, int n)", "emit(String s, Out n)")}),
+    ("an argument of another type", {"src/p/Use.java": USE.replace('out.emit("x", 1)', 'out.emit("x", "y")')}),
 ]
 
 
@@ -236,7 +240,7 @@ def test_a_schema_10_index_migrates_and_binds_by_count_after_its_java_files_are_
     con.close()
     db = SqliteDatabase.open_for_write(path)
     try:
-        assert db.schema_version() == SCHEMA_VERSION == 11
+        assert db.schema_version() == SCHEMA_VERSION == 12
         assert db.rows("SELECT DISTINCT arity FROM edges") == [(-1,)]  # unknown: bound as before
         assert db.rows("SELECT DISTINCT min_args, max_args FROM nodes") == [(0, -1)]
         assert db.rows("SELECT DISTINCT sha256 FROM files WHERE language = 'java'") == [("",)]  # read again next run
@@ -248,3 +252,160 @@ def test_a_schema_10_index_migrates_and_binds_by_count_after_its_java_files_are_
         assert edges_by_place(svc.db) == want
     finally:
         svc.close()
+
+
+# -- argument types ----------------------------------------------------------------------------------------------
+@pytest.mark.sqlite_only
+def test_java_parse_records_argument_hints_and_parameter_types() -> None:
+    source = b"""class A {
+  <T> void f(final java.util.Map<String, T> m, int[] xs, T t, Object... rest) {}
+  void g() {}
+  void h(A a) {
+    f("s" + 1, 'c', 2L, 1.5f, null, A.class, new java.util.ArrayList<>(), (Runnable) a, this, a, this.a, a.g().h,
+      x -> x, a == null, !ok, 1 + 2.0, new int[2][], ok ? "y" : "n", ok ? a : null, xs[0]);
+  }
+}
+"""
+    pf = parse_source(source, "java")
+    params = {pf.symbols[f.source].name: f.text for f in pf.facts if f.name == "()p"}
+    assert params == {"f": "Map,int[],T,Object...", "h": "A"}  # g takes nothing: no fact
+    hints = next(r.arguments for r in pf.references if r.name == "f").split(",")
+    assert hints == [
+        "String", "char", "long", "float", "null", "Class", "ArrayList", "Runnable", "=this", "=a", "=this.a",
+        "=a.g().h", "?", "boolean", "boolean", "double", "int[][]", "String", "?", "?",
+    ]  # fmt: skip
+    assert next(r.arguments for r in pf.references if r.name == "g") == ""  # no arguments, nothing to record
+
+
+NODE = "package p;\npublic class Node {}\n"
+LEAF = """
+    package p;
+
+    public class Leaf extends Node {
+      public static class Builder {
+        public Leaf build() { return new Leaf(); }
+      }
+      public static Builder builder() { return new Builder(); }
+    }
+    """
+BASE = """
+    package p;
+
+    public class Base {
+      public static String get(java.lang.reflect.Type type) { return ""; }
+    }
+    """
+SINK = """
+    package p;
+
+    import java.util.List;
+
+    public class Sink extends Base {
+      public void put(String s) {}
+      public void put(Node n) {}
+      public void put(int i) {}
+      public void put(long l) {}
+      public void take(Object o) {}
+      public void take(Node n) {}
+      public void boxed(Integer i) {}
+      public void boxed(String s) {}
+      public void fmt(String s) {}
+      public void fmt(String s, Object... args) {}
+      public void each(List<String> names) {}
+      public void each(Node n) {}
+      public static String get(Class<?> raw, java.lang.reflect.Type... args) { return ""; }
+    }
+    """
+CALLER = """
+    package p;
+
+    import java.util.List;
+
+    public class Caller {
+      private Node field;
+
+      void run(Sink sink, Leaf leaf, List<String> names, Object o, boolean ok) {
+        sink.put("a");
+        sink.put(leaf);
+        sink.put(1);
+        sink.put(2L);
+        sink.put(field);
+        sink.put(ok ? "a" : "b");
+        sink.put(o.toString());
+        sink.take(leaf);
+        sink.take(o);
+        sink.boxed(3);
+        sink.fmt("x");
+        sink.each(names);
+        Sink.get(String.class);
+        Leaf.builder().build();
+        Leaf.Builder b = Leaf.builder();
+        b.build();
+      }
+    }
+    """
+TYPED = {"src/p/Node.java": NODE, "src/p/Leaf.java": LEAF, "src/p/Base.java": BASE, "src/p/Sink.java": SINK}
+
+
+def test_argument_types_choose_the_overload_java_would(tmp_path: Path) -> None:
+    root = make_repo(tmp_path, {**TYPED, "src/p/Caller.java": CALLER}, filler=False)
+    svc = index_repo(root)
+    try:
+        calls = _calls(svc.db, "src/p/Caller.java")
+        at = partial(_line_of, CALLER)
+
+        def target(needle: str, name: str, qualifier: str) -> tuple[str, int | None, str]:
+            return calls[(at(needle), name, qualifier)]
+
+        sink = partial(_line_of, SINK)
+        assert target('sink.put("a")', "put", "sink") == ("inferred", sink("put(String s)"), "method")
+        assert target("sink.put(leaf)", "put", "sink") == ("inferred", sink("put(Node n)"), "method")  # a subclass
+        assert target("sink.put(1)", "put", "sink") == ("inferred", sink("put(int i)"), "method")  # not widened
+        assert target("sink.put(2L)", "put", "sink") == ("inferred", sink("put(long l)"), "method")
+        assert target("sink.put(field)", "put", "sink") == ("inferred", sink("put(Node n)"), "method")  # a field
+        assert target("sink.put(ok ?", "put", "sink") == ("inferred", sink("put(String s)"), "method")
+        # The most specific of those that apply; an Object is no Node.
+        assert target("sink.take(leaf)", "take", "sink") == ("inferred", sink("take(Node n)"), "method")
+        assert target("sink.take(o)", "take", "sink") == ("inferred", sink("take(Object o)"), "method")
+        assert target("sink.boxed(3)", "boxed", "sink") == ("inferred", sink("boxed(Integer i)"), "method")
+        # Fixed arity applies before varargs; a library type is no repository class.
+        assert target('sink.fmt("x")', "fmt", "sink") == ("inferred", sink("fmt(String s)"), "method")
+        assert target("sink.each(names)", "each", "sink") == ("inferred", sink("each(List<String> names)"), "method")
+        # An inherited overload that applies without varargs beats the class's own varargs one.
+        assert target("Sink.get(String.class)", "get", "Sink") == ("qualified_name", _line_of(BASE, "get("), "method")
+        # A class's static method starts a receiver path; `Leaf.Builder` is a type declared inside Leaf.
+        build = _line_of(LEAF, "public Leaf build()")
+        assert target("Leaf.builder().build()", "build", "Leaf.builder()") == ("inferred", build, "method")
+        assert target("b.build()", "build", "b") == ("inferred", build, "method")
+        # An argument of unknown type (a library method's result) may fit any of them: nothing is chosen.
+        assert target("sink.put(o.toString())", "put", "sink")[:2] == ("ambiguous", None)
+    finally:
+        svc.close()
+
+
+@pytest.mark.sqlite_only
+@pytest.mark.parametrize(
+    ("fits", "chosen"),
+    [
+        ({1: (("same",), False), 2: (("yes",), False)}, 1),  # the very types: the most specific there is
+        ({1: (("yes",), False), 2: (("maybe",), False)}, None),  # 2 may apply too: not known which is chosen
+        ({1: (("box",), False), 2: (("no",), False)}, 1),  # the only one that can apply
+        ({1: (("box",), False), 2: (("yes",), True)}, 1),  # boxing (phase 2) before varargs (phase 3)
+        ({1: (("maybe",), True), 2: (("yes",), False)}, 2),  # a phase that decides ends the search
+        ({1: (("yes",), False), 2: None}, None),  # parameters unknown: may apply anywhere
+        ({1: (("no",), False), 2: (("no",), False)}, None),  # nothing applies: left ambiguous
+    ],
+)
+def test_by_types_follows_javas_phases(fits: dict[int, Fits], chosen: int | None) -> None:
+    candidates = [_sym(i, 1, 1) for i in fits]
+    got = by_types(candidates, lambda s: fits[s.id], lambda _a, _b: False)
+    assert (got.id if got is not None else None) == chosen
+
+
+@pytest.mark.sqlite_only
+def test_by_types_takes_the_most_specific_of_those_that_surely_apply() -> None:
+    a, b, c = _sym(1, 1, 1), _sym(2, 1, 1), _sym(3, 1, 1)
+    below = {(1, 2), (1, 3), (2, 3)}  # a is more specific than b and c, b than c
+    assert by_types([c, b, a], lambda _s: (("yes",), False), lambda x, y: (x.id, y.id) in below) == a
+    tied: set[tuple[int, int]] = set()
+    assert by_types([a, b], lambda _s: (("yes",), False), lambda x, y: (x.id, y.id) in tied) is None

@@ -234,7 +234,7 @@ def _bindings(resolver: Resolver, rows: list[RefToResolve], heritage: set[int]) 
             if r.kind == "imports":
                 b = resolver.resolve_import(r.file_id, r.qualifier, r.target_name)
             else:
-                b = resolver.resolve(r.source_id, r.file_id, r.kind, r.target_name, r.qualifier, r.arity)
+                b = resolver.resolve(r.source_id, r.file_id, r.kind, r.target_name, r.qualifier, r.arity, r.arguments)
         except RecursionError:  # one pathological chain of definitions must not stop the run
             log.warning("resolving %s recursed too deeply; left unresolved", r.target_name[:80])
             b = Binding(None, "unresolved")

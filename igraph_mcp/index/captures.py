@@ -54,16 +54,18 @@ class DefMatch:
     qualified: str = ""
     index: int = 0  # index in ParsedFile.symbols (the nearest real symbol for scopes)
     arg_range: tuple[int, int] | None = None  # (min, max or -1) from @parameters; None when not captured
+    parameters: Node | None = None  # the @parameters list itself (Java: its types tell overloads apart)
 
 
 class RefMatch(NamedTuple):
     """A reference match before it becomes a Reference: its kind, name, qualifier and, at a call whose pattern
-    captures @arguments, the argument count (-1 otherwise)."""
+    captures @arguments, the argument count (-1 otherwise) and the argument list."""
 
     kind: str
     name: Node
     qualifier: Node | None
     arity: int
+    arguments: Node | None = None
 
 
 @dataclass(slots=True)
@@ -136,7 +138,9 @@ def collect(query: Query, root: Node, roles: dict[int, str]) -> Matches:
                 args = caps.get("arguments")
                 arity = argument_count(args[0]) if args else -1
                 for name_node in name_nodes:
-                    out.refs.append(RefMatch(kind, name_node, qual[0] if qual else None, arity))
+                    out.refs.append(
+                        RefMatch(kind, name_node, qual[0] if qual else None, arity, args[0] if args else None)
+                    )
         elif role.startswith("definition.") or role == "scope":
             body = caps.get("body")
             recv = caps.get("receiver")
@@ -160,6 +164,7 @@ def collect(query: Query, root: Node, roles: dict[int, str]) -> Matches:
                         end_byte=last.end_byte,
                         end_line=end_line(last),
                         arg_range=argument_range(params[0]) if params else None,
+                        parameters=params[0] if params else None,
                     )
                 )
         elif role == "import":
@@ -232,6 +237,7 @@ def dedupe_defs(defs: list[DefMatch]) -> list[DefMatch]:
                 first.body = first.node.child_by_field_name("body")
             first.receiver = first.receiver or next((d.receiver for d in group if d.receiver), "")
             first.arg_range = first.arg_range or next((d.arg_range for d in group if d.arg_range), None)
+            first.parameters = first.parameters or next((d.parameters for d in group if d.parameters), None)
             first.node, first.end_byte, first.end_line = widest.node, widest.end_byte, widest.end_line
             first.is_open = any(d.is_open for d in group)
             first.is_declaration = any(d.is_declaration for d in group)

@@ -1,10 +1,10 @@
 """What other files can see of one file, compared before and after it is re-parsed.
 
-Another file's reference reaches this file only through its definitions (by name, kind and parent), the facts
-the resolver may evaluate from outside (module and class scopes, a method's ``self.x`` assignments with the
-locals they name, return annotations), its imports (re-exports, star imports) and its classes' bases. An edit that
-leaves all of these equal (a function body) binds no other file's reference differently: only the file's own
-references need binding again. A definition that keeps its place among the definitions of its name is the same
+Another file's reference reaches this file only through its definitions (by name, kind, parent and, in Java, the
+calls they accept), the facts the resolver may evaluate from outside (module and class scopes, a method's ``self.x``
+assignments with the locals they name, result types), its imports (re-exports, star imports) and its classes' bases.
+An edit that leaves all of these equal (a function body) binds no other file's reference differently: only the file's
+own references need binding again. A definition that keeps its place among the definitions of its name is the same
 definition to every other file: edges and candidates that named its old id take its new one.
 """
 
@@ -13,13 +13,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from igraph_mcp.index.argument_hints import PARAMETERS_FACT
 from igraph_mcp.index.model import ParsedFile
 from igraph_mcp.index.symbols import Sym
 from igraph_mcp.store.records import ImportRef, NodeBaseRef, NodeFact
 from igraph_mcp.vocab.languages import FUNCTION_LIKE
 
 BASE_KINDS = ("inherits", "implements")
-_RETURNS = "()"  # the fact name of a function's return annotation (see model.Fact)
+# The facts of a function that other files' bindings read (see model.Fact): its result types, a Go function's second
+# too. A Java method's parameter types are part of its Definition.
+_SEEN_OUTSIDE = frozenset({"()", "()2"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,9 +33,11 @@ class Definition:
     name: str
     qualified_name: str
     parent: int | None  # index of the enclosing definition in the file's list
-    # The arguments a call of it may pass (Java overloads): another range may bind other files' calls elsewhere.
+    # The arguments a call of it may pass and their types (Java overloads): another range or another type may bind
+    # other files' calls elsewhere.
     min_args: int = 0
     max_args: int = -1
+    parameters: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,7 +55,7 @@ Fact = tuple[int, str, str, str]  # (scope index, name, kind, text)
 
 def _visible_facts(definitions: Sequence[Definition], facts: list[Fact]) -> tuple[Fact, ...]:
     """The facts a lookup from another file may evaluate: every fact of a module or class scope; of a function,
-    its return annotation, and all of them when it assigns ``self.`` attributes (evaluated in its scope) or holds
+    its result types, and all of them when it assigns ``self.`` attributes (evaluated in its scope) or holds
     nested definitions (whose annotations and bases are evaluated there)."""
     open_scopes = {scope for scope, name, _kind, _text in facts if name.startswith(".")}
     open_scopes |= {d.parent for d in definitions if d.parent is not None}
@@ -58,7 +63,7 @@ def _visible_facts(definitions: Sequence[Definition], facts: list[Fact]) -> tupl
     for fact in facts:
         scope, name = fact[0], fact[1]
         function = 0 <= scope < len(definitions) and definitions[scope].kind in FUNCTION_LIKE
-        if not function or name == _RETURNS or scope in open_scopes:
+        if not function or name in _SEEN_OUTSIDE or scope in open_scopes:
             kept.append(fact)
     return tuple(kept)
 
@@ -66,11 +71,14 @@ def _visible_facts(definitions: Sequence[Definition], facts: list[Fact]) -> tupl
 def parsed_interface(pf: ParsedFile) -> Interface:
     """The interface of a freshly parsed file, as the indexer will store it."""
     definitions = [Definition("module", "", "", None)]
-    for i, s in enumerate(pf.symbols[1:], start=1):
-        parent = s.parent if s.parent is not None and s.parent < i else None
-        definitions.append(Definition(s.kind, s.name, s.qualified_name, parent, s.min_args, s.max_args))
     count = max(len(pf.symbols), 1)
     facts = [(f.source, f.name, f.kind, f.text) for f in pf.facts if f.source < count]
+    parameters = _parameters(facts)
+    for i, s in enumerate(pf.symbols[1:], start=1):
+        parent = s.parent if s.parent is not None and s.parent < i else None
+        definitions.append(
+            Definition(s.kind, s.name, s.qualified_name, parent, s.min_args, s.max_args, parameters.get(i, ""))
+        )
     bases = tuple(
         (r.source if 0 <= r.source < count else 0, r.name, r.qualifier) for r in pf.references if r.kind in BASE_KINDS
     )
@@ -91,21 +99,33 @@ def stored_interface(
     """The interface of a stored file from its rows: nodes in id order, facts (node id, name, kind, text), imports
     and base references (class id, name, qualifier), each in insertion order."""
     index = {s.id: i for i, s in enumerate(symbols)}
+    indexed = [(index.get(n, -1), name, kind, text) for n, name, kind, text in facts]
+    parameters = _parameters(indexed)
     definitions = [Definition("module", "", "", None)]
-    for s in symbols[1:]:
+    for i, s in enumerate(symbols[1:], start=1):
         parent = index.get(s.parent_id) if s.parent_id is not None else None
-        definitions.append(Definition(s.kind, s.name, s.qualified_name, parent, s.min_args, s.max_args))
+        definitions.append(
+            Definition(s.kind, s.name, s.qualified_name, parent, s.min_args, s.max_args, parameters.get(i, ""))
+        )
     return Interface(
         tuple(definitions),
-        _visible_facts(definitions, [(index.get(n, -1), name, kind, text) for n, name, kind, text in facts]),
+        _visible_facts(definitions, indexed),
         tuple(imports),
         tuple((index.get(c, 0), name, qual) for c, name, qual in bases),
     )
 
 
-def _parent_key(defs: Sequence[Definition], d: Definition) -> tuple[str, str]:
+def _parameters(facts: list[Fact]) -> dict[int, str]:
+    """Definition index -> its parameter types, from the "()p" facts."""
+    return {scope: text for scope, name, _kind, text in facts if name == PARAMETERS_FACT}
+
+
+def _key(defs: Sequence[Definition], d: Definition) -> tuple[object, ...]:
+    """What other files tell a definition apart by: kind, qualified name, parent's kind and name, and the calls it
+    accepts (which overload a call binds)."""
     parent = defs[d.parent] if d.parent is not None else None
-    return (parent.kind, parent.name) if parent is not None else ("", "")
+    parent_key = (parent.kind, parent.name) if parent is not None else ("", "")
+    return (d.kind, d.qualified_name, parent_key, d.min_args, d.max_args, d.parameters)
 
 
 def matched_ids(
@@ -113,9 +133,9 @@ def matched_ids(
 ) -> tuple[dict[int, int], set[str]]:
     """(old node id -> new node id, names whose definitions changed).
 
-    A name's definitions are unchanged when, in source order, each keeps its kind, qualified name, parent's kind
-    and name, and the argument counts it accepts (which overload a call binds): in every candidate list (file path
-    order, then source order) they then stand where they stood. The module node always maps to the module node.
+    A name's definitions are unchanged when, in source order, each keeps its key (_key): in every candidate list
+    (file path order, then source order) they then stand where they stood. The module node always maps to the
+    module node.
     """
     by_name: dict[str, tuple[list[int], list[int]]] = {}
     for side, interface in ((0, old), (1, new)):
@@ -124,24 +144,8 @@ def matched_ids(
     mapping = {old_ids[0]: new_ids[0]} if old_ids and new_ids else {}
     changed: set[str] = set()
     for name, (olds, news) in by_name.items():
-        keys_old = [
-            (
-                old.definitions[i].kind,
-                old.definitions[i].qualified_name,
-                _parent_key(old.definitions, old.definitions[i]),
-                (old.definitions[i].min_args, old.definitions[i].max_args),
-            )
-            for i in olds
-        ]
-        keys_new = [
-            (
-                new.definitions[i].kind,
-                new.definitions[i].qualified_name,
-                _parent_key(new.definitions, new.definitions[i]),
-                (new.definitions[i].min_args, new.definitions[i].max_args),
-            )
-            for i in news
-        ]
+        keys_old = [_key(old.definitions, old.definitions[i]) for i in olds]
+        keys_new = [_key(new.definitions, new.definitions[i]) for i in news]
         if keys_old != keys_new:
             changed.add(name)
             continue

@@ -62,6 +62,7 @@ class Reference:
     line: int  # 1-based
     qualifier: str = ""  # receiver or module path written before the name: "self", "os.path", "Foo"
     arity: int = -1  # arguments at a call whose query captures @arguments; -1 = unknown
+    arguments: str = ""  # Java: what each argument's form says of its type (index/argument_hints.py)
 
 
 @_pickled_as_tuple
@@ -84,7 +85,8 @@ class Fact:
     an expression the name is an element of: Go's `for _, x := range xs`) or "opaque" (the name is bound here, by
     a parameter or loop, to something unknown: it shadows outer names). A function's return
     annotation is stored under the name ``()``; ``self.x = ...`` inside a method under ``.x`` (an attribute of
-    the instance, written in that method's scope).
+    the instance, written in that method's scope); a Java method's parameter types under ``()p``, kind "params"
+    (``String,Object...``).
     """
 
     source: int  # index of the scope symbol in ParsedFile.symbols

@@ -10,7 +10,8 @@ Capture names understood in queries/<language>.scm (this list is the convention;
   @open on a @definition node                          a body-less scope (`namespace A.B;`) that encloses
                                                        its following siblings, up to the next @open one
   @scope + @name                                       a container that qualifies nested names (Rust impl)
-  @parameters on a @definition's parameter list         the argument counts a call of it may pass (overloads)
+  @parameters on a @definition's parameter list         the argument counts a call of it may pass (overloads) and,
+                                                       in Java, its parameter types (a "()p" fact)
   @reference.<call|inherits|implements|type> + @name [+ @qualifier] [+ @arguments]
                                                        @arguments: a call's argument list, counted
   @import + @import.module [+ @import.name] [+ @import.alias | @import.default]
@@ -44,6 +45,7 @@ from pathlib import Path
 from tree_sitter import Node, Parser, Query, QueryCursor, Range, Tree
 from tree_sitter_language_pack import get_language, get_parser
 
+from igraph_mcp.index.argument_hints import PARAMETERS_FACT, argument_hints, parameter_types
 from igraph_mcp.index.captures import DefMatch, Matches, collect, dedupe_defs, node_text
 from igraph_mcp.index.docstrings import docstring, python_docstring
 from igraph_mcp.index.jsdoc import jsdoc_facts
@@ -242,6 +244,9 @@ def _build_symbols(source: bytes, spec: LanguageSpec, pf: ParsedFile, m: Matches
                 **_arg_range(d),
             )
         )
+        if d.parameters is not None and d.arg_range not in (None, (0, 0)):
+            # Java: overloads of one count are told apart by their parameter types (index/overloads.py).
+            pf.facts.append(Fact(d.index, PARAMETERS_FACT, "params", parameter_types(d.parameters)))
         stack.append(d)
 
 
@@ -573,7 +578,9 @@ def _parse_document(
     # A call pattern may also hit a definition's own head (Elixir `def draw(x)`, Julia `function f(x)`).
     seen: set[tuple[str, int]] = {(k, d.name_node.start_byte) for d in m.defs for k in ("references", "calls")}
     # When two patterns hit one name, the qualified reading (`pkg.Type`) wins over the bare one.
-    for kind, name_node, qual_node, arity in sorted(m.refs, key=lambda r: (r.name.start_byte, r.qualifier is None)):
+    for kind, name_node, qual_node, arity, args in sorted(
+        m.refs, key=lambda r: (r.name.start_byte, r.qualifier is None)
+    ):
         key = (kind, name_node.start_byte)
         if key in seen:
             continue
@@ -587,6 +594,7 @@ def _parse_document(
                 line=name_node.start_point[0] + 1,
                 qualifier=qualifier,
                 arity=arity,
+                arguments=argument_hints(args) if args is not None and arity > 0 else "",
             )
         )
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from igraph_mcp.index.overloads import by_arity
+from igraph_mcp.index.argument_hints import PARAMETERS_FACT
+from igraph_mcp.index.overloads import Pick, as_given
 from igraph_mcp.index.resolve_rules import rules_for
 from igraph_mcp.index.symbols import GO_TEST_SUFFIX, Sym, SymbolTable
 from igraph_mcp.vocab.languages import TYPE_KINDS
@@ -250,6 +251,7 @@ class ReceiverTypes:
         head, rest = parts[0], parts[1:]
         bindings = self._bindings(scope.file_id)
         found: Found
+        static_head = False
         if head in this:
             found = self.t.enclosing(scope, TYPE_KINDS)
             if found is None and head == "this":  # a TypeScript function that states `this: T` as a parameter
@@ -262,7 +264,7 @@ class ReceiverTypes:
             else:
                 callee = self._definition(head[: head.index("(")], scope.file_id, _FREE)
             found = self._result(callee, depth, "()" if rest else result)
-        elif head in bindings and rest and self.of_name(scope, head, depth) is None:
+        elif head in bindings and rest and not methods and self.of_name(scope, head, depth) is None:
             # `pkg.NewT()` / `pkg.Var`: a member of an imported module, not a local's field.
             member, rest = rest[0], rest[1:]
             if not member.endswith(")"):
@@ -277,12 +279,15 @@ class ReceiverTypes:
                 # Java reads a field of the enclosing class without `this.`: `componentType.emit(out)`.
                 owner = self.t.enclosing(scope, TYPE_KINDS)
                 found = self.of_attribute(owner, head, depth + 1) if owner is not None else None
+                if found is None and rest:  # `CodeBlock.builder().build()`: a class's static member
+                    found = as_sym(self._definition(head, scope.file_id, TYPE_KINDS))
+                    static_head = found is not None
         for i, part in enumerate(rest, 1):
             owner = as_sym(found)
             if owner is None:
                 return found if found == OUTSIDE else None
             if part.endswith(")"):
-                side = "static" if owner.kind == HOLDER else "instance"
+                side = "static" if owner.kind == HOLDER or (i == 1 and static_head) else "instance"
                 method, _complete = self.member(owner, part[: part.index("(")], _FUNCTIONS, side=side)
                 found = self._result(method, depth, result if i == len(rest) else "()")
             else:
@@ -345,11 +350,11 @@ class ReceiverTypes:
     def _of_element(self, path: str, scope: Sym, depth: int) -> Found:
         """The type of an element of what ``path`` names, where its declaration states a Go slice, array, map
         (its values) or channel of a named type: `opts ...Option`, `pflags map[string]FlagValue`."""
-        declared = self._declared_type(path, scope, depth + 1)
+        declared = self.declared_type(path, scope, depth + 1)
         element = go_element_type(declared[0]) if declared is not None else None
         return self.named(element, declared[1], depth) if declared is not None and element else None
 
-    def _declared_type(self, path: str, scope: Sym, depth: int) -> tuple[str, int] | None:
+    def declared_type(self, path: str, scope: Sym, depth: int) -> tuple[str, int] | None:
         """(the type text, the file it is written in) that declares a bare name seen from ``scope`` or a field
         ``x.f`` of a typed ``x``."""
         parts = split_path(path)
@@ -395,7 +400,7 @@ class ReceiverTypes:
         if qualifier:
             bound = bindings.get(qualifier)
             if bound is None:
-                return None
+                return self._nested(qualifier, name, file_id, kinds)
             files, _member = bound
             if not files:
                 return OUTSIDE  # `bytes.Buffer`: an import the repository does not hold
@@ -418,6 +423,14 @@ class ReceiverTypes:
         if not everywhere:
             return OUTSIDE
         return everywhere[0] if len(everywhere) == 1 else None
+
+    def _nested(self, outer: str, name: str, file_id: int, kinds: frozenset[str]) -> Found:
+        """`Outer.Inner` where no import binds Outer: a type ``name`` declared inside the type ``outer`` names
+        (Java's `AnnotationSpec.Builder`, `CodeBlock.Builder`), else unknown."""
+        owner = as_sym(self._definition(outer, file_id, TYPE_KINDS))
+        if owner is None:
+            return None
+        return self._one([s for s in self.t.children.get((owner.id, name), []) if s.kind in kinds])
 
     def exported(self, files: list[int], name: str, kinds: frozenset[str], depth: int = 0) -> list[Sym]:
         """Definitions called ``name`` in ``files``, else where their re-exports lead (`export * from`, `export
@@ -462,14 +475,21 @@ class ReceiverTypes:
 
     # -- members -------------------------------------------------------------------------------------------------
     def member(
-        self, owner: Sym, name: str, kinds: frozenset[str], *, overloads: bool = False, side: str = "", arity: int = -1
+        self,
+        owner: Sym,
+        name: str,
+        kinds: frozenset[str],
+        *,
+        overloads: bool = False,
+        side: str = "",
+        pick: Pick = as_given,
     ) -> tuple[Sym | None, bool]:
         """``owner``'s member ``name`` (its own, else its bases'), and whether every base was the repository's (so
         a member not found is not inherited from outside). Several members of one name are, when ``side``
-        ("static" or "instance") leaves one of them, that one; else the one a call with ``arity`` arguments fits
-        (Java overloads; -1 chooses nothing); else TypeScript overloads (the last is the body) when ``overloads``,
-        else no answer."""
-        return self._member_in(owner, name, kinds, overloads, side, arity, set(), 0)
+        ("static" or "instance") leaves one of them, that one; else the one ``pick`` chooses (Java overloads, by
+        the call's arguments); else TypeScript overloads (the last is the body) when ``overloads``, else no
+        answer."""
+        return self._member_in(owner, name, kinds, overloads, side, pick, set(), 0)
 
     def _member_in(
         self,
@@ -478,7 +498,7 @@ class ReceiverTypes:
         kinds: frozenset[str],
         overloads: bool,
         side: str,
-        arity: int,
+        pick: Pick,
         seen: set[int],
         depth: int,
     ) -> tuple[Sym | None, bool]:
@@ -488,21 +508,58 @@ class ReceiverTypes:
         if cls.id in seen or depth > _MAX_DEPTH:
             return None, False
         seen.add(cls.id)
-        own = by_arity(self.on_side(self._own_members(cls, name, kinds), side), arity)
+        own = self.on_side(self._own_members(cls, name, kinds), side)
+        if own and pick is not as_given:
+            # Java chooses among every overload the class has, inherited ones too: `Sub.get(x)` may call a base's
+            # `get(Type)` beside Sub's own `get(Class, Type...)`.
+            own += self._inherited(cls, name, kinds, side, own)
+        own = pick(own)
         if own:
             return (self._one(own) if overloads or len(own) == 1 else None), overloads or len(own) == 1
         complete = True
         for base_name, qualifier in self.t.bases.get(cls.id, []):
-            dotted = f"{qualifier}.{base_name}" if qualifier else base_name
-            base = as_sym(self._definition(dotted, cls.file_id, TYPE_KINDS))
+            base = self.base_type(base_name, qualifier, cls.file_id)
             if base is None:
                 complete = False
                 continue
-            found, base_complete = self._member_in(base, name, kinds, overloads, side, arity, seen, depth + 1)
+            found, base_complete = self._member_in(base, name, kinds, overloads, side, pick, seen, depth + 1)
             if found is not None:
                 return found, True
             complete &= base_complete
         return None, complete
+
+    def _inherited(self, cls: Sym, name: str, kinds: frozenset[str], side: str, own: list[Sym]) -> list[Sym]:
+        """The members ``name`` that the bases of ``cls`` declare and that neither ``cls`` nor a nearer base
+        overrides (the same parameter types)."""
+        signatures = {self._parameters(s) for s in own}
+        out: list[Sym] = []
+        seen = {cls.id}
+        level = [cls]
+        for _depth in range(_MAX_DEPTH):
+            below: list[Sym] = []
+            for cur in level:
+                for base_name, qualifier in self.t.bases.get(cur.id, []):
+                    base = self.base_type(base_name, qualifier, cur.file_id)
+                    if base is None or base.id in seen:
+                        continue
+                    seen.add(base.id)
+                    below.append(base)
+                    for s in self.on_side(self._own_members(base, name, kinds), side):
+                        signature = self._parameters(s)
+                        if signature not in signatures:
+                            signatures.add(signature)
+                            out.append(s)
+            level = below
+        return out
+
+    def _parameters(self, method: Sym) -> str:
+        """A Java method's parameter types as its "()p" fact states them ("" for none)."""
+        stated = self.t.facts.get(method.id, {}).get(PARAMETERS_FACT)
+        return stated[0][1] if stated else ""
+
+    def base_type(self, name: str, qualifier: str, file_id: int) -> Sym | None:
+        """The repository type a base written in ``file_id`` names (`extends Foo`, `implements a.B`), or None."""
+        return as_sym(self._definition(f"{qualifier}.{name}" if qualifier else name, file_id, TYPE_KINDS))
 
     def is_static(self, sym: Sym) -> bool:
         """Whether a method is declared `static` (its "static" fact)."""

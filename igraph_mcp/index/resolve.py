@@ -26,8 +26,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from igraph_mcp.index import go_modules
+from igraph_mcp.index.argument_types import ArgumentTypes
 from igraph_mcp.index.infer import MAX_CANDIDATES, ScopeInference, Value
-from igraph_mcp.index.overloads import by_arity
+from igraph_mcp.index.overloads import Pick, as_given
 from igraph_mcp.index.receivers import HOLDER, OUTSIDE, Found, ReceiverTypes, as_sym
 from igraph_mcp.index.resolve_rules import ResolveRules, rules_for
 from igraph_mcp.index.symbols import Sym, SymbolTable, submodule
@@ -156,6 +157,7 @@ class Resolver:
         self._test_side_of: dict[int, bool] = {}
         self._bindings = _ImportBindings(table)
         self.receivers = ReceiverTypes(table, self._bindings)
+        self.arguments = ArgumentTypes(table, self.receivers)
 
     # -- imports -----------------------------------------------------------------------------------------------
     def resolve_import(self, file_id: int, module: str, name: str) -> Binding:
@@ -185,16 +187,25 @@ class Resolver:
         """The resolution rules of a file's language."""
         return rules_for(self.table.language_of(file_id))
 
-    def resolve(self, source_id: int, file_id: int, kind: str, name: str, qualifier: str, arity: int = -1) -> Binding:
+    def resolve(
+        self,
+        source_id: int,
+        file_id: int,
+        kind: str,
+        name: str,
+        qualifier: str,
+        arity: int = -1,
+        arguments: str = "",
+    ) -> Binding:
         """Bind one reference: its target (or None), the resolution method, a confidence, the candidates.
-        ``arity`` is a call's argument count (-1 unknown), which picks among overloads where the rules say so."""
+        ``arity`` is a call's argument count (-1 unknown) and ``arguments`` what their forms say of their types
+        (index/argument_hints.py): they pick among overloads where the rules say so."""
         rules = self.rules(file_id)
         source = self.table.by_id.get(source_id)
         if rules.lexical and source is not None:
             return self._resolve_lexical(rules, source, file_id, kind, name, qualifier)
-        if not rules.overloads_by_arity:
-            arity = -1
-        return self._resolve_by_name(rules, source_id, file_id, kind, name, qualifier, arity)
+        pick = self.arguments.picker(arity, arguments, source) if rules.overloads_by_arity else as_given
+        return self._resolve_by_name(rules, source_id, file_id, kind, name, qualifier, pick)
 
     def _resolve_lexical(
         self, rules: ResolveRules, source: Sym, file_id: int, kind: str, name: str, qualifier: str
@@ -224,7 +235,7 @@ class Resolver:
         return Binding(None, "unresolved")
 
     def _resolve_by_name(
-        self, rules: ResolveRules, source_id: int, file_id: int, kind: str, name: str, qualifier: str, arity: int
+        self, rules: ResolveRules, source_id: int, file_id: int, kind: str, name: str, qualifier: str, pick: Pick
     ) -> Binding:
         t = self.table
         allowed = TARGET_KINDS.get(kind, _CALLABLE)
@@ -242,7 +253,7 @@ class Resolver:
             if owner is not None:
                 members = [s for s in t.by_file_name.get((file_id, name), []) if s.parent_id == owner.id]
                 members = self.receivers.on_side(members, self.receivers.this_side(source, owner))
-                members = by_arity(members, arity)
+                members = pick(members)
                 if len(members) == 1:
                     return _bound(members[0].id, "same_file")
                 if len(members) > 1 and not rules.overloads_before_body:
@@ -253,13 +264,13 @@ class Resolver:
         # 1b. a typed receiver: a parameter, variable or field whose type the scope states, or this/super; a
         # bare name a parameter or variable holds is no definition's.
         if qualifier and source is not None:
-            typed = self._typed_receiver(rules, source, name, qualifier, allowed, arity)
+            typed = self._typed_receiver(rules, source, name, qualifier, allowed, pick)
             if typed is not None:
                 return typed
         elif source is not None and self.receivers.is_local(source, name):
             return Binding(None, "unresolved")
         elif source is not None and rules.bare_calls_are_methods:
-            bound_here = self._own_method(source, name, allowed, arity)
+            bound_here = self._own_method(source, name, allowed, pick)
             if bound_here is not None:
                 return bound_here
 
@@ -277,7 +288,7 @@ class Resolver:
                 hits = self.receivers.exported(files, named, allowed) if named else []
                 if not hits:
                     hits = [s for f in files for s in t.by_file_name.get((f, name), []) if s.kind in allowed]
-            one = self._single(by_arity(hits, arity), rules)
+            one = self._single(pick(hits), rules)
             if one is not None:
                 return _bound(one.id, "import")
             if (
@@ -301,7 +312,7 @@ class Resolver:
         if not qualifier or own_call:
             # Overloads are told apart before the caller leaves itself out: a recursive `f(x)` is no call of f(x, y).
             local = [s for s in t.by_file_name.get((file_id, name), []) if s.kind in allowed]
-            one = self._single(_others(by_arity(local, arity), source_id), rules)
+            one = self._single(_others(pick(local), source_id), rules)
             if one is not None:
                 return _bound(one.id, "same_file")
         if not qualifier and name in rules.builtins:
@@ -320,7 +331,7 @@ class Resolver:
         if qualifier and not own_call:
             # `Foo.bar()` or `Foo::bar`: prefer members of a type whose name is the qualifier's last part.
             owner_name = qualifier.split(".")[-1].split("::")[-1]
-            owned = _others(by_arity(candidates.by_owner.get(owner_name, ()), arity), source_id)
+            owned = _others(self._owned(candidates.by_owner.get(owner_name, ()), name, allowed, pick), source_id)
             if len(owned) == 1:
                 return _bound(owned[0].id, "qualified_name")
         if qualifier and not own_call and not rules.bind_unknown_receivers:
@@ -349,14 +360,25 @@ class Resolver:
             return Binding(None, "ambiguous", candidates=tuple(s.id for s in first[:MAX_CANDIDATES]))
         return Binding(None, "unresolved")
 
-    def _own_method(self, source: Sym, name: str, allowed: frozenset[str], arity: int) -> Binding | None:
+    def _owned(self, group: Sequence[Sym], name: str, allowed: frozenset[str], pick: Pick) -> list[Sym]:
+        """`Cap.f()`: of the members ``group`` of types named Cap, the one the call binds (a list of one), else all
+        of them. A Java call chooses among Cap's inherited overloads too."""
+        parents = {s.parent_id for s in group}
+        parent = next(iter(parents)) if len(parents) == 1 and pick is not as_given else None
+        owner = self.table.by_id.get(parent) if parent is not None else None
+        if owner is None:
+            return pick(group)
+        found, _complete = self.receivers.member(owner, name, allowed, pick=pick)
+        return [found] if found is not None else list(group)
+
+    def _own_method(self, source: Sym, name: str, allowed: frozenset[str], pick: Pick) -> Binding | None:
         """Java: a bare `f()` in a class is its method f or one it inherits; of overloads, the one the argument
         count fits, else none (which one the argument types choose is not known here, and "the other one" of two is
         no answer). `new Owner()` in Owner names the class, not its constructors: left to the other steps."""
         owner = self.table.enclosing(source, _TYPE_LIKE)
         if owner is None or owner.name == name:
             return None
-        found, _complete = self.receivers.member(owner, name, allowed, arity=arity)
+        found, _complete = self.receivers.member(owner, name, allowed, pick=pick)
         if found is not None and found.id != source.id:
             return _bound(found.id, "inferred")
         overloads = [s for s in self.table.children.get((owner.id, name), []) if s.kind in allowed]
@@ -394,7 +416,7 @@ class Resolver:
         return side
 
     def _typed_receiver(
-        self, rules: ResolveRules, source: Sym, name: str, qualifier: str, allowed: frozenset[str], arity: int
+        self, rules: ResolveRules, source: Sym, name: str, qualifier: str, allowed: frozenset[str], pick: Pick
     ) -> Binding | None:
         """`x.f()` / `this.x.f()` / `super.f()` where the receiver's type is known: its member (or its bases'),
         "external" for a type the repository does not define; None when the type is unknown."""
@@ -404,7 +426,7 @@ class Resolver:
             if owner is None:
                 return None
             if head == rules.super_name and not rest:
-                return self._in_bases(rules, owner, name, allowed, arity) or Binding(None, "unresolved")
+                return self._in_bases(rules, owner, name, allowed, pick) or Binding(None, "unresolved")
             if rest:
                 return None
             receiver: Found = owner
@@ -430,7 +452,7 @@ class Resolver:
         else:
             side = "instance"
         found, complete = self.receivers.member(
-            typed, name, allowed, overloads=rules.overloads_before_body, side=side, arity=arity
+            typed, name, allowed, overloads=rules.overloads_before_body, side=side, pick=pick
         )
         if found is not None:
             return _bound(found.id, "inferred")
@@ -438,7 +460,7 @@ class Resolver:
         return Binding(None, "unresolved") if complete and typed.kind != HOLDER else None
 
     def _in_bases(
-        self, rules: ResolveRules, cls: Sym, name: str, allowed: frozenset[str], arity: int
+        self, rules: ResolveRules, cls: Sym, name: str, allowed: frozenset[str], pick: Pick
     ) -> Binding | None:
         """`super.f()`: f as the bases of ``cls`` define it (never ``cls``'s own override)."""
         for base_name, base_qualifier in self.table.bases.get(cls.id, []):
@@ -449,7 +471,7 @@ class Resolver:
             base_sym = as_sym(base)
             if base_sym is not None:
                 found, _complete = self.receivers.member(
-                    base_sym, name, allowed, overloads=rules.overloads_before_body, arity=arity
+                    base_sym, name, allowed, overloads=rules.overloads_before_body, pick=pick
                 )
                 if found is not None:
                     return _bound(found.id, "inferred")

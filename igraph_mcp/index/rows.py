@@ -205,7 +205,9 @@ def file_rows(layout: FileLayout, pf: ParsedFile, path: str, file_id: int, ids: 
     part_nodes, part_texts = _part_rows(layout, file_id, ids)
     for ref in pf.references:
         src_id = ids[ref.source] if 0 <= ref.source < len(ids) else ids[0]
-        edges.append(NewEdge(src_id, None, ref.kind, ref.name, ref.qualifier, "unresolved", ref.line, ref.arity))
+        edges.append(
+            NewEdge(src_id, None, ref.kind, ref.name, ref.qualifier, "unresolved", ref.line, ref.arity, ref.arguments)
+        )
     for imp in pf.imports:
         edges.append(NewEdge(ids[0], None, "imports", imp.name, imp.module, "unresolved", imp.line))
     return FileRows(

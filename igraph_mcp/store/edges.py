@@ -53,7 +53,7 @@ def rebinding_every_edge(con: WriteConnection) -> AbstractContextManager[None]:
 
 _REF_COLUMNS = (
     "e.id, e.source_id, n.file_id, e.kind, e.target_name, e.qualifier, e.target_id, e.resolution, e.confidence, "
-    "e.candidates, e.arity"
+    "e.candidates, e.arity, e.arguments"
 )
 
 

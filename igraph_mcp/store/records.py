@@ -71,6 +71,7 @@ class NewEdge(NamedTuple):
     resolution: str
     line: int
     arity: int = -1  # arguments at a call, when the language's query counts them; -1 = unknown
+    arguments: str = ""  # Java: the hints of a call's argument types (index/argument_hints.py)
 
 
 class NewImport(NamedTuple):
@@ -141,6 +142,7 @@ class NewEdgeRow(NamedTuple):
     resolution: str
     line: int
     arity: int
+    arguments: str
     confidence: float
 
 
@@ -215,6 +217,7 @@ class RefToResolve(NamedTuple):
     confidence: float = 0.0
     candidates: str = ""
     arity: int = -1  # arguments at the call, -1 = unknown
+    arguments: str = ""  # Java: the hints of the arguments' types
 
 
 class EdgeBinding(NamedTuple):

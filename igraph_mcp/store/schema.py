@@ -7,7 +7,7 @@ from pathlib import Path
 from igraph_mcp.errors import SchemaTooNew
 from igraph_mcp.next_step import NextStep, ask
 
-SCHEMA_VERSION = 11
+SCHEMA_VERSION = 12
 
 
 def schema_too_new(path: Path, version: int) -> SchemaTooNew:
@@ -208,6 +208,14 @@ _V11 = [
     "UPDATE files SET sha256 = '', mtime_ns = 0 WHERE language = 'java'",
 ]
 
+# Version 12: what a Java call's arguments say of their types (edges.arguments, index/argument_hints.py) and each
+# method's parameter types (a "()p" fact), so a call binds the one overload of its argument count that its argument
+# types fit. Java files indexed before are re-parsed by the next index run.
+_V12 = [
+    "ALTER TABLE edges ADD COLUMN arguments TEXT NOT NULL DEFAULT ''",
+    "UPDATE files SET sha256 = '', mtime_ns = 0 WHERE language = 'java'",
+]
+
 MIGRATIONS: list[tuple[int, list[str]]] = [
     (1, _V1),
     (2, _V2),
@@ -220,4 +228,5 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
     (9, _V9),
     (10, _V10),
     (11, _V11),
+    (12, _V12),
 ]

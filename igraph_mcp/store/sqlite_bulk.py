@@ -50,7 +50,7 @@ class ExecuteManyWriter(BulkWriter):
 
         con.executemany(
             "INSERT INTO edges(source_id, target_id, kind, target_name, qualifier, resolution, line, arity, "
-            "confidence) VALUES(?,?,?,?,?,?,?,?,?)",
+            "arguments, confidence) VALUES(?,?,?,?,?,?,?,?,?,?)",
             counted(),
         )
         sqlite_counts.apply(con, tally)
