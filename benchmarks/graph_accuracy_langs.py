@@ -1,7 +1,7 @@
 """Call-graph accuracy against each language's compiler: TypeScript/JavaScript (the TypeScript compiler), Go
 (go/types) and Java (javac), as graph_accuracy.py measures Python against jedi.
 
-usage: python benchmarks/graph_accuracy_langs.py [--trees immer,ajv,commander,marked,toml,goldmark,viper,javapoet]
+usage: python benchmarks/graph_accuracy_langs.py [--trees immer,ajv,commander,marked,toml,goldmark,viper,javapoet,jsoup]
                                                  [--show-wrong N] [--json OUT]
 
 Trees are pinned: npm packages (``npm pack``, only their source folders kept) and Go modules from git tags (a
@@ -63,6 +63,8 @@ TREES: dict[str, TreeSpec] = {
     # Calls through a package's default instance (`var v *Viper`, and a wrapper function of every method).
     "viper": TreeSpec("go", "git:spf13/viper@v1.21.0"),
     "javapoet": TreeSpec("java", "git:square/javapoet@javapoet-1.13.0"),
+    # Overloads of one count told apart by their types (`attr(String, String)` / `attr(String, boolean)`).
+    "jsoup": TreeSpec("java", "git:jhy/jsoup@jsoup-1.17.2"),
 }
 TARGET_PRECISION = 0.95
 TARGET_RECALL = 0.80
