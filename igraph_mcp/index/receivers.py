@@ -131,6 +131,9 @@ class ReceiverTypes:
         self._bindings = bindings
         self._definitions: dict[tuple[str, int, frozenset[str]], Found] = {}
         self._qualified: dict[str, dict[str, list[Sym]]] = {}
+        # (class, name, kinds, side) -> the overloads its bases add (Java), for the pass
+        self._inherited_cache: dict[tuple[int, str, frozenset[str], str], list[Sym]] = {}
+        self._assigned: dict[int, dict[str, tuple[Sym, list[tuple[str, str]]]]] = {}
         # (folder, a test file's side) -> name -> (module, facts): a Go package's top-level names.
         self._packages: dict[tuple[str | None, bool], dict[str, list[tuple[Sym, list[tuple[str, str]]]]]] = {}
 
@@ -467,11 +470,21 @@ class ReceiverTypes:
         facts = self.t.facts.get(owner.id, {}).get(attr)
         if facts:
             return self._of_facts(facts, owner, depth + 1)
-        for method in self.t.members.get(owner.id, []):
-            facts = self.t.facts.get(method.id, {}).get("." + attr)
-            if facts:
-                return self._of_facts(facts, method, depth + 1)
-        return None
+        assigned = self._assigned_attributes(owner).get(attr)
+        return self._of_facts(assigned[1], assigned[0], depth + 1) if assigned is not None else None
+
+    def _assigned_attributes(self, owner: Sym) -> dict[str, tuple[Sym, list[tuple[str, str]]]]:
+        """Attribute -> (the first method of ``owner`` assigning `this.attr = ...`, that assignment's facts), read
+        once per class for the pass: a lookup per attribute went through every method (a Java class's fields are
+        looked up at every call on a bare name)."""
+        found = self._assigned.get(owner.id)
+        if found is None:
+            found = self._assigned[owner.id] = {}
+            for method in self.t.members.get(owner.id, []):
+                for name, facts in self.t.facts.get(method.id, {}).items():
+                    if name.startswith(".") and facts:
+                        found.setdefault(name[1:], (method, facts))
+        return found
 
     # -- members -------------------------------------------------------------------------------------------------
     def member(
@@ -512,7 +525,11 @@ class ReceiverTypes:
         if own and pick is not as_given:
             # Java chooses among every overload the class has, inherited ones too: `Sub.get(x)` may call a base's
             # `get(Type)` beside Sub's own `get(Class, Type...)`.
-            own += self._inherited(cls, name, kinds, side, own)
+            key = (cls.id, name, kinds, side)
+            inherited = self._inherited_cache.get(key)
+            if inherited is None:
+                inherited = self._inherited_cache[key] = self._inherited(cls, name, kinds, side, own)
+            own = own + inherited
         own = pick(own)
         if own:
             return (self._one(own) if overloads or len(own) == 1 else None), overloads or len(own) == 1
