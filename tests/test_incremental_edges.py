@@ -106,11 +106,18 @@ REPO = {
         func (c *Conf) Log() {}
 
         func (s *Store) Log() {}
+
+        func Split() (int, *Conf) { return 0, nil }
         """,
     "go/conf/use.go": """
         package conf
 
         func Use() { v.Log() }
+
+        func UseSecond() {
+            _, c := Split()
+            c.Log()
+        }
         """,
     # A module's root package, imported by the path its go.mod declares (nothing of a folder's name left to match).
     "go/mod/go.mod": "module example.com/mod/v2\n\ngo 1.21\n",
@@ -209,6 +216,11 @@ STEPS: list[tuple[str, dict[str, str | None]]] = [
             "go/util/util.go": "package util\n\nfunc Shared() int { return 2 }\n\nfunc Extra() int { return 3 }\n",
             "go/app/more.go": "package app\n\nfunc Open() int { return Extra() }\n",
         },
+    ),
+    # Only conf.go changes, and only a function's second result type: use.go's `c.Log()` is Store's now.
+    (
+        "retype a Go function's second result",
+        {"go/conf/conf.go": REPO["go/conf/conf.go"].replace("Split() (int, *Conf)", "Split() (int, *Store)")},
     ),
     # Only conf.go changes, and only a variable's type: use.go's `v.Log()` is Store's now.
     (
