@@ -47,6 +47,48 @@ _FINAL_SUPERS: dict[str, frozenset[str]] = {
 }
 # Supertypes every enum and record has by the language, not by a written base.
 _IMPLIED = {"enum": frozenset({"Enum", "Comparable", "Serializable", "Constable"}), "record": frozenset({"Record"})}
+# Common JDK types an argument is declared as, with every supertype they have (java.util, java.io; JDK 21's
+# Sequenced* included), so a parameter that is none of them surely does not take them.
+_COLLECTION = frozenset({"Collection", "Iterable"})
+_SEQUENCED = frozenset({"SequencedCollection"}) | _COLLECTION
+_CLOSEABLE = frozenset({"Closeable", "AutoCloseable"})
+_JDK_SUPERS: dict[str, frozenset[str]] = {
+    "Iterable": frozenset(),
+    "Collection": frozenset({"Iterable"}),
+    "List": _SEQUENCED,
+    "Set": _COLLECTION,
+    "Queue": _COLLECTION,
+    "Deque": _SEQUENCED | {"Queue"},
+    "ArrayList": _SEQUENCED
+    | {"List", "AbstractList", "AbstractCollection", "RandomAccess", "Cloneable", "Serializable"},
+    "LinkedList": _SEQUENCED
+    | {
+        "List",
+        "Deque",
+        "Queue",
+        "AbstractSequentialList",
+        "AbstractList",
+        "AbstractCollection",
+        "Cloneable",
+        "Serializable",
+    },
+    "HashSet": _COLLECTION | {"Set", "AbstractSet", "AbstractCollection", "Cloneable", "Serializable"},
+    "LinkedHashSet": _SEQUENCED
+    | {"Set", "SequencedSet", "HashSet", "AbstractSet", "AbstractCollection", "Cloneable", "Serializable"},
+    "Map": frozenset(),
+    "HashMap": frozenset({"Map", "AbstractMap", "Cloneable", "Serializable"}),
+    "LinkedHashMap": frozenset({"Map", "SequencedMap", "HashMap", "AbstractMap", "Cloneable", "Serializable"}),
+    "Iterator": frozenset(),
+    "StringBuilder": frozenset({"CharSequence", "Appendable", "Comparable", "Serializable", "AbstractStringBuilder"}),
+    "Writer": _CLOSEABLE | {"Appendable", "Flushable"},
+    "StringWriter": _CLOSEABLE | {"Writer", "Appendable", "Flushable"},
+    "Reader": _CLOSEABLE | {"Readable"},
+    "InputStream": _CLOSEABLE,
+    "OutputStream": _CLOSEABLE | {"Flushable"},
+    "File": frozenset({"Serializable", "Comparable"}),
+    "Path": frozenset({"Comparable", "Iterable", "Watchable"}),
+}
+_METHODS = frozenset({"method"})
 _TYPE_VARIABLE = re.compile(r"[A-Z][A-Z0-9]?$")  # `T`, `K`, `V`, `T2`: a generic parameter, bound unknown
 _MAX_BASES = 32
 
@@ -102,7 +144,26 @@ class ArgumentTypes:
                 name = type_name(declared[0])
                 return ArgType(name, self._repository_type(name, declared[1]))
         found = as_sym(self.receivers.of_path(path, caller, methods=True))
-        return ArgType(found.name, found) if found is not None and found.kind in TYPE_KINDS else None
+        if found is not None and found.kind in TYPE_KINDS:
+            return ArgType(found.name, found)
+        return self._call_result(path, caller) if path.endswith(")") else None
+
+    def _call_result(self, path: str, caller: Sym) -> ArgType | None:
+        """`r.consume()`, `name()`: the result type the called method states, where the receiver's type and the
+        method are known and the method has no overloads (`char`, `String`: types of_path cannot place)."""
+        head, _, call = path[:-2].rpartition(".")
+        owner = (
+            as_sym(self.receivers.of_path(head, caller, methods=True)) if head else self.t.enclosing(caller, TYPE_KINDS)
+        )
+        if owner is None or owner.kind not in TYPE_KINDS:
+            return None
+        method, _complete = self.receivers.member(owner, call, _METHODS)
+        stated = self.t.facts.get(method.id, {}).get("()") if method is not None else None
+        text = next((t for k, t in stated or () if k == "type"), None)
+        if text is None:
+            return None
+        name = type_name(text)
+        return ArgType(name, self._repository_type(name, method.file_id if method is not None else caller.file_id))
 
     def _repository_type(self, name: str, file_id: int) -> Sym | None:
         if name.endswith("[]") or name in _WIDENS or name == "null":
@@ -160,6 +221,8 @@ class ArgumentTypes:
             return "maybe"
         if a in _FINAL_SUPERS:
             return "yes" if param in _FINAL_SUPERS[a] else "no"
+        if arg.sym is None and a in _JDK_SUPERS:
+            return "yes" if param in _JDK_SUPERS[a] else "no"
         target = self._repository_type(param, param_file)
         if arg.sym is not None:
             names, ids, complete = self._supertypes(arg.sym)

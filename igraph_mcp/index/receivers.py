@@ -290,12 +290,23 @@ class ReceiverTypes:
             if owner is None:
                 return found if found == OUTSIDE else None
             if part.endswith(")"):
-                side = "static" if owner.kind == HOLDER or (i == 1 and static_head) else "instance"
+                side = "static" if owner.kind == HOLDER or static_head else "instance"
                 method, _complete = self.member(owner, part[: part.index("(")], _FUNCTIONS, side=side)
                 found = self._result(method, depth, result if i == len(rest) else "()")
+                static_head = False
             else:
                 found = self.of_attribute(owner, part, depth + 1)
+                if found is None and static_head:
+                    found, static_head = self._static_part(owner, part)
         return found
+
+    def _static_part(self, owner: Sym, part: str) -> tuple[Sym | None, bool]:
+        """`Outer.Inner` (a nested type: still static) or `Kind.CLASS` (a constant of the enum: an instance of it) for
+        a name that is no field of ``owner``; else unknown."""
+        nested = [s for s in self.t.children.get((owner.id, part), []) if s.kind in TYPE_KINDS]
+        if len(nested) == 1:
+            return nested[0], True
+        return (owner, False) if owner.kind == "enum" and not nested else (None, False)
 
     def _result(self, fn: Found, depth: int, key: str = "()") -> Found:
         """What calling ``fn`` gives: its first result or return annotation (the "()" fact), or the result ``key``

@@ -267,7 +267,9 @@ class Resolver:
             typed = self._typed_receiver(rules, source, name, qualifier, allowed, pick)
             if typed is not None:
                 return typed
-        elif source is not None and self.receivers.is_local(source, name):
+        elif source is not None and not rules.bare_calls_are_methods and self.receivers.is_local(source, name):
+            # A bare name a parameter or variable holds is no definition's; Java keeps methods and variables
+            # apart (`superclass(superclass, true)` in a method whose parameter is named superclass).
             return Binding(None, "unresolved")
         elif source is not None and rules.bare_calls_are_methods:
             bound_here = self._own_method(source, name, allowed, pick)

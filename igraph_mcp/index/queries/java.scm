@@ -82,8 +82,8 @@
 
 (import_declaration (scoped_identifier) @import.module (asterisk) @import.name) @import
 
-; --- facts for typing receivers (index/receivers.py): parameters, locals and fields of a stated type (not `var`),
-; and a method's result type (its "()" fact)
+; --- facts for typing receivers (index/receivers.py): parameters, locals, fields and `for (T x : xs)` variables of
+; a stated type (not `var`), and a method's result type (its "()" fact)
 (formal_parameter type: (_) @fact.type name: (identifier) @fact.name) @fact
 
 (local_variable_declaration
@@ -92,5 +92,7 @@
   (#not-eq? @fact.type "var")) @fact
 
 (field_declaration type: (_) @fact.type declarator: (variable_declarator name: (identifier) @fact.name)) @fact
+
+(enhanced_for_statement type: (_) @fact.type name: (identifier) @fact.name (#not-eq? @fact.type "var")) @fact
 
 (method_declaration type: (_) @fact.type) @fact.return
