@@ -286,8 +286,10 @@ LEAF = """
         public Leaf build() { return new Leaf(); }
       }
       public static Builder builder() { return new Builder(); }
+      public String name() { return ""; }
     }
     """
+KIND = "package p;\npublic enum Kind { A, B }\n"
 BASE = """
     package p;
 
@@ -313,6 +315,9 @@ SINK = """
       public void fmt(String s, Object... args) {}
       public void each(List<String> names) {}
       public void each(Node n) {}
+      public void each(Iterable<String> xs) {}
+      public void mark(Kind k) {}
+      public void mark(Node n) {}
       public static String get(Class<?> raw, java.lang.reflect.Type... args) { return ""; }
     }
     """
@@ -324,6 +329,20 @@ CALLER = """
     public class Caller {
       private Node field;
 
+      void label(String text) {}
+
+      void relabel(String label) {
+        label(label);
+      }
+
+      void loop(Sink sink, List<Node> nodes, java.util.Set<String> set) {
+        for (Node each : nodes) {
+          sink.put(each);
+        }
+        sink.each(set);
+        sink.mark(Kind.A);
+      }
+
       void run(Sink sink, Leaf leaf, List<String> names, Object o, boolean ok) {
         sink.put("a");
         sink.put(leaf);
@@ -332,6 +351,7 @@ CALLER = """
         sink.put(field);
         sink.put(ok ? "a" : "b");
         sink.put(o.toString());
+        sink.put(leaf.name());
         sink.take(leaf);
         sink.take(o);
         sink.boxed(3);
@@ -344,7 +364,13 @@ CALLER = """
       }
     }
     """
-TYPED = {"src/p/Node.java": NODE, "src/p/Leaf.java": LEAF, "src/p/Base.java": BASE, "src/p/Sink.java": SINK}
+TYPED = {
+    "src/p/Node.java": NODE,
+    "src/p/Leaf.java": LEAF,
+    "src/p/Kind.java": KIND,
+    "src/p/Base.java": BASE,
+    "src/p/Sink.java": SINK,
+}
 
 
 def test_argument_types_choose_the_overload_java_would(tmp_path: Path) -> None:
@@ -379,6 +405,14 @@ def test_argument_types_choose_the_overload_java_would(tmp_path: Path) -> None:
         assert target("b.build()", "build", "b") == ("inferred", build, "method")
         # An argument of unknown type (a library method's result) may fit any of them: nothing is chosen.
         assert target("sink.put(o.toString())", "put", "sink")[:2] == ("ambiguous", None)
+        # The result type a repository method states; a loop variable's type; an enum's constant.
+        assert target("sink.put(leaf.name())", "put", "sink") == ("inferred", sink("put(String s)"), "method")
+        assert target("sink.put(each)", "put", "sink") == ("inferred", sink("put(Node n)"), "method")
+        assert target("sink.mark(Kind.A)", "mark", "sink") == ("inferred", sink("mark(Kind k)"), "method")
+        # A Set is an Iterable, and no List (the JDK's types whose every supertype is known).
+        assert target("sink.each(set)", "each", "sink") == ("inferred", sink("each(Iterable<String> xs)"), "method")
+        # Java keeps methods and variables apart: `label(label)` calls the method whatever the parameter's name.
+        assert target("label(label)", "label", "") == ("inferred", at("void label(String text)"), "method")
     finally:
         svc.close()
 
