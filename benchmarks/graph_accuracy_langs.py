@@ -1,7 +1,7 @@
 """Call-graph accuracy against each language's compiler: TypeScript/JavaScript (the TypeScript compiler), Go
 (go/types) and Java (javac), as graph_accuracy.py measures Python against jedi.
 
-usage: python benchmarks/graph_accuracy_langs.py [--trees immer,ajv,commander,marked,toml,goldmark,viper,javapoet,jsoup]
+usage: python benchmarks/graph_accuracy_langs.py [--trees immer,ajv,commander,marked,toml,goldmark,viper,javapoet,jsoup,commons-cli]
                                                  [--show-wrong N] [--json OUT]
 
 Trees are pinned: npm packages (``npm pack``, only their source folders kept) and Go modules from git tags (a
@@ -65,6 +65,7 @@ TREES: dict[str, TreeSpec] = {
     "javapoet": TreeSpec("java", "git:square/javapoet@javapoet-1.13.0"),
     # Overloads of one count told apart by their types (`attr(String, String)` / `attr(String, boolean)`).
     "jsoup": TreeSpec("java", "git:jhy/jsoup@jsoup-1.17.2"),
+    "commons-cli": TreeSpec("java", "git:apache/commons-cli@rel/commons-cli-1.9.0"),
 }
 TARGET_PRECISION = 0.95
 TARGET_RECALL = 0.80
@@ -115,7 +116,7 @@ def _git_tree(spec: TreeSpec, dest: Path) -> None:
 def fetch_tree(name: str) -> Path:
     """The unpacked tree, made once."""
     spec = TREES[name]
-    dest = cache_dir() / "trees" / f"{name}-{spec.source.rsplit('@', 1)[1]}"
+    dest = cache_dir() / "trees" / f"{name}-{spec.source.rsplit('@', 1)[1].replace('/', '-')}"
     if not dest.is_dir():
         dest.parent.mkdir(parents=True, exist_ok=True)
         (_npm_tree(name, spec, dest) if spec.source.startswith("npm:") else _git_tree(spec, dest))
