@@ -9,7 +9,15 @@ from pathlib import Path
 
 import apsw
 import pytest
-from _factories import edges_by_place, edit_file, index_repo, make_repo, make_service, undo_schema_11
+from _factories import (
+    edges_by_place,
+    edit_file,
+    index_repo,
+    make_repo,
+    make_service,
+    undo_schema_11,
+    undo_schema_12,
+)
 
 from igraph_mcp.config import CONFIG_DIR
 from igraph_mcp.index.overloads import Fits, by_arity, by_types
@@ -249,6 +257,34 @@ def test_a_schema_10_index_migrates_and_binds_by_count_after_its_java_files_are_
     svc = make_service(root)
     try:
         assert svc.index().parsed == len(FILES)
+        assert edges_by_place(svc.db) == want
+    finally:
+        svc.close()
+
+
+@pytest.mark.sqlite_only
+def test_a_schema_11_index_migrates_and_binds_by_type_after_its_java_files_are_read_again(tmp_path: Path) -> None:
+    root = make_repo(tmp_path, {**TYPED, "src/p/Caller.java": CALLER}, filler=False)
+    svc = index_repo(root)
+    try:
+        want = edges_by_place(svc.db)
+        assert svc.db.rows("SELECT count(*) FROM edges WHERE arguments != ''")[0][0] > 0
+    finally:
+        svc.close()
+    path = root / CONFIG_DIR / "igraph.db"
+    con = apsw.Connection(str(path))
+    undo_schema_12(con)
+    con.close()
+    db = SqliteDatabase.open_for_write(path)
+    try:
+        assert db.schema_version() == SCHEMA_VERSION == 12
+        assert db.rows("SELECT DISTINCT arguments FROM edges") == [("",)]  # no hints: bound by count, as before
+        assert db.rows("SELECT DISTINCT sha256 FROM files WHERE language = 'java'") == [("",)]  # read again next run
+    finally:
+        db.close()
+    svc = make_service(root)
+    try:
+        assert svc.index().parsed == len(TYPED) + 1
         assert edges_by_place(svc.db) == want
     finally:
         svc.close()
