@@ -1,8 +1,8 @@
 """Call-graph accuracy against each language's compiler: TypeScript/JavaScript (the TypeScript compiler), Go
 (go/types) and Java (javac), as graph_accuracy.py measures Python against jedi.
 
-usage: python benchmarks/graph_accuracy_langs.py [--trees immer,ajv,commander,marked,toml,goldmark,viper,javapoet,jsoup,commons-cli]
-                                                 [--show-wrong N] [--json OUT]
+usage: python benchmarks/graph_accuracy_langs.py [--trees NAME,...] [--show-wrong N] [--json OUT]
+       (trees: immer, ajv, commander, marked, toml, goldmark, viper, javapoet, jsoup, commons-cli; default all)
 
 Trees are pinned: npm packages (``npm pack``, only their source folders kept) and Go modules from git tags (a
 ``fetch``ed mirror under ``$IGRAPH_BENCH_MIRRORS``, default ``.mirror`` beside the checkout, else a clone from
