@@ -298,7 +298,8 @@ def test_java_parse_records_argument_hints_and_parameter_types() -> None:
   void g() {}
   void h(A a) {
     f("s" + 1, 'c', 2L, 1.5f, null, A.class, new java.util.ArrayList<>(), (Runnable) a, this, a, this.a, a.g().h,
-      x -> x, a == null, !ok, 1 + 2.0, new int[2][], ok ? "y" : "n", ok ? a : null, xs[0]);
+      x -> x, a == null, !ok, 1 + 2.0, new int[2][], ok ? "y" : "n", ok ? a : null, xs[0], new A(1).g());
+    new java.util.ArrayList<String>(List.of("a.b")).add("c");
   }
 }
 """
@@ -308,8 +309,10 @@ def test_java_parse_records_argument_hints_and_parameter_types() -> None:
     hints = next(r.arguments for r in pf.references if r.name == "f").split(",")
     assert hints == [
         "String", "char", "long", "float", "null", "Class", "ArrayList", "Runnable", "=this", "=a", "=this.a",
-        "=a.g().h", "?", "boolean", "boolean", "double", "int[][]", "String", "?", "?",
+        "=a.g().h", "?", "boolean", "boolean", "double", "int[][]", "String", "?", "?", "=A.new().g()",
     ]  # fmt: skip
+    # A Java receiver path reads arguments as `()` and `new T(..)` as `T.new()` (whitespace is dropped).
+    assert next(r.qualifier for r in pf.references if r.name == "add") == "ArrayList.new()"
     assert next(r.arguments for r in pf.references if r.name == "g") == ""  # no arguments, nothing to record
 
 
@@ -397,6 +400,7 @@ CALLER = """
         Leaf.builder().build();
         Leaf.Builder b = Leaf.builder();
         b.build();
+        new Sink().put(leaf);
       }
     }
     """
@@ -439,6 +443,7 @@ def test_argument_types_choose_the_overload_java_would(tmp_path: Path) -> None:
         build = _line_of(LEAF, "public Leaf build()")
         assert target("Leaf.builder().build()", "build", "Leaf.builder()") == ("inferred", build, "method")
         assert target("b.build()", "build", "b") == ("inferred", build, "method")
+        assert target("new Sink().put(leaf)", "put", "Sink.new()") == ("inferred", sink("put(Node n)"), "method")
         # An argument of unknown type (a library method's result) may fit any of them: nothing is chosen.
         assert target("sink.put(o.toString())", "put", "sink")[:2] == ("ambiguous", None)
         # The result type a repository method states; a loop variable's type; an enum's constant.

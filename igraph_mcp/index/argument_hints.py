@@ -140,10 +140,14 @@ def _binary(node: Node) -> str:
 
 
 def _path(node: Node) -> str | None:
-    """`x`, `this.x`, `a.b.c`, `f()`, `a.f().g` as a receiver path (call arguments dropped), else None."""
+    """`x`, `this.x`, `a.b.c`, `f()`, `a.f().g`, `new Foo(x).g()` as a receiver path (call arguments dropped;
+    a creation reads `Foo.new()`, as parse.py writes qualifiers), else None."""
     kind = node.type
     if kind in ("identifier", "this"):
         return _text(node)
+    if kind == "object_creation_expression":
+        created = node.child_by_field_name("type")
+        return f"{type_name(_text(created))}.new()" if created is not None else None
     if kind == "field_access":
         obj, field = node.child_by_field_name("object"), node.child_by_field_name("field")
         head = _path(obj) if obj is not None else None

@@ -45,7 +45,7 @@ from pathlib import Path
 from tree_sitter import Node, Parser, Query, QueryCursor, Range, Tree
 from tree_sitter_language_pack import get_language, get_parser
 
-from igraph_mcp.index.argument_hints import PARAMETERS_FACT, argument_hints, parameter_types
+from igraph_mcp.index.argument_hints import PARAMETERS_FACT, argument_hints, parameter_types, type_name
 from igraph_mcp.index.captures import DefMatch, Matches, collect, dedupe_defs, node_text
 from igraph_mcp.index.docstrings import docstring, python_docstring
 from igraph_mcp.index.jsdoc import jsdoc_facts
@@ -283,22 +283,33 @@ def _scope_owner(pf: ParsedFile, scopes: list[DefMatch], starts: list[int], node
     return next((i for i, s in enumerate(pf.symbols) if i and s.qualified_name == owner.qualified), index)
 
 
-# ECMAScript argument lists and comments inside a receiver path: what the receiver is does not depend on them, and
-# a builder chain's strings and regular expressions (`edit(/a(b/).replace('x', y)`) would break the path apart.
-_ARGUMENT_NODES = frozenset({"arguments"})
+# Argument lists and comments inside a receiver path, per language family: what the receiver is does not depend on
+# them, and a builder chain's strings and regular expressions (`edit(/a(b/).replace('x', y)`) would break the path
+# apart. Java's `new Foo(x).f()` reads `Foo.new().f()`: with whitespace dropped, `new Foo` would read as one name.
+_ARGUMENT_NODES = {"ecmascript": frozenset({"arguments"}), "java": frozenset({"argument_list"})}
+_CREATION = "object_creation_expression"
 
 
 def _expression_text(source: bytes, spec: LanguageSpec, node: Node) -> str:
-    """A qualifier's or a fact's text without whitespace, cut at MAX_QUALIFIER; in ECMAScript each call's arguments
-    read `()` and comments are dropped (`edit(re).replace('a', b)` -> `edit().replace()`)."""
-    if spec.family != "ecmascript":
+    """A qualifier's or a fact's text without whitespace, cut at MAX_QUALIFIER; in ECMAScript and Java each call's
+    arguments read `()` and comments are dropped (`edit(re).replace('a', b)` -> `edit().replace()`), and a Java
+    `new Foo(x)` reads `Foo.new()`."""
+    family = spec.family or spec.name
+    collapsed = _ARGUMENT_NODES.get(family)
+    if collapsed is None:
         return _WS.sub("", node_text(source, node))[:MAX_QUALIFIER]
     pieces: list[bytes] = []
     at = node.start_byte
     stack = [node]
     while stack:
         cur = stack.pop()
-        collapse = cur.type in _ARGUMENT_NODES and cur.start_byte > node.start_byte
+        created = cur.child_by_field_name("type") if family == "java" and cur.type == _CREATION else None
+        if created is not None:
+            pieces.append(source[at : cur.start_byte])
+            pieces.append(f"{type_name(node_text(source, created))}.new()".encode())
+            at = cur.end_byte
+            continue
+        collapse = cur.type in collapsed and cur.start_byte > node.start_byte
         if collapse or "comment" in cur.type:
             pieces.append(source[at : cur.start_byte])
             pieces.append(b"()" if collapse else b"")

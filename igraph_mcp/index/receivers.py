@@ -289,6 +289,9 @@ class ReceiverTypes:
             owner = as_sym(found)
             if owner is None:
                 return found if found == OUTSIDE else None
+            if part == "new()" and static_head:  # Java's `Foo.new()`, as parse.py writes `new Foo(x)`: a Foo
+                static_head = False
+                continue
             if part.endswith(")"):
                 side = "static" if owner.kind == HOLDER or static_head else "instance"
                 method, _complete = self.member(owner, part[: part.index("(")], _FUNCTIONS, side=side)
