@@ -316,6 +316,19 @@ def test_java_parse_records_argument_hints_and_parameter_types() -> None:
     assert next(r.arguments for r in pf.references if r.name == "g") == ""  # no arguments, nothing to record
 
 
+@pytest.mark.sqlite_only
+def test_deep_generated_arguments_are_read_without_recursing_past_the_limit() -> None:
+    # Generated code: a 5,000-term string concatenation and a 3,000-call chain as arguments, deeper than Python's
+    # recursion limit if read node by node. The file parses whole; what lies too deep is unknown.
+    concatenation = " + ".join(['"a"'] * 5000)
+    chain = ".".join(["b()"] * 3000)
+    source = f"class A {{ void m() {{ f({concatenation}); g(x.{chain}); }} void n() {{}} }}".encode()
+    pf = parse_source(source, "java")
+    assert [s.name for s in pf.symbols[1:]] == ["A", "m", "n"]
+    hints = {r.name: r.arguments for r in pf.references if r.name in ("f", "g")}
+    assert hints == {"f": "String", "g": "?"}
+
+
 NODE = "package p;\npublic class Node {}\n"
 LEAF = """
     package p;

@@ -39,6 +39,9 @@ _COMPARISONS = frozenset({"==", "!=", "<", ">", "<=", ">=", "&&", "||"})
 _WIDTH = {"byte": 0, "short": 0, "char": 0, "int": 0, "long": 1, "float": 2, "double": 3}
 _BY_WIDTH = ("int", "long", "float", "double")
 _MAX_PATH = 120
+# How deep an argument's expression is read: a generated 5,000-term string concatenation or call chain nests that deep,
+# past Python's recursion limit; the type of what lies deeper is unknown ("a" + ... still reads String).
+_MAX_DEPTH = 48
 
 
 def type_name(text: str) -> str:
@@ -80,7 +83,9 @@ def argument_hints(arguments: Node) -> str:
     return ",".join(_hint(a) for a in arguments.named_children if "comment" not in a.type)
 
 
-def _hint(node: Node) -> str:
+def _hint(node: Node, depth: int = 0) -> str:
+    if depth > _MAX_DEPTH:
+        return UNKNOWN
     kind = node.type
     if kind in _LITERALS:
         return _LITERALS[kind]
@@ -95,12 +100,12 @@ def _hint(node: Node) -> str:
         suffix = "[]" * _dimensions(node) if kind == "array_creation_expression" else ""
         return type_name(_text(t)) + suffix
     if kind == "parenthesized_expression" and node.named_child_count == 1:
-        return _hint(node.named_children[0])
+        return _hint(node.named_children[0], depth + 1)
     if kind == "binary_expression":
-        return _binary(node)
+        return _binary(node, depth + 1)
     if kind == "ternary_expression":
         branches = (node.child_by_field_name("consequence"), node.child_by_field_name("alternative"))
-        sides = {_hint(s) for s in branches if s is not None}
+        sides = {_hint(s, depth + 1) for s in branches if s is not None}
         if len(sides) == 2 and "null" in sides:  # `x != null ? x : null`: whatever the other one is
             sides.discard("null")
         one = sides.pop() if len(sides) == 1 else UNKNOWN
@@ -110,9 +115,9 @@ def _hint(node: Node) -> str:
         inner = node.child_by_field_name("operand")
         if op is not None and _text(op) == "!":
             return "boolean"
-        hint = _hint(inner) if inner is not None else UNKNOWN
+        hint = _hint(inner, depth + 1) if inner is not None else UNKNOWN
         return hint if hint in _WIDTH else UNKNOWN
-    path = _path(node)
+    path = _path(node, depth)
     return PATH + path if path and len(path) <= _MAX_PATH else UNKNOWN
 
 
@@ -125,13 +130,13 @@ def _dimensions(node: Node) -> int:
     return max(count, 1)
 
 
-def _binary(node: Node) -> str:
+def _binary(node: Node, depth: int) -> str:
     op_node = node.child_by_field_name("operator")
     op = _text(op_node) if op_node is not None else ""
     if op in _COMPARISONS:
         return "boolean"
     left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
-    sides = [_hint(s) if s is not None else UNKNOWN for s in (left, right)]
+    sides = [_hint(s, depth + 1) if s is not None else UNKNOWN for s in (left, right)]
     if op == "+" and "String" in sides:
         return "String"
     if all(s in _WIDTH for s in sides):
@@ -139,10 +144,12 @@ def _binary(node: Node) -> str:
     return UNKNOWN
 
 
-def _path(node: Node) -> str | None:
+def _path(node: Node, depth: int = 0) -> str | None:
     """`x`, `this.x`, `a.b.c`, `f()`, `a.f().g`, `new Foo(x).g()` as a receiver path (call arguments dropped;
     a creation reads `Foo.new()`, as parse.py writes qualifiers), else None."""
     kind = node.type
+    if depth > _MAX_DEPTH:
+        return None
     if kind in ("identifier", "this"):
         return _text(node)
     if kind == "object_creation_expression":
@@ -150,7 +157,7 @@ def _path(node: Node) -> str | None:
         return f"{type_name(_text(created))}.new()" if created is not None else None
     if kind == "field_access":
         obj, field = node.child_by_field_name("object"), node.child_by_field_name("field")
-        head = _path(obj) if obj is not None else None
+        head = _path(obj, depth + 1) if obj is not None else None
         return f"{head}.{_text(field)}" if head and field is not None else None
     if kind == "method_invocation":
         obj, name = node.child_by_field_name("object"), node.child_by_field_name("name")
@@ -158,6 +165,6 @@ def _path(node: Node) -> str | None:
             return None
         if obj is None:
             return _text(name) + "()"
-        head = _path(obj)
+        head = _path(obj, depth + 1)
         return f"{head}.{_text(name)}()" if head else None
     return None

@@ -288,6 +288,8 @@ def _scope_owner(pf: ParsedFile, scopes: list[DefMatch], starts: list[int], node
 # apart. Java's `new Foo(x).f()` reads `Foo.new().f()`: with whitespace dropped, `new Foo` would read as one name.
 _ARGUMENT_NODES = {"ecmascript": frozenset({"arguments"}), "java": frozenset({"argument_list"})}
 _CREATION = "object_creation_expression"
+# Nodes a qualifier's walk visits at most; an ordinary receiver path takes tens.
+_WALK_BUDGET = 120
 
 
 def _expression_text(source: bytes, spec: LanguageSpec, node: Node) -> str:
@@ -296,12 +298,17 @@ def _expression_text(source: bytes, spec: LanguageSpec, node: Node) -> str:
     `new Foo(x)` reads `Foo.new()`."""
     family = spec.family or spec.name
     collapsed = _ARGUMENT_NODES.get(family)
-    if collapsed is None:
-        return _WS.sub("", node_text(source, node))[:MAX_QUALIFIER]
+    raw = node_text(source, node)
+    if collapsed is None or not ("(" in raw or "/" in raw):  # no call, creation or comment in it: nothing to rewrite
+        return _WS.sub("", raw)[:MAX_QUALIFIER]
     pieces: list[bytes] = []
     at = node.start_byte
     stack = [node]
+    budget = _WALK_BUDGET
     while stack:
+        budget -= 1
+        if budget < 0:  # a generated chain thousands of calls deep: each of its calls' qualifiers walked it all
+            return _WS.sub("", raw)[:MAX_QUALIFIER]
         cur = stack.pop()
         created = cur.child_by_field_name("type") if family == "java" and cur.type == _CREATION else None
         if created is not None:
