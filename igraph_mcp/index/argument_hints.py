@@ -47,15 +47,19 @@ _MAX_DEPTH = 48
 def type_name(text: str) -> str:
     """A written type as overloads compare it: no type arguments or package, brackets kept
     (`java.util.Map<K, V>[]` -> `Map[]`; a parameter's annotations are its modifiers, not its type)."""
-    depth, kept = 0, []
-    for ch in text:
-        if ch == "<":
-            depth += 1
-        elif ch == ">":
-            depth = max(depth - 1, 0)
-        elif depth == 0 and not ch.isspace():
-            kept.append(ch)
-    plain = "".join(kept)
+    if "<" in text:
+        depth, kept = 0, []
+        for ch in text:
+            if ch == "<":
+                depth += 1
+            elif ch == ">":
+                depth = max(depth - 1, 0)
+            elif depth == 0:
+                kept.append(ch)
+        text = "".join(kept)
+    plain = "".join(text.split())
+    if "[" not in plain and "." not in plain:
+        return plain
     brackets = plain.count("[]")
     base = plain.replace("[]", "").replace("...", "")
     return base.rpartition(".")[2] + "[]" * brackets
