@@ -4,8 +4,10 @@ leave the call ambiguous; an incremental run leaves the edges of a full build, a
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 import apsw
 import pytest
@@ -234,60 +236,59 @@ def test_incremental_steps_leave_the_edges_of_a_full_build(tmp_path: Path) -> No
         svc.close()
 
 
-@pytest.mark.sqlite_only
-def test_a_schema_10_index_migrates_and_binds_by_count_after_its_java_files_are_read_again(tmp_path: Path) -> None:
-    root = make_repo(tmp_path, FILES, filler=False)
+def _migrates(
+    tmp_path: Path,
+    files: dict[str, str],
+    undo: Callable[[Any], None],
+    check: Callable[[Database], None],
+    built: Callable[[Database], None] = lambda _db: None,
+) -> None:
+    """Index ``files`` (``built`` checks that index), take it back a schema version with ``undo``, open it (it
+    migrates), ``check`` it, then index again: its Java files are read again and the edges are the first build's."""
+    root = make_repo(tmp_path, files, filler=False)
     svc = index_repo(root)
     try:
+        built(svc.db)
         want = edges_by_place(svc.db)
     finally:
         svc.close()
     path = root / CONFIG_DIR / "igraph.db"
     con = apsw.Connection(str(path))
-    undo_schema_11(con)
+    undo(con)
     con.close()
     db = SqliteDatabase.open_for_write(path)
     try:
         assert db.schema_version() == SCHEMA_VERSION == 12
-        assert db.rows("SELECT DISTINCT arity FROM edges") == [(-1,)]  # unknown: bound as before
-        assert db.rows("SELECT DISTINCT min_args, max_args FROM nodes") == [(0, -1)]
         assert db.rows("SELECT DISTINCT sha256 FROM files WHERE language = 'java'") == [("",)]  # read again next run
+        check(db)
     finally:
         db.close()
     svc = make_service(root)
     try:
-        assert svc.index().parsed == len(FILES)
+        assert svc.index().parsed == len(files)
         assert edges_by_place(svc.db) == want
     finally:
         svc.close()
+
+
+@pytest.mark.sqlite_only
+def test_a_schema_10_index_migrates_and_binds_by_count_after_its_java_files_are_read_again(tmp_path: Path) -> None:
+    def check(db: Database) -> None:
+        assert db.rows("SELECT DISTINCT arity FROM edges") == [(-1,)]  # unknown: bound as before
+        assert db.rows("SELECT DISTINCT min_args, max_args FROM nodes") == [(0, -1)]
+
+    _migrates(tmp_path, FILES, undo_schema_11, check)
 
 
 @pytest.mark.sqlite_only
 def test_a_schema_11_index_migrates_and_binds_by_type_after_its_java_files_are_read_again(tmp_path: Path) -> None:
-    root = make_repo(tmp_path, {**TYPED, "src/p/Caller.java": CALLER}, filler=False)
-    svc = index_repo(root)
-    try:
-        want = edges_by_place(svc.db)
-        assert svc.db.rows("SELECT count(*) FROM edges WHERE arguments != ''")[0][0] > 0
-    finally:
-        svc.close()
-    path = root / CONFIG_DIR / "igraph.db"
-    con = apsw.Connection(str(path))
-    undo_schema_12(con)
-    con.close()
-    db = SqliteDatabase.open_for_write(path)
-    try:
-        assert db.schema_version() == SCHEMA_VERSION == 12
+    def built(db: Database) -> None:
+        assert db.rows("SELECT count(*) FROM edges WHERE arguments != ''")[0][0] > 0
+
+    def check(db: Database) -> None:
         assert db.rows("SELECT DISTINCT arguments FROM edges") == [("",)]  # no hints: bound by count, as before
-        assert db.rows("SELECT DISTINCT sha256 FROM files WHERE language = 'java'") == [("",)]  # read again next run
-    finally:
-        db.close()
-    svc = make_service(root)
-    try:
-        assert svc.index().parsed == len(TYPED) + 1
-        assert edges_by_place(svc.db) == want
-    finally:
-        svc.close()
+
+    _migrates(tmp_path, {**TYPED, "src/p/Caller.java": CALLER}, undo_schema_12, check, built)
 
 
 # -- argument types ----------------------------------------------------------------------------------------------
