@@ -15,7 +15,7 @@ from functools import partial
 from typing import NamedTuple
 
 from igraph_mcp.index.argument_hints import PARAMETERS_FACT, PATH, UNKNOWN, type_name
-from igraph_mcp.index.overloads import Fit, Fits, Pick, accepts, as_given, by_types, counted
+from igraph_mcp.index.overloads import Fit, Fits, Pick, accepts, as_given, by_arity, by_types, counted
 from igraph_mcp.index.receivers import ReceiverTypes, as_sym
 from igraph_mcp.index.symbols import Sym, SymbolTable
 from igraph_mcp.vocab.languages import TYPE_KINDS
@@ -114,21 +114,15 @@ class ArgumentTypes:
         return as_given if arity < 0 else partial(self._pick, arity, hints, caller)
 
     def _pick(self, arity: int, hints: str, caller: Sym | None, candidates: Sequence[Sym]) -> list[Sym]:
-        if len(candidates) < 2 or not counted(candidates):
-            return list(candidates)
-        one = self.choose(candidates, arity, hints, caller)
-        return [one] if one is not None else list(candidates)
-
-    def choose(self, candidates: Sequence[Sym], arity: int, hints: str, caller: Sym | None) -> Sym | None:
-        """The overload among ``candidates`` that a call from ``caller`` with these argument hints binds, when the
-        argument count and the known types leave one; else None."""
-        fitting = [s for s in candidates if accepts(s, arity)]
-        if len(fitting) < 2 or not hints or caller is None:
-            return fitting[0] if len(fitting) == 1 else None
-        args = [self.arg_type(h, caller) for h in hints.split(",")]
-        if len(args) != arity:
-            return None
-        return by_types(fitting, lambda s: self._fits(s, args), self._more_specific)
+        """The overload the argument count leaves (by_arity), else the one the argument types choose among those the
+        count fits, else ``candidates`` as given."""
+        narrowed = by_arity(candidates, arity)
+        if len(narrowed) < 2 or not hints or caller is None or not counted(narrowed):
+            return narrowed
+        fitting = [s for s in narrowed if accepts(s, arity)]
+        args = [self.arg_type(h, caller) for h in hints.split(",")] if len(fitting) > 1 else []
+        one = by_types(fitting, lambda s: self._fits(s, args), self._more_specific) if len(args) == arity else None
+        return [one] if one is not None else narrowed
 
     # -- arguments -----------------------------------------------------------------------------------------------
     def arg_type(self, hint: str, caller: Sym) -> ArgType | None:
