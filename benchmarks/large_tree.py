@@ -119,8 +119,8 @@ def timed_index(root: Path, embed: bool) -> None:
     # The parse phase's steps (each row a part of the one above it when indented), then the resolve phase's.
     patched = [
         (indexer, "write_batch", "rows and writes"),
-        (write, "file_layout", "  of which file layout (parts)"),
-        (write, "file_rows", "  of which row building"),
+        (write, "draft_file", "  of which drafting rows (files no worker drafted)"),
+        (write, "file_rows", "  of which ids into the drafted rows"),
         (nodes, "insert_nodes", "  of which nodes"),
         (node_text, "insert_fts", "  of which FTS rows"),
         (edges, "insert_edges", "  of which edges"),

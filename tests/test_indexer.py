@@ -515,8 +515,8 @@ def test_a_written_batch_lets_its_files_bytes_go(tmp_path: Path, monkeypatch: py
 
     def recording(db: Any, parsed: Any, **kwargs: Any) -> Any:
         held.append(sum(len(c.data) for c in written))
-        assert all(c.data for c, _ in parsed)  # a batch is written from its files' bytes
-        written.extend(c for c, _ in parsed)
+        assert all(c.data for c, *_ in parsed)  # a batch is written from its files' bytes
+        written.extend(c for c, *_ in parsed)
         return real_write_batch(db, parsed, **kwargs)
 
     monkeypatch.setattr(indexer_mod, "write_batch", recording)

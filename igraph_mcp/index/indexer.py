@@ -31,8 +31,10 @@ from igraph_mcp.index.mass_delete import check_deletions
 from igraph_mcp.index.model import ParsedFile
 from igraph_mcp.index.nothing_to_index import check_something_to_index
 from igraph_mcp.index.phases import Progress
+from igraph_mcp.index.rows import FileDraft
 from igraph_mcp.index.walk import WalkResult, walk_repository
 from igraph_mcp.index.write import (
+    ParsedChange,
     Written,
     clear_index,
     defer_binding_indexes,
@@ -81,13 +83,13 @@ class _Stored:
     skipped: dict[str, int]  # files the parser skipped, by reason, in the order first met
 
 
-def _parsed_file(outcome: parse_pool.ParseOutcome, skipped: dict[str, int]) -> ParsedFile:
+def _parsed_change(change: Change, outcome: parse_pool.ParseOutcome, skipped: dict[str, int]) -> ParsedChange:
     """The parsed records of one file; a skip reason is counted and its warning logged here, in file order."""
     if outcome.skipped:
         skipped[outcome.skipped] = skipped.get(outcome.skipped, 0) + 1
     if outcome.warning:
         log.warning("%s", outcome.warning)
-    return outcome.parsed
+    return ParsedChange(change, outcome.parsed, outcome.draft)
 
 
 def _add_counts(counts: dict[str, int], more: dict[str, int]) -> None:
@@ -236,10 +238,13 @@ class Indexer:
         skipped: dict[str, int] = {}
         parse_errors = 0
         # The collector paused: unpickling parsed files and building their rows make millions of acyclic objects.
-        with closing(parse_pool.parse_all(jobs, workers, self.parse_task)) as outcomes, collector_paused():
+        with (
+            closing(parse_pool.parse_all(jobs, workers, self.parse_task, batch=FILES_PER_TRANSACTION)) as outcomes,
+            collector_paused(),
+        ):
             for start in range(0, total, FILES_PER_TRANSACTION):
                 batch = changes[start : start + FILES_PER_TRANSACTION]
-                parsed = [(c, _parsed_file(next(outcomes), skipped)) for c in batch]
+                parsed = [_parsed_change(c, next(outcomes), skipped) for c in batch]
                 written = write_batch(self.db, parsed, vectors=vectors, write=self._write_file)
                 # Written: their bytes go, so a large tree's text is never all held (OpenJDK's class library: 228 MB,
                 # held through the resolve phase too).
@@ -248,15 +253,21 @@ class Indexer:
                     jobs[i] = parse_pool.ParseJob(c.walked.path, c.walked.language, b"")
                 self.reusable_vectors.update(written.reusable)
                 scopes.append(written.scope)
-                parse_errors += sum(int(pf.has_error) for _, pf in parsed)
+                parse_errors += sum(int(p.parsed.has_error) for p in parsed)
                 report("parse", min(start + len(batch), total), total)
         return _Stored(BindScope.join(scopes), total, parse_errors, workers, skipped)
 
     def _write_file(
-        self, con: WriteConnection, change: Change, pf: ParsedFile, *, module_id: int | None = None
+        self,
+        con: WriteConnection,
+        change: Change,
+        pf: ParsedFile,
+        *,
+        module_id: int | None = None,
+        draft: FileDraft | None = None,
     ) -> Written:
         """Store one parsed file (index/write.py); a seam the crash tests replace to fail inside a batch."""
-        return write_file(con, change, pf, module_id=module_id)
+        return write_file(con, change, pf, module_id=module_id, draft=draft)
 
     def _resolve(self, scope: BindScope, *, everything: bool) -> int:
         """Bind what the run's changes reach, or every edge (index/bind.py); a seam the crash tests replace."""

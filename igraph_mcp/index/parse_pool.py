@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from igraph_mcp.index import parse as parse_mod
 from igraph_mcp.index.model import ParsedFile
 from igraph_mcp.index.nesting import MAX_NESTING
+from igraph_mcp.index.rows import FileDraft, draft_file
 
 log = logging.getLogger(__name__)
 
@@ -52,27 +53,33 @@ class ParseOutcome:
     parsed: ParsedFile
     skipped: str | None = None  # key counted in the run's ``skipped`` ("too_deeply_nested", "parser_crashed")
     warning: str | None = None  # logged by the indexer (workers log nowhere the user sees)
+    # The file's rows without ids (index/rows.py), made beside the parse: the indexer's own process writes every
+    # file, and building the rows there kept the workers idle half the time on a large tree.
+    draft: FileDraft | None = None
 
 
 ParseTask = Callable[[ParseJob], ParseOutcome]
 
 
 def parse_job(job: ParseJob) -> ParseOutcome:
-    """Parse one file; a file the parser rejects becomes a bare module with the reason, never an exception."""
+    """Parse one file and draft its rows; a file the parser rejects becomes a bare module with the reason, never an
+    exception."""
     try:
         parsed = parse_mod.parse_source(job.data, job.language, job.path)
     except (ValueError, RecursionError, MemoryError) as exc:
         # One bad file must never stop the run: index it as a bare module and say why in the log.
         bare = ParsedFile(language=job.language, has_error=True)
         return ParseOutcome(bare, None, f"parse failed for {job.path}: {type(exc).__name__}")
+    draft = draft_file(job.data, parsed, job.path)
     if parsed.deep_regions:
         # The regions' text stays searchable and the rest of the file keeps its symbols; the run counts the file.
         return ParseOutcome(
             parsed,
             "too_deeply_nested",
             f"{job.path}: {parsed.deep_regions} region(s) nested past {MAX_NESTING} brackets indexed as text only",
+            draft,
         )
-    return ParseOutcome(parsed)
+    return ParseOutcome(parsed, draft=draft)
 
 
 def _crashed(job: ParseJob) -> ParseOutcome:
@@ -113,16 +120,21 @@ def _context() -> multiprocessing.context.BaseContext:
     return multiprocessing.get_context("spawn")
 
 
-def parse_all(jobs: Sequence[ParseJob], workers: int, task: ParseTask = parse_job) -> Generator[ParseOutcome]:
-    """One outcome per job, in job order; ``workers`` <= 1 parses in this process. Close it to stop the workers."""
+def parse_all(
+    jobs: Sequence[ParseJob], workers: int, task: ParseTask = parse_job, *, batch: int = 1
+) -> Generator[ParseOutcome]:
+    """One outcome per job, in job order; ``workers`` <= 1 parses in this process. Close it to stop the workers.
+
+    A consumer that takes ``batch`` outcomes and then stores them before taking more gets the next batch parsed
+    while it stores: the files queued run that far ahead, or the workers would sit idle through every write.
+    """
     if workers <= 1 or len(jobs) < 2:
         yield from (task(job) for job in jobs)
     else:
-        yield from _parallel(jobs, workers, task)
+        yield from _parallel(jobs, workers, task, max(batch, 1) + workers * AHEAD_PER_WORKER)
 
 
-def _parallel(jobs: Sequence[ParseJob], workers: int, task: ParseTask) -> Iterator[ParseOutcome]:
-    ahead = workers * AHEAD_PER_WORKER
+def _parallel(jobs: Sequence[ParseJob], workers: int, task: ParseTask, ahead: int) -> Iterator[ParseOutcome]:
     pending = iter(jobs)
     pool = _new_pool(workers)
     window: deque[tuple[ParseJob, Future[ParseOutcome]]] = deque()

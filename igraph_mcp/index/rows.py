@@ -90,7 +90,7 @@ def file_layout(data: bytes, pf: ParsedFile) -> FileLayout:
     return FileLayout(source, symbols, parts)
 
 
-def file_record(path: str, size: int, mtime_ns: int, sha256: str, pf: ParsedFile, layout: FileLayout) -> NewFile:
+def file_record(path: str, size: int, mtime_ns: int, sha256: str, pf: ParsedFile, draft: FileDraft) -> NewFile:
     """The file row of one parsed file, stamped with the time it is stored."""
     return NewFile(
         path=path,
@@ -98,7 +98,7 @@ def file_record(path: str, size: int, mtime_ns: int, sha256: str, pf: ParsedFile
         sha256=sha256,
         size=size,
         mtime_ns=mtime_ns,
-        line_count=layout.line_count,
+        line_count=draft.line_count,
         parse_status="partial" if pf.has_error else "ok",
         indexed_at=time.time(),
     )
@@ -115,16 +115,39 @@ class FileRows:
     imports: list[NewImport]
 
 
-def _symbol_rows(
-    layout: FileLayout, path: str, file_id: int, ids: list[int]
-) -> tuple[list[NewNode], list[NodeText], list[NewEdge]]:
-    """The node, FTS and ``contains`` rows of a file's definitions (``ids`` in layout order)."""
+@dataclass(frozen=True, slots=True)
+class FileDraft:
+    """A parsed file's node and FTS rows before the store gives it ids: cut, decoded and split in the parse worker,
+    where a core is free, so the writer only puts ids in (``file_rows``). A node's ``parent_id`` and a text's
+    ``node_id`` are places in the layout (module first, then definitions, then parts); ``file_id`` is 0."""
+
+    line_count: int
+    symbol_count: int  # definitions, module included; the parts follow them
+    nodes: list[NewNode]
+    texts: list[NodeText]
+
+    @property
+    def node_count(self) -> int:
+        """How many node ids the file needs."""
+        return len(self.nodes)
+
+
+def draft_file(data: bytes, pf: ParsedFile, path: str) -> FileDraft:
+    """The node and FTS rows of one parsed file, without ids (``FileDraft``)."""
+    layout = file_layout(data, pf)
+    places = list(range(layout.node_count))
+    nodes, texts = _symbol_rows(layout, path, 0, places)
+    part_nodes, part_texts = _part_rows(layout, 0, places)
+    return FileDraft(layout.line_count, len(layout.symbols), nodes + part_nodes, texts + part_texts)
+
+
+def _symbol_rows(layout: FileLayout, path: str, file_id: int, ids: list[int]) -> tuple[list[NewNode], list[NodeText]]:
+    """The node and FTS rows of a file's definitions (``ids`` in layout order)."""
     source, symbols = layout.source, layout.symbols
     mod_name, mod_qname = module_names(path)
     first_child = first_child_starts(symbols)
     nodes: list[NewNode] = []
     texts: list[NodeText] = []
-    edges: list[NewEdge] = []
     for i, s in enumerate(symbols):
         if i == 0:
             name, qname = mod_name, mod_qname
@@ -165,10 +188,7 @@ def _symbol_rows(
                 body=fts_body(body) if i > 0 else "",
             )
         )
-        if i > 0:
-            source_id = parent if parent is not None else ids[0]
-            edges.append(NewEdge(source_id, ids[i], "contains", name, "", "same_file", s.start_line))
-    return nodes, texts, edges
+    return nodes, texts
 
 
 def _part_rows(layout: FileLayout, file_id: int, ids: list[int]) -> tuple[list[NewNode], list[NodeText]]:
@@ -199,10 +219,22 @@ def _part_rows(layout: FileLayout, file_id: int, ids: list[int]) -> tuple[list[N
     return nodes, texts
 
 
-def file_rows(layout: FileLayout, pf: ParsedFile, path: str, file_id: int, ids: list[int]) -> FileRows:
-    """The rows of one parsed file, given its file id and one node id per node of its layout (module first)."""
-    nodes, texts, edges = _symbol_rows(layout, path, file_id, ids)
-    part_nodes, part_texts = _part_rows(layout, file_id, ids)
+def file_rows(draft: FileDraft, pf: ParsedFile, file_id: int, ids: list[int]) -> FileRows:
+    """The rows of one parsed file, given its file id and one node id per node of its draft (module first)."""
+    nodes = [NewNode(file_id, None if n.parent_id is None else ids[n.parent_id], *n[2:]) for n in draft.nodes]
+    texts = [NodeText(ids[t.node_id], *t[1:]) for t in draft.texts]
+    edges = [
+        NewEdge(
+            n.parent_id if n.parent_id is not None else ids[0],
+            ids[i],
+            "contains",
+            n.name,
+            "",
+            "same_file",
+            n.start_line,
+        )
+        for i, n in enumerate(nodes[1 : draft.symbol_count], 1)
+    ]
     for ref in pf.references:
         src_id = ids[ref.source] if 0 <= ref.source < len(ids) else ids[0]
         edges.append(
@@ -211,8 +243,8 @@ def file_rows(layout: FileLayout, pf: ParsedFile, path: str, file_id: int, ids: 
     for imp in pf.imports:
         edges.append(NewEdge(ids[0], None, "imports", imp.name, imp.module, "unresolved", imp.line))
     return FileRows(
-        nodes=nodes + part_nodes,
-        texts=texts + part_texts,
+        nodes=nodes,
+        texts=texts,
         edges=edges,
         facts=[(ids[f.source], f.name, f.kind, f.text) for f in pf.facts if f.source < len(ids)],
         imports=[NewImport(file_id, imp.module, imp.name, imp.alias, imp.line) for imp in pf.imports],

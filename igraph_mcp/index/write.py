@@ -17,7 +17,7 @@ from igraph_mcp.index.bind import BindScope
 from igraph_mcp.index.diff import Change
 from igraph_mcp.index.interface import Interface, matched_ids, parsed_interface, stored_interface
 from igraph_mcp.index.model import ParsedFile
-from igraph_mcp.index.rows import file_layout, file_record, file_rows, module_names
+from igraph_mcp.index.rows import FileDraft, draft_file, file_record, file_rows, module_names
 from igraph_mcp.index.walk import WalkedFile
 from igraph_mcp.store import edges as edge_store
 from igraph_mcp.store import facts as fact_store
@@ -41,10 +41,20 @@ class Written(NamedTuple):
     ids: list[int]
 
 
+class ParsedChange(NamedTuple):
+    """A changed file, what parsing it gave and, when the parse worker made them, its rows without ids."""
+
+    change: Change
+    parsed: ParsedFile
+    draft: FileDraft | None = None
+
+
 class FileWriter(Protocol):
     """Stores one parsed file (``write_file``, or a test's stand-in for it)."""
 
-    def __call__(self, con: WriteConnection, change: Change, pf: ParsedFile, *, module_id: int | None) -> Written:
+    def __call__(
+        self, con: WriteConnection, change: Change, pf: ParsedFile, *, module_id: int | None, draft: FileDraft | None
+    ) -> Written:
         """Insert the file's rows and return its ids."""
         ...
 
@@ -120,28 +130,37 @@ def delete_files(db: Database, gone: Sequence[FileState], *, vectors: bool) -> N
         crashpoints.reached("index.delete")
 
 
-def write_file(con: WriteConnection, change: Change, pf: ParsedFile, *, module_id: int | None = None) -> Written:
-    """Insert one parsed file's rows, the parts of its long definitions included.
+def write_file(
+    con: WriteConnection,
+    change: Change,
+    pf: ParsedFile,
+    *,
+    module_id: int | None = None,
+    draft: FileDraft | None = None,
+) -> Written:
+    """Insert one parsed file's rows, the parts of its long definitions included; ``draft`` is its rows without
+    ids when the parse worker made them (``draft_file``), else they are made here.
 
     A re-parsed file's module node keeps its id (``module_id``, below the fresh ids of its definitions): import
     edges and ambiguous imports elsewhere that name the file stay valid without being bound again.
     """
     w = change.walked
-    layout = file_layout(change.data, pf)
-    file_id = file_store.insert_file(con, file_record(w.path, w.size, w.mtime_ns, change.sha256, pf, layout))
+    if draft is None:
+        draft = draft_file(change.data, pf, w.path)
+    file_id = file_store.insert_file(con, file_record(w.path, w.size, w.mtime_ns, change.sha256, pf, draft))
     # Ids first, so a file's nodes go in as one batch (a round-trip per node dominated a cold PostgreSQL build).
-    count = layout.node_count
+    count = draft.node_count
     if module_id is None:
         ids = node_store.reserve_node_ids(con, count)
     else:
         ids = [module_id, *node_store.reserve_node_ids(con, count - 1, above=module_id)]
-    rows = file_rows(layout, pf, w.path, file_id, ids)
+    rows = file_rows(draft, pf, file_id, ids)
     node_store.insert_nodes(con, ids, rows.nodes)
     node_text.insert_fts(con, rows.texts)
     edge_store.insert_edges(con, rows.edges)
     fact_store.insert_facts(con, rows.facts)
     import_store.insert_imports(con, rows.imports)
-    return Written(file_id, ids[: len(layout.symbols)])
+    return Written(file_id, ids[: draft.symbol_count])
 
 
 def old_state(db: Database, file_id: int) -> OldFile:
@@ -193,7 +212,7 @@ def _file_scope(con: WriteConnection, old: OldFile | None, pf: ParsedFile, writt
 
 
 def write_batch(
-    db: Database, parsed: list[tuple[Change, ParsedFile]], *, vectors: bool, write: FileWriter = write_file
+    db: Database, parsed: list[ParsedChange], *, vectors: bool, write: FileWriter = write_file
 ) -> StoredBatch:
     """Write one batch of parsed files (whole files only) in one transaction.
 
@@ -202,17 +221,17 @@ def write_batch(
     The rest are bound again: edges to a definition that changed or vanished, and every edge naming a name whose
     definitions changed. A file whose interface stayed equal needs no other file bound again (``reach``).
     """
-    old_ids = [c.old_id for c, _ in parsed if c.old_id is not None]
+    old_ids = [p.change.old_id for p in parsed if p.change.old_id is not None]
     olds = {fid: old_state(db, fid) for fid in old_ids}
     reusable = vec_store.vectors_for_files(db, old_ids) if old_ids and vectors else {}
     scopes: list[BindScope] = []
     with db.atomic() as con:
         db.set_meta(con, "resolve_pending", "1")
-        for c, pf in parsed:
+        for c, pf, draft in parsed:
             if c.old_id is not None:
                 file_store.delete_file(con, c.old_id, vectors=vectors)
             old = olds.get(c.old_id) if c.old_id is not None else None
-            written = write(con, c, pf, module_id=old.ids[0] if old is not None else None)
+            written = write(con, c, pf, module_id=old.ids[0] if old is not None else None, draft=draft)
             scopes.append(_file_scope(con, old, pf, written))
         crashpoints.reached("index.batch")
     return StoredBatch(BindScope.join(scopes), reusable)
