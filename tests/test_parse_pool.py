@@ -67,6 +67,13 @@ def test_workers_return_what_a_serial_parse_returns_in_job_order(tmp_path: Path)
     serial = list(parse_all(jobs, 1))
     parallel = list(parse_all(jobs, 2))
     assert parallel == serial
+    # A consumer that stores outcomes a batch at a time has the next batch queued: here the whole run at once.
+    assert list(parse_all(jobs, 2, batch=len(jobs))) == serial
+    # Each file's rows come drafted (module first, every node an FTS text in the same order), ready for ids.
+    for job, outcome in zip(jobs, serial, strict=True):
+        draft = outcome.draft
+        assert draft is not None and draft.symbol_count == max(len(outcome.parsed.symbols), 1)
+        assert [t.node_id for t in draft.texts] == list(range(draft.node_count)), job.path
     assert {o.skipped for o in serial} == {None, "too_deeply_nested"}
     assert any(o.parsed.has_error and o.skipped is None for o in serial)  # app/broken.py keeps a partial tree
 

@@ -350,16 +350,15 @@ class SymbolTable:
         if cached is None:
             cached = self._module_files[key] = self._find_module_files(module, path)
         closest, found = cached
-        if importer in found and len(found) > 1:
-            return self._find_module_files(module, path, importer=importer)[0]
+        if importer in found:
+            # Measured from the importer itself, no file is closer than it (a Java file's own package: each of
+            # java.base's files measured its distance to the package's hundreds, once per file).
+            return [importer]
         return list(closest)
 
-    def _find_module_files(
-        self, module: str, importer_path: str, *, importer: int | None = None
-    ) -> tuple[list[int], frozenset[int]]:
-        """(the files closest to the importer, every file the module string names); closeness is measured from
-        the importer's folder, or with ``importer`` from that file itself."""
-        near = importer_path if importer is not None else posixpath.join(posixpath.dirname(importer_path), "\0")
+    def _find_module_files(self, module: str, importer_path: str) -> tuple[list[int], frozenset[int]]:
+        """(the files closest to the importer's folder, every file the module string names)."""
+        near = posixpath.join(posixpath.dirname(importer_path), "\0")
         for key in module_candidates(module, importer_path):
             found = self._files_by_suffix.get(key) or self._files_by_dir_suffix.get(key)
             hits = [self._id_of_path[path] for path in found] if found else []
