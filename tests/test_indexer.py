@@ -373,11 +373,11 @@ def test_exception_inside_a_batch_leaves_a_consistent_index(tmp_path: Path, monk
     real_write = Indexer._write_file
     calls = {"n": 0}
 
-    def crashing_write(self: Indexer, con: object, change: object, pf: object, **kw: Any) -> tuple[int, list[int]]:
+    def crashing_write(self: Indexer, con: object, item: object, **kw: Any) -> tuple[int, list[int]]:
         calls["n"] += 1
         if calls["n"] == 17:
             raise KeyboardInterrupt  # like Ctrl-C in the middle of the third batch
-        return real_write(self, con, change, pf, **kw)  # type: ignore[arg-type]
+        return real_write(self, con, item, **kw)  # type: ignore[arg-type]
 
     svc = make_service(root)
     try:
@@ -408,11 +408,11 @@ def test_crash_during_incremental_run_then_recovery(tmp_path: Path, monkeypatch:
         real_write = Indexer._write_file
         calls = {"n": 0}
 
-        def crashing_write(self: Indexer, con: object, change: object, pf: object, **kw: Any) -> tuple[int, list[int]]:
+        def crashing_write(self: Indexer, con: object, item: object, **kw: Any) -> tuple[int, list[int]]:
             calls["n"] += 1
             if calls["n"] == 4:
                 raise RuntimeError("simulated crash")
-            return real_write(self, con, change, pf, **kw)  # type: ignore[arg-type]
+            return real_write(self, con, item, **kw)  # type: ignore[arg-type]
 
         monkeypatch.setattr(Indexer, "_write_file", crashing_write)
         with pytest.raises(RuntimeError):

@@ -28,10 +28,8 @@ from igraph_mcp.index.diff import (
     racy_ns,
 )
 from igraph_mcp.index.mass_delete import check_deletions
-from igraph_mcp.index.model import ParsedFile
 from igraph_mcp.index.nothing_to_index import check_something_to_index
 from igraph_mcp.index.phases import Progress
-from igraph_mcp.index.rows import FileDraft
 from igraph_mcp.index.walk import WalkResult, walk_repository
 from igraph_mcp.index.write import (
     ParsedChange,
@@ -257,17 +255,9 @@ class Indexer:
                 report("parse", min(start + len(batch), total), total)
         return _Stored(BindScope.join(scopes), total, parse_errors, workers, skipped)
 
-    def _write_file(
-        self,
-        con: WriteConnection,
-        change: Change,
-        pf: ParsedFile,
-        *,
-        module_id: int | None = None,
-        draft: FileDraft | None = None,
-    ) -> Written:
+    def _write_file(self, con: WriteConnection, item: ParsedChange, *, module_id: int | None = None) -> Written:
         """Store one parsed file (index/write.py); a seam the crash tests replace to fail inside a batch."""
-        return write_file(con, change, pf, module_id=module_id, draft=draft)
+        return write_file(con, item, module_id=module_id)
 
     def _resolve(self, scope: BindScope, *, everything: bool) -> int:
         """Bind what the run's changes reach, or every edge (index/bind.py); a seam the crash tests replace."""

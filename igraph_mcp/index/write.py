@@ -52,9 +52,7 @@ class ParsedChange(NamedTuple):
 class FileWriter(Protocol):
     """Stores one parsed file (``write_file``, or a test's stand-in for it)."""
 
-    def __call__(
-        self, con: WriteConnection, change: Change, pf: ParsedFile, *, module_id: int | None, draft: FileDraft | None
-    ) -> Written:
+    def __call__(self, con: WriteConnection, item: ParsedChange, *, module_id: int | None) -> Written:
         """Insert the file's rows and return its ids."""
         ...
 
@@ -130,20 +128,14 @@ def delete_files(db: Database, gone: Sequence[FileState], *, vectors: bool) -> N
         crashpoints.reached("index.delete")
 
 
-def write_file(
-    con: WriteConnection,
-    change: Change,
-    pf: ParsedFile,
-    *,
-    module_id: int | None = None,
-    draft: FileDraft | None = None,
-) -> Written:
-    """Insert one parsed file's rows, the parts of its long definitions included; ``draft`` is its rows without
-    ids when the parse worker made them (``draft_file``), else they are made here.
+def write_file(con: WriteConnection, item: ParsedChange, *, module_id: int | None = None) -> Written:
+    """Insert one parsed file's rows, the parts of its long definitions included: from the rows the parse worker
+    drafted (``draft_file``), else drafted here.
 
     A re-parsed file's module node keeps its id (``module_id``, below the fresh ids of its definitions): import
     edges and ambiguous imports elsewhere that name the file stay valid without being bound again.
     """
+    change, pf, draft = item
     w = change.walked
     if draft is None:
         draft = draft_file(change.data, pf, w.path)
@@ -227,11 +219,12 @@ def write_batch(
     scopes: list[BindScope] = []
     with db.atomic() as con:
         db.set_meta(con, "resolve_pending", "1")
-        for c, pf, draft in parsed:
+        for item in parsed:
+            c, pf = item.change, item.parsed
             if c.old_id is not None:
                 file_store.delete_file(con, c.old_id, vectors=vectors)
             old = olds.get(c.old_id) if c.old_id is not None else None
-            written = write(con, c, pf, module_id=old.ids[0] if old is not None else None, draft=draft)
+            written = write(con, item, module_id=old.ids[0] if old is not None else None)
             scopes.append(_file_scope(con, old, pf, written))
         crashpoints.reached("index.batch")
     return StoredBatch(BindScope.join(scopes), reusable)
