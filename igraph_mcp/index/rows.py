@@ -135,14 +135,13 @@ class FileDraft:
 def draft_file(data: bytes, pf: ParsedFile, path: str) -> FileDraft:
     """The node and FTS rows of one parsed file, without ids (``FileDraft``)."""
     layout = file_layout(data, pf)
-    places = list(range(layout.node_count))
-    nodes, texts = _symbol_rows(layout, path, 0, places)
-    part_nodes, part_texts = _part_rows(layout, 0, places)
+    nodes, texts = _symbol_rows(layout, path)
+    part_nodes, part_texts = _part_rows(layout)
     return FileDraft(layout.line_count, len(layout.symbols), nodes + part_nodes, texts + part_texts)
 
 
-def _symbol_rows(layout: FileLayout, path: str, file_id: int, ids: list[int]) -> tuple[list[NewNode], list[NodeText]]:
-    """The node and FTS rows of a file's definitions (``ids`` in layout order)."""
+def _symbol_rows(layout: FileLayout, path: str) -> tuple[list[NewNode], list[NodeText]]:
+    """The drafted node and FTS rows of a file's definitions (places, not ids; ``FileDraft``)."""
     source, symbols = layout.source, layout.symbols
     mod_name, mod_qname = module_names(path)
     first_child = first_child_starts(symbols)
@@ -155,10 +154,10 @@ def _symbol_rows(layout: FileLayout, path: str, file_id: int, ids: list[int]) ->
         else:
             name, qname = s.name, s.qualified_name
             body = stored_body(source, s, first_child.get(i))
-        parent = ids[s.parent] if i > 0 and s.parent is not None and s.parent < i else None
+        parent = s.parent if i > 0 and s.parent is not None and s.parent < i else None
         nodes.append(
             NewNode(
-                file_id=file_id,
+                file_id=0,
                 parent_id=parent,
                 kind=s.kind,
                 name=name,
@@ -178,7 +177,7 @@ def _symbol_rows(layout: FileLayout, path: str, file_id: int, ids: list[int]) ->
         )
         texts.append(
             NodeText(
-                node_id=ids[i],
+                node_id=i,
                 name=name,
                 words=identifier_words(name, qname),
                 qualified_name=qname,
@@ -191,16 +190,16 @@ def _symbol_rows(layout: FileLayout, path: str, file_id: int, ids: list[int]) ->
     return nodes, texts
 
 
-def _part_rows(layout: FileLayout, file_id: int, ids: list[int]) -> tuple[list[NewNode], list[NodeText]]:
-    """The node and FTS rows of a file's parts (``ids`` in layout order)."""
+def _part_rows(layout: FileLayout) -> tuple[list[NewNode], list[NodeText]]:
+    """The drafted node and FTS rows of a file's parts, placed after its definitions (``FileDraft``)."""
     nodes: list[NewNode] = []
     texts: list[NodeText] = []
-    for p, nid in zip(layout.parts, ids[len(layout.symbols) :], strict=True):
+    for place, p in enumerate(layout.parts, len(layout.symbols)):
         body = p.text[:MAX_BODY_CHARS]
         nodes.append(
             NewNode(
-                file_id=file_id,
-                parent_id=ids[p.owner],
+                file_id=0,
+                parent_id=p.owner,
                 kind=PART_KIND,
                 name="",
                 qualified_name="",
@@ -215,7 +214,7 @@ def _part_rows(layout: FileLayout, file_id: int, ids: list[int]) -> tuple[list[N
             )
         )
         # Only the part's text: its definition's row has the names, so a name never ranks a part.
-        texts.append(NodeText(nid, "", "", "", "", "", "", fts_body(body)))
+        texts.append(NodeText(place, "", "", "", "", "", "", fts_body(body)))
     return nodes, texts
 
 
