@@ -12,7 +12,7 @@ import pytest
 from igraph_mcp.index.bind import BindScope, binds_everything
 from igraph_mcp.index.diff import Change, diff_files, lost_paths, match_renames, racy_ns
 from igraph_mcp.index.parse import parse_source
-from igraph_mcp.index.rows import MODULE_HEAD_CHARS, file_layout, file_rows, stored_body
+from igraph_mcp.index.rows import MODULE_HEAD_CHARS, draft_file, file_layout, file_rows, stored_body
 from igraph_mcp.index.walk import WalkedFile
 from igraph_mcp.store.records import FileState
 
@@ -125,8 +125,10 @@ SOURCE = textwrap.dedent(
 def test_file_rows_give_the_module_its_path_names_and_contains_edges_their_parents() -> None:
     pf = parse_source(SOURCE.encode(), "python", "geo/shapes.py")
     layout = file_layout(SOURCE.encode(), pf)
-    ids = [100 + i for i in range(layout.node_count)]
-    rows = file_rows(layout, pf, "geo/shapes.py", 7, ids)
+    draft = draft_file(SOURCE.encode(), pf, "geo/shapes.py")  # as a parse worker drafts it
+    assert (draft.node_count, draft.symbol_count) == (layout.node_count, len(layout.symbols))
+    ids = [100 + i for i in range(draft.node_count)]
+    rows = file_rows(draft, pf, 7, ids)
     module, shape, area, helper = rows.nodes[:4]
     assert (module.name, module.qualified_name, module.parent_id) == ("shapes", "geo.shapes", None)
     assert module.body == SOURCE[:MODULE_HEAD_CHARS]
@@ -148,7 +150,7 @@ def test_file_rows_give_the_module_its_path_names_and_contains_edges_their_paren
 def test_a_file_without_symbols_still_gets_its_module_node() -> None:
     pf = parse_source(b"", "python", "empty.py")
     pf.symbols = []
-    layout = file_layout(b"", pf)
-    assert layout.node_count == 1
-    rows = file_rows(layout, pf, "empty.py", 1, [5])
+    draft = draft_file(b"", pf, "empty.py")
+    assert draft.node_count == 1
+    rows = file_rows(draft, pf, 1, [5])
     assert [(n.kind, n.name, n.end_line) for n in rows.nodes] == [("module", "empty", 1)]
