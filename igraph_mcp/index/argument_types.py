@@ -152,12 +152,13 @@ class ArgumentTypes:
         if owner is None or owner.kind not in TYPE_KINDS:
             return None
         method, _complete = self.receivers.member(owner, call, _METHODS)
-        stated = self.t.facts.get(method.id, {}).get("()") if method is not None else None
-        text = next((t for k, t in stated or () if k == "type"), None)
+        if method is None:
+            return None
+        text = next((t for k, t in self.t.facts.get(method.id, {}).get("()", ()) if k == "type"), None)
         if text is None:
             return None
         name = type_name(text)
-        return ArgType(name, self._repository_type(name, method.file_id if method is not None else caller.file_id))
+        return ArgType(name, self._repository_type(name, method.file_id))
 
     def _repository_type(self, name: str, file_id: int) -> Sym | None:
         if name.endswith("[]") or name in _WIDENS or name == "null":
