@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from igraph_mcp.paths import strip_dot_slash
 from igraph_mcp.store.fts import fts_tokens
 from igraph_mcp.text.identifiers import is_code_shaped, split_identifier
+from igraph_mcp.text.inflections import word_forms
 from igraph_mcp.vocab.languages import source_extension_pattern
 
 MAX_QUERY_CHARS = 100_000  # issue-length text; a longer query is cut to this, with a note
@@ -27,6 +28,10 @@ MAX_LINE_LINKS = 20
 FTS_MAX_TOKENS = 48
 FTS_COMMON_FROM = 16  # a query with more tokens than this in the index counts as long
 FTS_COMMON_SHARE = 0.1
+# Other inflections of a query's words ("equals" -> `equal`): 0 none, 1 only for a word the index lacks, 2 for every
+# word (after it). Forms are looked up for the first FORMS_OF tokens only, so a pasted log adds no lookups.
+FTS_WORD_FORMS = 0
+FORMS_OF = 300
 
 # Possessive quantifiers and a word-start lookbehind keep these linear on long runs of word characters.
 _DOTTED = re.compile(r"(?<![\w$])[A-Za-z_$][\w$]*+(?:(?:\.|::|->|#)[A-Za-z_$][\w$]*+)+")
@@ -203,6 +208,28 @@ def analyze_query(text: str) -> QueryAnalysis:
     return qa
 
 
+def token_forms(qa: QueryAnalysis, mode: int = FTS_WORD_FORMS) -> dict[str, tuple[str, ...]]:
+    """The other inflections of the query's first ``FORMS_OF`` tokens (``word_forms``); {} when ``mode`` is 0."""
+    if not mode:
+        return {}
+    return {t: forms for t in qa.tokens[:FORMS_OF] if (forms := word_forms(t))}
+
+
+def with_forms(tokens: list[str], doc_freqs: dict[str, int], forms: dict[str, tuple[str, ...]], mode: int) -> list[str]:
+    """``tokens`` the index holds, each followed by its forms the index holds: all of them (``mode`` 2) or only
+    where the token itself is missing (``mode`` 1)."""
+    out: dict[str, None] = {}
+    for t in tokens:
+        held = doc_freqs.get(t, 0) > 0
+        if held:
+            out.setdefault(t, None)
+        if mode == 2 or (mode == 1 and not held):
+            for f in forms.get(t, ()):
+                if doc_freqs.get(f, 0) > 0:
+                    out.setdefault(f, None)
+    return list(out)
+
+
 def select_fts_tokens(
     qa: QueryAnalysis,
     doc_freqs: dict[str, int],
@@ -211,11 +238,14 @@ def select_fts_tokens(
     *,
     common_from: int = FTS_COMMON_FROM,
     common_share: float = FTS_COMMON_SHARE,
+    forms: dict[str, tuple[str, ...]] | None = None,
+    forms_mode: int = FTS_WORD_FORMS,
 ) -> list[str]:
     """Pick at most ``limit`` tokens that exist in the index: identifiers first, then the rarest words (past
-    ``common_from`` tokens, only words in at most ``common_share`` of the symbols)."""
+    ``common_from`` tokens, only words in at most ``common_share`` of the symbols). ``forms`` (``token_forms``)
+    adds the words' other inflections the index holds, as ``forms_mode`` says (``with_forms``)."""
     limit = FTS_MAX_TOKENS if limit is None else limit
-    present = [t for t in qa.tokens if doc_freqs.get(t, 0) > 0]
+    present = with_forms(qa.tokens, doc_freqs, forms or {}, forms_mode)
     if len(present) > common_from and common_share < 1.0:
         # The rarest common_from tokens stay whatever their counts; past those, only the uncommon ones.
         ceiling = common_share * total_docs
@@ -224,7 +254,7 @@ def select_fts_tokens(
     if len(present) <= limit:
         return present
     ident_tokens = {t for i in qa.identifiers for t in fts_tokens(i)}
-    position = {t: n for n, t in enumerate(qa.tokens)}
+    position = {t: n for n, t in enumerate(present)}
     # Very common tokens carry little evidence; prefer identifiers, then by rarity (stable for equal counts).
     ranked = sorted(
         present,

@@ -10,8 +10,10 @@ from igraph_mcp.retrieve.analyze import (
     FTS_COMMON_FROM,
     FTS_COMMON_SHARE,
     FTS_MAX_TOKENS,
+    FTS_WORD_FORMS,
     QueryAnalysis,
     select_fts_tokens,
+    token_forms,
 )
 from igraph_mcp.retrieve.vector_search import VectorSearch
 from igraph_mcp.store import edges as edge_store
@@ -34,12 +36,25 @@ def fts_channel(
     max_tokens: int = FTS_MAX_TOKENS,
     common_from: int = FTS_COMMON_FROM,
     common_share: float = FTS_COMMON_SHARE,
+    word_forms: int = FTS_WORD_FORMS,
 ) -> list[tuple[int, float]]:
-    """BM25 ranking of symbols for the query's informative tokens (``select_fts_tokens`` chooses them)."""
+    """BM25 ranking of symbols for the query's informative tokens (``select_fts_tokens`` chooses them, with the
+    other inflections of its words as ``word_forms`` says)."""
     if not qa.tokens:
         return []
-    freqs = node_text.token_doc_freqs(db, qa.tokens)
-    tokens = select_fts_tokens(qa, freqs, total_docs, max_tokens, common_from=common_from, common_share=common_share)
+    forms = token_forms(qa, word_forms)
+    lookup = list(dict.fromkeys([*qa.tokens, *(f for fs in forms.values() for f in fs)]))
+    freqs = node_text.token_doc_freqs(db, lookup)
+    tokens = select_fts_tokens(
+        qa,
+        freqs,
+        total_docs,
+        max_tokens,
+        common_from=common_from,
+        common_share=common_share,
+        forms=forms,
+        forms_mode=word_forms,
+    )
     return node_text.fts_search(db, tokens, limit, weights)
 
 

@@ -269,6 +269,7 @@ def fts(db: Database, qa: QueryAnalysis, params: RetrievalParams, limit: int | N
         max_tokens=params.fts_max_tokens,
         common_from=params.fts_common_from,
         common_share=params.fts_common_share,
+        word_forms=params.fts_word_forms,
     )
 
 
