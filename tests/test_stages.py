@@ -374,3 +374,13 @@ def test_a_language_can_weigh_the_fts_channel_its_own_way(tmp_path: Path) -> Non
     assert order((("c", 0.5),)) == ids[::-1]
     params = DEFAULT_PARAMS.with_value("language_fts_weight", (("go", 3.0),))
     assert stages.fuse_for_language(fused, rows, ranked, query, params) is fused
+
+
+def test_a_words_other_inflection_reaches_the_fts_channel(svc: IGraphService) -> None:
+    # "discounts" is nowhere in the index; `apply_discount` holds "discount", its singular.
+    query = stages.analyze(svc.db, "where are discounts", DEFAULT_PARAMS)
+    found = dict.fromkeys(nid for nid, _ in stages.fts(svc.db, query.analysis, DEFAULT_PARAMS))
+    forms = DEFAULT_PARAMS.with_value("fts_word_forms", 1)
+    with_forms = [nid for nid, _ in stages.fts(svc.db, query.analysis, forms)]
+    names = {row.name for row in node_store.nodes_by_ids(svc.db, with_forms).values()}
+    assert not found and "apply_discount" in names
