@@ -367,6 +367,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="the dense channel reads definitions' own vectors only, as if the parts of long definitions had none",
     )
     ap.add_argument(
+        "--no-short-vectors",
+        type=int,
+        default=0,
+        metavar="LINES",
+        help="the dense channel leaves out functions and methods of at most LINES lines, as if they had no vector",
+    )
+    ap.add_argument(
         "--merge",
         type=Path,
         nargs="+",
@@ -408,6 +415,8 @@ def main(argv: list[str] | None = None) -> int:
     sr.REINDEX = args.reindex
     if args.no_part_vectors:
         sr.without_part_vectors()
+    if args.no_short_vectors:
+        sr.without_short_vectors(args.no_short_vectors)
     sr.STORE = args.store
     if args.pg_exact_below is not None:
         from igraph_mcp.store import pg_vectors

@@ -67,6 +67,33 @@ def without_part_vectors() -> None:
     vec_store.all_node_vectors = definitions_only  # type: ignore[assignment]
 
 
+def without_short_vectors(max_lines: int) -> None:
+    """--no-short-vectors N: the dense channel leaves out functions and methods of at most ``max_lines`` lines
+    (accessors, one-line delegations, trivial overrides), as if they were never embedded; FTS still reads them.
+    Answers issue 33's question whether their vectors add anything (dense search favours them). The in-memory
+    matrix search only, as ``without_part_vectors``."""
+    from igraph_mcp.retrieve import vector_search
+    from igraph_mcp.store import vectors as vec_store
+
+    every = vec_store.all_node_vectors
+
+    def longer_only(db: Any) -> tuple[list[int], list[int], list[bytes]]:
+        ids, fids, blobs = every(db)
+        if len(ids) > vector_search.MATRIX_MAX_VECTORS:
+            raise SystemExit("--no-short-vectors: a tree above the matrix search's limit cannot be filtered")
+        short = {
+            int(r[0])
+            for r in db.rows(
+                "SELECT id FROM nodes WHERE kind IN ('function', 'method') AND end_line - start_line < ?",
+                (max_lines,),
+            )
+        }
+        keep = [i for i, nid in enumerate(ids) if nid not in short]
+        return [ids[i] for i in keep], [fids[i] for i in keep], [blobs[i] for i in keep]
+
+    vec_store.all_node_vectors = longer_only  # type: ignore[assignment]
+
+
 def store_repo_name(set_name: str, label: str) -> str:
     """The repository name a tree gets in a shared store: its set and label (a tree may serve two sets)."""
     return f"{set_name}-{label}"
