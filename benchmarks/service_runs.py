@@ -49,49 +49,38 @@ STORE: str | None = None  # --store: a postgresql:// URL (each tree its own repo
 def without_part_vectors() -> None:
     """--no-part-vectors: the dense channel reads only definitions' own vectors, as if the parts of long definitions
     (index/parts.py) were never embedded; FTS still reads the parts. Answers what the part vectors buy (issue 33: on
-    sympy they are 58% of the vectors). Only the in-memory matrix search is filtered, so a tree above the matrix limit
-    stops the run instead of being measured with its parts."""
-    from igraph_mcp.retrieve import vector_search
-    from igraph_mcp.store import vectors as vec_store
-
-    every = vec_store.all_node_vectors
-
-    def definitions_only(db: Any) -> tuple[list[int], list[int], list[bytes]]:
-        ids, fids, blobs = every(db)
-        if len(ids) > vector_search.MATRIX_MAX_VECTORS:
-            raise SystemExit("--no-part-vectors: a tree above the matrix search's limit cannot be filtered")
-        parts = {int(r[0]) for r in db.rows("SELECT id FROM nodes WHERE kind = 'part'")}
-        keep = [i for i, nid in enumerate(ids) if nid not in parts]
-        return [ids[i] for i in keep], [fids[i] for i in keep], [blobs[i] for i in keep]
-
-    vec_store.all_node_vectors = definitions_only  # type: ignore[assignment]
+    sympy they are 58% of the vectors)."""
+    _dense_without("--no-part-vectors", "SELECT id FROM nodes WHERE kind = 'part'")
 
 
 def without_short_vectors(max_lines: int) -> None:
     """--no-short-vectors N: the dense channel leaves out functions and methods of at most ``max_lines`` lines
-    (accessors, one-line delegations, trivial overrides), as if they were never embedded; FTS still reads them.
-    Answers issue 33's question whether their vectors add anything (dense search favours them). The in-memory
-    matrix search only, as ``without_part_vectors``."""
+    (accessors, one-line delegations, trivial overrides, prototypes), as if they were never embedded; FTS still reads
+    them. Answers issue 33's question whether their vectors add anything."""
+    _dense_without(
+        "--no-short-vectors",
+        "SELECT id FROM nodes WHERE kind IN ('function', 'method') AND end_line - start_line < ?",
+        (max_lines,),
+    )
+
+
+def _dense_without(flag: str, ids_sql: str, params: tuple[Any, ...] = ()) -> None:
+    """The dense channel without the vectors of the nodes ``ids_sql`` selects. Only the in-memory matrix search is
+    filtered, so a tree above the matrix limit stops the run instead of being measured with them."""
     from igraph_mcp.retrieve import vector_search
     from igraph_mcp.store import vectors as vec_store
 
     every = vec_store.all_node_vectors
 
-    def longer_only(db: Any) -> tuple[list[int], list[int], list[bytes]]:
+    def kept(db: Any) -> tuple[list[int], list[int], list[bytes]]:
         ids, fids, blobs = every(db)
         if len(ids) > vector_search.MATRIX_MAX_VECTORS:
-            raise SystemExit("--no-short-vectors: a tree above the matrix search's limit cannot be filtered")
-        short = {
-            int(r[0])
-            for r in db.rows(
-                "SELECT id FROM nodes WHERE kind IN ('function', 'method') AND end_line - start_line < ?",
-                (max_lines,),
-            )
-        }
-        keep = [i for i, nid in enumerate(ids) if nid not in short]
+            raise SystemExit(f"{flag}: a tree above the matrix search's limit cannot be filtered")
+        left_out = {int(r[0]) for r in db.rows(ids_sql, params)}
+        keep = [i for i, nid in enumerate(ids) if nid not in left_out]
         return [ids[i] for i in keep], [fids[i] for i in keep], [blobs[i] for i in keep]
 
-    vec_store.all_node_vectors = longer_only  # type: ignore[assignment]
+    vec_store.all_node_vectors = kept  # type: ignore[assignment]
 
 
 def store_repo_name(set_name: str, label: str) -> str:
