@@ -48,7 +48,8 @@ def build_index(
         parse_workers=config.index.parseWorkers,
         skipped_listed=None if all_skipped else MAX_SKIPPED_LISTED,
     )
-    result = idx.run(full=full, dry_run=dry_run, progress=progress, allow_mass_delete=allow_mass_delete)
+    with db.bulk_writes():
+        result = idx.run(full=full, dry_run=dry_run, progress=progress, allow_mass_delete=allow_mass_delete)
     if not dry_run:
         # Vectors kept from re-parsed symbols are another model's after an embedder switch: never reused.
         reuse = idx.reusable_vectors if embedder is not None and vec_store.made_by(db, embedder) else {}

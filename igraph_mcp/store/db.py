@@ -11,7 +11,7 @@ import threading
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +32,9 @@ log = logging.getLogger(__name__)
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 BUSY_TIMEOUT_MS = 5_000
+# An index run's page cache (negative: KiB, 64 MiB) and WAL pages between checkpoints (32 MiB at 4 KiB pages).
+BULK_CACHE_KIB = -65_536
+BULK_CHECKPOINT_PAGES = 8_192
 
 
 def _load_vec(con: apsw.Connection) -> str | None:
@@ -138,6 +141,11 @@ class Database(ABC):
     @abstractmethod
     def snapshot(self) -> AbstractContextManager[None]:
         """Several reads against one committed state."""
+
+    def bulk_writes(self) -> AbstractContextManager[None]:
+        """Around an index run's many inserts: settings for a large write, the usual ones after (none to change
+        here; SQLite's file cache and checkpoints are)."""
+        return nullcontext()
 
     @abstractmethod
     def get_meta(self, key: str, default: str | None = None) -> str | None:
@@ -371,6 +379,28 @@ class SqliteDatabase(Database):
             else:
                 self._depth -= 1
                 self.con.execute(f"RELEASE sp{depth}" if depth else "COMMIT")
+
+    @contextmanager
+    def bulk_writes(self) -> Iterator[None]:
+        """A larger page cache and fewer WAL checkpoints while an index run inserts: the edges' and nodes' indexes
+        take keys in no order, so with SQLite's 2 MB cache each insert re-read B-tree pages, and a checkpoint every
+        4 MB of WAL copied the same pages again (java.base's structure phase: benchmarks/README.md). The cache's
+        memory is given back after."""
+        if self.readonly:
+            yield
+            return
+        with self._lock:
+            cache = self.con.execute("PRAGMA cache_size").get
+            checkpoint = self.con.execute("PRAGMA wal_autocheckpoint").get
+            self.con.execute(f"PRAGMA cache_size={BULK_CACHE_KIB}")
+            self.con.execute(f"PRAGMA wal_autocheckpoint={BULK_CHECKPOINT_PAGES}")
+        try:
+            yield
+        finally:
+            with self._lock:
+                self.con.execute(f"PRAGMA cache_size={int(cache)}")
+                self.con.execute(f"PRAGMA wal_autocheckpoint={int(checkpoint)}")
+                self.con.execute("PRAGMA shrink_memory")
 
     @contextmanager
     def snapshot(self) -> Iterator[None]:
