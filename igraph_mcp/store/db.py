@@ -143,8 +143,8 @@ class Database(ABC):
         """Several reads against one committed state."""
 
     def bulk_writes(self) -> AbstractContextManager[None]:
-        """Around an index run's many inserts: settings for a large write, the usual ones after (none to change
-        here; SQLite's file cache and checkpoints are)."""
+        """Around an index run's many inserts: settings for a large write while it lasts, the usual ones after.
+        Nothing by default; the SQLite store sizes its page cache and WAL checkpoints."""
         return nullcontext()
 
     @abstractmethod

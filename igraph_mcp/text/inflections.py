@@ -1,7 +1,7 @@
 """Other inflections of an English word: a question says "equals" or "parsing" where the code says `equal` and `parse`.
 
-No stemmer: every form is a real spelling of the word, so retrieval can keep only the forms the index holds and
-search them as they are stored (a stem such as "pars" would match nothing there).
+Not a stemmer: the forms are spellings to look up, not one stem for all of them, so the index's terms stay as
+written and retrieval keeps only the forms the index holds (a wrong guess such as "pars" is simply not there).
 """
 
 from __future__ import annotations
