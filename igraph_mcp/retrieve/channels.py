@@ -43,7 +43,8 @@ def fts_channel(
     if not qa.tokens:
         return []
     forms = token_forms(qa, word_forms)
-    lookup = list(dict.fromkeys([*qa.tokens, *(f for fs in forms.values() for f in fs)]))
+    # Forms off (the default): the query's own tokens, looked up as before.
+    lookup = list(dict.fromkeys([*qa.tokens, *(f for fs in forms.values() for f in fs)])) if forms else qa.tokens
     freqs = node_text.token_doc_freqs(db, lookup)
     tokens = select_fts_tokens(
         qa,
