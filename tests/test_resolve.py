@@ -366,3 +366,38 @@ def test_importers_closure_equals_asking_every_import() -> None:
         assert table.importers_closure([f]) == _importers_by_brute_force(table, f), files[f]
         assert on_demand.importers_closure([f]) == table.importers_closure([f]), files[f]
     assert table.importers_closure([3]) >= {1, 2, 4}  # store.py <- pkg.sub.store, the package, a sibling
+
+
+def test_repeated_references_bind_every_edge_in_its_own_scope(tmp_path: Path) -> None:
+    # The binder resolves a source's repeated reference once; each edge must still be bound, and a name that a
+    # nested definition shadows in one function must not take that binding into another function of the file.
+    svc = index_repo(
+        make_repo(
+            tmp_path,
+            {
+                "pkg/m.py": """
+                    def helper():
+                        return 1
+
+                    def outer():
+                        def helper():
+                            return 2
+                        return helper() + helper()
+
+                    def user():
+                        a = helper()
+                        b = helper()
+                        return a + b + helper()
+                    """,
+            },
+        )
+    )
+    try:
+        rows = svc.db.rows(
+            "SELECT s.qualified_name, t.qualified_name, count(*) FROM edges e JOIN nodes s ON s.id = e.source_id "
+            "LEFT JOIN nodes t ON t.id = e.target_id WHERE e.kind = 'calls' AND e.target_name = 'helper' "
+            "GROUP BY 1, 2"
+        )
+        assert sorted(rows) == [("outer", "outer.helper", 2), ("user", "helper", 3)]
+    finally:
+        svc.close()

@@ -229,19 +229,35 @@ def _bind_references(db: Database, scope: BindScope, *, everything: bool, herita
 def _bindings(resolver: Resolver, rows: list[RefToResolve], heritage: set[int]) -> list[EdgeBinding]:
     """The bindings of ``rows`` that differ from what is stored; inheritance edges among them add to ``heritage``."""
     updates: list[EdgeBinding] = []
+    # A definition often makes the same reference more than once (one name called on several lines): 14% of
+    # java.base's references repeat one of their source's. Edges come in id order, so one file's lie together; the
+    # repeats are looked up within the file, and the memo never holds more than one file's references.
+    seen: dict[tuple[int, str, str, str, int, str], tuple[Binding, str]] = {}
+    seen_file = -1
     for r in rows:
-        try:
-            if r.kind == "imports":
-                b = resolver.resolve_import(r.file_id, r.qualifier, r.target_name)
-            else:
-                b = resolver.resolve(r.source_id, r.file_id, r.kind, r.target_name, r.qualifier, r.arity, r.arguments)
-        except RecursionError:  # one pathological chain of definitions must not stop the run
-            log.warning("resolving %s recursed too deeply; left unresolved", r.target_name[:80])
-            b = Binding(None, "unresolved")
-        candidates = b.candidates_json()
+        if r.file_id != seen_file:
+            seen.clear()
+            seen_file = r.file_id
+        key = (r.source_id, r.kind, r.target_name, r.qualifier, r.arity, r.arguments)
+        known = seen.get(key)
+        if known is None:
+            b = _binding(resolver, r)
+            known = seen[key] = (b, b.candidates_json())
+        b, candidates = known
         if (b.target, b.how, b.confidence, candidates) != (r.target_id, r.resolution, r.confidence, r.candidates):
             # Most references of a fresh build stay unresolved as inserted: no write for those.
             updates.append(EdgeBinding(b.target, b.how, b.confidence, candidates, r.edge_id))
             if r.kind in HERITAGE:
                 heritage.update(n for n in (r.source_id, r.target_id, b.target) if n is not None)
     return updates
+
+
+def _binding(resolver: Resolver, r: RefToResolve) -> Binding:
+    """The binding of one reference edge; unresolved where resolving it recursed too deeply."""
+    try:
+        if r.kind == "imports":
+            return resolver.resolve_import(r.file_id, r.qualifier, r.target_name)
+        return resolver.resolve(r.source_id, r.file_id, r.kind, r.target_name, r.qualifier, r.arity, r.arguments)
+    except RecursionError:  # one pathological chain of definitions must not stop the run
+        log.warning("resolving %s recursed too deeply; left unresolved", r.target_name[:80])
+        return Binding(None, "unresolved")
