@@ -229,9 +229,8 @@ def _bind_references(db: Database, scope: BindScope, *, everything: bool, herita
 def _bindings(resolver: Resolver, rows: list[RefToResolve], heritage: set[int]) -> list[EdgeBinding]:
     """The bindings of ``rows`` that differ from what is stored; inheritance edges among them add to ``heritage``."""
     updates: list[EdgeBinding] = []
-    # A definition often makes the same reference more than once (one name called on several lines): 14% of
-    # java.base's references repeat one of their source's. Edges come in id order, so one file's lie together; the
-    # repeats are looked up within the file, and the memo never holds more than one file's references.
+    # A definition often makes the same reference more than once (one name called on several lines): each is
+    # resolved once. Edges come in id order, so one file's lie together and the memo holds one file's at a time.
     seen: dict[tuple[int, str, str, str, int, str], tuple[Binding, str]] = {}
     seen_file = -1
     for r in rows:
