@@ -43,7 +43,7 @@ def fts_channel(
     if not qa.tokens:
         return []
     forms = token_forms(qa, word_forms)
-    # Forms off (the default): the query's own tokens, looked up as before.
+    # Without forms (the default) the query's tokens are already unique: no second list to build per query.
     lookup = list(dict.fromkeys([*qa.tokens, *(f for fs in forms.values() for f in fs)])) if forms else qa.tokens
     freqs = node_text.token_doc_freqs(db, lookup)
     tokens = select_fts_tokens(
