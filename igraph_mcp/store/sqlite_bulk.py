@@ -19,6 +19,9 @@ from igraph_mcp.store.records import EdgeBinding, NewEdgeRow, NewImport
 # date row by row than building them afresh (sympy 1.1.1, ~200k reference edges, loaded machine: 3.1 s of CPU
 # against 1.4 s).
 _BINDING_INDEXES = ("edges_source_order", "edges_target_order", "edges_target_name")
+# Set aside with them before a first build, though a binding never changes it: the name index. Only an incremental
+# pass looks edges up by name, so a first build's inserts kept it up to date for nothing until the binding's end.
+_FIRST_BUILD_INDEXES = (*_BINDING_INDEXES, "edges_name_all")
 _DEFERRED_META = "deferred_binding_indexes"  # meta key: JSON name -> schema text, while set aside
 
 
@@ -107,7 +110,7 @@ class ExecuteManyWriter(BulkWriter):
         without). A run that dies before binding leaves ``resolve_pending`` set, and the next one binds every edge."""
         if con.execute("SELECT 1 FROM edges LIMIT 1").fetchone() is not None:
             return False
-        found = _present_indexes(con)
+        found = _present_indexes(con, _FIRST_BUILD_INDEXES)
         if not found:
             return False
         deferred = {**_deferred_indexes(con), **found}
@@ -121,7 +124,7 @@ class ExecuteManyWriter(BulkWriter):
         """Drops the indexes on the binding and builds them again from their own schema text at the end (with any
         ``defer_binding_indexes`` set aside), inside the caller's transaction, so a reader never sees the table
         without them (left as they were on an error: the caller's transaction rolls back)."""
-        found = _present_indexes(con)
+        found = _present_indexes(con, _BINDING_INDEXES)
         deferred = _deferred_indexes(con)
         for name in found:
             con.execute(f'DROP INDEX "{name}"')
@@ -132,13 +135,13 @@ class ExecuteManyWriter(BulkWriter):
             con.execute("DELETE FROM meta WHERE key = ?", (_DEFERRED_META,))
 
 
-def _present_indexes(con: WriteConnection) -> dict[str, str]:
-    """name -> schema text of the binding's indexes the table has now."""
+def _present_indexes(con: WriteConnection, names: tuple[str, ...]) -> dict[str, str]:
+    """name -> schema text of those of ``names`` the table has now."""
     found = (
         "SELECT name, sql FROM sqlite_master WHERE type = 'index' "  # noqa: S608 - placeholders only
-        f"AND name IN ({placeholders(len(_BINDING_INDEXES))})"
+        f"AND name IN ({placeholders(len(names))})"
     )
-    return {str(name): str(sql) for name, sql in con.execute(found, _BINDING_INDEXES)}
+    return {str(name): str(sql) for name, sql in con.execute(found, names)}
 
 
 def _deferred_indexes(con: WriteConnection) -> dict[str, str]:
