@@ -104,10 +104,11 @@ class ExecuteManyWriter(BulkWriter):
         sqlite_counts.apply(con, tally)
 
     def defer_binding_indexes(self, con: WriteConnection) -> bool:
-        """Drops the binding's indexes while the edges table is empty, keeping their schema text in the meta table
-        until ``rebinding`` builds them again: a first build binds every edge, so they were kept up to date row by
-        row only to be dropped there (OpenJDK's java.base: 1.6 s of CPU to insert 350k edges with them, 0.7 s
-        without). A run that dies before binding leaves ``resolve_pending`` set, and the next one binds every edge."""
+        """Drops the binding's indexes and the name index while the edges table is empty, keeping their schema text
+        in the meta table until ``rebinding`` builds them again: a first build binds every edge, so they were kept up
+        to date row by row only to be dropped there (OpenJDK's java.base: 1.6 s of CPU to insert 350k edges with
+        them, 0.7 s without). A run that dies before binding leaves ``resolve_pending`` set, and the next one binds
+        every edge."""
         if con.execute("SELECT 1 FROM edges LIMIT 1").fetchone() is not None:
             return False
         found = _present_indexes(con, _FIRST_BUILD_INDEXES)
