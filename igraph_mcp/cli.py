@@ -293,7 +293,7 @@ def cmd_search(args: argparse.Namespace) -> int:
 
 def _node_options(s: argparse.ArgumentParser) -> None:
     s.add_argument("name")
-    s.add_argument("--file", default=None)
+    s.add_argument("--file", default=None, help="the path, or path:LINE, that picks one symbol of an ambiguous name")
 
 
 @command("node", "details of one symbol", _node_options)
@@ -319,13 +319,14 @@ def _related_options(s: argparse.ArgumentParser) -> None:
     s.add_argument("--direction", choices=("callers", "callees", "both"), default="both")
     s.add_argument("--hops", type=int, default=1)
     s.add_argument("--limit", type=int, default=None, help="symbols to list, 1-1000 (default 100); the rest is counted")
+    s.add_argument("--file", default=None, help="the path, or path:LINE, that picks one symbol of an ambiguous name")
 
 
 @command("related", "callers / callees of a symbol", _related_options)
 def cmd_related(args: argparse.Namespace) -> int:
     from igraph_mcp.render import render_related
 
-    result = _workspace(args).related_for(args.name, args.direction, args.hops, args.limit, repo=args.repo)
+    result = _workspace(args).related_for(args.name, args.direction, args.hops, args.limit, args.file, repo=args.repo)
     _emit(result, args.json, render_related)
     return _lookup_code(result)
 

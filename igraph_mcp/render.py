@@ -211,7 +211,10 @@ def render_related(r: RelatedResult) -> str:
     """Callers and callees list."""
     if not r.found or r.node is None:
         return "\n".join(
-            [r.message or "not found", *(f"  {c.qualifiedName}  {at(c.repo, c.filePath)}" for c in r.candidates)]
+            [
+                r.message or "not found",
+                *(f"  {c.kind} {c.qualifiedName}  {at(c.repo, c.filePath)}:{c.startLine}" for c in r.candidates),
+            ]
         )
     lines = [f"{r.node.kind} {r.node.qualifiedName}  {at(r.node.repo, r.node.filePath)}:{r.node.startLine}"]
     lines += [f"  {n.direction} d={n.distance}  {relation(n)}" for n in r.related]

@@ -189,6 +189,14 @@ Name = Annotated[
         max_length=500,
     ),
 ]
+# The file, or file and line, that picks one symbol of an ambiguous name (igraph_node, igraph_related).
+PickFile = Annotated[
+    str | None,
+    Field(
+        max_length=4096,
+        description="File (path suffix, or path:LINE for overloads) that picks one symbol of an ambiguous name",
+    ),
+]
 
 
 _REPO_DOC = "Repository name (igraph_status lists them); default: "
@@ -261,13 +269,7 @@ async def igraph_explore(
 async def igraph_node(
     ctx: Context,
     name: Name,
-    file: Annotated[
-        str | None,
-        Field(
-            max_length=4096,
-            description="File (or path suffix) that picks one symbol of an ambiguous name",
-        ),
-    ] = None,
+    file: PickFile = None,
     repo: RepoLookup = None,
 ) -> Annotated[CallToolResult, NodeDetail]:
     """One symbol in full: source, signature, docstring, callers, callees and base classes. Not found and
@@ -306,10 +308,13 @@ async def igraph_related(
         int | None,
         Field(ge=1, le=1000, description="Symbols to list, best first (default 100)"),
     ] = None,
+    file: PickFile = None,
     repo: RepoLookup = None,
 ) -> Annotated[CallToolResult, RelatedResult]:
     """Callers and/or callees of a symbol up to several hops away: the impact of changing it."""
-    lookup = partial(_workspace(ctx).related_for, name, direction, hops, limit, repo=repo, access=current_access())
+    lookup = partial(
+        _workspace(ctx).related_for, name, direction, hops, limit, file, repo=repo, access=current_access()
+    )
     result = await _call("igraph_related", lookup)
     return _answer(result, render.render_related(result))
 

@@ -306,10 +306,16 @@ class IGraphService:
 
     @_one_snapshot
     def related(
-        self, name: str, direction: str = "both", hops: int | None = None, limit: int | None = None
+        self,
+        name: str,
+        direction: str = "both",
+        hops: int | None = None,
+        limit: int | None = None,
+        file: str | None = None,
     ) -> RelatedResult:
-        """Callers and/or callees of a symbol up to ``hops`` away (at most ``limit``; the rest is counted)."""
-        return self._lookup.related(name, direction, hops, limit)
+        """Callers and/or callees of a symbol up to ``hops`` away (at most ``limit``; the rest is counted;
+        ``file``: the path, or ``path:LINE``, that picks one symbol of an ambiguous name)."""
+        return self._lookup.related(name, direction, hops, limit, file)
 
     @_one_snapshot
     def related_by_id(

@@ -174,12 +174,13 @@ class Workspace:
         direction: str = "both",
         hops: int | None = None,
         limit: int | None = None,
+        file: str | None = None,
         *,
         repo: str | None = None,
         access: RequestAccess | None = None,
     ) -> RelatedResult:
         """``igraph_related`` / `related` over the repositories the call reaches."""
-        related = (name, direction, hops, limit)
+        related = (name, direction, hops, limit, file)
         return self.lookup_for("igraph_related", repo, access, lambda svc: svc.related(*related), "the name")
 
     def resources_for(self, repo: str | None = None, *, access: RequestAccess | None = None) -> ResourceList:

@@ -293,6 +293,11 @@ def test_not_found_and_ambiguous_exit_codes(tmp_path: Path, capsys: pytest.Captu
     assert code == EXIT_NOT_FOUND and "no indexed file matches" in out and "igraph_index" not in out
     code, out, _ = _run(capsys, "related", "NoSuchThing", *root)
     assert code == EXIT_NOT_FOUND
+    # related narrows by file as node does, and its candidates carry their lines.
+    code, out, _ = _run(capsys, "related", "get", *root)
+    assert code == EXIT_AMBIGUOUS and "--file" in out and "store/remote.py:" in out
+    code, out, _ = _run(capsys, "related", "get", "--file", "store/remote.py", *root)
+    assert code == 0 and out.startswith("method Remote.get")
     code, out, _ = _run(capsys, "unmount", "99", *root)
     assert code == EXIT_NOT_FOUND and "`igraph-mcp resources`" in out
 

@@ -109,3 +109,59 @@ def test_a_top_level_function_beside_methods_of_its_name_can_be_named(tmp_path) 
         related = svc.related("conf.conf.Get", "callees")
         assert [(n.qualifiedName, n.distance) for n in related.related] == [("Conf.Get", 1)]
         assert "`conf.conf.Get`" in (svc.related("Get").message or "")
+
+
+# Overloads share a qualified name and a file, so neither a qualified name nor a file picks one: a line does.
+OVERLOADS = {
+    "src/Box.java": """public class Box {
+    public void put(int a) {
+        System.out.println(a);
+    }
+
+    public void put(int a, int b) {
+        System.out.println(a + b);
+    }
+}
+""",
+    "src/Use.java": """public class Use {
+    public void one(Box box) {
+        box.put(1);
+    }
+
+    public void two(Box box) {
+        box.put(1, 2);
+    }
+}
+""",
+    "a/jobs.py": "def run():\n    return 1\n",
+    "b/tasks.py": "def run():\n    return 2\n",
+}
+
+
+def test_overloads_are_picked_by_their_line_and_the_answer_says_so(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    with open_service(make_repo(tmp_path, OVERLOADS), index=True) as svc:
+        for ambiguous in (svc.node("Box.put"), svc.related("Box.put"), svc.related("Box.put", file="src/Box.java")):
+            assert not ambiguous.found
+            assert sorted(c.startLine for c in ambiguous.candidates) == [2, 6]
+            assert "`src/Box.java:2`" in (ambiguous.message or "") and "qualified name" not in (ambiguous.message or "")
+        second = svc.node("Box.put", file="src/Box.java:6")
+        assert second.found and (second.node.startLine, second.node.endLine) == (6, 8)
+        inside = svc.node("Box.put", file="Box.java:3")  # a line inside the first one's body
+        assert inside.found and inside.node.startLine == 2
+        callers = svc.related("Box.put", "callers", file="src/Box.java:6")
+        assert callers.found and [(n.qualifiedName, n.distance) for n in callers.related] == [("Use.two", 1)]
+        assert [n.qualifiedName for n in svc.related("Box.put", "callers", file="src/Box.java:2").related] == [
+            "Use.one"
+        ]
+        nowhere = svc.related("Box.put", file="src/Box.java:40")
+        assert not nowhere.found and "in 'src/Box.java:40'" in (nowhere.message or "")
+
+
+def test_a_name_in_two_files_is_picked_by_its_file(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    with open_service(make_repo(tmp_path, OVERLOADS), index=True) as svc:
+        both = svc.related("run")
+        assert not both.found and sorted(c.filePath for c in both.candidates) == ["a/jobs.py", "b/tasks.py"]
+        # Both are called `run`: a qualified name cannot tell them apart, the path can.
+        assert "the path of the one you mean" in (both.message or "") and "qualified name" not in (both.message or "")
+        one = svc.related("run", file="b/tasks.py")
+        assert one.found and one.node is not None and one.node.filePath == "b/tasks.py"

@@ -229,6 +229,7 @@ async def test_every_answer_conforms_to_its_published_schema(sample_repo: Path) 
         ("igraph_file", {"path": "app/nothing.py"}),
         ("igraph_related", {"name": "login", "hops": 2}),
         ("igraph_related", {"name": "nothing_here"}),
+        ("igraph_related", {"name": "login", "file": "app/auth.py"}),
         ("igraph_mount_resource", {"path": "docs/prd.md"}),
         ("igraph_list_resources", {}),
         ("igraph_unmount_resource", {"path": "docs/prd.md"}),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -57,6 +58,38 @@ def _top_level_form(name: str, rows: list[NodeRow]) -> str:
     return f" (`{module}.{name}` for the top-level one in {top[0].path})"
 
 
+_FILE_LINE = re.compile(r"^(.+):(\d+)$")
+
+
+def split_file_line(file: str) -> tuple[str, int | None]:
+    """``path:LINE`` -> (path, LINE); a plain path -> (path, None)."""
+    m = _FILE_LINE.match(file.strip())
+    return (m.group(1), int(m.group(2))) if m else (file, None)
+
+
+def _at_line(rows: list[NodeRow], line: int) -> list[NodeRow]:
+    """The candidates starting on ``line``, else the innermost one spanning it (overloads share a name and a file,
+    never a line)."""
+    starting = [r for r in rows if r.start_line == line]
+    if starting:
+        return starting
+    spanning = sorted((r for r in rows if r.start_line <= line <= r.end_line), key=lambda r: r.end_line - r.start_line)
+    return spanning[:1]
+
+
+def ambiguous(name: str, rows: list[NodeRow]) -> str:
+    """What to call again with when ``name`` names several symbols: a qualified name tells them apart only when
+    theirs differ, a file only when they lie in different files; overloads in one file need a line as well."""
+    first = f"`{rows[0].path}:{rows[0].start_line}`"
+    if len({r.qualified_name for r in rows}) == len(rows):
+        how = f"a qualified name{_top_level_form(name, rows)} or {ask(NextStep.NARROW_FILE)}"
+    elif len({r.path for r in rows}) == len(rows):
+        how = f"{ask(NextStep.NARROW_FILE)}: the path of the one you mean"
+    else:
+        how = f"{ask(NextStep.NARROW_FILE)}: its path and line as listed, e.g. {first}"
+    return f"'{name}' is ambiguous ({len(rows)} symbols); call again with {how}"
+
+
 def _gone(node_id: int) -> str:
     return f"no symbol with id {node_id}; the index may have been rebuilt: search again and pick it from the hits"
 
@@ -92,8 +125,11 @@ class Lookup:
                 if rows:
                     break
         if file:
-            norm = strip_dot_slash(file.strip().replace("\\", "/"))
+            path, line = split_file_line(file)
+            norm = strip_dot_slash(path.strip().replace("\\", "/"))
             rows = [r for r in rows if r.path == norm or r.path.endswith("/" + norm)]
+            if line is not None:
+                rows = _at_line(rows, line)
         exact = [r for r in rows if r.qualified_name == name]
         if len(exact) == 1 and ("." in name or len(rows) == 1):
             return exact
@@ -112,12 +148,7 @@ class Lookup:
                 + f"; try {ask(NextStep.EXPLORE)} with a description",
             )
         if len(rows) > 1:
-            return NodeDetail(
-                found=False,
-                message=f"'{name}' is ambiguous ({len(rows)} symbols); call again "
-                f"with a qualified name{_top_level_form(name, rows)} or {ask(NextStep.NARROW_FILE)}",
-                candidates=[node_summary(r) for r in rows],
-            )
+            return NodeDetail(found=False, message=ambiguous(name, rows), candidates=[node_summary(r) for r in rows])
         return self.detail(self.reader.db, rows[0])
 
     def node_by_id(self, node_id: int) -> NodeDetail:
@@ -265,18 +296,21 @@ class Lookup:
 
     # -- graph -----------------------------------------------------------------------------------------------
     def related(
-        self, name: str, direction: str = "both", hops: int | None = None, limit: int | None = None
+        self,
+        name: str,
+        direction: str = "both",
+        hops: int | None = None,
+        limit: int | None = None,
+        file: str | None = None,
     ) -> RelatedResult:
-        """Callers and/or callees of a symbol up to ``hops`` away; what did not fit is counted, never hidden."""
-        rows = self.find(name, None)
+        """Callers and/or callees of a symbol up to ``hops`` away; what did not fit is counted, never hidden
+        (``file``: the path, or ``path:LINE``, that picks one symbol of an ambiguous name)."""
+        rows = self.find(name, file)
         if not rows:
-            return RelatedResult(found=False, message=f"no symbol named '{name}'; try {ask(NextStep.EXPLORE)}")
+            where = f" in '{file}'" if file else ""
+            return RelatedResult(found=False, message=f"no symbol named '{name}'{where}; try {ask(NextStep.EXPLORE)}")
         if len(rows) > 1:
-            return RelatedResult(
-                found=False,
-                message=f"'{name}' is ambiguous; call again with a qualified name{_top_level_form(name, rows)}",
-                candidates=[node_summary(r) for r in rows],
-            )
+            return RelatedResult(found=False, message=ambiguous(name, rows), candidates=[node_summary(r) for r in rows])
         return self.related_to(rows[0], direction, hops, limit)
 
     def related_by_id(
