@@ -182,6 +182,8 @@ def render_node(r: NodeDetail) -> str:
                 guesses |= e.nodeId is not None and not e.certain
     if guesses:
         lines.append("note: edges marked '?' are name-only guesses (no scope, import or type says so)")
+    if r.message:
+        lines.append(f"note: {r.message}")
     return "\n".join(lines)
 
 

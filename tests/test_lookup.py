@@ -165,3 +165,30 @@ def test_a_name_in_two_files_is_picked_by_its_file(tmp_path) -> None:  # type: i
         assert "the path of the one you mean" in (both.message or "") and "qualified name" not in (both.message or "")
         one = svc.related("run", file="b/tasks.py")
         assert one.found and one.node is not None and one.node.filePath == "b/tasks.py"
+
+
+# A prototype beside the body it declares: a lookup by name answers with the body, and the calls bound to the
+# prototype (main.c declares `add` itself and calls it) are the body's callers.
+HEADERS = {
+    "src/calc.h": "int twice(int a);\n",
+    "src/add.c": "int add(int a, int b) {\n    return a + b;\n}\n",
+    "src/main.c": "int add(int a, int b);\n\nint main(void) {\n    return add(1, 2);\n}\n",
+    "old/copy.c": "int twice(int a) {\n    return a * 2;\n}\n",
+    "lib/twice.c": "int twice(int a) {\n    return 2 * a;\n}\n",
+}
+
+
+def test_a_declaration_stands_aside_for_its_body(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    with open_service(make_repo(tmp_path, HEADERS), index=True) as svc:
+        body = svc.node("add")
+        assert body.found and body.node is not None and (body.node.filePath, body.node.startLine) == ("src/add.c", 1)
+        assert "declared at src/main.c:1" in (body.message or "")
+        assert [(c.qualifiedName, c.callSite) for c in body.callers] == [("main", "src/main.c:4")]
+        prototype = svc.node("add", file="src/main.c")  # still reachable by its file
+        assert prototype.found and prototype.node is not None and prototype.node.startLine == 1
+        callers = svc.related("add", "callers")
+        assert callers.found and callers.node is not None and callers.node.filePath == "src/add.c"
+        assert [(n.qualifiedName, n.distance) for n in callers.related] == [("main", 1)]
+        # Two bodies stay two candidates; the prototype in calc.h is not a third.
+        two = svc.node("twice")
+        assert not two.found and sorted(c.filePath for c in two.candidates) == ["lib/twice.c", "old/copy.c"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -14,6 +15,7 @@ from igraph_mcp.next_step import NextStep, ask
 from igraph_mcp.paths import resolve_inside, strip_dot_slash
 from igraph_mcp.retrieve.expand import expand
 from igraph_mcp.retrieve.shapes import neighbours, node_summary
+from igraph_mcp.store import declarations as decl_store
 from igraph_mcp.store import edges as edge_store
 from igraph_mcp.store import files as file_store
 from igraph_mcp.store import imports as import_store
@@ -90,6 +92,28 @@ def ambiguous(name: str, rows: list[NodeRow]) -> str:
     return f"'{name}' is ambiguous ({len(rows)} symbols); call again with {how}"
 
 
+def _implemented(db: Database, rows: list[NodeRow]) -> tuple[list[NodeRow], dict[int, list[NodeRow]]]:
+    """``rows`` without the declarations (a header's prototype, a `.d.ts` signature, an overload signature) whose
+    implementation is among them, by a ``declares`` link or by the same qualified name, and those declarations by
+    each implementation they stand aside for: asked for `ZSTD_compressStream`, an agent wants the body in the .c
+    file, not the prototype in zstd.h as a second candidate."""
+    declared = [r for r in rows if r.declaration]
+    bodies = [r for r in rows if not r.declaration]
+    if not declared or not bodies:
+        return rows, {}
+    ids = {r.id for r in bodies}
+    linked = decl_store.implementations(db, [d.id for d in declared])
+    aside: dict[int, list[NodeRow]] = {}
+    for d in declared:
+        mine = [i for i in linked.get(d.id, []) if i in ids] or [
+            r.id for r in bodies if r.qualified_name == d.qualified_name
+        ]
+        for impl in mine:
+            aside.setdefault(impl, []).append(d)
+    folded = {d.id for ds in aside.values() for d in ds}
+    return [r for r in rows if r.id not in folded], aside
+
+
 def _gone(node_id: int) -> str:
     return f"no symbol with id {node_id}; the index may have been rebuilt: search again and pick it from the hits"
 
@@ -104,7 +128,12 @@ class Lookup:
 
     # -- symbols ---------------------------------------------------------------------------------------------
     def find(self, name: str, file: str | None) -> list[NodeRow]:
-        """Symbols matching a name, qualified name or dotted suffix; a dotted name's unique exact match wins."""
+        """Symbols matching a name, qualified name or dotted suffix; a dotted name's unique exact match wins; a
+        declaration whose implementation matches too stands aside for it."""
+        return self._find(name, file)[0]
+
+    def _find(self, name: str, file: str | None) -> tuple[list[NodeRow], dict[int, list[NodeRow]]]:
+        """``find``'s rows, and the declarations set aside for each of them (implementation id -> declarations)."""
         if not isinstance(name, str) or not name.strip():
             raise InvalidInput("name is empty; pass a symbol name such as `Session.request` or `parse_file`")
         if len(name) > MAX_NAME_CHARS:
@@ -130,16 +159,18 @@ class Lookup:
             rows = [r for r in rows if r.path == norm or r.path.endswith("/" + norm)]
             if line is not None:
                 rows = _at_line(rows, line)
+        rows, declared = _implemented(db, rows)
         exact = [r for r in rows if r.qualified_name == name]
         if len(exact) == 1 and ("." in name or len(rows) == 1):
-            return exact
+            return exact, declared
         # A bare name shared by several symbols (a function `get` and methods `A.get`, `B.get`) is ambiguous even
         # when one of them is top-level: picking that one silently would hide the others. All are candidates.
-        return rows
+        return rows, declared
 
     def node(self, name: str, file: str | None = None) -> NodeDetail:
-        """Detail of one symbol: source, signature, callers, callees; candidates when ambiguous."""
-        rows = self.find(name, file)
+        """Detail of one symbol: source, signature, callers, callees; candidates when ambiguous; the declarations
+        that stood aside for it named in the message."""
+        rows, declared = self._find(name, file)
         if not rows:
             return NodeDetail(
                 found=False,
@@ -149,7 +180,12 @@ class Lookup:
             )
         if len(rows) > 1:
             return NodeDetail(found=False, message=ambiguous(name, rows), candidates=[node_summary(r) for r in rows])
-        return self.detail(self.reader.db, rows[0])
+        aside = declared.get(rows[0].id, [])
+        detail = self.detail(self.reader.db, rows[0], aside)
+        if aside:
+            places = ", ".join(f"{d.path}:{d.start_line}" for d in aside)
+            detail.message = f"declared at {places} (the file argument with that path shows the declaration)"
+        return detail
 
     def node_by_id(self, node_id: int) -> NodeDetail:
         """``node`` for a symbol reached by id (a click in the view: a name may stand for several symbols)."""
@@ -161,8 +197,9 @@ class Lookup:
     def _row(self, node_id: int) -> NodeRow | None:
         return node_store.nodes_by_ids(self.reader.require_index(), [node_id]).get(node_id)
 
-    def detail(self, db: Database, row: NodeRow) -> NodeDetail:
-        """What ``igraph_node`` says of one stored row (also reached by id, as the view does)."""
+    def detail(self, db: Database, row: NodeRow, declared: Sequence[NodeRow] = ()) -> NodeDetail:
+        """What ``igraph_node`` says of one stored row (also reached by id, as the view does); the calls bound to
+        its ``declared`` declarations (a header's prototype the callers include) are its callers too."""
         source, truncated = self.source(db, row)
         return NodeDetail(
             found=True,
@@ -170,7 +207,7 @@ class Lookup:
             docstring=row.docstring,
             source=source,
             sourceTruncated=truncated,
-            callers=self.edge_refs(db, row.id, outgoing=False, kinds=("calls",)),
+            callers=self.edge_refs(db, row.id, outgoing=False, kinds=("calls",), also=[d.id for d in declared]),
             callees=self.edge_refs(db, row.id, outgoing=True, kinds=("calls",)),
             bases=self.edge_refs(db, row.id, outgoing=True, kinds=("inherits", "implements")),
             stale=bool(self.stale_check([row.path])),
@@ -189,13 +226,22 @@ class Lookup:
         return "\n".join(chunk[:MAX_SOURCE_LINES]), truncated
 
     def edge_refs(
-        self, db: Database, node_id: int, *, outgoing: bool, kinds: tuple[str, ...], limit: int = MAX_EDGE_REFS
+        self,
+        db: Database,
+        node_id: int,
+        *,
+        outgoing: bool,
+        kinds: tuple[str, ...],
+        limit: int = MAX_EDGE_REFS,
+        also: Sequence[int] = (),
     ) -> list[EdgeRef]:
-        """The other ends of a node's edges, certain ones first; unresolved callees by the name written at the call.
+        """The other ends of a node's edges, certain ones first; unresolved callees by the name written at the call
+        (``also``: more nodes whose edges count as this one's, its declarations that calls bind to).
 
         The other end is located at its definition; the call site is the caller's file and line.
         """
-        edges = edge_store.edges_of(db, [node_id], outgoing=outgoing, kinds=kinds, resolved_only=not outgoing)
+        ids = [node_id, *also]
+        edges = edge_store.edges_of(db, ids, outgoing=outgoing, kinds=kinds, resolved_only=not outgoing)
         edges.sort(key=lambda e: (e.target_id is None, -e.confidence, e.line))
         other_ids = [e.target_id if outgoing else e.source_id for e in edges]
         candidate_ids = {c for e in edges if e.target_id is None for c in _candidate_ids(e.candidates)}
@@ -305,13 +351,13 @@ class Lookup:
     ) -> RelatedResult:
         """Callers and/or callees of a symbol up to ``hops`` away; what did not fit is counted, never hidden
         (``file``: the path, or ``path:LINE``, that picks one symbol of an ambiguous name)."""
-        rows = self.find(name, file)
+        rows, declared = self._find(name, file)
         if not rows:
             where = f" in '{file}'" if file else ""
             return RelatedResult(found=False, message=f"no symbol named '{name}'{where}; try {ask(NextStep.EXPLORE)}")
         if len(rows) > 1:
             return RelatedResult(found=False, message=ambiguous(name, rows), candidates=[node_summary(r) for r in rows])
-        return self.related_to(rows[0], direction, hops, limit)
+        return self.related_to(rows[0], direction, hops, limit, declared.get(rows[0].id, ()))
 
     def related_by_id(
         self, node_id: int, direction: str = "both", hops: int | None = None, limit: int | None = None
@@ -323,9 +369,15 @@ class Lookup:
         return self.related_to(row, direction, hops, limit)
 
     def related_to(
-        self, row: NodeRow, direction: str = "both", hops: int | None = None, limit: int | None = None
+        self,
+        row: NodeRow,
+        direction: str = "both",
+        hops: int | None = None,
+        limit: int | None = None,
+        declared: Sequence[NodeRow] = (),
     ) -> RelatedResult:
-        """``related`` of one stored row."""
+        """``related`` of one stored row, reached also through its ``declared`` declarations (the calls a header's
+        prototype takes are calls of its body)."""
         if direction not in ("both", "callers", "callees"):
             raise InvalidInput("direction must be 'both', 'callers' or 'callees'")
         hops = 1 if hops is None else hops
@@ -341,7 +393,7 @@ class Lookup:
         # so a hub's callers are cut only where the answer itself is, and every cut is counted.
         reached = expand(
             db,
-            {row.id: 1.0},
+            {row.id: 1.0, **{d.id: 1.0 for d in declared}},
             hops,
             limit=MAX_REACHED,
             directions=dirs,
@@ -351,7 +403,7 @@ class Lookup:
         )
         shown = reached[:limit]
         omitted = len(reached) - len(shown) + len(cut - {r.node_id for r in reached})
-        related = neighbours(db, shown, {row.id: row.qualified_name})
+        related = neighbours(db, shown, {row.id: row.qualified_name, **{d.id: d.qualified_name for d in declared}})
         message = None
         if omitted:
             message = (
