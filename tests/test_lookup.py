@@ -165,6 +165,9 @@ def test_a_name_in_two_files_is_picked_by_its_file(tmp_path) -> None:  # type: i
         assert "the path of the one you mean" in (both.message or "") and "qualified name" not in (both.message or "")
         one = svc.related("run", file="b/tasks.py")
         assert one.found and one.node is not None and one.node.filePath == "b/tasks.py"
+        # A bare `put` names Box.put twice in one file: they share a qualified name and a path, so only a line
+        # tells them apart.
+        assert "`src/Box.java:2`" in (svc.node("put").message or "")
 
 
 # A prototype beside the body it declares: a lookup by name answers with the body, and the calls bound to the
@@ -192,3 +195,17 @@ def test_a_declaration_stands_aside_for_its_body(tmp_path) -> None:  # type: ign
         # Two bodies stay two candidates; the prototype in calc.h is not a third.
         two = svc.node("twice")
         assert not two.found and sorted(c.filePath for c in two.candidates) == ["lib/twice.c", "old/copy.c"]
+
+
+def test_a_qualified_name_and_a_file_together_when_each_alone_falls_short(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    files = {
+        "a/m.py": "class Left:\n    def go(self):\n        return 1\n\n\n"
+        "class Right:\n    def go(self):\n        return 2\n",
+        "b/m.py": "class Left:\n    def go(self):\n        return 3\n",
+    }
+    with open_service(make_repo(tmp_path, files), index=True) as svc:
+        d = svc.node("go")
+        assert not d.found and len(d.candidates) == 3
+        assert "a qualified name and" in (d.message or "") and "line" not in (d.message or "")
+        picked = svc.node("Left.go", file="b/m.py")
+        assert picked.found and picked.node is not None and picked.node.filePath == "b/m.py"

@@ -81,12 +81,15 @@ def _at_line(rows: list[NodeRow], line: int) -> list[NodeRow]:
 
 def ambiguous(name: str, rows: list[NodeRow]) -> str:
     """What to call again with when ``name`` names several symbols: a qualified name tells them apart only when
-    theirs differ, a file only when they lie in different files; overloads in one file need a line as well."""
+    theirs differ, a file only when they lie in different files, both where each pair differs; overloads in one file
+    need a line as well."""
     first = f"`{rows[0].path}:{rows[0].start_line}`"
     if len({r.qualified_name for r in rows}) == len(rows):
         how = f"a qualified name{_top_level_form(name, rows)} or {ask(NextStep.NARROW_FILE)}"
     elif len({r.path for r in rows}) == len(rows):
         how = f"{ask(NextStep.NARROW_FILE)}: the path of the one you mean"
+    elif len({(r.qualified_name, r.path) for r in rows}) == len(rows):
+        how = f"a qualified name and {ask(NextStep.NARROW_FILE)}: the path of the one you mean"
     else:
         how = f"{ask(NextStep.NARROW_FILE)}: its path and line as listed, e.g. {first}"
     return f"'{name}' is ambiguous ({len(rows)} symbols); call again with {how}"
