@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import textwrap
+from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 from igraph_mcp.models import (
@@ -13,6 +15,7 @@ from igraph_mcp.models import (
     IndexResult,
     Neighbour,
     NodeDetail,
+    NodeSummary,
     RelatedResult,
     SkippedFile,
     StatusResult,
@@ -162,12 +165,21 @@ def render_explore(r: ExploreResult) -> str:
     return "\n".join(out)
 
 
+def candidate_lines(candidates: Sequence[NodeSummary]) -> list[str]:
+    """An ambiguous name's candidates, one line each; where two share a qualified name (overloads), with their
+    signatures, which is what tells them apart for the reader choosing a line."""
+    seen = Counter(c.qualifiedName for c in candidates)
+    return [
+        f"  {c.kind} {c.qualifiedName}  {at(c.repo, c.filePath)}:{c.startLine}"
+        + (f"  {' '.join(c.signature.split())[:120]}" if seen[c.qualifiedName] > 1 and c.signature else "")
+        for c in candidates
+    ]
+
+
 def render_node(r: NodeDetail) -> str:
     """Symbol detail with source and call edges."""
     if not r.found or r.node is None:
-        lines = [r.message or "not found"]
-        lines += [f"  {c.kind} {c.qualifiedName}  {at(c.repo, c.filePath)}:{c.startLine}" for c in r.candidates]
-        return "\n".join(lines)
+        return "\n".join([r.message or "not found", *candidate_lines(r.candidates)])
     n = r.node
     where = at(n.repo, n.filePath)
     lines = [f"{n.kind} {n.qualifiedName}  {where}:{n.startLine}-{n.endLine}{' (stale)' if r.stale else ''}"]
@@ -212,12 +224,7 @@ def render_file(r: FileDetail) -> str:
 def render_related(r: RelatedResult) -> str:
     """Callers and callees list."""
     if not r.found or r.node is None:
-        return "\n".join(
-            [
-                r.message or "not found",
-                *(f"  {c.kind} {c.qualifiedName}  {at(c.repo, c.filePath)}:{c.startLine}" for c in r.candidates),
-            ]
-        )
+        return "\n".join([r.message or "not found", *candidate_lines(r.candidates)])
     lines = [f"{r.node.kind} {r.node.qualifiedName}  {at(r.node.repo, r.node.filePath)}:{r.node.startLine}"]
     lines += [f"  {n.direction} d={n.distance}  {relation(n)}" for n in r.related]
     if any(not n.certain for n in r.related):

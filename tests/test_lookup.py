@@ -7,6 +7,7 @@ from _factories import index_repo, make_repo, open_service
 from test_receivers import GO_GLOBALS
 
 from igraph_mcp.errors import InvalidInput
+from igraph_mcp.render import render_node
 from igraph_mcp.retrieve.expand import PER_NODE_CAP
 
 pytestmark = pytest.mark.both_stores
@@ -144,6 +145,16 @@ def test_overloads_are_picked_by_their_line_and_the_answer_says_so(tmp_path) -> 
             assert not ambiguous.found
             assert sorted(c.startLine for c in ambiguous.candidates) == [2, 6]
             assert "`src/Box.java:2`" in (ambiguous.message or "") and "qualified name" not in (ambiguous.message or "")
+        # The text lists the overloads with their signatures: what an agent chooses a line by.
+        text = render_node(svc.node("Box.put"))
+        assert (
+            "src/Box.java:2  public void put(int a)" in text and "src/Box.java:6  public void put(int a, int b)" in text
+        )
+        # `run` in two files: the qualified names differ from no other, and each line ends at its place.
+        assert [line.rsplit("  ", 1)[-1] for line in render_node(svc.node("run")).splitlines()[1:]] == [
+            "a/jobs.py:1",
+            "b/tasks.py:1",
+        ]
         second = svc.node("Box.put", file="src/Box.java:6")
         assert second.found and (second.node.startLine, second.node.endLine) == (6, 8)
         inside = svc.node("Box.put", file="Box.java:3")  # a line inside the first one's body
