@@ -166,12 +166,12 @@ def render_explore(r: ExploreResult) -> str:
 
 
 def candidate_lines(candidates: Sequence[NodeSummary]) -> list[str]:
-    """An ambiguous name's candidates, one line each; where two share a qualified name (overloads), with their
-    signatures, which is what tells them apart for the reader choosing a line."""
-    seen = Counter(c.qualifiedName for c in candidates)
+    """An ambiguous name's candidates, one line each; where two share a qualified name in one file (overloads),
+    with their signatures, which is what tells them apart for the reader choosing a line."""
+    seen = Counter((c.qualifiedName, c.filePath) for c in candidates)
     return [
         f"  {c.kind} {c.qualifiedName}  {at(c.repo, c.filePath)}:{c.startLine}"
-        + (f"  {' '.join(c.signature.split())[:120]}" if seen[c.qualifiedName] > 1 and c.signature else "")
+        + (f"  {' '.join(c.signature.split())[:120]}" if seen[c.qualifiedName, c.filePath] > 1 and c.signature else "")
         for c in candidates
     ]
 

@@ -150,7 +150,7 @@ def test_overloads_are_picked_by_their_line_and_the_answer_says_so(tmp_path) -> 
         assert (
             "src/Box.java:2  public void put(int a)" in text and "src/Box.java:6  public void put(int a, int b)" in text
         )
-        # `run` in two files: the qualified names differ from no other, and each line ends at its place.
+        # `run` in two files: the path tells them apart, and no signature is added.
         assert [line.rsplit("  ", 1)[-1] for line in render_node(svc.node("run")).splitlines()[1:]] == [
             "a/jobs.py:1",
             "b/tasks.py:1",
