@@ -50,8 +50,15 @@ def render_index(r: IndexResult) -> str:
         f"in {duration(r.seconds)}"
         + (" (" + ", ".join(f"{k} {duration(v)}" for k, v in r.phases.items()) + ")" if r.phases else ""),
         f"changes: {r.added} added, {r.modified} modified, {r.deleted} deleted, {r.renamed} renamed, "
-        f"{r.unchanged} unchanged ({r.parsed} parsed, {r.parseErrors} with syntax errors)",
+        f"{r.unchanged} unchanged ({r.parsed} parsed)",
     ]
+    if r.parseErrors:
+        # Macros and language extensions the grammar does not know are common in C and C++: say that the file is in
+        # the index, so "syntax errors" is not read as "left out".
+        lines.append(
+            f"{r.parseErrors} of them have stretches the grammar could not read (macros, extensions); "
+            "the definitions found around them are indexed"
+        )
     lines += _skipped_lines(r)
     if r.embedded or r.embedReused:
         # Parts of long definitions get vectors too: counting them as symbols contradicted the line above.

@@ -230,3 +230,13 @@ def test_the_rest_of_the_skipped_files_is_pointed_to_in_each_fronts_terms() -> N
     text = render_index(result)
     assert "  … and 5 more (`igraph-mcp index --verbose` lists them all)" in as_person(text)
     assert "  … and 5 more (igraph_status counts them; igraph_file on one says why)" in as_agent(text)
+
+
+def test_files_the_grammar_read_in_part_are_said_to_be_indexed() -> None:
+    """A C file full of macros has stretches the grammar cannot read; the summary says its definitions are in the
+    index, so a person does not take "errors" for files left out (and says nothing when there are none)."""
+    clean = render_index(IndexResult(files=3, parsed=3, added=3))
+    assert "(3 parsed)" in clean and "grammar" not in clean
+    partial = render_index(IndexResult(files=3, parsed=3, added=3, parseErrors=2))
+    assert "2 of them have stretches the grammar could not read" in partial
+    assert "the definitions found around them are indexed" in partial
