@@ -25,6 +25,7 @@ from igraph_mcp.store.db import Database
 from igraph_mcp.store.reader import IndexReader
 from igraph_mcp.store.records import NodeRow
 from igraph_mcp.vocab.edges import CERTAIN
+from igraph_mcp.vocab.languages import LANGUAGES, language_for_path
 from igraph_mcp.vocab.skips import describe_skip
 from igraph_mcp.vocab.source import source_lines
 
@@ -95,9 +96,17 @@ def ambiguous(name: str, rows: list[NodeRow]) -> str:
     return f"'{name}' is ambiguous ({len(rows)} symbols); call again with {how}"
 
 
+def _family(path: str) -> str | None:
+    """The language family whose declarations and bodies name each other (a C header's and a C++ file's)."""
+    language = language_for_path(path)
+    spec = LANGUAGES.get(language) if language is not None else None
+    return spec.link_family if spec is not None else language
+
+
 def _implemented(db: Database, rows: list[NodeRow]) -> tuple[list[NodeRow], dict[int, list[NodeRow]]]:
     """``rows`` without the declarations (a header's prototype, a `.d.ts` signature, an overload signature) whose
-    implementation is among them, by a ``declares`` link or by the same qualified name, and those declarations by
+    implementation is among them, by a ``declares`` link or else by the same qualified name in the same language
+    family (a prototype whose .c file includes its header only through another header), and those declarations by
     each implementation they stand aside for: asked for `ZSTD_compressStream`, an agent wants the body in the .c
     file, not the prototype in zstd.h as a second candidate."""
     declared = [r for r in rows if r.declaration]
@@ -109,7 +118,7 @@ def _implemented(db: Database, rows: list[NodeRow]) -> tuple[list[NodeRow], dict
     aside: dict[int, list[NodeRow]] = {}
     for d in declared:
         mine = [i for i in linked.get(d.id, []) if i in ids] or [
-            r.id for r in bodies if r.qualified_name == d.qualified_name
+            r.id for r in bodies if r.qualified_name == d.qualified_name and _family(r.path) == _family(d.path)
         ]
         for impl in mine:
             aside.setdefault(impl, []).append(d)
@@ -187,7 +196,7 @@ class Lookup:
         detail = self.detail(self.reader.db, rows[0], aside)
         if aside:
             places = ", ".join(f"{d.path}:{d.start_line}" for d in aside)
-            detail.message = f"declared at {places} (the file argument with that path shows the declaration)"
+            detail.message = f"declared at {places} ({ask(NextStep.NARROW_FILE)} with that path shows the declaration)"
         return detail
 
     def node_by_id(self, node_id: int) -> NodeDetail:
