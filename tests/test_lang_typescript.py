@@ -143,3 +143,19 @@ def test_type_arguments_in_generic_tsx_arrow() -> None:
 def test_construct_signature_is_a_method_named_new() -> None:
     names = by_qname(parse("typescript", "interface ErrorCtor { new (message: string): Error; }\n"))
     assert names["ErrorCtor.new"].kind == "method"
+
+
+def test_an_exported_object_of_data_is_a_constant_and_one_of_functions_a_scope() -> None:
+    # `Build` and `defaults` hold data: each is a symbol of its own. `api` holds functions: it stays the scope that
+    # names them `api.get`, not a symbol that would repeat their text.
+    code = (
+        "import type * as d from './declarations';\n"
+        "export const Build: d.UserBuildConditionals = {\n"
+        "  isDev: BUILD.isDev ? true : false,\n  isBrowser: true,\n};\n"
+        "export const defaults = { retries: 3, nested: { deep: 1 } };\n"
+        "export const api = {\n  get(key: string) { return key; },\n};\n"
+    )
+    names = by_qname(parse("typescript", code))
+    assert (names["Build"].kind, names["Build"].start_line, names["Build"].end_line) == ("constant", 2, 5)
+    assert names["defaults"].kind == "constant"
+    assert names["api.get"].kind == "method" and "api" not in names

@@ -3,6 +3,7 @@ matches of its language's query found them (the capture names are listed in pars
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -226,10 +227,15 @@ def dedupe_defs(defs: list[DefMatch]) -> list[DefMatch]:
     groups: dict[tuple[int, int], list[DefMatch]] = {}
     for d in defs:
         groups.setdefault((d.name_node.start_byte, d.name_node.end_byte), []).append(d)
+    names = sorted(groups)
     merged: list[DefMatch] = []
     for group in groups.values():
         group.sort(key=lambda d: d.pattern)
         first = group[0]
+        if first.is_scope and not _encloses_another(first, names):
+            # `export const Build = { isDev: true }`: a scope with nothing to qualify is the constant it also is.
+            first = next((d for d in group if not d.is_scope), first)
+            group = [first, *(d for d in group if d is not first)]
         if len(group) > 1:
             widest = max(group, key=lambda d: d.end_byte - d.node.start_byte)
             first.body = first.body or next((d.body for d in group if d.body is not None), None)
@@ -245,6 +251,12 @@ def dedupe_defs(defs: list[DefMatch]) -> list[DefMatch]:
     _extend_open(merged)
     merged.sort(key=lambda d: (d.node.start_byte, -d.end_byte, d.pattern))
     return merged
+
+
+def _encloses_another(scope: DefMatch, names: list[tuple[int, int]]) -> bool:
+    """Whether another definition's name lies inside ``scope``'s node (``names``: every name's byte range, sorted)."""
+    i = bisect.bisect_right(names, (scope.name_node.start_byte, scope.name_node.end_byte))
+    return i < len(names) and names[i][0] < scope.node.end_byte
 
 
 def _extend_open(defs: list[DefMatch]) -> None:
