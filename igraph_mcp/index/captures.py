@@ -227,14 +227,15 @@ def dedupe_defs(defs: list[DefMatch]) -> list[DefMatch]:
     groups: dict[tuple[int, int], list[DefMatch]] = {}
     for d in defs:
         groups.setdefault((d.name_node.start_byte, d.name_node.end_byte), []).append(d)
-    names = sorted(groups)
+    names: list[tuple[int, int]] = []  # every name's range, sorted: only read where a scope is also a definition
     merged: list[DefMatch] = []
     for group in groups.values():
         group.sort(key=lambda d: d.pattern)
         first = group[0]
-        if first.is_scope and not _encloses_another(first, names):
+        also = next((d for d in group if not d.is_scope), None) if first.is_scope else None
+        if also is not None and not _encloses_another(first, names or (names := sorted(groups))):
             # `export const Build = { isDev: true }`: a scope with nothing to qualify is the constant it also is.
-            first = next((d for d in group if not d.is_scope), first)
+            first = also
             group = [first, *(d for d in group if d is not first)]
         if len(group) > 1:
             widest = max(group, key=lambda d: d.end_byte - d.node.start_byte)
