@@ -3,6 +3,7 @@ by incremental runs), and folded into those implementations in explore answers (
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 from typing import Any
@@ -359,3 +360,95 @@ def test_a_type_question_still_gets_the_type_first(indexed: IGraphService) -> No
 def test_no_name_appears_twice_in_an_answer(indexed: IGraphService, query: str) -> None:
     names = _names(indexed.explore(query, top_k=10, hops=2))
     assert len(names) == len(set(names)), names
+
+
+# -- calls bind to the body, not to its declaration ------------------------------------------------------------------
+CALLS_REPO: dict[str, str] = {
+    "lib/counter.h": "int counter_next(int step);\nint counter_reset(void);\n",
+    "lib/impl/counter.c": '#include "../counter.h"\nint counter_next(int step) { return step + 1; }\n',
+    # a static function of the same name in two files: the prototype goes, the two bodies stay candidates
+    "lib/impl/reset_a.c": "static int counter_reset(void) { return 0; }\n",
+    "lib/impl/reset_b.c": "static int counter_reset(void) { return 1; }\n",
+    "app/main.c": '#include "../lib/counter.h"\nint run(void) { return counter_next(2) + counter_reset(); }\n',
+    # a forward declaration, then the call, then the body, in one file
+    "app/forward.c": "static int helper(int a);\nint start(void) { return helper(3); }\n"
+    "static int helper(int a) { return a * 2; }\n",
+    # a member declared in its class and defined outside it
+    "cpp/widget.hpp": "class Widget { public: static int draw(int x); };\n",
+    "cpp/src/widget.cpp": '#include "../widget.hpp"\nint Widget::draw(int x) { return x; }\n',
+    "cpp/app.cpp": '#include "widget.hpp"\nint paint() { return Widget::draw(4); }\n',
+}
+
+
+def _calls(db: Database, caller: str) -> dict[str, tuple[str, str, str, list[int]]]:
+    """callee name -> (target path, target qualified name, resolution, candidate count) of ``caller``'s calls."""
+    rows = db.rows(
+        "SELECT e.target_name, ft.path, t.qualified_name, e.resolution, e.candidates FROM edges e "
+        "JOIN nodes s ON s.id = e.source_id LEFT JOIN nodes t ON t.id = e.target_id "
+        "LEFT JOIN files ft ON ft.id = t.file_id WHERE e.kind = 'calls' AND s.qualified_name = ?",
+        (caller,),
+    )
+    return {str(r[0]): (str(r[1] or ""), str(r[2] or ""), str(r[3]), json.loads(r[4]) if r[4] else []) for r in rows}
+
+
+def _call_edges(db: Database) -> set[tuple[str, ...]]:
+    rows = db.rows(
+        "SELECT s.qualified_name, e.target_name, ft.path, t.qualified_name, e.resolution FROM edges e "
+        "JOIN nodes s ON s.id = e.source_id LEFT JOIN nodes t ON t.id = e.target_id "
+        "LEFT JOIN files ft ON ft.id = t.file_id WHERE e.kind = 'calls'"
+    )
+    return {tuple(str(c) for c in r) for r in rows}
+
+
+def test_a_call_binds_the_body_its_declaration_stands_for(tmp_path: Path) -> None:
+    svc = index_repo(make_repo(tmp_path, CALLS_REPO, filler=False))
+    try:
+        db = svc.db
+        run = _calls(db, "run")
+        assert run["counter_next"][:2] == ("lib/impl/counter.c", "counter_next")
+        # two bodies are still two candidates, but the prototype no longer is a third
+        target, _, resolution, candidates = run["counter_reset"]
+        assert (target, resolution, len(candidates)) == ("", "ambiguous", 2)
+        paths = {
+            str(r[0])
+            for r in db.rows(
+                "SELECT f.path FROM nodes n JOIN files f ON f.id = n.file_id WHERE n.id IN (?, ?)", tuple(candidates)
+            )
+        }
+        assert paths == {"lib/impl/reset_a.c", "lib/impl/reset_b.c"}
+        assert _calls(db, "start")["helper"][:2] == ("app/forward.c", "helper")
+        assert _calls(db, "paint")["draw"][:2] == ("cpp/src/widget.cpp", "Widget.draw")
+    finally:
+        svc.close()
+
+
+def test_a_call_follows_its_body_through_incremental_runs(tmp_path: Path) -> None:
+    root = make_repo(tmp_path, CALLS_REPO, filler=False)
+    svc = index_repo(root)
+    try:
+        steps: list[tuple[dict[str, str | None], tuple[str, str]]] = [
+            # the body goes: the call binds the one declaration left
+            ({"lib/impl/counter.c": None}, ("lib/counter.h", "counter_next")),
+            # it comes back elsewhere: the call follows it
+            ({"lib/more/counter.c": CALLS_REPO["lib/impl/counter.c"]}, ("lib/more/counter.c", "counter_next")),
+        ]
+        for change, expected in steps:
+            for rel, text in change.items():
+                if text is None:
+                    (root / rel).unlink()
+                else:
+                    write_file(root, rel, text)
+            svc.index()
+            assert _calls(svc.db, "run")["counter_next"][:2] == expected
+            copy = tmp_path / "full-copy"
+            if copy.exists():
+                shutil.rmtree(copy)
+            shutil.copytree(root, copy, ignore=shutil.ignore_patterns(".igraph"))
+            full = make_service(copy)
+            try:
+                full.index(full=True)
+                assert _call_edges(svc.db) == _call_edges(full.db)
+            finally:
+                full.close()
+    finally:
+        svc.close()

@@ -33,7 +33,7 @@ from igraph_mcp.index.receivers import HOLDER, OUTSIDE, Found, ReceiverTypes, as
 from igraph_mcp.index.resolve_rules import ResolveRules, rules_for
 from igraph_mcp.index.symbols import Sym, SymbolTable, submodule
 from igraph_mcp.vocab.edges import CONFIDENCE
-from igraph_mcp.vocab.languages import TYPE_KINDS
+from igraph_mcp.vocab.languages import LANGUAGES, TYPE_KINDS
 from igraph_mcp.vocab.testcode import is_test_side
 
 # Kinds a reference of each kind may point at.
@@ -81,13 +81,24 @@ class _Candidates:
     plain_ids: frozenset[int]
 
     @classmethod
-    def of(cls, every: list[Sym], name_of: Callable[[int], str], dir_of: Callable[[int], str | None]) -> _Candidates:
-        """Group ``every`` once."""
+    def of(
+        cls,
+        every: list[Sym],
+        name_of: Callable[[int], str],
+        dir_of: Callable[[int], str | None],
+        stands_for: dict[int, Sym],
+    ) -> _Candidates:
+        """Group ``every`` once; a body that a declaration stood aside for is also a member of the declaration's
+        owner (C++'s `int Widget::draw()` lies outside the class that declares it)."""
         by_owner: dict[str, list[Sym]] = {}
         by_dir: dict[str | None, list[Sym]] = {}
         for s in every:
-            if s.parent_id is not None:
-                by_owner.setdefault(name_of(s.parent_id), []).append(s)
+            owners = {name_of(s.parent_id)} if s.parent_id is not None else set()
+            declared = stands_for.get(s.id)
+            if declared is not None and declared.parent_id is not None:
+                owners.add(name_of(declared.parent_id))
+            for owner in sorted(owners):
+                by_owner.setdefault(owner, []).append(s)
             by_dir.setdefault(dir_of(s.file_id), []).append(s)
         methods = tuple(s for s in every if s.kind == "method")
         plain = tuple(_without_constructors(every))
@@ -408,7 +419,10 @@ class Resolver:
             every = [s for s in self.table.by_name.get(name, []) if s.kind in allowed]
             if library_only:
                 every = [s for s in every if not self._test_side(s.file_id)]
-            found = self._by_name_cache[key] = _Candidates.of(every, self._name_of, self.table.dir_of_file.get)
+            every, stands_for = self._stand_in(every)
+            found = self._by_name_cache[key] = _Candidates.of(
+                every, self._name_of, self.table.dir_of_file.get, stands_for
+            )
         return found
 
     def _test_side(self, file_id: int) -> bool:
@@ -482,12 +496,43 @@ class Resolver:
     def _single(self, hits: list[Sym], rules: ResolveRules) -> Sym | None:
         """The one definition among ``hits``, or among several the only one at the top of its file; TypeScript
         overloads (one file, one scope) are their last definition, the body."""
+        if len(hits) > 1:
+            hits = self._bodies(hits)
         if len(hits) == 1:
             return hits[0]
         if rules.overloads_before_body and hits and len({(s.file_id, s.parent_id) for s in hits}) == 1:
             return hits[-1]
         top = [s for s in hits if s.parent_id is None or self._is_module(s.parent_id)]
         return top[0] if len(hits) > 1 and len(top) == 1 else None
+
+    def _bodies(self, syms: list[Sym]) -> list[Sym]:
+        """``syms`` less each declaration whose definition is among them (see _stand_in)."""
+        return self._stand_in(syms)[0]
+
+    def _stand_in(self, syms: list[Sym]) -> tuple[list[Sym], dict[int, Sym]]:
+        """``syms`` less each declaration whose definition is among them (the same qualified name in the same
+        language family), and body id -> a declaration it stands in for: a call names the function, and a header's
+        prototype, a C forward declaration, a C++ member declared in its class or a `.d.ts` signature is not a
+        second one to choose from."""
+        if not any(s.declaration for s in syms):
+            return syms, {}
+        bodies = {(s.qualified_name, self._family(s.file_id)): s for s in syms if not s.declaration}
+        if not bodies:
+            return syms, {}
+        kept: list[Sym] = []
+        stands_for: dict[int, Sym] = {}
+        for s in syms:
+            body = bodies.get((s.qualified_name, self._family(s.file_id))) if s.declaration else None
+            if body is None:
+                kept.append(s)
+            else:
+                stands_for.setdefault(body.id, s)
+        return kept, stands_for
+
+    def _family(self, file_id: int) -> str:
+        language = self.table.language_of(file_id)
+        spec = LANGUAGES.get(language)
+        return spec.link_family if spec is not None else language
 
     def _is_module(self, node_id: int) -> bool:
         sym = self.table.by_id.get(node_id)

@@ -148,7 +148,7 @@ def part_spans(db: Database, ids: Sequence[int]) -> dict[int, PartSpan]:
 
 
 # A SymbolKey's columns, in its field order.
-_SYMBOL_COLUMNS = "id, file_id, kind, name, qualified_name, parent_id, min_args, max_args"
+_SYMBOL_COLUMNS = "id, file_id, kind, name, qualified_name, parent_id, min_args, max_args, declaration"
 _SYMBOL_COLUMNS_N = ", ".join(f"n.{c}" for c in _SYMBOL_COLUMNS.split(", "))
 
 

@@ -241,6 +241,7 @@ class SymbolKey(NamedTuple):
     parent_id: int | None
     min_args: int = 0  # the arguments a call of it may pass (max -1: no bound); the defaults accept any call
     max_args: int = -1
+    declaration: int = 0  # 1 for a declaration without a body (a prototype, a `.d.ts` or overload signature)
 
 
 class LinkNode(NamedTuple):
