@@ -374,8 +374,9 @@ CALLS_REPO: dict[str, str] = {
     "app/forward.c": "static int helper(int a);\nint start(void) { return helper(3); }\n"
     "static int helper(int a) { return a * 2; }\n",
     # a member declared in its class and defined outside it
-    "cpp/widget.hpp": "class Widget { public: static int draw(int x); };\n",
-    "cpp/src/widget.cpp": '#include "../widget.hpp"\nint Widget::draw(int x) { return x; }\n',
+    "cpp/widget.hpp": "class Widget {\n public:\n  static int draw(int x);\n  int size();\n"
+    "  int area() { return this->size() * 2; }\n};\n",
+    "cpp/src/widget.cpp": '#include "../widget.hpp"\nint Widget::draw(int x) { return x; }\nint Widget::size() { return 3; }\n',
     "cpp/app.cpp": '#include "widget.hpp"\nint paint() { return Widget::draw(4); }\n',
 }
 
@@ -418,6 +419,8 @@ def test_a_call_binds_the_body_its_declaration_stands_for(tmp_path: Path) -> Non
         assert paths == {"lib/impl/reset_a.c", "lib/impl/reset_b.c"}
         assert _calls(db, "start")["helper"][:2] == ("app/forward.c", "helper")
         assert _calls(db, "paint")["draw"][:2] == ("cpp/src/widget.cpp", "Widget.draw")
+        # a member found in its class is the declaration; the call binds the body defined outside it
+        assert _calls(db, "Widget.area")["size"][:2] == ("cpp/src/widget.cpp", "Widget.size")
     finally:
         svc.close()
 

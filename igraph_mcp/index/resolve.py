@@ -216,7 +216,14 @@ class Resolver:
         if rules.lexical and source is not None:
             return self._resolve_lexical(rules, source, file_id, kind, name, qualifier)
         pick = self.arguments.picker(arity, arguments, source) if rules.overloads_by_arity else as_given
-        return self._resolve_by_name(rules, source_id, file_id, kind, name, qualifier, pick)
+        found = self._resolve_by_name(rules, source_id, file_id, kind, name, qualifier, pick)
+        target = self.table.by_id.get(found.target) if found.target is not None else None
+        if target is not None and target.declaration:
+            # A member found in its class (`this->f()`, `w.f()`) is the declaration of `int Widget::f() {...}`.
+            body = self._body_of(target)
+            if body is not None and body.id != source_id:
+                return Binding(body.id, found.how, found.confidence)
+        return found
 
     def _resolve_lexical(
         self, rules: ResolveRules, source: Sym, file_id: int, kind: str, name: str, qualifier: str
@@ -528,6 +535,18 @@ class Resolver:
             else:
                 stands_for.setdefault(body.id, s)
         return kept, stands_for
+
+    def _body_of(self, declaration: Sym) -> Sym | None:
+        """The one definition a declaration stands for (its qualified name, its language family), if any."""
+        family = self._family(declaration.file_id)
+        bodies = [
+            s
+            for s in self.table.by_name.get(declaration.name, [])
+            if not s.declaration
+            and s.qualified_name == declaration.qualified_name
+            and self._family(s.file_id) == family
+        ]
+        return bodies[0] if len(bodies) == 1 else None
 
     def _family(self, file_id: int) -> str:
         language = self.table.language_of(file_id)
