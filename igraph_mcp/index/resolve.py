@@ -10,7 +10,10 @@ never from library code into test code (vocab/testcode.py), and carry a low conf
 ways read one SymbolTable (index/symbols.py). Where a language's rules say so (Java), several same-named methods a
 step finds are narrowed to the one the call's argument count fits (index/overloads.py) before that step gives up.
 Whatever does not bind to exactly one definition stays unbound ("ambiguous" with its candidates, "external" for
-the language's own names, or "unresolved").
+the language's own names, or "unresolved"). A declaration whose body is among a step's definitions (a header's
+prototype, a C forward declaration, a C++ member declared in its class, a `.d.ts` signature: the same qualified
+name in the same language family) is no second candidate, and a call that finds only the declaration binds the
+body: an answer's callers and callees are the function's, not its prototype's.
 An incremental run re-binds edges from changed files and from the files importing a file whose interface changed
 (index/interface.py; transitively, so a type fact or a re-export elsewhere that went through it is refreshed),
 edges naming a name whose definitions changed, and edges whose target vanished; an edge or candidate naming a
