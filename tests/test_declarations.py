@@ -377,7 +377,10 @@ CALLS_REPO: dict[str, str] = {
     "cpp/widget.hpp": "class Widget {\n public:\n  static int draw(int x);\n  int size();\n"
     "  int area() { return this->size() * 2; }\n};\n",
     "cpp/src/widget.cpp": '#include "../widget.hpp"\nint Widget::draw(int x) { return x; }\nint Widget::size() { return 3; }\n',
-    "cpp/app.cpp": '#include "widget.hpp"\nint paint() { return Widget::draw(4); }\n',
+    # overloads defined outside their class: two bodies, neither chosen by the declarations
+    "cpp/shape.hpp": "class Shape { public: static int grow(int x); static int grow(double x); };\n",
+    "cpp/src/shape.cpp": '#include "../shape.hpp"\nint Shape::grow(int x) { return x; }\nint Shape::grow(double x) { return 1; }\n',
+    "cpp/app.cpp": '#include "widget.hpp"\nint paint() { return Widget::draw(4) + Shape::grow(2); }\n',
 }
 
 
@@ -419,6 +422,8 @@ def test_a_call_binds_the_body_its_declaration_stands_for(tmp_path: Path) -> Non
         assert paths == {"lib/impl/reset_a.c", "lib/impl/reset_b.c"}
         assert _calls(db, "start")["helper"][:2] == ("app/forward.c", "helper")
         assert _calls(db, "paint")["draw"][:2] == ("cpp/src/widget.cpp", "Widget.draw")
+        grow = _calls(db, "paint")["grow"]
+        assert (grow[0], grow[2], len(grow[3])) == ("", "ambiguous", 2)
         # a member found in its class is the declaration; the call binds the body defined outside it
         assert _calls(db, "Widget.area")["size"][:2] == ("cpp/src/widget.cpp", "Widget.size")
     finally:

@@ -30,13 +30,14 @@ from dataclasses import dataclass
 
 from igraph_mcp.index import go_modules
 from igraph_mcp.index.argument_types import ArgumentTypes
+from igraph_mcp.index.declarations import family_of
 from igraph_mcp.index.infer import MAX_CANDIDATES, ScopeInference, Value
 from igraph_mcp.index.overloads import Pick, as_given
 from igraph_mcp.index.receivers import HOLDER, OUTSIDE, Found, ReceiverTypes, as_sym
 from igraph_mcp.index.resolve_rules import ResolveRules, rules_for
 from igraph_mcp.index.symbols import Sym, SymbolTable, submodule
 from igraph_mcp.vocab.edges import CONFIDENCE
-from igraph_mcp.vocab.languages import LANGUAGES, TYPE_KINDS
+from igraph_mcp.vocab.languages import TYPE_KINDS
 from igraph_mcp.vocab.testcode import is_test_side
 
 # Kinds a reference of each kind may point at.
@@ -526,35 +527,36 @@ class Resolver:
         second one to choose from."""
         if not any(s.declaration for s in syms):
             return syms, {}
-        bodies = {(s.qualified_name, self._family(s.file_id)): s for s in syms if not s.declaration}
+        bodies: dict[tuple[str, str], list[Sym]] = {}
+        for s in syms:
+            if not s.declaration:
+                bodies.setdefault((s.qualified_name, family_of(self.table.language_of(s.file_id))), []).append(s)
         if not bodies:
             return syms, {}
         kept: list[Sym] = []
         stands_for: dict[int, Sym] = {}
         for s in syms:
-            body = bodies.get((s.qualified_name, self._family(s.file_id))) if s.declaration else None
-            if body is None:
+            same = (
+                bodies.get((s.qualified_name, family_of(self.table.language_of(s.file_id)))) if s.declaration else None
+            )
+            if not same:
                 kept.append(s)
-            else:
+                continue
+            for body in same:  # overloads defined outside their class: each is a member of the declaring owner
                 stands_for.setdefault(body.id, s)
         return kept, stands_for
 
     def _body_of(self, declaration: Sym) -> Sym | None:
         """The one definition a declaration stands for (its qualified name, its language family), if any."""
-        family = self._family(declaration.file_id)
+        family = family_of(self.table.language_of(declaration.file_id))
         bodies = [
             s
             for s in self.table.by_name.get(declaration.name, [])
             if not s.declaration
             and s.qualified_name == declaration.qualified_name
-            and self._family(s.file_id) == family
+            and family_of(self.table.language_of(s.file_id)) == family
         ]
         return bodies[0] if len(bodies) == 1 else None
-
-    def _family(self, file_id: int) -> str:
-        language = self.table.language_of(file_id)
-        spec = LANGUAGES.get(language)
-        return spec.link_family if spec is not None else language
 
     def _is_module(self, node_id: int) -> bool:
         sym = self.table.by_id.get(node_id)
