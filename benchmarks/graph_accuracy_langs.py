@@ -1,8 +1,9 @@
 """Call-graph accuracy against each language's compiler: TypeScript/JavaScript (the TypeScript compiler), Go
-(go/types) and Java (javac), as graph_accuracy.py measures Python against jedi.
+(go/types), Java (javac) and C (clang), as graph_accuracy.py measures Python against jedi.
 
 usage: python benchmarks/graph_accuracy_langs.py [--trees NAME,...] [--show-wrong N] [--json OUT]
-       (trees: immer, ajv, commander, marked, toml, goldmark, viper, javapoet, jsoup, commons-cli; default all)
+       (trees: immer, ajv, commander, marked, toml, goldmark, viper, javapoet, jsoup, commons-cli, hiredis, zstd,
+       libuv; default all)
 
 Trees are pinned: npm packages (``npm pack``, only their source folders kept) and Go modules from git tags (a
 ``fetch``ed mirror under ``$IGRAPH_BENCH_MIRRORS``, default ``.mirror`` beside the checkout, else a clone from
@@ -12,7 +13,8 @@ structure-only index. The oracles list every call the index can capture (a calle
 access; Go composite literals of a named type) with what the compiler resolves it to:
 ``benchmarks/ts_oracle.js`` (npm ``typescript``, installed once into ``langgraph/npm-ts``; Node 18 or later) and
 ``benchmarks/go_oracle`` (stdlib-only Go, built once into ``langgraph/bin``; Debian's ``golang-go`` will do) and
-``benchmarks/java_oracle`` (the JDK's Compiler Tree API, compiled once into ``langgraph/bin``; JDK 11 or later).
+``benchmarks/java_oracle`` (the JDK's Compiler Tree API, compiled once into ``langgraph/bin``; JDK 11 or later) and
+``benchmarks/c_oracle.py`` (libclang: ``pip install libclang``; a unit clang cannot read whole is not judged).
 
 A stored `calls` edge and an oracle call meet on the same file, line and callee name (the n-th of each on a
 line). A resolved edge is *correct* when the compiler names the same definition (same file and name, its line
@@ -66,10 +68,15 @@ TREES: dict[str, TreeSpec] = {
     # Overloads of one count told apart by their types (`attr(String, String)` / `attr(String, boolean)`).
     "jsoup": TreeSpec("java", "git:jhy/jsoup@jsoup-1.17.2"),
     "commons-cli": TreeSpec("java", "git:apache/commons-cli@rel/commons-cli-1.9.0"),
+    "hiredis": TreeSpec("c", "git:redis/hiredis@v1.2.0"),
+    # A header's prototypes and their bodies in other folders; platform variants of one name (unix/, win/).
+    "libuv": TreeSpec("c", "git:libuv/libuv@v1.48.0"),
+    "zstd": TreeSpec("c", "git:facebook/zstd@v1.5.6"),
 }
 TARGET_PRECISION = 0.95
 TARGET_RECALL = 0.80
 TS_EXTENSIONS = (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs")
+C_EXTENSIONS = (".c", ".h", ".cc", ".cpp", ".cxx", ".hh", ".hpp", ".hxx", ".inl")
 
 
 def cache_dir() -> Path:
@@ -190,9 +197,27 @@ class OracleCall:
     failed: bool = False  # the compiler could not attribute the call (a library missing here): no answer
 
 
-def ask_oracle(language: str, tree: Path) -> list[OracleCall]:
-    """Every call in the tree with the compiler's answer."""
-    if language == "go":
+@dataclass(slots=True)
+class Unread:
+    """What the compiler did not read: whole files, and lines of others (C's `#if` branches left out)."""
+
+    files: set[str] = field(default_factory=set)
+    lines: dict[str, set[int]] = field(default_factory=dict)
+    suffixes: tuple[str, ...] = ()  # the only files it reads (C: not the tree's scripts), when set
+
+    def covers(self, path: str, line: int) -> bool:
+        """Whether the compiler saw nothing at this place."""
+        if self.suffixes and not path.endswith(self.suffixes):
+            return True
+        return path in self.files or line in self.lines.get(path, ())
+
+
+def ask_oracle(language: str, tree: Path) -> tuple[list[OracleCall], Unread]:
+    """Every call in the tree with the compiler's answer, and what it did not read."""
+    if language == "c":
+        command = [sys.executable, str(BENCH / "c_oracle.py"), str(tree), str(_listing(tree, C_EXTENSIONS))]
+        done = subprocess.run(command, check=True, capture_output=True, text=True)
+    elif language == "go":
         done = subprocess.run([str(_go_oracle()), str(tree)], check=True, capture_output=True, text=True)
     elif language == "java":
         command = ["java", "-cp", str(_java_oracle()), "JavaOracle", str(tree), str(_listing(tree, (".java",)))]
@@ -208,11 +233,18 @@ def ask_oracle(language: str, tree: Path) -> list[OracleCall]:
             env=env,
         )
     out = []
+    unread = Unread(suffixes=C_EXTENSIONS if language == "c" else ())
     for line in done.stdout.splitlines():
         r = json.loads(line)
+        if "skipped" in r:
+            unread.files.add(r["skipped"])
+            continue
+        if "inactive" in r:
+            unread.lines[r["inactive"]] = {n for first, last in r["lines"] for n in range(first, last + 1)}
+            continue
         decls = tuple(Decl(d["file"], int(d["line"]), d["name"], d["kind"]) for d in r["decls"])
         out.append(OracleCall(r["file"], int(r["line"]), int(r["col"]), r["name"], decls, bool(r.get("failed"))))
-    return out
+    return out, unread
 
 
 # --------------------------------------------------------------------------- measuring
@@ -305,7 +337,7 @@ def measure(name: str, tree: Path, *, show_wrong: int) -> TreeResult:
     svc.close()
 
     started = time.perf_counter()
-    calls = ask_oracle(spec.language, tree)
+    calls, unread = ask_oracle(spec.language, tree)
     result.oracle_seconds = time.perf_counter() - started
 
     by_place: dict[tuple[str, int, str], list[OracleCall]] = defaultdict(list)
@@ -328,7 +360,11 @@ def measure(name: str, tree: Path, *, show_wrong: int) -> TreeResult:
         decls = call.decls if call is not None else ()
         if s.target_id is None:
             continue
-        if call is not None and call.failed:
+        if (
+            unread.covers(s.path, s.line)
+            or unread.covers(s.target_path, s.target_start)
+            or (call is not None and call.failed)
+        ):
             result.unjudged += 1
             continue
         tally = result.by_method[s.resolution]
