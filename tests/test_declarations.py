@@ -376,10 +376,12 @@ CALLS_REPO: dict[str, str] = {
     # a member declared in its class and defined outside it
     "cpp/widget.hpp": "class Widget {\n public:\n  static int draw(int x);\n  int size();\n"
     "  int area() { return this->size() * 2; }\n};\n",
-    "cpp/src/widget.cpp": '#include "../widget.hpp"\nint Widget::draw(int x) { return x; }\nint Widget::size() { return 3; }\n',
+    "cpp/src/widget.cpp": '#include "../widget.hpp"\nint Widget::draw(int x) { return x; }\n'
+    "int Widget::size() { return 3; }\n",
     # overloads defined outside their class: two bodies, neither chosen by the declarations
     "cpp/shape.hpp": "class Shape { public: static int grow(int x); static int grow(double x); };\n",
-    "cpp/src/shape.cpp": '#include "../shape.hpp"\nint Shape::grow(int x) { return x; }\nint Shape::grow(double x) { return 1; }\n',
+    "cpp/src/shape.cpp": '#include "../shape.hpp"\nint Shape::grow(int x) { return x; }\n'
+    "int Shape::grow(double x) { return 1; }\n",
     "cpp/app.cpp": '#include "widget.hpp"\nint paint() { return Widget::draw(4) + Shape::grow(2); }\n',
 }
 
