@@ -13,7 +13,9 @@ Whatever does not bind to exactly one definition stays unbound ("ambiguous" with
 the language's own names, or "unresolved"). A declaration whose body is among a step's definitions (a header's
 prototype, a C forward declaration, a C++ member declared in its class, a `.d.ts` signature: the same qualified
 name in the same language family) is no second candidate, and a call that finds only the declaration binds the
-body: an answer's callers and callees are the function's, not its prototype's.
+body: an answer's callers and callees are the function's, not its prototype's. In C and C++, where several
+definitions share a bare name, the one the caller's includes make visible (the file and the headers it reaches;
+a body where its prototype is visible) is bound as an import, before the name-only guesses.
 An incremental run re-binds edges from changed files and from the files importing a file whose interface changed
 (index/interface.py; transitively, so a type fact or a re-export elsewhere that went through it is refreshed),
 edges naming a name whose definitions changed, and edges whose target vanished; an edge or candidate naming a
@@ -25,6 +27,7 @@ re-parsed definition that kept its place takes its new id. Candidates come in fi
 from __future__ import annotations
 
 import json
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -39,6 +42,10 @@ from igraph_mcp.index.symbols import Sym, SymbolTable, submodule
 from igraph_mcp.vocab.edges import CONFIDENCE
 from igraph_mcp.vocab.languages import TYPE_KINDS
 from igraph_mcp.vocab.testcode import is_test_side
+
+# How many files one file's includes may reach before the walk stops (a header of everything includes thousands).
+MAX_INCLUDED = 4000
+INCLUDED_KEPT = 64  # files whose reach is remembered
 
 # Kinds a reference of each kind may point at.
 _CALLABLE = frozenset({"function", "method", "class", "struct", "constant", "type", "enum", "interface", "trait"})
@@ -83,6 +90,8 @@ class _Candidates:
     by_dir: dict[str | None, list[Sym]]
     plain: tuple[Sym, ...]  # every, less the constructors of a class among them (see _without_constructors)
     plain_ids: frozenset[int]
+    # file id -> the candidates a file makes visible: those it defines, and bodies whose declaration it holds
+    by_file: dict[int, list[Sym]]
 
     @classmethod
     def of(
@@ -91,12 +100,17 @@ class _Candidates:
         name_of: Callable[[int], str],
         dir_of: Callable[[int], str | None],
         stands_for: dict[int, Sym],
+        declared_in: dict[int, set[int]],
     ) -> _Candidates:
         """Group ``every`` once; a body that a declaration stood aside for is also a member of the declaration's
-        owner (C++'s `int Widget::draw()` lies outside the class that declares it)."""
+        owner (C++'s `int Widget::draw()` lies outside the class that declares it), and visible where the
+        declaration is (``declared_in``: body id -> the files of its declarations)."""
         by_owner: dict[str, list[Sym]] = {}
         by_dir: dict[str | None, list[Sym]] = {}
+        by_file: dict[int, list[Sym]] = {}
         for s in every:
+            for f in sorted({s.file_id, *declared_in.get(s.id, ())}):
+                by_file.setdefault(f, []).append(s)
             owners = {name_of(s.parent_id)} if s.parent_id is not None else set()
             declared = stands_for.get(s.id)
             if declared is not None and declared.parent_id is not None:
@@ -114,7 +128,16 @@ class _Candidates:
             by_dir,
             plain,
             frozenset(s.id for s in plain),
+            by_file,
         )
+
+    def visible_from(self, files: frozenset[int]) -> list[Sym]:
+        """The candidates ``files`` make visible, in table order."""
+        if len(files) < len(self.by_file):
+            found = {s.id: s for f in files for s in self.by_file.get(f, ())}
+        else:
+            found = {s.id: s for f, group in self.by_file.items() if f in files for s in group}
+        return [s for s in self.every if s.id in found]
 
 
 def _without_constructors(candidates: Sequence[Sym]) -> list[Sym]:
@@ -170,6 +193,7 @@ class Resolver:
         self._inference: dict[ResolveRules, ScopeInference] = {}
         self._by_name_cache: dict[tuple[str, frozenset[str], bool], _Candidates] = {}
         self._test_side_of: dict[int, bool] = {}
+        self._included_cache: OrderedDict[int, frozenset[int]] = OrderedDict()
         self._bindings = _ImportBindings(table)
         self.receivers = ReceiverTypes(table, self._bindings)
         self.arguments = ArgumentTypes(table, self.receivers)
@@ -352,6 +376,17 @@ class Resolver:
 
         # Library code never calls into tests or their inputs: no candidates for a name-only guess.
         candidates = self._candidates(name, allowed, library_only=not self._test_side(file_id))
+        if rules.includes_are_visible and not qualifier and len(candidates.every) > 1:
+            # 3b. what the file's includes make visible, where several definitions share the name.
+            visible = _others(candidates.visible_from(self._included(file_id)), source_id)
+            if len(visible) == 1:
+                return _bound(visible[0].id, "import")
+            if len(visible) > 1:
+                here = t.dir_of_file.get(file_id)
+                near = [s for s in visible if t.dir_of_file.get(s.file_id) == here]
+                if len(near) == 1:
+                    return _bound(near[0].id, "same_directory")
+                return Binding(None, "ambiguous", candidates=tuple(s.id for s in visible[:MAX_CANDIDATES]))
         if qualifier and not own_call:
             # `Foo.bar()` or `Foo::bar`: prefer members of a type whose name is the qualifier's last part.
             owner_name = qualifier.split(".")[-1].split("::")[-1]
@@ -430,10 +465,32 @@ class Resolver:
             every = [s for s in self.table.by_name.get(name, []) if s.kind in allowed]
             if library_only:
                 every = [s for s in every if not self._test_side(s.file_id)]
-            every, stands_for = self._stand_in(every)
+            every, stands_for, declared_in = self._stand_in(every)
             found = self._by_name_cache[key] = _Candidates.of(
-                every, self._name_of, self.table.dir_of_file.get, stands_for
+                every, self._name_of, self.table.dir_of_file.get, stands_for, declared_in
             )
+        return found
+
+    def _included(self, file_id: int) -> frozenset[int]:
+        """The file and every file its includes reach, directly or through others (each include names the files
+        closest to its includer), at most MAX_INCLUDED of them. Edges come file by file, so the last few files'
+        answers are kept, not every file's (a C++ tree's headers reach thousands of files each)."""
+        found = self._included_cache.get(file_id)
+        if found is not None:
+            self._included_cache.move_to_end(file_id)
+            return found
+        seen = {file_id}
+        frontier = [file_id]
+        while frontier and len(seen) < MAX_INCLUDED:
+            f = frontier.pop()
+            for module, _name, _alias in self.table.imports.get(f, []):
+                for target in self.table.files_for_module(module, f):
+                    if target not in seen:
+                        seen.add(target)
+                        frontier.append(target)
+        found = self._included_cache[file_id] = frozenset(seen)
+        if len(self._included_cache) > INCLUDED_KEPT:
+            self._included_cache.popitem(last=False)
         return found
 
     def _test_side(self, file_id: int) -> bool:
@@ -520,21 +577,22 @@ class Resolver:
         """``syms`` less each declaration whose definition is among them (see _stand_in)."""
         return self._stand_in(syms)[0]
 
-    def _stand_in(self, syms: list[Sym]) -> tuple[list[Sym], dict[int, Sym]]:
+    def _stand_in(self, syms: list[Sym]) -> tuple[list[Sym], dict[int, Sym], dict[int, set[int]]]:
         """``syms`` less each declaration whose definition is among them (the same qualified name in the same
-        language family), and body id -> a declaration it stands in for: a call names the function, and a header's
-        prototype, a C forward declaration, a C++ member declared in its class or a `.d.ts` signature is not a
-        second one to choose from."""
+        language family), body id -> a declaration it stands in for, and body id -> the files of those
+        declarations: a call names the function, and a header's prototype, a C forward declaration, a C++ member
+        declared in its class or a `.d.ts` signature is not a second one to choose from."""
         if not any(s.declaration for s in syms):
-            return syms, {}
+            return syms, {}, {}
         bodies: dict[tuple[str, str], list[Sym]] = {}
         for s in syms:
             if not s.declaration:
                 bodies.setdefault((s.qualified_name, family_of(self.table.language_of(s.file_id))), []).append(s)
         if not bodies:
-            return syms, {}
+            return syms, {}, {}
         kept: list[Sym] = []
         stands_for: dict[int, Sym] = {}
+        declared_in: dict[int, set[int]] = {}
         for s in syms:
             same = (
                 bodies.get((s.qualified_name, family_of(self.table.language_of(s.file_id)))) if s.declaration else None
@@ -544,7 +602,9 @@ class Resolver:
                 continue
             for body in same:  # overloads defined outside their class: each is a member of the declaring owner
                 stands_for.setdefault(body.id, s)
-        return kept, stands_for
+                if body.kind == s.kind:  # a prototype makes a function visible, not a macro of its name
+                    declared_in.setdefault(body.id, set()).add(s.file_id)
+        return kept, stands_for, declared_in
 
     def _body_of(self, declaration: Sym) -> Sym | None:
         """The one definition a declaration stands for (its qualified name, its language family), if any."""

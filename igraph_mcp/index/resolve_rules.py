@@ -42,6 +42,10 @@ class ResolveRules:
     package_variables: ... or a top-level variable of another file of its package (Go: the files of one folder,
     a test file seeing the others but not the other way round); those files are each other's importers when a
     change is bound (SymbolTable.importers_closure).
+    includes_are_visible: a bare name means what the file and the headers it includes, directly or through
+    others, define or declare (C, C++): of several definitions, the only one they make visible is the callee, a
+    body counting where a prototype of it is visible (a macro of a common name, `assert`, `MIN`, `DEBUGLOG`,
+    defined in several folders).
     """
 
     lexical: bool = False
@@ -71,6 +75,8 @@ class ResolveRules:
     bare_calls_reach_methods: bool = True
     # What a module imports may be reached through it (not in Go).
     reexports: bool = True
+    # A bare name is what the file's includes make visible, where they tell several apart (C, C++).
+    includes_are_visible: bool = False
     # Every receiver that names this instance, this class or its parent: derived, never set.
     own_receivers: frozenset[str] = field(init=False, compare=False, repr=False)
 
@@ -137,12 +143,22 @@ GO = ResolveRules(
     reexports=False,
 )
 
+# C and C++ keep the name-only steps; the includes only choose among several definitions of one name. The
+# standard's macros that a repository defines again only as a fallback (`#ifndef assert`, zstd's debug.h; hiredis's
+# `va_copy` for old compilers) are the standard's unless the file itself defines them.
+C_FAMILY = ResolveRules(
+    includes_are_visible=True,
+    builtins=frozenset({"assert", "offsetof", "va_arg", "va_copy", "va_end", "va_start"}),
+)
+
 RULES: dict[str, ResolveRules] = {
     "python": PYTHON,
     "javascript": JAVASCRIPT,
     **dict.fromkeys(("typescript", "tsx", "vue", "svelte"), TYPESCRIPT),
     "go": GO,
     "java": JAVA,
+    "c": C_FAMILY,
+    "cpp": C_FAMILY,
 }
 DEFAULT_RULES = ResolveRules()
 
