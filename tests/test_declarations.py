@@ -406,6 +406,27 @@ def _call_edges(db: Database) -> set[tuple[str, ...]]:
     return {tuple(str(c) for c in r) for r in rows}
 
 
+def _change_incrementally(svc: IGraphService, root: Path, tmp_path: Path, change: dict[str, str | None]) -> None:
+    """Write (or, for None, delete) the files of ``change``, index incrementally, and check that the call edges are
+    those a full index of the same files has."""
+    for rel, text in change.items():
+        if text is None:
+            (root / rel).unlink()
+        else:
+            write_file(root, rel, text)
+    svc.index()
+    copy = tmp_path / "full-copy"
+    if copy.exists():
+        shutil.rmtree(copy)
+    shutil.copytree(root, copy, ignore=shutil.ignore_patterns(".igraph"))
+    full = make_service(copy)
+    try:
+        full.index(full=True)
+        assert _call_edges(svc.db) == _call_edges(full.db)
+    finally:
+        full.close()
+
+
 def test_a_call_binds_the_body_its_declaration_stands_for(tmp_path: Path) -> None:
     svc = index_repo(make_repo(tmp_path, CALLS_REPO, filler=False))
     try:
@@ -443,22 +464,60 @@ def test_a_call_follows_its_body_through_incremental_runs(tmp_path: Path) -> Non
             ({"lib/more/counter.c": CALLS_REPO["lib/impl/counter.c"]}, ("lib/more/counter.c", "counter_next")),
         ]
         for change, expected in steps:
-            for rel, text in change.items():
-                if text is None:
-                    (root / rel).unlink()
-                else:
-                    write_file(root, rel, text)
-            svc.index()
+            _change_incrementally(svc, root, tmp_path, change)
             assert _calls(svc.db, "run")["counter_next"][:2] == expected
-            copy = tmp_path / "full-copy"
-            if copy.exists():
-                shutil.rmtree(copy)
-            shutil.copytree(root, copy, ignore=shutil.ignore_patterns(".igraph"))
-            full = make_service(copy)
-            try:
-                full.index(full=True)
-                assert _call_edges(svc.db) == _call_edges(full.db)
-            finally:
-                full.close()
+    finally:
+        svc.close()
+
+
+# -- C and C++: of several definitions of one name, the one the includes make visible --------------------------------
+INCLUDES_REPO: dict[str, str] = {
+    # one macro name in two folders, as zstd's `DEBUGLOG` or `assert`
+    "lib/a/debug.h": "#define TRACE(x) ((void)0)\n",
+    "lib/b/debug.h": '#define TRACE(x) puts("b")\n',
+    "lib/a/api.h": '#include "debug.h"\nint api_open(void);\n',
+    # reached through another header, from a folder that holds neither definition
+    "app/main.c": '#include "../lib/a/api.h"\nint run(void) { TRACE(1); return api_open(); }\n',
+    "lib/a/sub/x.c": '#include "../debug.h"\nint sub_x(void) { TRACE(2); return 0; }\n',
+    # included nowhere: the name-only steps still decide (here, several candidates: no guess)
+    "tools/free.c": "int tool(void) { TRACE(3); return 0; }\n",
+    # a body counts as visible where its prototype is; a method of its name in a header nobody includes is not
+    "lib/a/api.c": '#include "api.h"\nint api_open(void) { return 1; }\n',
+    "lib/b/other.hpp": "struct Other {\n  int api_open() { return 2; }\n};\n",
+    # C++: one helper name in two headers
+    "cpp/one.hpp": "inline int clampit(int x) { return x; }\n",
+    "cpp/two.hpp": "inline int clampit(int x) { return -x; }\n",
+    "cpp/use/use.cpp": '#include "../two.hpp"\nint use() { return clampit(3); }\n',
+}
+
+
+def test_a_bare_name_binds_what_the_includes_make_visible(tmp_path: Path) -> None:
+    svc = index_repo(make_repo(tmp_path, INCLUDES_REPO, filler=False))
+    try:
+        db = svc.db
+        run = _calls(db, "run")
+        assert run["TRACE"][:3] == ("lib/a/debug.h", "TRACE", "import")
+        assert run["api_open"][:3] == ("lib/a/api.c", "api_open", "import")
+        assert _calls(db, "sub_x")["TRACE"][:3] == ("lib/a/debug.h", "TRACE", "import")
+        tool = _calls(db, "tool")["TRACE"]
+        assert (tool[0], tool[2], len(tool[3])) == ("", "ambiguous", 2)
+        assert _calls(db, "use")["clampit"][:3] == ("cpp/two.hpp", "clampit", "import")
+    finally:
+        svc.close()
+
+
+def test_a_changed_include_binds_again_as_a_full_index_would(tmp_path: Path) -> None:
+    root = make_repo(tmp_path, INCLUDES_REPO, filler=False)
+    svc = index_repo(root)
+    try:
+        steps: list[tuple[dict[str, str | None], str]] = [
+            # the header reached through api.h now includes the other folder's
+            ({"lib/a/api.h": '#include "../b/debug.h"\nint api_open(void);\n'}, "lib/b/debug.h"),
+            # that header goes: nothing the includes reach defines TRACE, the name-only steps decide
+            ({"lib/b/debug.h": None}, "lib/a/debug.h"),
+        ]
+        for change, expected in steps:
+            _change_incrementally(svc, root, tmp_path, change)
+            assert _calls(svc.db, "run")["TRACE"][0] == expected
     finally:
         svc.close()
