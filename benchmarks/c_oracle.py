@@ -113,7 +113,10 @@ class Oracle:
     def __init__(self, tree: Path, files: list[str]) -> None:
         self.tree = tree.resolve()
         self.files = files
-        self.header_dirs = sorted({Path(f).parent for f in files if f.endswith(HEADER_SUFFIXES)})
+        found = {Path(f).parent for f in files if f.endswith(HEADER_SUFFIXES)}
+        # an include folder holding only subfolders (`include/CLI/App.hpp`, included as "CLI/App.hpp") too
+        found |= {a for d in found for a in d.parents if a.name == "include"}
+        self.header_dirs = sorted(found)
         self.system = _system_includes()
         self.index = ci.Index.create()
         self.external: dict[str, set[Place]] = defaultdict(set)  # USR -> bodies with external linkage

@@ -1,9 +1,9 @@
 """Call-graph accuracy against each language's compiler: TypeScript/JavaScript (the TypeScript compiler), Go
-(go/types), Java (javac) and C (clang), as graph_accuracy.py measures Python against jedi.
+(go/types), Java (javac), C and C++ (clang), as graph_accuracy.py measures Python against jedi.
 
 usage: python benchmarks/graph_accuracy_langs.py [--trees NAME,...] [--show-wrong N] [--json OUT]
        (trees: immer, ajv, commander, marked, toml, goldmark, viper, javapoet, jsoup, commons-cli, hiredis, zstd,
-       libuv; default all)
+       libuv, cli11; default all)
 
 Trees are pinned: npm packages (``npm pack``, only their source folders kept) and Go modules from git tags (a
 ``fetch``ed mirror under ``$IGRAPH_BENCH_MIRRORS``, default ``.mirror`` beside the checkout, else a clone from
@@ -72,6 +72,8 @@ TREES: dict[str, TreeSpec] = {
     # A header's prototypes and their bodies in other folders; platform variants of one name (unix/, win/).
     "libuv": TreeSpec("c", "git:libuv/libuv@v1.48.0"),
     "zstd": TreeSpec("c", "git:facebook/zstd@v1.5.6"),
+    # Header-only C++: templates, members defined in their class, overloads.
+    "cli11": TreeSpec("cpp", "git:CLIUtils/CLI11@v2.4.2"),
 }
 TARGET_PRECISION = 0.95
 TARGET_RECALL = 0.80
@@ -214,7 +216,7 @@ class Unread:
 
 def ask_oracle(language: str, tree: Path) -> tuple[list[OracleCall], Unread]:
     """Every call in the tree with the compiler's answer, and what it did not read."""
-    if language == "c":
+    if language in ("c", "cpp"):
         command = [sys.executable, str(BENCH / "c_oracle.py"), str(tree), str(_listing(tree, C_EXTENSIONS))]
         done = subprocess.run(command, check=True, capture_output=True, text=True)
     elif language == "go":
@@ -233,7 +235,7 @@ def ask_oracle(language: str, tree: Path) -> tuple[list[OracleCall], Unread]:
             env=env,
         )
     out = []
-    unread = Unread(suffixes=C_EXTENSIONS if language == "c" else ())
+    unread = Unread(suffixes=C_EXTENSIONS if language in ("c", "cpp") else ())
     for line in done.stdout.splitlines():
         r = json.loads(line)
         if "skipped" in r:
