@@ -587,16 +587,14 @@ class Resolver:
         bodies: dict[tuple[str, str], list[Sym]] = {}
         for s in syms:
             if not s.declaration:
-                bodies.setdefault((s.qualified_name, family_of(self.table.language_of(s.file_id))), []).append(s)
+                bodies.setdefault(self._linked_as(s), []).append(s)
         if not bodies:
             return syms, {}, {}
         kept: list[Sym] = []
         stands_for: dict[int, Sym] = {}
         declared_in: dict[int, set[int]] = {}
         for s in syms:
-            same = (
-                bodies.get((s.qualified_name, family_of(self.table.language_of(s.file_id)))) if s.declaration else None
-            )
+            same = bodies.get(self._linked_as(s)) if s.declaration else None
             if not same:
                 kept.append(s)
                 continue
@@ -608,15 +606,14 @@ class Resolver:
 
     def _body_of(self, declaration: Sym) -> Sym | None:
         """The one definition a declaration stands for (its qualified name, its language family), if any."""
-        family = family_of(self.table.language_of(declaration.file_id))
-        bodies = [
-            s
-            for s in self.table.by_name.get(declaration.name, [])
-            if not s.declaration
-            and s.qualified_name == declaration.qualified_name
-            and family_of(self.table.language_of(s.file_id)) == family
-        ]
+        linked = self._linked_as(declaration)
+        named = self.table.by_name.get(declaration.name, [])
+        bodies = [s for s in named if not s.declaration and self._linked_as(s) == linked]
         return bodies[0] if len(bodies) == 1 else None
+
+    def _linked_as(self, sym: Sym) -> tuple[str, str]:
+        """What a declaration and its body share: the qualified name and the language family."""
+        return sym.qualified_name, family_of(self.table.language_of(sym.file_id))
 
     def _is_module(self, node_id: int) -> bool:
         sym = self.table.by_id.get(node_id)
