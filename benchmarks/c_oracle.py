@@ -150,10 +150,14 @@ class Oracle:
         return Place(self._rel(cursor.location), cursor.location.line, cursor.spelling, kind)
 
     def _callee_name(self, call: ci.Cursor) -> ci.Cursor | None:
-        """The reference to the called name inside a call (its place is where the index sees the call)."""
+        """The reference to the called name inside a call (its place is where the index sees the call); for a
+        temporary object (`CLI::Range(1, 10)`), the class named."""
         for child in call.get_children():
             for c in child.walk_preorder():
                 if c.kind in REFERENCES and c.spelling == call.spelling:
+                    return c
+                made = c.referenced if c.kind == ci.CursorKind.TYPE_REF else None
+                if made is not None and made.spelling == call.spelling:
                     return c
             break
         return None
@@ -234,15 +238,24 @@ class Oracle:
             return [self._place(target, "variable")], False
         if target.kind not in FUNCTIONS:
             return [self._place(target, target.kind.name.lower())], False
+        if target.kind == ci.CursorKind.CONSTRUCTOR and target.semantic_parent is not None:
+            # constructing a Foo calls Foo's constructor; the index names the class, which holds its constructors
+            made = self._place(target.semantic_parent, "class")
+            return [made, *(p for p in self._function_places(target, name) if p != made)], False
+        return self._function_places(target, name), False
+
+    def _function_places(self, target: ci.Cursor, name: str) -> list[Place]:
+        """The bodies a call of the function ``target`` reaches: a body in its unit, else every external body of
+        that name in any unit, else its declaration."""
         body = target.get_definition()
         if body is not None and self._rel(body.location) and body.linkage != ci.LinkageKind.EXTERNAL:
-            return [self._place(body, "function")], False
+            return [self._place(body, "function")]
         bodies = sorted(self.external.get(target.get_usr(), ()), key=lambda p: (p.file, p.line))
         if bodies:
-            return bodies, False
+            return bodies
         if body is not None and self._rel(body.location):
-            return [self._place(body, "function")], False
-        return [Place("", 0, name, "function")], False
+            return [self._place(body, "function")]
+        return [Place("", 0, name, "function")]
 
 
 def _runs(lines: list[int]) -> list[list[int]]:

@@ -134,7 +134,7 @@ def test_calls(pf) -> None:
     assert calls == {
         ("", "helper"),
         ("", "malloc"),
-        ("origin->ops", "move"),  # call through a struct member
+        ("origin.ops", "move"),  # call through a struct member (`->` reads as `.`)
         ("", "list_push"),
         ("", "printf"),
         ("", "add"),

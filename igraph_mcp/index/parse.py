@@ -286,7 +286,11 @@ def _scope_owner(pf: ParsedFile, scopes: list[DefMatch], starts: list[int], node
 # Argument lists and comments inside a receiver path, per language family: what the receiver is does not depend on
 # them, and a builder chain's strings and regular expressions (`edit(/a(b/).replace('x', y)`) would break the path
 # apart. Java's `new Foo(x).f()` reads `Foo.new().f()`: with whitespace dropped, `new Foo` would read as one name.
-_ARGUMENT_NODES = {"ecmascript": frozenset({"arguments"}), "java": frozenset({"argument_list"})}
+_ARGUMENT_NODES = {
+    "ecmascript": frozenset({"arguments"}),
+    "java": frozenset({"argument_list"}),
+    "c": frozenset({"argument_list"}),
+}
 _CREATION = "object_creation_expression"
 # Nodes a qualifier's walk visits at most; an ordinary receiver path takes tens.
 _WALK_BUDGET = 120
@@ -294,13 +298,14 @@ _WALK_BUDGET = 120
 
 def _expression_text(source: bytes, spec: LanguageSpec, node: Node) -> str:
     """A qualifier's or a fact's text without whitespace, cut at MAX_QUALIFIER; in ECMAScript and Java each call's
-    arguments read `()` and comments are dropped (`edit(re).replace('a', b)` -> `edit().replace()`), and a Java
-    `new Foo(x)` reads `Foo.new()`."""
+    arguments read `()` and comments are dropped (`edit(re).replace('a', b)` -> `edit().replace()`), a Java
+    `new Foo(x)` reads `Foo.new()`, and C's and C++'s `p->f` reads `p.f` (a receiver path, pointer or not)."""
     family = spec.family or spec.name
     collapsed = _ARGUMENT_NODES.get(family)
     raw = node_text(source, node)
     if collapsed is None or not ("(" in raw or "/" in raw):  # no call, creation or comment in it: nothing to rewrite
-        return _WS.sub("", raw)[:MAX_QUALIFIER]
+        text = _WS.sub("", raw)
+        return (text.replace("->", ".") if family == "c" else text)[:MAX_QUALIFIER]
     pieces: list[bytes] = []
     at = node.start_byte
     stack = [node]
@@ -324,7 +329,8 @@ def _expression_text(source: bytes, spec: LanguageSpec, node: Node) -> str:
             continue
         stack.extend(reversed(cur.children))
     pieces.append(source[at : node.end_byte])
-    return _WS.sub("", b"".join(pieces).decode("utf-8", "replace"))[:MAX_QUALIFIER]
+    text = _WS.sub("", b"".join(pieces).decode("utf-8", "replace"))
+    return (text.replace("->", ".") if family == "c" else text)[:MAX_QUALIFIER]
 
 
 def _add_facts(source: bytes, spec: LanguageSpec, pf: ParsedFile, m: Matches, starts: list[int]) -> None:

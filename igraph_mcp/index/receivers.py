@@ -42,6 +42,13 @@ _UNPACK_TYPED = re.compile(r"\{[^{}:=]*\}:(.+)$", re.DOTALL)
 _COMPOSITE = re.compile(r"&?([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)?)\{")
 _INDEXED = re.compile(r"((?:[A-Za-z_$][\w$]*)(?:\.[A-Za-z_$][\w$]*)?)\[[^\[\]]*\]$")  # Go `xs[i]`, `v.m[k]`
 _ASSERTION = re.compile(r"\.\(\*?([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)?)\)$")  # Go `x.(*T)`
+# C++: the standard library's wrappers of one object (a call through one is a call on that object) and its
+# containers (a range-for over one gives its elements); any other `std::` type is the library's.
+_CPP_WRAPPER = re.compile(r"(?:::)?std::(?:shared_ptr|unique_ptr|weak_ptr|optional|reference_wrapper)<(.+)>$")
+_CPP_CONTAINER = re.compile(
+    r"(?:::)?std::(?:vector|list|deque|forward_list|set|unordered_set|multiset|array|span|initializer_list)"
+    r"<(.+?)(?:,[^<>]*)?>$"
+)
 _PART = re.compile(r"[A-Za-z_$][\w$]*(?:\(.*\))?$", re.DOTALL)
 _FUNCTIONS = frozenset({"function", "method"})
 _FREE = frozenset({"function"})
@@ -82,6 +89,24 @@ def type_text_name(text: str) -> str | None:
     if rest.startswith("[]"):
         return None
     return match.group(0)
+
+
+def unscoped_type(text: str) -> str:
+    """A C++ type as the repository would define it: ``std::shared_ptr<ns::App>`` -> App, ``ns::Outer::Inner<T>``
+    -> Inner<T>; OUTSIDE for the standard library's own (``std::string``)."""
+    while (wrapped := _CPP_WRAPPER.match(text)) is not None:
+        text = wrapped.group(1)
+    if text.lstrip(":").startswith("std::"):
+        return OUTSIDE
+    angle = text.find("<")
+    head, args = (text, "") if angle < 0 else (text[:angle], text[angle:])
+    return head.rpartition("::")[2] + args
+
+
+def element_type(text: str) -> str | None:
+    """The element type of a Go collection type or a C++ standard container (``std::vector<App_p>`` -> App_p)."""
+    container = _CPP_CONTAINER.match(text.strip())
+    return container.group(1) if container is not None else go_element_type(text)
 
 
 def go_element_type(text: str) -> str | None:
@@ -253,6 +278,8 @@ class ReceiverTypes:
         parts = split_path(path)
         if not parts or depth >= _MAX_DEPTH:
             return None
+        # A path met inside another (`auto o = add(x);`, `return obj;`) reads as the language reads its own.
+        methods = methods or rules_for(self.t.language_of(scope.file_id)).bare_calls_are_methods
         head, rest = parts[0], parts[1:]
         bindings = self._bindings(scope.file_id)
         found: Found
@@ -370,7 +397,7 @@ class ReceiverTypes:
         """The type of an element of what ``path`` names, where its declaration states a Go slice, array, map
         (its values) or channel of a named type: `opts ...Option`, `pflags map[string]FlagValue`."""
         declared = self.declared_type(path, scope, depth + 1)
-        element = go_element_type(declared[0]) if declared is not None else None
+        element = element_type(declared[0]) if declared is not None else None
         return self.named(element, declared[1], depth) if declared is not None and element else None
 
     def declared_type(self, path: str, scope: Sym, depth: int) -> tuple[str, int] | None:
@@ -393,13 +420,24 @@ class ReceiverTypes:
         return (typed[0], owner.file_id) if typed else None
 
     def named(self, text: str, file_id: int, depth: int = 0) -> Found:
-        """The repository type an annotation names, as seen from ``file_id``."""
+        """The repository type an annotation names, as seen from ``file_id``; a C++ alias (`using App_p =
+        std::shared_ptr<App>`) is the type it stands for."""
+        if "::" in text:
+            text = unscoped_type(text)
+            if text == OUTSIDE:
+                return OUTSIDE
         name = type_text_name(text)
         if name is None:
             return None
         if name in _PRIMITIVES:
             return OUTSIDE
-        return self._definition(name, file_id, TYPE_KINDS)
+        found = self._definition(name, file_id, TYPE_KINDS)
+        alias = as_sym(found)
+        if alias is not None and alias.kind == "type" and depth < _MAX_DEPTH:
+            stands_for = [t for kind, t in self.t.facts.get(alias.id, {}).get("()", []) if kind == "type"]
+            if stands_for:
+                return self.named(stands_for[0], alias.file_id, depth + 1)
+        return found
 
     def _definition(self, dotted: str, file_id: int, kinds: frozenset[str]) -> Found:
         """A definition named ``name`` or ``pkg.name`` as ``file_id`` sees it: its own file, its imports, its

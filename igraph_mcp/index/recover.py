@@ -215,9 +215,14 @@ def merge_missing(
         head.symbols.append(sym)
         added += 1
     seen_refs = {(r.kind, r.name, r.line, r.qualifier) for r in head.references}
+    # A broken reading takes a definition's own head for a call (`API_EXPORT std::size_t count() const;` read as a
+    # call of count made by the class around it): no call of a name starts on the line its definition starts.
+    heads = {(s.name, s.start_line) for s in head.symbols}
     for ref in tail.references:
         ref.source = index_of.get(ref.source, 0)
         key = (ref.kind, ref.name, ref.line, ref.qualifier)
+        if ref.kind == "calls" and not ref.qualifier and (ref.name, ref.line) in heads:
+            continue
         if key not in seen_refs:
             seen_refs.add(key)
             head.references.append(ref)

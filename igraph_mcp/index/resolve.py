@@ -310,17 +310,20 @@ class Resolver:
         # 1b. a typed receiver: a parameter, variable or field whose type the scope states, or this/super; a
         # bare name a parameter or variable holds is no definition's.
         if qualifier and source is not None:
+            if rules.members_are_fields and kind == "calls" and not own_call:
+                return Binding(None, "unresolved")  # C: a function pointer a struct holds
             typed = self._typed_receiver(rules, source, name, qualifier, allowed, pick)
             if typed is not None:
                 return typed
-        elif source is not None and not rules.bare_calls_are_methods and self.receivers.is_local(source, name):
-            # A bare name a parameter or variable holds is no definition's; Java keeps methods and variables
-            # apart (`superclass(superclass, true)` in a method whose parameter is named superclass).
-            return Binding(None, "unresolved")
-        elif source is not None and rules.bare_calls_are_methods:
-            bound_here = self._own_method(source, name, allowed, pick)
-            if bound_here is not None:
-                return bound_here
+        elif source is not None:
+            if not rules.methods_apart_from_variables and self.receivers.is_local(source, name):
+                # A bare name a parameter or variable holds is no definition's; Java keeps methods and variables
+                # apart (`superclass(superclass, true)` in a method whose parameter is named superclass).
+                return Binding(None, "unresolved")
+            if rules.bare_calls_are_methods:
+                bound_here = self._own_method(source, name, allowed, pick)
+                if bound_here is not None:
+                    return bound_here
 
         # 2. import binding: the name itself, or the qualifier's head, was imported.
         bindings = self._bindings(file_id)

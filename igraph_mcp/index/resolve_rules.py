@@ -20,7 +20,10 @@ class ResolveRules:
     namespace_members: `X.f()` binds the definition qualified `X.f` when X is a function, class or object literal
     of the file (or imported by name): `marked.walkTokens = function`, `const api = { f() {} }`, static methods.
     bare_calls_are_methods: a bare `f()` in a class is its method f or an inherited one, `make().add()` starts
-    from it, and a bare `x` may be a field of the class (Java).
+    from it, and a bare `x` may be a field of the class (Java, C++); methods_apart_from_variables: even where a
+    local or parameter of that name is in scope (Java), where in C++ the local hides the method.
+    members_are_fields: `x.f()` and `p->f()` call a function pointer held in a field (C has no methods), so no
+    function named f is their callee.
     imports_are_exact: a name imported from no file of the repository (`import static org.junit.Assert.fail`)
     binds nothing; elsewhere an import this index could not follow (Rust's `crate::`, path aliases) may still be
     the repository's.
@@ -57,8 +60,12 @@ class ResolveRules:
     bind_unknown_receivers: bool = False
     overloads_before_body: bool = False
     namespace_members: bool = False
-    # A bare `f()` in a class calls its method f (Java), not a free function of the file.
+    # A bare `f()` in a class calls its method f (Java, C++), not a free function of the file.
     bare_calls_are_methods: bool = False
+    # ... even where a local of that name is in scope (Java: methods and variables are apart).
+    methods_apart_from_variables: bool = False
+    # `x.f()` / `x->f()` calls what a field of x holds (C: a struct has no methods), never a function named f.
+    members_are_fields: bool = False
     # An import that names no file of the repository names a library's definition (Java: a package is a folder).
     imports_are_exact: bool = False
     # Of several overloads, the one the call's argument count fits (Java); never applied to an uncounted call.
@@ -127,6 +134,7 @@ JAVA = ResolveRules(
     self_names=frozenset({"this"}),
     class_names=frozenset(),
     bare_calls_are_methods=True,
+    methods_apart_from_variables=True,
     imports_are_exact=True,
     overloads_by_arity=True,
     constructors_are_the_class=True,
@@ -146,9 +154,24 @@ GO = ResolveRules(
 # C and C++ keep the name-only steps; the includes only choose among several definitions of one name. The
 # standard's macros that a repository defines again only as a fallback (`#ifndef assert`, zstd's debug.h; hiredis's
 # `va_copy` for old compilers) are the standard's unless the file itself defines them.
-C_FAMILY = ResolveRules(
+_C_BUILTINS = frozenset({"assert", "offsetof", "va_arg", "va_copy", "va_end", "va_start"})
+C = ResolveRules(
     includes_are_visible=True,
-    builtins=frozenset({"assert", "offsetof", "va_arg", "va_copy", "va_end", "va_start"}),
+    builtins=_C_BUILTINS,
+    self_names=frozenset(),
+    class_names=frozenset(),
+    super_name="",
+    members_are_fields=True,
+)
+# C++: `this` only; inside a class a bare name is its member (or an inherited one) before anything else, and
+# `std::f()` is the standard library's.
+CPP = ResolveRules(
+    includes_are_visible=True,
+    builtins=_C_BUILTINS | {"std"},
+    self_names=frozenset({"this"}),
+    class_names=frozenset(),
+    super_name="",
+    bare_calls_are_methods=True,
 )
 
 RULES: dict[str, ResolveRules] = {
@@ -157,8 +180,8 @@ RULES: dict[str, ResolveRules] = {
     **dict.fromkeys(("typescript", "tsx", "vue", "svelte"), TYPESCRIPT),
     "go": GO,
     "java": JAVA,
-    "c": C_FAMILY,
-    "cpp": C_FAMILY,
+    "c": C,
+    "cpp": CPP,
 }
 DEFAULT_RULES = ResolveRules()
 

@@ -13,7 +13,7 @@ from typing import Generic, Protocol, TypeVar, overload
 
 from igraph_mcp.index.go_modules import package_folder
 from igraph_mcp.store.records import BaseRef, ImportRef, ScopeFact, SymbolKey
-from igraph_mcp.vocab.languages import LanguageSpec, language_for_path, source_extension, spec_for_path
+from igraph_mcp.vocab.languages import CLASS_LIKE, LanguageSpec, language_for_path, source_extension, spec_for_path
 
 # A definition as the resolver sees it: the store's record, so the symbol table needs no copying.
 Sym = SymbolKey
@@ -229,6 +229,10 @@ class _Filled(Generic[K, V]):
         return self._data.get(key, default)
 
 
+# Where a C++ member defined outside its class sits: a namespace, or the file's top level.
+_OUTSIDE_CLASS = frozenset({"namespace", "module"})
+
+
 class SymbolTable:
     """In-memory tables over the index's definitions, files, imports, facts and bases, built once per resolve.
 
@@ -263,6 +267,7 @@ class SymbolTable:
         # scope node id -> name -> [(kind, text)]: what each scope states about its names (see model.Fact).
         self.facts: Lookup[int, FactsByName] = {}
         self.bases: Lookup[int, list[BaseRef]] = {}  # class id -> [(base name, qualifier)]
+        self._owners: dict[int, Sym | None] = {}  # a C++ member defined outside its class -> that class
         self.set_facts(facts, bases)
         by_id: dict[int, Sym] = {}
         by_name: dict[str, list[Sym]] = {}
@@ -509,10 +514,30 @@ class SymbolTable:
         return self.by_id.get(sym.parent_id) if sym.parent_id is not None else None
 
     def enclosing(self, sym: Sym, kinds: frozenset[str]) -> Sym | None:
-        """``sym`` itself or the nearest definition around it whose kind is one of ``kinds``."""
+        """``sym`` itself or the nearest definition around it whose kind is one of ``kinds``; a C++ member defined
+        outside its class (`void App::run() {...}` in a namespace) is inside that class."""
         cur: Sym | None = sym
         while cur is not None:
             if cur.kind in kinds:
                 return cur
-            cur = self.parent(cur)
+            parent = self.parent(cur)
+            if cur.kind == "method" and (parent is None or parent.kind in _OUTSIDE_CLASS):
+                parent = self._defined_for(cur) or parent
+            cur = parent
         return None
+
+    def _defined_for(self, method: Sym) -> Sym | None:
+        """The one class a C++ member defined outside it belongs to (its qualified name's owner), kept for the
+        table's life; None in other languages or where no single class has that qualified name."""
+        try:
+            return self._owners[method.id]
+        except KeyError:
+            pass
+        owner: Sym | None = None
+        qualifier, _, _name = method.qualified_name.rpartition(".")
+        if qualifier and self.language_of(method.file_id) == "cpp":
+            name = qualifier.rpartition(".")[2]
+            found = [s for s in self.by_name.get(name, []) if s.kind in CLASS_LIKE and s.qualified_name == qualifier]
+            owner = found[0] if len(found) == 1 else None
+        self._owners[method.id] = owner
+        return owner

@@ -276,3 +276,89 @@
 (namespace_alias_definition
   name: (namespace_identifier) @import.alias
   [(nested_namespace_specifier) (namespace_identifier)] @import.module) @import
+
+; ---------------------------------------------------------------- facts for typing receivers (index/receivers.py)
+
+; Parameters, locals, range-for variables and fields of a stated type (through `*`, `&`), an `auto` local by its
+; value, and a function's or a member declaration's result type (its "()" fact); an alias's type as its "()" too.
+(parameter_declaration
+  type: (_) @fact.type
+  declarator: [
+    (identifier) @fact.name
+    (pointer_declarator declarator: (identifier) @fact.name)
+    (reference_declarator (identifier) @fact.name)
+  ]) @fact
+(optional_parameter_declaration
+  type: (_) @fact.type
+  declarator: [
+    (identifier) @fact.name
+    (pointer_declarator declarator: (identifier) @fact.name)
+    (reference_declarator (identifier) @fact.name)
+  ]) @fact
+((declaration
+  type: (_) @fact.type
+  declarator: [
+    (identifier) @fact.name
+    (pointer_declarator declarator: (identifier) @fact.name)
+    (reference_declarator (identifier) @fact.name)
+    (init_declarator
+      declarator: [
+        (identifier) @fact.name
+        (pointer_declarator declarator: (identifier) @fact.name)
+        (reference_declarator (identifier) @fact.name)
+      ])
+  ]) @fact
+  (#not-match? @fact.type "^(auto|decltype)"))
+(declaration
+  type: (placeholder_type_specifier)
+  declarator: (init_declarator
+    declarator: [
+      (identifier) @fact.name
+      (pointer_declarator declarator: (identifier) @fact.name)
+      (reference_declarator (identifier) @fact.name)
+    ]
+    value: (_) @fact.value)) @fact
+((for_range_loop
+  type: (_) @fact.type
+  declarator: [
+    (identifier) @fact.name
+    (pointer_declarator declarator: (identifier) @fact.name)
+    (reference_declarator (identifier) @fact.name)
+  ]) @fact
+  (#not-match? @fact.type "^(auto|decltype)"))
+(for_range_loop
+  type: (placeholder_type_specifier)
+  declarator: [
+    (identifier) @fact.name
+    (pointer_declarator declarator: (identifier) @fact.name)
+    (reference_declarator (identifier) @fact.name)
+  ]
+  right: (_) @fact.value) @fact.element
+(field_declaration
+  type: (_) @fact.type
+  declarator: [
+    (field_identifier) @fact.name
+    (pointer_declarator declarator: (field_identifier) @fact.name)
+    (reference_declarator (field_identifier) @fact.name)
+  ]) @fact
+
+((function_definition type: (_) @fact.type) @fact.return
+  (#not-match? @fact.type "^(auto|decltype)"))
+((field_declaration
+  type: (_) @fact.type
+  declarator: [
+    (function_declarator)
+    (pointer_declarator declarator: (function_declarator))
+    (reference_declarator (function_declarator))
+  ]) @fact.return
+  (#not-match? @fact.type "^(auto|decltype)"))
+((declaration
+  type: (_) @fact.type
+  declarator: [
+    (function_declarator)
+    (pointer_declarator declarator: (function_declarator))
+    (reference_declarator (function_declarator))
+  ]) @fact.return
+  (#not-match? @fact.type "^(auto|decltype)"))
+(alias_declaration type: (type_descriptor) @fact.type) @fact.return
+(type_definition type: [(type_identifier) (qualified_identifier) (template_type)] @fact.type declarator: (type_identifier)) @fact.return

@@ -1,0 +1,255 @@
+"""C++ calls through a receiver bind the member its type has: parameters, locals, fields, `auto` locals by their
+value, range-for elements, results of calls, aliases and the standard library's smart pointers; a member defined
+outside its class sees that class's members. A C call through a struct field binds no function of that name."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from _factories import index_repo, make_repo, make_service, write_file
+from parse_helpers import parse
+
+from igraph_mcp.service import IGraphService
+from igraph_mcp.store.db import Database
+
+pytestmark = pytest.mark.both_stores
+
+REPO: dict[str, str] = {
+    "include/cli/Option.hpp": """
+        #pragma once
+        #include <memory>
+        #include <string>
+        namespace cli {
+        class App;
+        class Option {
+         public:
+          Option *required(bool on = true);
+          Option *each(int n) { return this; }
+          App *parent_;
+          std::string name_;
+          void check() {
+            name_.size();
+            parent_->run();
+            each(1);
+          }
+        };
+        using Option_p = std::unique_ptr<Option>;
+        }  // namespace cli
+        """,
+    "include/cli/App.hpp": """
+        #pragma once
+        #include <vector>
+        #include "Option.hpp"
+        namespace cli {
+        class App;
+        using App_p = std::shared_ptr<App>;
+        class App {
+         public:
+          Option *add_option(std::string name);
+          void run();
+          App *subcommand(int i);
+          std::vector<App_p> subcommands_;
+          std::vector<Option_p> options_;
+          void each_child() {
+            for (const App_p &child : subcommands_) child->run();
+            for (auto &opt : options_) opt->required();
+          }
+        };
+        }  // namespace cli
+        """,
+    "include/cli/impl/App_inl.hpp": """
+        #pragma once
+        #include "../App.hpp"
+        namespace cli {
+        Option *App::add_option(std::string name) {
+          Option *made = new Option();
+          made->required();
+          return made;
+        }
+        void App::run() {
+          auto *opt = add_option("x");
+          opt->each(2);
+          subcommand(0)->add_option("y");
+          this->add_option("z")->required();
+        }
+        Option *Option::required(bool on) { return this; }
+        App *App::subcommand(int i) { return this; }
+        }  // namespace cli
+        """,
+    # the same member names on other classes: a name alone could not tell which one a call means
+    "include/other/Widget.hpp": """
+        #pragma once
+        class Widget {
+         public:
+          void run() {}
+          Widget *required(bool on) { return this; }
+          Widget *each(int n) { return this; }
+          void add_option(int n) {}
+        };
+        """,
+    "src/main.cpp": """
+        #include "cli/App.hpp"
+        #include "other/Widget.hpp"
+        void run_all(cli::App &app, const cli::App_p &shared, Widget *widget) {
+          app.add_option("--x")->required();
+          shared->run();
+          widget->run();
+          auto found = app.add_option("y");
+          found->each(3);
+          std::string text;
+          text.size();
+          auto made = std::make_shared<cli::App>();
+          auto each = [](int n) { return n; };
+          each(4);
+        }
+        """,
+    "c/timer.c": """
+        struct handle { void (*timer_cb)(void); };
+        void timer_cb(void) {}
+        void fire(struct handle *h) {
+          h->timer_cb();
+          timer_cb();
+        }
+        """,
+}
+
+
+def _calls(db: Database, caller: str) -> list[tuple[int, str, str, str, str]]:
+    """(line, callee name, target path, target qualified name, resolution) of ``caller``'s calls, in line order."""
+    rows = db.rows(
+        "SELECT e.line, e.target_name, ft.path, t.qualified_name, e.resolution FROM edges e "
+        "JOIN nodes s ON s.id = e.source_id LEFT JOIN nodes t ON t.id = e.target_id "
+        "LEFT JOIN files ft ON ft.id = t.file_id WHERE e.kind = 'calls' AND s.qualified_name = ? "
+        "ORDER BY e.line, e.target_name",
+        (caller,),
+    )
+    return [(int(r[0]), str(r[1]), str(r[2] or ""), str(r[3] or ""), str(r[4])) for r in rows]
+
+
+def _targets(db: Database, caller: str) -> list[tuple[str, str]]:
+    """(callee name, target qualified name or the resolution where nothing is bound) of ``caller``'s calls."""
+    return [(name, target or resolution) for _line, name, _path, target, resolution in _calls(db, caller)]
+
+
+def test_parameters_locals_fields_and_results_type_the_receiver(tmp_path: Path) -> None:
+    svc = index_repo(make_repo(tmp_path, REPO, filler=False))
+    try:
+        db = svc.db
+        assert _targets(db, "run_all") == [
+            ("add_option", "cli.App.add_option"),  # a reference parameter through a namespace
+            ("required", "cli.Option.required"),  # the result the member declares, then its body outside the class
+            ("run", "cli.App.run"),  # an alias of std::shared_ptr<App>
+            ("run", "Widget.run"),  # a pointer parameter of another class
+            ("add_option", "cli.App.add_option"),
+            ("each", "cli.Option.each"),  # `auto found = app.add_option(...)`
+            ("size", "external"),  # std::string is the library's
+            ("make_shared", "external"),  # std::make_shared too
+            ("each", "unresolved"),  # a local lambda hides every member called each
+        ]
+        # the body outside its class sees the class: a bare call is its member, `auto *` from its result
+        assert _targets(db, "cli.App.run") == [
+            ("add_option", "cli.App.add_option"),
+            ("each", "cli.Option.each"),
+            ("add_option", "cli.App.add_option"),
+            ("subcommand", "cli.App.subcommand"),
+            ("add_option", "cli.App.add_option"),
+            ("required", "cli.Option.required"),
+        ]
+        # the definitions bound are the bodies in the implementation file, not the declarations in the class
+        bodies = {(name, path) for _line, name, path, _t, _r in _calls(db, "cli.App.run")}
+        assert ("add_option", "include/cli/impl/App_inl.hpp") in bodies
+        assert ("subcommand", "include/cli/impl/App_inl.hpp") in bodies
+        # fields, a field through its class, range-for elements of containers of aliases
+        assert _targets(db, "cli.Option.check") == [
+            ("size", "external"),
+            ("run", "cli.App.run"),
+            ("each", "cli.Option.each"),
+        ]
+        assert _targets(db, "cli.App.each_child") == [("run", "cli.App.run"), ("required", "cli.Option.required")]
+        assert _targets(db, "cli.App.add_option") == [("Option", "cli.Option"), ("required", "cli.Option.required")]
+        # C: a call through a struct field is the function pointer it holds, not the function of that name
+        assert _targets(db, "fire") == [("timer_cb", "unresolved"), ("timer_cb", "timer_cb")]
+    finally:
+        svc.close()
+
+
+def _call_edges(db: Database) -> set[tuple[str, ...]]:
+    rows = db.rows(
+        "SELECT s.qualified_name, e.line, e.target_name, ft.path, t.qualified_name, e.resolution FROM edges e "
+        "JOIN nodes s ON s.id = e.source_id LEFT JOIN nodes t ON t.id = e.target_id "
+        "LEFT JOIN files ft ON ft.id = t.file_id WHERE e.kind = 'calls'"
+    )
+    return {tuple(str(c) for c in r) for r in rows}
+
+
+def test_a_changed_field_type_binds_again_as_a_full_index_would(tmp_path: Path) -> None:
+    root = make_repo(tmp_path, REPO, filler=False)
+    svc: IGraphService = index_repo(root)
+    try:
+        before = _targets(svc.db, "cli.Option.check")
+        assert ("run", "cli.App.run") in before
+        # the field now holds a Widget: the call in the class's other member binds Widget's run
+        option = REPO["include/cli/Option.hpp"]
+        write_file(
+            root,
+            "include/cli/Option.hpp",
+            option.replace("App *parent_;", "Widget *parent_;").replace(
+                "#include <string>", '#include <string>\n#include "../other/Widget.hpp"'
+            ),
+        )
+        svc.index()
+        assert ("run", "Widget.run") in _targets(svc.db, "cli.Option.check")
+        copy = tmp_path / "full-copy"
+        shutil.copytree(root, copy, ignore=shutil.ignore_patterns(".igraph"))
+        full = make_service(copy)
+        try:
+            full.index(full=True)
+            assert _call_edges(svc.db) == _call_edges(full.db)
+        finally:
+            full.close()
+    finally:
+        svc.close()
+
+
+def test_receiver_facts_read_through_pointers_references_and_auto() -> None:
+    pf = parse(
+        "cpp",
+        """
+        Widget *make(const ns::Widget &w, Widget *p, std::unique_ptr<Widget> u) {
+          auto *a = p->child()->next();
+          ns::Widget local, *other = &local;
+          for (auto &item : items) item.run();
+          return p;
+        }
+        using WidgetRef = std::shared_ptr<Widget>;
+        """,
+    )
+    facts = {(f.name, f.kind, f.text) for f in pf.facts}
+    assert {
+        ("()", "type", "Widget"),
+        ("w", "type", "ns::Widget"),
+        ("p", "type", "Widget"),
+        ("u", "type", "std::unique_ptr<Widget>"),
+        ("a", "value", "p.child().next()"),  # `->` reads `.`, arguments `()`
+        ("local", "type", "ns::Widget"),
+        ("other", "type", "ns::Widget"),
+        ("item", "element", "items"),
+        ("()", "type", "std::shared_ptr<Widget>"),  # the alias's "()": the type it stands for
+    } <= facts
+
+
+def test_a_declaration_behind_a_macro_is_no_call_of_itself() -> None:
+    pf = parse(
+        "cpp",
+        """
+        class Counter {
+            API_NODISCARD std::size_t count() const;
+            API_NODISCARD std::string label() const { return make_label(); }
+        };
+        """,
+    )
+    assert {s.qualified_name for s in pf.symbols} >= {"Counter.count", "Counter.label"}
+    calls = sorted(r.name for r in pf.references if r.kind == "calls")
+    assert calls == ["make_label"]
