@@ -5,6 +5,7 @@ outside its class sees that class's members. A C call through a struct field bin
 from __future__ import annotations
 
 import shutil
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -50,6 +51,8 @@ REPO: dict[str, str] = {
           Option *add_option(std::string name);
           void run();
           App *subcommand(int i);
+          void parse(int argc, const char *const *argv, int flags) {}
+          void parse(std::string line, bool with_name = false) {}
           std::vector<App_p> subcommands_;
           std::vector<Option_p> options_;
           void each_child() {
@@ -73,6 +76,7 @@ REPO: dict[str, str] = {
           opt->each(2);
           subcommand(0)->add_option("y");
           this->add_option("z")->required();
+          subcommand(1)->run();
         }
         Option *Option::required(bool on) { return this; }
         App *App::subcommand(int i) { return this; }
@@ -103,6 +107,8 @@ REPO: dict[str, str] = {
           auto made = std::make_shared<cli::App>();
           auto each = [](int n) { return n; };
           each(4);
+          app.parse(1, nullptr, 0);
+          app.parse("--x=1", true);
         }
         """,
     "c/timer.c": """
@@ -147,7 +153,16 @@ def test_parameters_locals_fields_and_results_type_the_receiver(tmp_path: Path) 
             ("size", "external"),  # std::string is the library's
             ("make_shared", "external"),  # std::make_shared too
             ("each", "unresolved"),  # a local lambda hides every member called each
+            ("parse", "cli.App.parse"),  # of two overloads, the one its three arguments fit
+            ("parse", "cli.App.parse"),  # and the one two fit (a default counted)
         ]
+        header = textwrap.dedent(REPO["include/cli/App.hpp"]).lstrip("\n").splitlines()
+        three, two = (next(i for i, line in enumerate(header, 1) if text in line) for text in ("int flags", "line,"))
+        bound = db.rows(
+            "SELECT t.start_line FROM edges e JOIN nodes s ON s.id = e.source_id JOIN nodes t ON t.id = e.target_id "
+            "WHERE s.qualified_name = 'run_all' AND e.target_name = 'parse' ORDER BY e.line"
+        )
+        assert [int(r[0]) for r in bound] == [three, two]
         # the body outside its class sees the class: a bare call is its member, `auto *` from its result
         assert _targets(db, "cli.App.run") == [
             ("add_option", "cli.App.add_option"),
@@ -156,11 +171,14 @@ def test_parameters_locals_fields_and_results_type_the_receiver(tmp_path: Path) 
             ("subcommand", "cli.App.subcommand"),
             ("add_option", "cli.App.add_option"),
             ("required", "cli.Option.required"),
+            ("run", "cli.App.run"),  # recursive, on another App
+            ("subcommand", "cli.App.subcommand"),
         ]
         # the definitions bound are the bodies in the implementation file, not the declarations in the class
         bodies = {(name, path) for _line, name, path, _t, _r in _calls(db, "cli.App.run")}
         assert ("add_option", "include/cli/impl/App_inl.hpp") in bodies
         assert ("subcommand", "include/cli/impl/App_inl.hpp") in bodies
+        assert ("run", "include/cli/impl/App_inl.hpp") in bodies
         # fields, a field through its class, range-for elements of containers of aliases
         assert _targets(db, "cli.Option.check") == [
             ("size", "external"),
@@ -253,3 +271,28 @@ def test_a_declaration_behind_a_macro_is_no_call_of_itself() -> None:
     assert {s.qualified_name for s in pf.symbols} >= {"Counter.count", "Counter.label"}
     calls = sorted(r.name for r in pf.references if r.kind == "calls")
     assert calls == ["make_label"]
+
+
+def test_overloads_count_defaults_varargs_and_void() -> None:
+    pf = parse(
+        "cpp",
+        """
+        class App {
+         public:
+          void parse(int argc, const char *const *argv);
+          void parse(std::string line, bool with_name = false);
+          int none(void);
+          int format(const char *fmt, ...);
+        };
+        void App::parse(int argc, const char *const *argv) { parse(std::string("x")); }
+        """,
+    )
+    ranges = sorted((s.qualified_name, s.min_args, s.max_args) for s in pf.symbols if s.kind == "method")
+    assert ranges == [
+        ("App.format", 1, -1),
+        ("App.none", 0, 0),
+        ("App.parse", 1, 2),
+        ("App.parse", 2, 2),
+        ("App.parse", 2, 2),
+    ]
+    assert [(r.name, r.arity) for r in pf.references if r.kind == "calls"] == [("parse", 1), ("string", 1)]

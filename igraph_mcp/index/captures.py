@@ -111,6 +111,31 @@ def argument_range(parameters: Node) -> tuple[int, int]:
     return len(params), len(params)
 
 
+# C and C++: what leads from a function's name up to the declarator that holds its parameter list.
+_C_NAME_WRAPPERS = frozenset({"qualified_identifier", "destructor_name", "operator_name", "template_function"})
+
+
+def c_argument_range(name_node: Node) -> tuple[int, int] | None:
+    """(fewest, most) arguments a C or C++ function named at ``name_node`` accepts: defaults are optional,
+    `...` and parameter packs take any number, `(void)` none; None where no parameter list is found (a macro)."""
+    node = name_node.parent
+    while node is not None and node.type in _C_NAME_WRAPPERS:
+        node = node.parent
+    if node is None or node.type != "function_declarator":
+        return None
+    parameters = node.child_by_field_name("parameters")
+    if parameters is None:
+        return None
+    params = _named_children(parameters)
+    text = (parameters.text or b"").rstrip(b") \t\r\n")
+    if [(p.type, p.text) for p in params] == [("parameter_declaration", b"void")]:
+        return 0, 0
+    required = sum(1 for c in params if c.type == "parameter_declaration")
+    if text.endswith(b"...") or any(c.type == "variadic_parameter_declaration" for c in params):
+        return required, -1
+    return required, required + sum(1 for c in params if c.type == "optional_parameter_declaration")
+
+
 def node_text(source: bytes, node: Node) -> str:
     """The source text a node spans."""
     return source[node.start_byte : node.end_byte].decode("utf-8", "replace")

@@ -46,7 +46,15 @@ from tree_sitter import Node, Parser, Query, QueryCursor, Range, Tree
 from tree_sitter_language_pack import get_language, get_parser
 
 from igraph_mcp.index.argument_hints import PARAMETERS_FACT, argument_hints, parameter_types, type_name
-from igraph_mcp.index.captures import DefMatch, Matches, collect, dedupe_defs, node_text
+from igraph_mcp.index.captures import (
+    DefMatch,
+    Matches,
+    argument_count,
+    c_argument_range,
+    collect,
+    dedupe_defs,
+    node_text,
+)
 from igraph_mcp.index.docstrings import docstring, python_docstring
 from igraph_mcp.index.jsdoc import jsdoc_facts
 from igraph_mcp.index.model import Fact, Import, ParsedFile, Reference, Symbol
@@ -241,7 +249,7 @@ def _build_symbols(source: bytes, spec: LanguageSpec, pf: ParsedFile, m: Matches
                 parent=parent_index,
                 exported=_is_exported(source, spec, d, parent, m),
                 declaration=d.is_declaration,
-                **_arg_range(d),
+                **_arg_range(d, spec),
             )
         )
         if d.parameters is not None and d.arg_range not in (None, (0, 0)):
@@ -250,9 +258,28 @@ def _build_symbols(source: bytes, spec: LanguageSpec, pf: ParsedFile, m: Matches
         stack.append(d)
 
 
-def _arg_range(d: DefMatch) -> dict[str, int]:
-    """Symbol's min_args/max_args from a @parameters capture; none (the "unknown" defaults) without one."""
-    return {} if d.arg_range is None else {"min_args": d.arg_range[0], "max_args": d.arg_range[1]}
+def _arg_range(d: DefMatch, spec: LanguageSpec) -> dict[str, int]:
+    """Symbol's min_args/max_args from a @parameters capture, or a C or C++ function's declarator; none (the
+    "unknown" defaults) without one."""
+    found = d.arg_range
+    if found is None and spec.family == "c" and d.kind in ("function", "method"):
+        found = c_argument_range(d.name_node)
+    return {} if found is None else {"min_args": found[0], "max_args": found[1]}
+
+
+# C and C++: what a called name sits in, up to its call (`a.b->f<T>(x)`, `ns::f(x)`).
+_C_CALLEE_WRAPPERS = frozenset({"field_expression", "qualified_identifier", "template_function", "template_method"})
+
+
+def _c_arguments(name_node: Node) -> Node | None:
+    """The argument list of the C or C++ call or `new` whose callee is named at ``name_node``."""
+    node = name_node.parent
+    while node is not None and node.type in _C_CALLEE_WRAPPERS:
+        node = node.parent
+    if node is None or node.type not in ("call_expression", "new_expression"):
+        return None
+    arguments = node.child_by_field_name("arguments")
+    return arguments if arguments is not None and arguments.type == "argument_list" else None
 
 
 def _innermost(symbols: list[Symbol], starts: list[int], pos: int) -> int:
@@ -610,6 +637,10 @@ def _parse_document(
             continue
         seen.add(key)
         qualifier = _expression_text(source, spec, qual_node) if qual_node is not None else ""
+        if spec.family == "c" and kind == "calls" and args is None:
+            # counted for C++ overloads; their argument forms are not read (Java's hints name Java's types)
+            counted = _c_arguments(name_node)
+            arity = argument_count(counted) if counted is not None else -1
         pf.references.append(
             Reference(
                 kind=kind,

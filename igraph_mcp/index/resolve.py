@@ -249,7 +249,9 @@ class Resolver:
         if target is not None and target.declaration:
             # A member found in its class (`this->f()`, `w.f()`) is the declaration of `int Widget::f() {...}`.
             body = self._body_of(target)
-            if body is not None and body.id != source_id:
+            # A call that its receiver's type binds may be recursive (`child.remaining()` in `App::remaining`);
+            # one bound by name alone is no call of the caller's own body.
+            if body is not None and (body.id != source_id or found.how == "inferred"):
                 return Binding(body.id, found.how, found.confidence)
         return found
 

@@ -28,7 +28,7 @@ class ResolveRules:
     binds nothing; elsewhere an import this index could not follow (Rust's `crate::`, path aliases) may still be
     the repository's.
     overloads_by_arity: several same-named methods of one class are overloads, and a call with a counted argument
-    list binds the only one its count fits (index/overloads.py), wherever they would leave it ambiguous (Java).
+    list binds the only one its count fits (index/overloads.py), wherever they would leave it ambiguous (Java, C++).
     constructors_are_the_class: `new Foo(x)` names the class Foo, so where a name-only guess finds a class and its
     constructors (all named Foo), the constructors are no candidates of their own (Java).
     reexports: a module's imports may make names of other modules its own (`export * from`, an index file's
@@ -163,8 +163,8 @@ C = ResolveRules(
     super_name="",
     members_are_fields=True,
 )
-# C++: `this` only; inside a class a bare name is its member (or an inherited one) before anything else, and
-# `std::f()` is the standard library's.
+# C++: `this` only; inside a class a bare name is its member (or an inherited one) before anything else,
+# `std::f()` is the standard library's, and a call's argument count picks among overloads (defaults counted).
 CPP = ResolveRules(
     includes_are_visible=True,
     builtins=_C_BUILTINS | {"std"},
@@ -172,6 +172,7 @@ CPP = ResolveRules(
     class_names=frozenset(),
     super_name="",
     bare_calls_are_methods=True,
+    overloads_by_arity=True,
 )
 
 RULES: dict[str, ResolveRules] = {
