@@ -96,6 +96,13 @@ REPO: dict[str, str] = {
     "src/main.cpp": """
         #include "cli/App.hpp"
         #include "other/Widget.hpp"
+        template <typename Handler>
+        void dispatch(Handler &handler, cli::App &app) {
+          handler.run();  // whatever Handler stands for: not known here, not the library's either
+          handler.reset();  // a member of it, never the free function of that name
+          app.run();
+        }
+        void reset() {}
         void run_all(cli::App &app, const cli::App_p &shared, Widget *widget) {
           app.add_option("--x")->required();
           shared->run();
@@ -163,6 +170,7 @@ def test_parameters_locals_fields_and_results_type_the_receiver(tmp_path: Path) 
             "WHERE s.qualified_name = 'run_all' AND e.target_name = 'parse' ORDER BY e.line"
         )
         assert [int(r[0]) for r in bound] == [three, two]
+        assert _targets(db, "dispatch") == [("run", "ambiguous"), ("reset", "unresolved"), ("run", "cli.App.run")]
         # the body outside its class sees the class: a bare call is its member, `auto *` from its result
         assert _targets(db, "cli.App.run") == [
             ("add_option", "cli.App.add_option"),

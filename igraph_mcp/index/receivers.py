@@ -432,6 +432,8 @@ class ReceiverTypes:
         if name in _PRIMITIVES:
             return OUTSIDE
         found = self._definition(name, file_id, TYPE_KINDS)
+        if found == OUTSIDE and self.t.language_of(file_id) == "cpp":
+            return None  # a template's parameter (`BasicJsonType`) as much as another library's type: unknown
         alias = as_sym(found)
         if alias is not None and alias.kind == "type" and depth < _MAX_DEPTH:
             stands_for = [t for kind, t in self.t.facts.get(alias.id, {}).get("()", []) if kind == "type"]

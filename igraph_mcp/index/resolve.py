@@ -317,6 +317,12 @@ class Resolver:
             typed = self._typed_receiver(rules, source, name, qualifier, allowed, pick)
             if typed is not None:
                 return typed
+            if rules.objects_hold_members and kind == "calls" and self.receivers.is_local(source, head):
+                # C++ `handler.run()` on a local of a type not known here: some class's member, no free function
+                methods = _others(self._candidates(name, allowed, library_only=False).methods, source_id)
+                if methods:
+                    return Binding(None, "ambiguous", candidates=tuple(s.id for s in methods[:MAX_CANDIDATES]))
+                return Binding(None, "unresolved")
         elif source is not None:
             if not rules.methods_apart_from_variables and self.receivers.is_local(source, name):
                 # A bare name a parameter or variable holds is no definition's; Java keeps methods and variables

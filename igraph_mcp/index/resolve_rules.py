@@ -23,7 +23,9 @@ class ResolveRules:
     from it, and a bare `x` may be a field of the class (Java, C++); methods_apart_from_variables: even where a
     local or parameter of that name is in scope (Java), where in C++ the local hides the method.
     members_are_fields: `x.f()` and `p->f()` call a function pointer held in a field (C has no methods), so no
-    function named f is their callee.
+    function named f is their callee. objects_hold_members: `x.f()` on a local or parameter x whose type is not
+    known (a template's parameter) calls some class's member f, never a free function f (C++; `ns::f()` reads
+    the same qualifier, but ns is no local).
     imports_are_exact: a name imported from no file of the repository (`import static org.junit.Assert.fail`)
     binds nothing; elsewhere an import this index could not follow (Rust's `crate::`, path aliases) may still be
     the repository's.
@@ -66,6 +68,8 @@ class ResolveRules:
     methods_apart_from_variables: bool = False
     # `x.f()` / `x->f()` calls what a field of x holds (C: a struct has no methods), never a function named f.
     members_are_fields: bool = False
+    # `x.f()` on a local or parameter calls a member of its type, never a free function named f (C++).
+    objects_hold_members: bool = False
     # An import that names no file of the repository names a library's definition (Java: a package is a folder).
     imports_are_exact: bool = False
     # Of several overloads, the one the call's argument count fits (Java); never applied to an uncounted call.
@@ -173,6 +177,7 @@ CPP = ResolveRules(
     super_name="",
     bare_calls_are_methods=True,
     overloads_by_arity=True,
+    objects_hold_members=True,
 )
 
 RULES: dict[str, ResolveRules] = {
