@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
 import textwrap
 from collections.abc import Iterator, Mapping
@@ -276,6 +277,37 @@ def open_service(root: Path, *, index: bool = False, **kwargs: Any) -> Iterator[
         yield svc
     finally:
         svc.close()
+
+
+def call_edges(db: Database) -> set[tuple[str, ...]]:
+    """Every call edge as (caller, line, callee name, target path, target qualified name, resolution)."""
+    rows = db.rows(
+        "SELECT s.qualified_name, e.line, e.target_name, ft.path, t.qualified_name, e.resolution FROM edges e "
+        "JOIN nodes s ON s.id = e.source_id LEFT JOIN nodes t ON t.id = e.target_id "
+        "LEFT JOIN files ft ON ft.id = t.file_id WHERE e.kind = 'calls'"
+    )
+    return {tuple(str(c) for c in r) for r in rows}
+
+
+def change_incrementally(svc: IGraphService, root: Path, tmp_path: Path, change: Mapping[str, str | None]) -> None:
+    """Write (or, for None, delete) the files of ``change``, index incrementally, and check that the call edges are
+    those a full index of the same files has."""
+    for rel, text in change.items():
+        if text is None:
+            (root / rel).unlink()
+        else:
+            write_file(root, rel, text)
+    svc.index()
+    copy = tmp_path / "full-copy"
+    if copy.exists():
+        shutil.rmtree(copy)
+    shutil.copytree(root, copy, ignore=shutil.ignore_patterns(".igraph"))
+    full = make_service(copy)
+    try:
+        full.index(full=True)
+        assert call_edges(svc.db) == call_edges(full.db)
+    finally:
+        full.close()
 
 
 def subprocess_env(*, inherit: bool = True, tests: bool = False, **extra: str) -> dict[str, str]:

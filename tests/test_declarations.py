@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _factories import edit_file, index_repo, make_repo, make_service, write_file
+from _factories import change_incrementally, edit_file, index_repo, make_repo, make_service, write_file
 from parse_helpers import parse
 
 from igraph_mcp.index.parse import parse_source
@@ -397,36 +397,6 @@ def _calls(db: Database, caller: str) -> dict[str, tuple[str, str, str, list[int
     return {str(r[0]): (str(r[1] or ""), str(r[2] or ""), str(r[3]), json.loads(r[4]) if r[4] else []) for r in rows}
 
 
-def _call_edges(db: Database) -> set[tuple[str, ...]]:
-    rows = db.rows(
-        "SELECT s.qualified_name, e.target_name, ft.path, t.qualified_name, e.resolution FROM edges e "
-        "JOIN nodes s ON s.id = e.source_id LEFT JOIN nodes t ON t.id = e.target_id "
-        "LEFT JOIN files ft ON ft.id = t.file_id WHERE e.kind = 'calls'"
-    )
-    return {tuple(str(c) for c in r) for r in rows}
-
-
-def _change_incrementally(svc: IGraphService, root: Path, tmp_path: Path, change: dict[str, str | None]) -> None:
-    """Write (or, for None, delete) the files of ``change``, index incrementally, and check that the call edges are
-    those a full index of the same files has."""
-    for rel, text in change.items():
-        if text is None:
-            (root / rel).unlink()
-        else:
-            write_file(root, rel, text)
-    svc.index()
-    copy = tmp_path / "full-copy"
-    if copy.exists():
-        shutil.rmtree(copy)
-    shutil.copytree(root, copy, ignore=shutil.ignore_patterns(".igraph"))
-    full = make_service(copy)
-    try:
-        full.index(full=True)
-        assert _call_edges(svc.db) == _call_edges(full.db)
-    finally:
-        full.close()
-
-
 def test_a_call_binds_the_body_its_declaration_stands_for(tmp_path: Path) -> None:
     svc = index_repo(make_repo(tmp_path, CALLS_REPO, filler=False))
     try:
@@ -464,7 +434,7 @@ def test_a_call_follows_its_body_through_incremental_runs(tmp_path: Path) -> Non
             ({"lib/more/counter.c": CALLS_REPO["lib/impl/counter.c"]}, ("lib/more/counter.c", "counter_next")),
         ]
         for change, expected in steps:
-            _change_incrementally(svc, root, tmp_path, change)
+            change_incrementally(svc, root, tmp_path, change)
             assert _calls(svc.db, "run")["counter_next"][:2] == expected
     finally:
         svc.close()
@@ -517,7 +487,7 @@ def test_a_changed_include_binds_again_as_a_full_index_would(tmp_path: Path) -> 
             ({"lib/b/debug.h": None}, "lib/a/debug.h"),
         ]
         for change, expected in steps:
-            _change_incrementally(svc, root, tmp_path, change)
+            change_incrementally(svc, root, tmp_path, change)
             assert _calls(svc.db, "run")["TRACE"][0] == expected
     finally:
         svc.close()
