@@ -81,6 +81,17 @@ REPO: dict[str, str] = {
         App *App::subcommand(int i) { return this; }
         }  // namespace cli
         """,
+    "include/cli/Error.hpp": """
+        #pragma once
+        namespace cli {
+        class NotFound {
+         public:
+          explicit NotFound(const char *name) {}
+        };
+        inline int clamp(int x) { return x; }
+        inline int clamp(int x, int lo, int hi) { return x < lo ? lo : x > hi ? hi : x; }
+        }  // namespace cli
+        """,
     # the same member names on other classes: a name alone could not tell which one a call means
     "include/other/Widget.hpp": """
         #pragma once
@@ -94,7 +105,12 @@ REPO: dict[str, str] = {
         """,
     "src/main.cpp": """
         #include "cli/App.hpp"
+        #include "cli/Error.hpp"
         #include "other/Widget.hpp"
+        int checked(int n) {
+          if (n < 0) throw cli::NotFound("n");
+          return cli::clamp(n, 0, 9) + clamp(n);
+        }
         template <typename Handler>
         void dispatch(Handler &handler, cli::App &app) {
           handler.run();  // whatever Handler stands for: not known here, not the library's either
@@ -169,6 +185,13 @@ def test_parameters_locals_fields_and_results_type_the_receiver(tmp_path: Path) 
             "WHERE s.qualified_name = 'run_all' AND e.target_name = 'parse' ORDER BY e.line"
         )
         assert [int(r[0]) for r in bound] == [three, two]
+        # constructing a class binds the class; of two visible overloads, the one the argument count fits
+        assert _targets(db, "checked") == [("NotFound", "cli.NotFound"), ("clamp", "cli.clamp"), ("clamp", "cli.clamp")]
+        clamps = db.rows(
+            "SELECT t.max_args FROM edges e JOIN nodes s ON s.id = e.source_id JOIN nodes t ON t.id = e.target_id "
+            "WHERE s.qualified_name = 'checked' AND e.target_name = 'clamp' ORDER BY e.line, e.id"
+        )
+        assert [int(r[0]) for r in clamps] == [3, 1]
         assert _targets(db, "dispatch") == [("run", "ambiguous"), ("reset", "unresolved"), ("run", "cli.App.run")]
         # the body outside its class sees the class: a bare call is its member, `auto *` from its result
         assert _targets(db, "cli.App.run") == [

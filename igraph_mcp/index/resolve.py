@@ -389,7 +389,9 @@ class Resolver:
         candidates = self._candidates(name, allowed, library_only=not self._test_side(file_id))
         if rules.includes_are_visible and not qualifier and len(candidates.every) > 1:
             # 3b. what the file's includes make visible, where several definitions share the name.
-            visible = _others(candidates.visible_from(self._included(file_id)), source_id)
+            visible = _others(pick(candidates.visible_from(self._included(file_id))), source_id)
+            if rules.constructors_are_the_class:
+                visible = _without_constructors(visible)
             if len(visible) == 1:
                 return _bound(visible[0].id, "import")
             if len(visible) > 1:

@@ -32,7 +32,7 @@ class ResolveRules:
     overloads_by_arity: several same-named methods of one class are overloads, and a call with a counted argument
     list binds the only one its count fits (index/overloads.py), wherever they would leave it ambiguous (Java, C++).
     constructors_are_the_class: `new Foo(x)` names the class Foo, so where a name-only guess finds a class and its
-    constructors (all named Foo), the constructors are no candidates of their own (Java).
+    constructors (all named Foo), the constructors are no candidates of their own (Java, C++: `throw Error(x)`).
     reexports: a module's imports may make names of other modules its own (`export * from`, an index file's
     imports, Python's `from .x import y` in a package); where they cannot (Go: `pkg.F` is defined in pkg's folder),
     a name a module does not define is never looked for in what it imports.
@@ -168,7 +168,8 @@ C = ResolveRules(
     members_are_fields=True,
 )
 # C++: `this` only; inside a class a bare name is its member (or an inherited one) before anything else,
-# `std::f()` is the standard library's, and a call's argument count picks among overloads (defaults counted).
+# `std::f()` is the standard library's, a call's argument count picks among overloads (defaults counted), and
+# `Error(x)` constructs the class.
 CPP = ResolveRules(
     includes_are_visible=True,
     builtins=_C_BUILTINS | {"std"},
@@ -178,6 +179,7 @@ CPP = ResolveRules(
     bare_calls_are_methods=True,
     overloads_by_arity=True,
     objects_hold_members=True,
+    constructors_are_the_class=True,
 )
 
 RULES: dict[str, ResolveRules] = {
