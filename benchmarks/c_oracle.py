@@ -255,6 +255,8 @@ class Oracle:
             return bodies
         if body is not None and self._rel(body.location):
             return [self._place(body, "function")]
+        if body is None and self._rel(target.location):  # a pure virtual member: the call names its declaration
+            return [self._place(target, "function")]
         return [Place("", 0, name, "function")]
 
 

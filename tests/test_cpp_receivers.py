@@ -50,8 +50,8 @@ REPO: dict[str, str] = {
           Option *add_option(std::string name);
           void run();
           App *subcommand(int i);
-          void parse(int argc, const char *const *argv, int flags) {}
-          void parse(std::string line, bool with_name = false) {}
+          void parse(int argc, const char *const *argv, int flags);
+          void parse(std::string line, bool with_name = false);
           std::vector<App_p> subcommands_;
           std::vector<Option_p> options_;
           void each_child() {
@@ -79,6 +79,8 @@ REPO: dict[str, str] = {
         }
         Option *Option::required(bool on) { return this; }
         App *App::subcommand(int i) { return this; }
+        void App::parse(int argc, const char *const *argv, int flags) {}
+        void App::parse(std::string line, bool with_name) {}
         }  // namespace cli
         """,
     "include/cli/Error.hpp": """
@@ -178,13 +180,18 @@ def test_parameters_locals_fields_and_results_type_the_receiver(tmp_path: Path) 
             ("parse", "cli.App.parse"),  # of two overloads, the one its three arguments fit
             ("parse", "cli.App.parse"),  # and the one two fit (a default counted)
         ]
-        header = textwrap.dedent(REPO["include/cli/App.hpp"]).lstrip("\n").splitlines()
-        three, two = (next(i for i, line in enumerate(header, 1) if text in line) for text in ("int flags", "line,"))
+        # each overload's body outside the class: the one with as many parameters as the declaration chosen
+        impl = textwrap.dedent(REPO["include/cli/impl/App_inl.hpp"]).lstrip("\n").splitlines()
+        three, two = (next(i for i, line in enumerate(impl, 1) if end in line) for end in ("flags)", "with_name)"))
         bound = db.rows(
-            "SELECT t.start_line FROM edges e JOIN nodes s ON s.id = e.source_id JOIN nodes t ON t.id = e.target_id "
+            "SELECT f.path, t.start_line FROM edges e JOIN nodes s ON s.id = e.source_id "
+            "JOIN nodes t ON t.id = e.target_id JOIN files f ON f.id = t.file_id "
             "WHERE s.qualified_name = 'run_all' AND e.target_name = 'parse' ORDER BY e.line"
         )
-        assert [int(r[0]) for r in bound] == [three, two]
+        assert [(str(r[0]), int(r[1])) for r in bound] == [
+            ("include/cli/impl/App_inl.hpp", three),
+            ("include/cli/impl/App_inl.hpp", two),
+        ]
         # constructing a class binds the class; of two visible overloads, the one the argument count fits
         assert _targets(db, "checked") == [("NotFound", "cli.NotFound"), ("clamp", "cli.clamp"), ("clamp", "cli.clamp")]
         clamps = db.rows(

@@ -618,10 +618,13 @@ class Resolver:
         return kept, stands_for, declared_in
 
     def _body_of(self, declaration: Sym) -> Sym | None:
-        """The one definition a declaration stands for (its qualified name, its language family), if any."""
+        """The one definition a declaration stands for (its qualified name, its language family), if any; of C++
+        overloads defined outside their class, the one with as many parameters (defaults are the declaration's)."""
         linked = self._linked_as(declaration)
         named = self.table.by_name.get(declaration.name, [])
         bodies = [s for s in named if not s.declaration and self._linked_as(s) == linked]
+        if len(bodies) > 1:
+            bodies = [s for s in bodies if s.max_args == declaration.max_args]
         return bodies[0] if len(bodies) == 1 else None
 
     def _linked_as(self, sym: Sym) -> tuple[str, str]:
