@@ -153,6 +153,8 @@ class Oracle:
         """The reference to the called name inside a call (its place is where the index sees the call); for a
         temporary object (`CLI::Range(1, 10)`), the class named."""
         for child in call.get_children():
+            if child.kind == ci.CursorKind.NAMESPACE_REF:  # `CLI::` before the class a temporary names
+                continue
             for c in child.walk_preorder():
                 if c.kind in REFERENCES and c.spelling == call.spelling:
                     return c
