@@ -57,6 +57,7 @@ from igraph_mcp.index.captures import (
 )
 from igraph_mcp.index.docstrings import docstring, python_docstring
 from igraph_mcp.index.jsdoc import jsdoc_facts
+from igraph_mcp.index.macro_defs import add_macro_definitions
 from igraph_mcp.index.model import Fact, Import, ParsedFile, Reference, Symbol
 from igraph_mcp.index.nesting import cap_nesting
 from igraph_mcp.index.recover import (
@@ -622,6 +623,8 @@ def _parse_document(
     pf.symbols.append(_module_symbol(source, module_doc))
     m = collect(query, root, _roles.setdefault(spec.name, {}))
     _build_symbols(source, spec, pf, m)
+    if spec.family == "c" and add_macro_definitions(source, pf):
+        sort_symbols(pf)
 
     starts = [s.start_byte for s in pf.symbols]
     scopes = [d for d in m.defs if d.is_scope and d.qualified]
