@@ -312,3 +312,20 @@ def test_overloads_count_defaults_varargs_and_void() -> None:
         ("App.parse", 2, 2),
     ]
     assert [(r.name, r.arity) for r in pf.references if r.kind == "calls"] == [("parse", 1), ("string", 1)]
+
+
+def test_template_members_declared_with_pointer_or_reference_results_are_definitions() -> None:
+    pf = parse(
+        "cpp",
+        """
+        class App {
+         public:
+          template <typename... Args> App *add(Args &&...args);
+          template <typename T> const T &get(int i) const;
+          template <typename T> T value() const;
+        };
+        """,
+    )
+    members = {(s.qualified_name, s.declaration, s.min_args, s.max_args) for s in pf.symbols if s.kind == "method"}
+    assert members == {("App.add", True, 0, -1), ("App.get", True, 1, 1), ("App.value", True, 0, 0)}
+    assert ("()", "type", "App") in {(f.name, f.kind, f.text) for f in pf.facts if pf.symbols[f.source].name == "add"}

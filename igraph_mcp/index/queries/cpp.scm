@@ -151,7 +151,12 @@
     declarator: (function_declarator declarator: [(identifier) (destructor_name)] @name)) @definition.function @declaration)
 (field_declaration_list
   (template_declaration
-    (declaration declarator: (function_declarator declarator: (identifier) @name))) @definition.function @declaration)
+    (declaration
+      declarator: [
+        (function_declarator declarator: (identifier) @name)
+        (pointer_declarator declarator: (function_declarator declarator: (identifier) @name))
+        (reference_declarator (function_declarator declarator: (identifier) @name))
+      ])) @definition.function @declaration)
 (translation_unit (declaration
   declarator: [
     (function_declarator declarator: (identifier) @name)
