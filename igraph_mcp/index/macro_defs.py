@@ -16,7 +16,7 @@ from igraph_mcp.index.model import ParsedFile, Symbol
 # `#define NAME(params) body`, the body with its line continuations.
 _FUNCTION_MACRO = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)\(([^()\n]*)\)((?:[^\n]*\\\r?\n)*[^\n]*)", re.M)
 # A function head whose name pastes a parameter in (`uv_##name##_init(`, `run_test_##name(`), up to its `{`.
-_PASTED_HEAD = re.compile(rb"((?:[A-Za-z_]\w*[ \t]*##[ \t]*)+[A-Za-z_]\w*|[A-Za-z_]\w*)[ \t]*\(([^;{}()]*)\)[ \t]*\{")
+_PASTED_HEAD = re.compile(rb"((?:[A-Za-z_]\w*[ \t]*##[ \t]*)+[A-Za-z_]\w*)[ \t]*\(([^;{}()]*)\)[ \t]*\{")
 _STATIC = re.compile(rb"\bstatic\b[^;{}]*$")
 _FUNCTION_KINDS = frozenset({"function", "method"})
 
@@ -64,6 +64,8 @@ def add_macro_definitions(source: bytes, pf: ParsedFile) -> int:
         return 0
     macros: dict[str, tuple[list[str], list[_Head]]] = {}
     for match in _FUNCTION_MACRO.finditer(source):
+        if b"##" not in match.group(3):
+            continue
         params = [p.strip().decode("ascii", "replace") for p in match.group(2).split(b",")]
         heads = _pasted_names(params, match.group(3))
         if heads and "..." not in params:
