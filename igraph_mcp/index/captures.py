@@ -30,9 +30,10 @@ _PLAIN_ROLES = frozenset(
         "fact.second",
     }
 )
-# Children of a @parameters list that take no argument (Java's `Foo this`) and those that take any number (`T... xs`).
+# Children of a parameter list that take no argument (Java's `Foo this`), any number (`T... xs`) or may be left out.
 _NOT_PARAMETERS = frozenset({"receiver_parameter"})
-_VARIADIC = frozenset({"spread_parameter"})
+_VARIADIC = frozenset({"spread_parameter", "variadic_parameter_declaration"})
+_OPTIONAL = frozenset({"optional_parameter_declaration"})  # C++'s `bool on = true`
 # Innermost template/generic argument lists, removed until none is left (`A<B<T>>::C` -> `A::C`).
 _TYPE_ARGS = re.compile(r"<[^<>]*>")
 
@@ -104,11 +105,18 @@ def argument_count(arguments: Node) -> int:
 
 
 def argument_range(parameters: Node) -> tuple[int, int]:
-    """(fewest, most) arguments a parameter list accepts; most is -1 after a variadic parameter."""
+    """(fewest, most) arguments a parameter list accepts: most is -1 after a variadic parameter (Java's `T... xs`,
+    C++'s pack, C's `...`), a parameter with a default is optional (C++), and C's `(void)` takes none."""
     params = [c for c in _named_children(parameters) if c.type not in _NOT_PARAMETERS]
+    if [(c.type, c.text) for c in params] == [("parameter_declaration", b"void")]:
+        return 0, 0
+    optional = sum(1 for c in params if c.type in _OPTIONAL)
+    required = len(params) - optional
     if params and params[-1].type in _VARIADIC:
-        return len(params) - 1, -1
-    return len(params), len(params)
+        return required - 1, -1
+    if (parameters.text or b"").rstrip(b") \t\r\n").endswith(b"..."):  # C's `...` is no named node
+        return required, -1
+    return required, required + optional
 
 
 # C and C++: what leads from a function's name up to the declarator that holds its parameter list.
@@ -116,24 +124,15 @@ _C_NAME_WRAPPERS = frozenset({"qualified_identifier", "destructor_name", "operat
 
 
 def c_argument_range(name_node: Node) -> tuple[int, int] | None:
-    """(fewest, most) arguments a C or C++ function named at ``name_node`` accepts: defaults are optional,
-    `...` and parameter packs take any number, `(void)` none; None where no parameter list is found (a macro)."""
+    """argument_range of the parameter list of the C or C++ function named at ``name_node``; None where it has
+    none (a macro)."""
     node = name_node.parent
     while node is not None and node.type in _C_NAME_WRAPPERS:
         node = node.parent
-    if node is None or node.type != "function_declarator":
+    parameters = node.child_by_field_name("parameters") if node is not None else None
+    if node is None or node.type != "function_declarator" or parameters is None:
         return None
-    parameters = node.child_by_field_name("parameters")
-    if parameters is None:
-        return None
-    params = _named_children(parameters)
-    text = (parameters.text or b"").rstrip(b") \t\r\n")
-    if [(p.type, p.text) for p in params] == [("parameter_declaration", b"void")]:
-        return 0, 0
-    required = sum(1 for c in params if c.type == "parameter_declaration")
-    if text.endswith(b"...") or any(c.type == "variadic_parameter_declaration" for c in params):
-        return required, -1
-    return required, required + sum(1 for c in params if c.type == "optional_parameter_declaration")
+    return argument_range(parameters)
 
 
 def node_text(source: bytes, node: Node) -> str:

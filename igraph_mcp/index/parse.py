@@ -332,8 +332,7 @@ def _expression_text(source: bytes, spec: LanguageSpec, node: Node) -> str:
     collapsed = _ARGUMENT_NODES.get(family)
     raw = node_text(source, node)
     if collapsed is None or not ("(" in raw or "/" in raw):  # no call, creation or comment in it: nothing to rewrite
-        text = _WS.sub("", raw)
-        return (text.replace("->", ".") if family == "c" else text)[:MAX_QUALIFIER]
+        return _path_text(raw, family)
     pieces: list[bytes] = []
     at = node.start_byte
     stack = [node]
@@ -341,7 +340,7 @@ def _expression_text(source: bytes, spec: LanguageSpec, node: Node) -> str:
     while stack:
         budget -= 1
         if budget < 0:  # a generated chain thousands of calls deep: each of its calls' qualifiers walked it all
-            return _WS.sub("", raw)[:MAX_QUALIFIER]
+            return _path_text(raw, family)
         cur = stack.pop()
         created = cur.child_by_field_name("type") if family == "java" and cur.type == _CREATION else None
         if created is not None:
@@ -357,7 +356,12 @@ def _expression_text(source: bytes, spec: LanguageSpec, node: Node) -> str:
             continue
         stack.extend(reversed(cur.children))
     pieces.append(source[at : node.end_byte])
-    text = _WS.sub("", b"".join(pieces).decode("utf-8", "replace"))
+    return _path_text(b"".join(pieces).decode("utf-8", "replace"), family)
+
+
+def _path_text(text: str, family: str) -> str:
+    """``text`` without whitespace (C's and C++'s `p->f` as `p.f`), cut at MAX_QUALIFIER."""
+    text = _WS.sub("", text)
     return (text.replace("->", ".") if family == "c" else text)[:MAX_QUALIFIER]
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import builtins
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,24 +158,22 @@ GO = ResolveRules(
 # C and C++ keep the name-only steps; the includes only choose among several definitions of one name. The
 # standard's macros that a repository defines again only as a fallback (`#ifndef assert`, zstd's debug.h; hiredis's
 # `va_copy` for old compilers) are the standard's unless the file itself defines them.
-_C_BUILTINS = frozenset({"assert", "offsetof", "va_arg", "va_copy", "va_end", "va_start"})
 C = ResolveRules(
     includes_are_visible=True,
-    builtins=_C_BUILTINS,
+    builtins=frozenset({"assert", "offsetof", "va_arg", "va_copy", "va_end", "va_start"}),
     self_names=frozenset(),
     class_names=frozenset(),
     super_name="",
     members_are_fields=True,
 )
-# C++: `this` only; inside a class a bare name is its member (or an inherited one) before anything else,
-# `std::f()` is the standard library's, a call's argument count picks among overloads (defaults counted), and
+# C++, C's row but for: `this`; inside a class a bare name is its member (or an inherited one) before anything
+# else; `std::f()` is the standard library's; a call's argument count picks among overloads (defaults counted);
 # `Error(x)` constructs the class.
-CPP = ResolveRules(
-    includes_are_visible=True,
-    builtins=_C_BUILTINS | {"std"},
+CPP = replace(
+    C,
+    builtins=C.builtins | {"std"},
     self_names=frozenset({"this"}),
-    class_names=frozenset(),
-    super_name="",
+    members_are_fields=False,
     bare_calls_are_methods=True,
     overloads_by_arity=True,
     objects_hold_members=True,
