@@ -428,8 +428,21 @@ def function_hit(node_id: int, path: str, score: float, name: str = "f") -> Hit:
     )
 
 
+def undo_schema_13(con: Any) -> None:
+    """Take an SQLite index (an apsw connection) back to schema 12: no C++ parameter types, argument hints or
+    declarator facts."""
+    con.execute("DELETE FROM facts WHERE kind = 'declarator' OR (name = '()p' AND text LIKE '(%')")
+    con.execute(
+        "UPDATE edges SET arguments = '' WHERE source_id IN (SELECT n.id FROM nodes n JOIN files f ON "
+        "f.id = n.file_id WHERE f.language = 'cpp')"
+    )
+    con.execute("DELETE FROM migrations WHERE version >= 13")
+    con.execute("UPDATE meta SET value = '12' WHERE key = 'schema_version'")
+
+
 def undo_schema_12(con: Any) -> None:
     """Take an SQLite index (an apsw connection) back to schema 11: no argument hints, no parameter types."""
+    undo_schema_13(con)
     con.execute("ALTER TABLE edges DROP COLUMN arguments")
     con.execute("DELETE FROM facts WHERE name = '()p'")
     con.execute("DELETE FROM migrations WHERE version >= 12")

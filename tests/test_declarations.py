@@ -415,8 +415,15 @@ def test_a_call_binds_the_body_its_declaration_stands_for(tmp_path: Path) -> Non
         assert paths == {"lib/impl/reset_a.c", "lib/impl/reset_b.c"}
         assert _calls(db, "start")["helper"][:2] == ("app/forward.c", "helper")
         assert _calls(db, "paint")["draw"][:2] == ("cpp/src/widget.cpp", "Widget.draw")
+        # of two overloads of one count, the one whose parameter is the argument's very type (int, not double),
+        # and of their two bodies outside the class, the one with that parameter
         grow = _calls(db, "paint")["grow"]
-        assert (grow[0], grow[2], len(grow[3])) == ("", "ambiguous", 2)
+        assert grow[:2] == ("cpp/src/shape.cpp", "Shape.grow")
+        lines = db.rows(
+            "SELECT t.start_line FROM edges e JOIN nodes t ON t.id = e.target_id JOIN nodes s ON s.id = e.source_id "
+            "WHERE e.kind = 'calls' AND e.target_name = 'grow' AND s.qualified_name = 'paint'"
+        )
+        assert [int(r[0]) for r in lines] == [2]
         # a member found in its class is the declaration; the call binds the body defined outside it
         assert _calls(db, "Widget.area")["size"][:2] == ("cpp/src/widget.cpp", "Widget.size")
     finally:

@@ -258,7 +258,7 @@ def _migrates(
     con.close()
     db = SqliteDatabase.open_for_write(path)
     try:
-        assert db.schema_version() == SCHEMA_VERSION == 12
+        assert db.schema_version() == SCHEMA_VERSION == 13
         assert db.rows("SELECT DISTINCT sha256 FROM files WHERE language = 'java'") == [("",)]  # read again next run
         check(db)
     finally:

@@ -536,7 +536,7 @@ JAVA_FILES = {
         "package p;\n\npublic class Child extends Base {\n  private Other other;\n\n"
         "  void go() {\n    setup();\n    other.add();\n  }\n\n"
         "  void walk(int depth) {\n    walk();\n  }\n\n  void walk() {}\n\n"
-        "  Other pick() {\n    return other;\n  }\n\n  Other pick(int i) {\n    return other;\n  }\n\n"
+        "  Other pick() {\n    return other;\n  }\n\n  Base pick(int i) {\n    return this;\n  }\n\n"
         "  void use() {\n    pick().setup();\n  }\n\n"
         "  Child() {}\n\n  Child(int size) {}\n\n  Child copy() {\n    return new Child();\n  }\n}\n"
     ),
@@ -599,8 +599,8 @@ def test_java_overload_calling_its_sibling_binds_by_argument_count(java_repo) ->
         "WHERE e.target_name = 'walk' AND e.kind = 'calls'"
     )
     assert line == [(15,)]  # `void walk() {}`, not walk(int) on line 11
-    # pick() in a receiver path is one of two overloads, its arguments uncounted there: its result is unknown, not a
-    # library's (no "external").
+    # pick() in a receiver path is one of two overloads stating different results, its arguments uncounted there: its
+    # result is unknown, not a library's (no "external"). (Overloads that all state one result type that type.)
     assert _targets(java_repo, "Child.use", "setup") == [(None, "ambiguous")]
     # `new Child()` names the class (as javac's answer is read), not one of its two constructors.
     assert edge_target(java_repo.db, "Child.copy", "Child") == ("src/p/Child.java", "Child", "same_file")

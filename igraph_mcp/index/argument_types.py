@@ -220,7 +220,7 @@ class ArgumentTypes:
             return "yes" if param in _JDK_SUPERS[a] else "no"
         target = self._repository_type(param, param_file)
         if arg.sym is not None:
-            names, ids, complete = self._supertypes(arg.sym)
+            names, ids, complete = self.supertypes(arg.sym)
             if (target is not None and target.id in ids) or (target is None and param in names):
                 return "yes"
             return "no" if complete else "maybe"
@@ -247,7 +247,7 @@ class ArgumentTypes:
     def _defined_anywhere(self, name: str) -> bool:
         return any(s.kind in TYPE_KINDS for s in self.t.by_name.get(name, []))
 
-    def _supertypes(self, cls: Sym) -> tuple[frozenset[str], frozenset[int], bool]:
+    def supertypes(self, cls: Sym) -> tuple[frozenset[str], frozenset[int], bool]:
         """The names and repository definitions of ``cls`` and every type above it, and whether all of them are the
         repository's (so a type not among them is surely no supertype)."""
         cached = self._supers.get(cls.id)

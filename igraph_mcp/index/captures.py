@@ -123,16 +123,21 @@ def argument_range(parameters: Node) -> tuple[int, int]:
 _C_NAME_WRAPPERS = frozenset({"qualified_identifier", "destructor_name", "operator_name", "template_function"})
 
 
-def c_argument_range(name_node: Node) -> tuple[int, int] | None:
-    """argument_range of the parameter list of the C or C++ function named at ``name_node``; None where it has
-    none (a macro)."""
+def c_declarator(name_node: Node) -> Node | None:
+    """The `function_declarator` of the C or C++ function named at ``name_node``; None where it has none (a
+    macro)."""
     node = name_node.parent
     while node is not None and node.type in _C_NAME_WRAPPERS:
         node = node.parent
+    return node if node is not None and node.type == "function_declarator" else None
+
+
+def c_argument_range(name_node: Node) -> tuple[int, int] | None:
+    """argument_range of the parameter list of the C or C++ function named at ``name_node``; None where it has
+    none (a macro)."""
+    node = c_declarator(name_node)
     parameters = node.child_by_field_name("parameters") if node is not None else None
-    if node is None or node.type != "function_declarator" or parameters is None:
-        return None
-    return argument_range(parameters)
+    return argument_range(parameters) if parameters is not None else None
 
 
 def node_text(source: bytes, node: Node) -> str:

@@ -45,12 +45,14 @@ from pathlib import Path
 from tree_sitter import Node, Parser, Query, QueryCursor, Range, Tree
 from tree_sitter_language_pack import get_language, get_parser
 
+from igraph_mcp.index import cpp_argument_hints as cpp_hints
 from igraph_mcp.index.argument_hints import PARAMETERS_FACT, argument_hints, parameter_types, type_name
 from igraph_mcp.index.captures import (
     DefMatch,
     Matches,
     argument_count,
     c_argument_range,
+    c_declarator,
     collect,
     dedupe_defs,
     node_text,
@@ -256,6 +258,12 @@ def _build_symbols(source: bytes, spec: LanguageSpec, pf: ParsedFile, m: Matches
         if d.parameters is not None and d.arg_range not in (None, (0, 0)):
             # Java: overloads of one count are told apart by their parameter types (index/overloads.py).
             pf.facts.append(Fact(d.index, PARAMETERS_FACT, "params", parameter_types(d.parameters)))
+        elif spec.name == "cpp" and kind in ("function", "method"):
+            # C++ too, and a member by its `const` (index/cpp_argument_types.py).
+            declarator = c_declarator(d.name_node)
+            written = cpp_hints.parameter_text(declarator) if declarator is not None else None
+            if written is not None:
+                pf.facts.append(Fact(d.index, PARAMETERS_FACT, "params", written))
         stack.append(d)
 
 
@@ -390,6 +398,10 @@ def _add_facts(source: bytes, spec: LanguageSpec, pf: ParsedFile, m: Matches, st
         if role == "fact.variadic" and kind == "type":  # `opts ...T` is a slice of T, never a T
             text = "..." + text
         pf.facts.append(Fact(source=index, name=name, kind=kind, text=text))
+        if spec.name == "cpp" and kind == "type" and name_node is not None and role == "fact":
+            declared = cpp_hints.declarator_text(node, name_node)
+            if declared:
+                pf.facts.append(Fact(source=index, name=name, kind=cpp_hints.DECLARATOR_FACT, text=declared))
 
 
 def _module_text(source: bytes, module: Node, name: Node | None, module_end: int = 0) -> str:
@@ -644,10 +656,13 @@ def _parse_document(
             continue
         seen.add(key)
         qualifier = _expression_text(source, spec, qual_node) if qual_node is not None else ""
+        hints = argument_hints(args) if args is not None and arity > 0 else ""
         if spec.family == "c" and kind == "calls" and args is None:
-            # counted for C++ overloads; their argument forms are not read (Java's hints name Java's types)
+            # counted for C++ overloads, and C++'s argument forms read for their types
             counted = _c_arguments(name_node)
             arity = argument_count(counted) if counted is not None else -1
+            if counted is not None and arity > 0 and spec.name == "cpp":
+                hints = cpp_hints.argument_hints(counted)
         pf.references.append(
             Reference(
                 kind=kind,
@@ -656,7 +671,7 @@ def _parse_document(
                 line=name_node.start_point[0] + 1,
                 qualifier=qualifier,
                 arity=arity,
-                arguments=argument_hints(args) if args is not None and arity > 0 else "",
+                arguments=hints,
             )
         )
 

@@ -293,11 +293,11 @@ class ReceiverTypes:
         elif head.endswith(")"):
             callee: Found
             owner = self.t.enclosing(scope, TYPE_KINDS) if methods else None
-            if owner is not None:  # Java: the class's method (an overload or a static import: unknown)
-                callee = self.member(owner, head[: head.index("(")], _FUNCTIONS)[0]
+            key = "()" if rest else result
+            if owner is not None:  # Java: the class's method (a static import: unknown)
+                found = self._member_result(owner, head[: head.index("(")], "", depth, key)
             else:
-                callee = self._definition(head[: head.index("(")], scope.file_id, _FREE)
-            found = self._result(callee, depth, "()" if rest else result)
+                found = self._result(self._definition(head[: head.index("(")], scope.file_id, _FREE), depth, key)
         elif head in bindings and rest and not methods and self.of_name(scope, head, depth) is None:
             # `pkg.NewT()` / `pkg.Var`: a member of an imported module, not a local's field.
             member, rest = rest[0], rest[1:]
@@ -325,8 +325,8 @@ class ReceiverTypes:
                 continue
             if part.endswith(")"):
                 side = "static" if owner.kind == HOLDER or static_head else "instance"
-                method, _complete = self.member(owner, part[: part.index("(")], _FUNCTIONS, side=side)
-                found = self._result(method, depth, result if i == len(rest) else "()")
+                key = result if i == len(rest) else "()"
+                found = self._member_result(owner, part[: part.index("(")], side, depth, key)
                 static_head = False
             else:
                 found = self.of_attribute(owner, part, depth + 1)
@@ -341,6 +341,18 @@ class ReceiverTypes:
         if len(nested) == 1:
             return nested[0], True
         return (owner, False) if owner.kind == "enum" and not nested else (None, False)
+
+    def _member_result(self, owner: Sym, name: str, side: str, depth: int, key: str) -> Found:
+        """What calling ``owner``'s method ``name`` gives; of overloads (which one a call binds is not known here),
+        the type they all state (C++'s `App *add_subcommand(std::string)` and `App *add_subcommand(App_p)`)."""
+        method, _complete = self.member(owner, name, _FUNCTIONS, side=side)
+        if method is not None:
+            return self._result(method, depth, key)
+        own = self.on_side(self._own_members(owner, name, _FUNCTIONS), side)
+        stated = {t for s in own for k, t in self.t.facts.get(s.id, {}).get(key, ()) if k == "type"}
+        if len(own) < 2 or len(stated) != 1 or any(not self.t.facts.get(s.id, {}).get(key) for s in own):
+            return None
+        return self._result(own[0], depth, key)
 
     def _result(self, fn: Found, depth: int, key: str = "()") -> Found:
         """What calling ``fn`` gives: its first result or return annotation (the "()" fact), or the result ``key``
@@ -405,25 +417,36 @@ class ReceiverTypes:
     def declared_type(self, path: str, scope: Sym, depth: int) -> tuple[str, int] | None:
         """(the type text, the file it is written in) that declares a bare name seen from ``scope`` or a field
         ``x.f`` of a typed ``x``."""
+        found = self.declaration(path, scope, depth)
+        if found is None:
+            return None
+        typed = [text for kind, text in found[0] if kind == "type"]
+        return (typed[0], found[1]) if typed else None
+
+    def declaration(self, path: str, scope: Sym, depth: int) -> tuple[list[tuple[str, str]], int] | None:
+        """(the facts, the file they are written in) of the declaration of a bare name seen from ``scope`` or of a
+        field ``x.f`` of a typed ``x``."""
         parts = split_path(path)
         if not parts or depth >= _MAX_DEPTH or any(p.endswith(")") for p in parts) or len(parts) > 2:
             return None
         if len(parts) == 1:
             owner: Sym | None = scope
             while owner is not None and owner.kind != "module" and not self.t.facts.get(owner.id, {}).get(path):
-                owner = self.t.parent(owner)
+                owner = self.t.scope_parent(owner)
             if owner is None or owner.kind == "module":
                 return None
         else:
             owner = as_sym(self.of_path(parts[0], scope, depth + 1))
             if owner is None:
                 return None
-        typed = [text for kind, text in self.t.facts.get(owner.id, {}).get(parts[-1], []) if kind == "type"]
-        return (typed[0], owner.file_id) if typed else None
+        facts = self.t.facts.get(owner.id, {}).get(parts[-1])
+        return (facts, owner.file_id) if facts else None
 
     def named(self, text: str, file_id: int, depth: int = 0) -> Found:
         """The repository type an annotation names, as seen from ``file_id``; a C++ alias (`using App_p =
         std::shared_ptr<App>`) is the type it stands for."""
+        if text.endswith(("*", "&")):  # C++'s `std::vector<Option *>` holds Option pointers: Options to call on
+            text = text.rstrip("*& ").removeprefix("const ")
         if "::" in text:
             text = unscoped_type(text)
             if text == OUTSIDE:
@@ -621,7 +644,7 @@ class ReceiverTypes:
     def _inherited(self, cls: Sym, name: str, kinds: frozenset[str], side: str, own: list[Sym]) -> list[Sym]:
         """The members ``name`` that the bases of ``cls`` declare and that neither ``cls`` nor a nearer base
         overrides (the same parameter types)."""
-        signatures = {self._parameters(s) for s in own}
+        signatures = {self.parameters(s) for s in own}
         out: list[Sym] = []
         seen = {cls.id}
         level = [cls]
@@ -635,15 +658,15 @@ class ReceiverTypes:
                     seen.add(base.id)
                     below.append(base)
                     for s in self.on_side(self._own_members(base, name, kinds), side):
-                        signature = self._parameters(s)
+                        signature = self.parameters(s)
                         if signature not in signatures:
                             signatures.add(signature)
                             out.append(s)
             level = below
         return out
 
-    def _parameters(self, method: Sym) -> str:
-        """A Java method's parameter types as its "()p" fact states them ("" for none)."""
+    def parameters(self, method: Sym) -> str:
+        """A Java or C++ method's parameter types as its "()p" fact states them ("" for none)."""
         stated = self.t.facts.get(method.id, {}).get(PARAMETERS_FACT)
         return stated[0][1] if stated else ""
 

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 
 from igraph_mcp.index import go_modules
 from igraph_mcp.index.argument_types import ArgumentTypes
+from igraph_mcp.index.cpp_argument_types import CppArgumentTypes
 from igraph_mcp.index.declarations import family_of
 from igraph_mcp.index.infer import MAX_CANDIDATES, ScopeInference, Value
 from igraph_mcp.index.overloads import Pick, as_given
@@ -197,6 +198,7 @@ class Resolver:
         self._bindings = _ImportBindings(table)
         self.receivers = ReceiverTypes(table, self._bindings)
         self.arguments = ArgumentTypes(table, self.receivers)
+        self.cpp_arguments = CppArgumentTypes(table, self.receivers, self.arguments)
 
     # -- imports -----------------------------------------------------------------------------------------------
     def resolve_import(self, file_id: int, module: str, name: str) -> Binding:
@@ -243,7 +245,11 @@ class Resolver:
         source = self.table.by_id.get(source_id)
         if rules.lexical and source is not None:
             return self._resolve_lexical(rules, source, file_id, kind, name, qualifier)
-        pick = self.arguments.picker(arity, arguments, source) if rules.overloads_by_arity else as_given
+        pick: Pick = as_given
+        if rules.cpp_overloads:
+            pick = self.cpp_arguments.picker(arity, arguments, source, qualifier)
+        elif rules.overloads_by_arity:
+            pick = self.arguments.picker(arity, arguments, source)
         found = self._resolve_by_name(rules, source_id, file_id, kind, name, qualifier, pick)
         target = self.table.by_id.get(found.target) if found.target is not None else None
         if target is not None and target.declaration:
@@ -619,12 +625,16 @@ class Resolver:
 
     def _body_of(self, declaration: Sym) -> Sym | None:
         """The one definition a declaration stands for (its qualified name, its language family), if any; of C++
-        overloads defined outside their class, the one with as many parameters (defaults are the declaration's)."""
+        overloads defined outside their class, the one with as many parameters (defaults are the declaration's),
+        then the one with the same parameter types and `const`."""
         linked = self._linked_as(declaration)
         named = self.table.by_name.get(declaration.name, [])
         bodies = [s for s in named if not s.declaration and self._linked_as(s) == linked]
         if len(bodies) > 1:
             bodies = [s for s in bodies if s.max_args == declaration.max_args]
+        if len(bodies) > 1:
+            stated = self.receivers.parameters(declaration)
+            bodies = [s for s in bodies if stated and self.receivers.parameters(s) == stated]
         return bodies[0] if len(bodies) == 1 else None
 
     def _linked_as(self, sym: Sym) -> tuple[str, str]:

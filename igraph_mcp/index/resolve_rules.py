@@ -30,7 +30,9 @@ class ResolveRules:
     binds nothing; elsewhere an import this index could not follow (Rust's `crate::`, path aliases) may still be
     the repository's.
     overloads_by_arity: several same-named methods of one class are overloads, and a call with a counted argument
-    list binds the only one its count fits (index/overloads.py), wherever they would leave it ambiguous (Java, C++).
+    list binds the only one its count fits (index/overloads.py), wherever they would leave it ambiguous (Java, C++);
+    then the arguments' types choose among those of one count, by Java's rules or C++'s (cpp_overloads: the
+    call's argument forms are C++'s, index/cpp_argument_types.py).
     constructors_are_the_class: `new Foo(x)` names the class Foo, so where a name-only guess finds a class and its
     constructors (all named Foo), the constructors are no candidates of their own (Java, C++: `throw Error(x)`).
     reexports: a module's imports may make names of other modules its own (`export * from`, an index file's
@@ -74,6 +76,7 @@ class ResolveRules:
     imports_are_exact: bool = False
     # Of several overloads, the one the call's argument count fits (Java); never applied to an uncounted call.
     overloads_by_arity: bool = False
+    cpp_overloads: bool = False
     # `new Foo(x)` binds the class, not one of its constructors (which share its name).
     constructors_are_the_class: bool = False
     # A top-level `var v T` of the file types the receiver `v` in its functions (Go).
@@ -176,6 +179,7 @@ CPP = replace(
     members_are_fields=False,
     bare_calls_are_methods=True,
     overloads_by_arity=True,
+    cpp_overloads=True,
     objects_hold_members=True,
     constructors_are_the_class=True,
 )

@@ -520,11 +520,16 @@ class SymbolTable:
         while cur is not None:
             if cur.kind in kinds:
                 return cur
-            parent = self.parent(cur)
-            if cur.kind == "method" and (parent is None or parent.kind in _OUTSIDE_CLASS):
-                parent = self._defined_for(cur) or parent
-            cur = parent
+            cur = self.scope_parent(cur)
         return None
+
+    def scope_parent(self, sym: Sym) -> Sym | None:
+        """The definition whose names ``sym``'s body sees next: its parent, but for a C++ member defined outside its
+        class, that class (its fields are in scope there, as in a body written inside the class)."""
+        parent = self.parent(sym)
+        if sym.kind == "method" and (parent is None or parent.kind in _OUTSIDE_CLASS):
+            return self._defined_for(sym) or parent
+        return parent
 
     def _defined_for(self, method: Sym) -> Sym | None:
         """The one class a C++ member defined outside it belongs to (its qualified name's owner), kept for the

@@ -7,7 +7,7 @@ from pathlib import Path
 from igraph_mcp.errors import SchemaTooNew
 from igraph_mcp.next_step import NextStep, ask
 
-SCHEMA_VERSION = 12
+SCHEMA_VERSION = 13
 
 
 def schema_too_new(path: Path, version: int) -> SchemaTooNew:
@@ -216,6 +216,11 @@ _V12 = [
     "UPDATE files SET sha256 = '', mtime_ns = 0 WHERE language = 'java'",
 ]
 
+# Version 13: C and C++ files state more than they did (C++: parameter types and `const`, argument forms, receiver
+# facts; C: the functions a macro defines), so C++ overloads of one count bind by type; they are re-parsed by the
+# next index run. Nothing changes in the tables.
+_V13 = ["UPDATE files SET sha256 = '', mtime_ns = 0 WHERE language IN ('c', 'cpp')"]
+
 MIGRATIONS: list[tuple[int, list[str]]] = [
     (1, _V1),
     (2, _V2),
@@ -229,4 +234,5 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
     (10, _V10),
     (11, _V11),
     (12, _V12),
+    (13, _V13),
 ]
