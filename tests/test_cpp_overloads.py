@@ -181,6 +181,72 @@ def test_argument_types_choose_among_overloads_of_one_count(tmp_path: Path) -> N
         svc.close()
 
 
+INIT = {
+    "include/err.hpp": """
+        #pragma once
+        #include <functional>
+        #include <memory>
+        #include <string>
+        enum class Level { Low, High };
+        class Error {
+         public:
+          Error(std::string name, std::string msg) {}
+          Error(std::string name, std::string msg, int code) : Error(name, msg) {}
+        };
+        class Failure : public Error {
+         public:
+          Failure(std::string msg) : Error("Failure", msg), count_(1), label_{msg} {}
+          int count_;
+          std::string label_;
+        };
+        class Check {
+         public:
+          bool operator()(const std::string &s) const { return true; }
+        };
+        class Plain {};
+        class Registry {
+         public:
+          void on(std::string name, std::function<bool(const std::string &)> fn);
+          void on(std::string name, Level level);
+          void with(std::string name, std::function<bool(const std::string &)> fn);
+          void with(std::string name, const Plain &plain);
+          void run();
+        };
+        inline void use() {
+          auto reg = std::make_shared<Registry>();
+          reg->run();
+          Level level = Level::Low;
+          reg->on("a", level);
+          Check check;
+          reg->with("b", check);
+          Plain plain;
+          reg->with("c", plain);
+        }
+        """,
+}
+
+
+def test_initialisers_made_objects_enums_and_functors(tmp_path: Path) -> None:
+    svc = index_repo(make_repo(tmp_path, INIT, filler=False))
+    try:
+        db = svc.db
+        text = INIT["include/err.hpp"]
+        # a constructor's initialisers: the base class and, delegating, the class itself; fields are no calls
+        assert [(n, p, s) for _l, n, p, s, _h in _bound(db, "Failure.Failure")] == [
+            ("Error", "include/err.hpp", _line(text, "class Error {"))
+        ]
+        assert [(n, s) for _l, n, _p, s, _h in _bound(db, "Error.Error")] == [("Error", _line(text, "class Error {"))]
+        use = {line: (name, start, how) for line, name, _p, start, how in _bound(db, "use")}
+        # `std::make_shared<Registry>()` makes a Registry
+        assert use[_line(text, "reg->run()")] == ("run", _line(text, "void run();"), "inferred")
+        # an enum is no callable, and a class without an operator() neither; one with it may be
+        assert use[_line(text, 'reg->on("a", level)')] == ("on", _line(text, "Level level);"), "inferred")
+        assert use[_line(text, 'reg->with("b", check)')][2] == "ambiguous"
+        assert use[_line(text, 'reg->with("c", plain)')] == ("with", _line(text, "Plain &plain);"), "inferred")
+    finally:
+        svc.close()
+
+
 def test_a_changed_parameter_type_binds_the_callers_again(tmp_path: Path) -> None:
     files = {"include/cli/App.hpp": APP, "include/cli/impl/App_inl.hpp": IMPL}
     root = make_repo(tmp_path, files, filler=False)

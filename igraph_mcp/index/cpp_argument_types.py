@@ -235,12 +235,26 @@ class CppArgumentTypes:
             return "no" if _arithmetic(pb) or pb in _CONTAINERS or pb == _FUNCTION else "maybe"
         if ab in _CONTAINERS:
             return "no" if self._known(pb) or pb == _FUNCTION else "maybe"
+        if self._enum(ab, file_id):  # an enum converts to numbers (unscoped), and to nothing else
+            return "no" if pb in _STRINGS or pb in _CONTAINERS or pb == _FUNCTION else "maybe"
         cls = self._class(ab, file_id)
+        if cls is not None and pb == _FUNCTION:
+            return "maybe" if self._callable(cls) else "no"
         target = self._class(pb, file_id)
         if cls is not None and target is not None:
             _names, ids, _complete = self.java.supertypes(cls)
             return "yes" if target.id in ids else "maybe"  # a converting constructor may take it
         return "maybe"
+
+    def _enum(self, base: str, file_id: int) -> bool:
+        found = as_sym(self.receivers.named(base, file_id))
+        return found is not None and found.kind == "enum"
+
+    def _callable(self, cls: Sym) -> bool:
+        """Whether objects of ``cls`` may be called: it or a base declares an `operator()`, or a base is not the
+        repository's (a std::function passed on, a library functor)."""
+        _names, ids, complete = self.java.supertypes(cls)
+        return not complete or any(self.t.children.get((i, "operator()")) for i in ids)
 
     def _to_pointer(self, ab: str, ap: int, pb: str, pp: int, file_id: int) -> Fit:
         if ap == 0:

@@ -285,10 +285,49 @@ def _c_arguments(name_node: Node) -> Node | None:
     node = name_node.parent
     while node is not None and node.type in _C_CALLEE_WRAPPERS:
         node = node.parent
+    if node is not None and node.type == "field_initializer":
+        return next((c for c in node.named_children if c.type == "argument_list"), None)
     if node is None or node.type not in ("call_expression", "new_expression"):
         return None
     arguments = node.child_by_field_name("arguments")
     return arguments if arguments is not None and arguments.type == "argument_list" else None
+
+
+def _in_initialiser(name_node: Node) -> bool:
+    """Whether a name is what a C++ constructor's initialiser (`: Base(x)`, `: name_(x)`) initialises."""
+    parent = name_node.parent
+    if parent is not None and parent.type == "template_method":
+        parent = parent.parent
+    return parent is not None and parent.type == "field_initializer"
+
+
+def _initialises_field(name_node: Node) -> bool:
+    """Whether a C++ constructor's initialiser `name(x)` names a field (or anything else) rather than a base class
+    of its class, or the class itself (a delegating constructor). A constructor defined outside its class knows
+    only the class's own name."""
+    node = name_node.parent
+    while node is not None and node.type != "function_definition":
+        node = node.parent
+    declarator = node.child_by_field_name("declarator") if node is not None else None
+    if node is None or declarator is None:
+        return True
+    own = declarator.child_by_field_name("declarator")
+    name = (own.text or b"").rpartition(b"::")[2] if own is not None else b""
+    if name_node.text == name:
+        return False
+    cls = node.parent.parent if node.parent is not None and node.parent.type == "field_declaration_list" else None
+    clause = next((c for c in cls.children if c.type == "base_class_clause"), None) if cls is not None else None
+    if clause is None:
+        return True
+    bases = set()
+    for base in clause.named_children:
+        while base.type in ("qualified_identifier", "template_type"):
+            inner = base.child_by_field_name("name")
+            if inner is None:
+                break
+            base = inner
+        bases.add(base.text)
+    return name_node.text not in bases
 
 
 def _innermost(symbols: list[Symbol], starts: list[int], pos: int) -> int:
@@ -657,6 +696,8 @@ def _parse_document(
         seen.add(key)
         qualifier = _expression_text(source, spec, qual_node) if qual_node is not None else ""
         hints = argument_hints(args) if args is not None and arity > 0 else ""
+        if spec.name == "cpp" and kind == "calls" and _in_initialiser(name_node) and _initialises_field(name_node):
+            continue
         if spec.family == "c" and kind == "calls" and args is None:
             # counted for C++ overloads, and C++'s argument forms read for their types
             counted = _c_arguments(name_node)

@@ -41,6 +41,7 @@ _NAME = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)?")
 _UNPACK_TYPED = re.compile(r"\{[^{}:=]*\}:(.+)$", re.DOTALL)
 _COMPOSITE = re.compile(r"&?([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)?)\{")
 _INDEXED = re.compile(r"((?:[A-Za-z_$][\w$]*)(?:\.[A-Za-z_$][\w$]*)?)\[[^\[\]]*\]$")  # Go `xs[i]`, `v.m[k]`
+_MADE = re.compile(r"(?:::)?std::make_(?:shared|unique)<(.+)>\(\)$")  # C++ `std::make_shared<App>(..)`: an App
 _ASSERTION = re.compile(r"\.\(\*?([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)?)\)$")  # Go `x.(*T)`
 # C++: the standard library's wrappers of one object (a call through one is a call on that object) and its
 # containers (a range-for over one gives its elements); any other `std::` type is the library's.
@@ -399,7 +400,7 @@ class ReceiverTypes:
         composite = _COMPOSITE.match(text)
         if composite:
             return self.named(composite.group(1), scope.file_id, depth)
-        asserted = _ASSERTION.search(text)
+        asserted = _ASSERTION.search(text) or _MADE.match(text)
         if asserted:
             return self.named(asserted.group(1), scope.file_id, depth)
         indexed = _INDEXED.match(text)

@@ -457,6 +457,9 @@ class Resolver:
         if owner is None or owner.name == name:
             return None
         found, _complete = self.receivers.member(owner, name, allowed, pick=pick)
+        built = self.table.enclosing(found, _TYPE_LIKE) if found is not None else None
+        if built is not None and built.name == name:
+            return None  # a base's constructor (C++'s `Derived() : Base(x)`): the class, as the other steps bind it
         if found is not None and found.id != source.id:
             return _bound(found.id, "inferred")
         overloads = [s for s in self.table.children.get((owner.id, name), []) if s.kind in allowed]

@@ -253,6 +253,12 @@
     scope: (_) @qualifier
     name: [(type_identifier) @name (template_type name: (type_identifier) @name)])) @reference.call
 
+; `Derived(int x) : Base(x), name_(x) {}` constructs its base (or, delegating, its own class); parse.py keeps the
+; initialisers that name a base or the class, not the fields.
+(field_initializer
+  [(field_identifier) @name (template_method name: (field_identifier) @name)]
+  [(argument_list) (initializer_list)]) @reference.call
+
 ; ---------------------------------------------------------------- type references
 
 ; One-letter names are template parameters, not types worth resolving.
