@@ -350,8 +350,11 @@ class ReceiverTypes:
         if method is not None:
             return self._result(method, depth, key)
         own = self.on_side(self._own_members(owner, name, _FUNCTIONS), side)
-        stated = {t for s in own for k, t in self.t.facts.get(s.id, {}).get(key, ()) if k == "type"}
-        if len(own) < 2 or len(stated) != 1 or any(not self.t.facts.get(s.id, {}).get(key) for s in own):
+        if not own:
+            return None
+        every = own + self._inherited(owner, name, _FUNCTIONS, side, own)  # Java's `attr(k)` a base's, of another type
+        stated = {t for s in every for k, t in self.t.facts.get(s.id, {}).get(key, ()) if k == "type"}
+        if len(every) < 2 or len(stated) != 1 or any(not self.t.facts.get(s.id, {}).get(key) for s in every):
             return None
         return self._result(own[0], depth, key)
 

@@ -457,7 +457,7 @@ class Resolver:
         if owner is None or owner.name == name:
             return None
         found, _complete = self.receivers.member(owner, name, allowed, pick=pick)
-        built = self.table.enclosing(found, _TYPE_LIKE) if found is not None else None
+        built = self.table.enclosing(found, _TYPE_LIKE) if found is not None and found.kind not in _TYPE_LIKE else None
         if built is not None and built.name == name:
             return None  # a base's constructor (C++'s `Derived() : Base(x)`): the class, as the other steps bind it
         if found is not None and found.id != source.id:
