@@ -27,8 +27,9 @@ def counted(candidates: Sequence[Sym]) -> bool:
 
 
 def by_arity(candidates: Sequence[Sym], arity: int) -> list[Sym]:
-    """Of several same-named methods, the only one whose range accepts a call with ``arity`` arguments; else (none or
-    several fit, an unknown arity, a candidate that is no method) every candidate as given.
+    """Of several same-named methods, those whose range accepts a call with ``arity`` arguments (a binding where one
+    does, the candidates of an ambiguous call where several do); else (none fits, an unknown arity, a candidate that
+    is no method) every candidate as given.
 
     Two that fit stay two even when one is varargs: Java prefers the fixed-arity one only when the argument types
     fit it too (`emit(String)` or `emit(String, Object...)` for `emit(s)`), and types are not known here.
@@ -36,7 +37,7 @@ def by_arity(candidates: Sequence[Sym], arity: int) -> list[Sym]:
     if arity < 0 or len(candidates) < 2 or not counted(candidates):
         return list(candidates)
     fitting = [s for s in candidates if accepts(s, arity)]
-    return fitting if len(fitting) == 1 else list(candidates)
+    return fitting or list(candidates)
 
 
 # Narrows one name's candidates to the overload a call binds (a list of one), else gives them back as they were.

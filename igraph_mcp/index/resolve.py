@@ -462,7 +462,7 @@ class Resolver:
             return None  # a base's constructor (C++'s `Derived() : Base(x)`): the class, as the other steps bind it
         if found is not None and found.id != source.id:
             return _bound(found.id, "inferred")
-        overloads = [s for s in self.table.children.get((owner.id, name), []) if s.kind in allowed]
+        overloads = pick([s for s in self.table.children.get((owner.id, name), []) if s.kind in allowed])
         if len(overloads) > 1:
             return Binding(None, "ambiguous", candidates=tuple(s.id for s in overloads[:MAX_CANDIDATES]))
         return None
