@@ -210,6 +210,8 @@ INIT = {
           void on(std::string name, Level level);
           void with(std::string name, std::function<bool(const std::string &)> fn);
           void with(std::string name, const Plain &plain);
+          template <typename T> void keep(std::string name, T &value);
+          void keep(std::string name, std::function<bool(const std::string &)> fn);
           void run();
         };
         inline void use() {
@@ -221,6 +223,16 @@ INIT = {
           reg->with("b", check);
           Plain plain;
           reg->with("c", plain);
+        }
+        """,
+    # an enum the caller's file declares, which the header cannot see (another file has one of that name too)
+    "src/other_mode.cpp": "enum class Mode { X, Y };\n",
+    "src/mode.cpp": """
+        #include "../include/err.hpp"
+        enum class Mode { A, B };
+        void choose(Registry &reg) {
+          Mode mode = Mode::A;
+          reg.keep("m", mode);
         }
         """,
 }
@@ -242,6 +254,10 @@ def test_initialisers_made_objects_enums_and_functors(tmp_path: Path) -> None:
         # an enum is no callable, and a class without an operator() neither; one with it may be
         assert use[_line(text, 'reg->on("a", level)')] == ("on", _line(text, "Level level);"), "inferred")
         assert use[_line(text, 'reg->with("b", check)')][2] == "ambiguous"
+        mode = INIT["src/mode.cpp"]
+        assert [(n, p, s) for line, n, p, s, _h in _bound(db, "choose") if line == _line(mode, "reg.keep")] == [
+            ("keep", "include/err.hpp", _line(text, "T &value);"))
+        ]
         assert use[_line(text, 'reg->with("c", plain)')] == ("with", _line(text, "Plain &plain);"), "inferred")
     finally:
         svc.close()

@@ -55,6 +55,13 @@ _NULLABLE = frozenset({"std::shared_ptr", "std::unique_ptr", _FUNCTION})
 _MAX_ALIASES = 8
 
 
+class Arg(NamedTuple):
+    """An argument's type in the compared form, and the file whose view names it (where its declaration is)."""
+
+    written: str
+    file_id: int
+
+
 class _Row(NamedTuple):
     sym: Sym
     params: tuple[str, ...]
@@ -98,7 +105,7 @@ class CppArgumentTypes:
         one = self._choose(fitting, args, caller, qualifier)
         return [one] if one is not None else narrowed
 
-    def _choose(self, fitting: list[Sym], args: list[str | None], caller: Sym, qualifier: str) -> Sym | None:
+    def _choose(self, fitting: list[Sym], args: list[Arg | None], caller: Sym, qualifier: str) -> Sym | None:
         rows: list[_Row] = []
         for sym in fitting:
             stated = self.t.facts.get(sym.id, {}).get(PARAMETERS_FACT)
@@ -122,7 +129,7 @@ class CppArgumentTypes:
                 return next(r.sym for r in twins if r.const == receiver)
         return None
 
-    def _fits(self, params: list[str], args: list[str | None], file_id: int) -> tuple[Fit, ...]:
+    def _fits(self, params: list[str], args: list[Arg | None], file_id: int) -> tuple[Fit, ...]:
         out: list[Fit] = []
         for i, arg in enumerate(args):
             if i < len(params) and params[i] not in (PACK, C_VARIADIC):
@@ -132,12 +139,12 @@ class CppArgumentTypes:
         return tuple(out)
 
     # -- arguments -----------------------------------------------------------------------------------------------
-    def arg_type(self, hint: str, caller: Sym) -> str | None:
-        """The compared form of an argument's type in ``caller``'s scope, or None (unknown)."""
+    def arg_type(self, hint: str, caller: Sym) -> Arg | None:
+        """An argument's type in ``caller``'s scope, or None (unknown)."""
         if hint == UNKNOWN or not hint:
             return None
         if not hint.startswith(PATH):
-            return hint
+            return Arg(hint, caller.file_id)
         path = hint[len(PATH) :]
         levels = 0
         if path[:1] in ("&", "*"):
@@ -145,7 +152,7 @@ class CppArgumentTypes:
             path = path[1:]
         if path == "this":
             owner = self.t.enclosing(caller, TYPE_KINDS)
-            return owner.name + "*" * (1 + levels) if owner is not None and levels <= 0 else None
+            return Arg(owner.name + "*" * (1 + levels), owner.file_id) if owner is not None and levels <= 0 else None
         found = self.receivers.declaration(path, caller, 0)
         if found is None:
             return None
@@ -157,7 +164,7 @@ class CppArgumentTypes:
         if written == UNKNOWN:
             return None
         base, depth = _split(written)
-        return base + "*" * (depth + levels) if depth + levels >= 0 else None
+        return Arg(base + "*" * (depth + levels), found[1]) if depth + levels >= 0 else None
 
     @staticmethod
     def _declared(facts: list[tuple[str, str]]) -> tuple[str, int] | None:
@@ -203,10 +210,11 @@ class CppArgumentTypes:
         return _arithmetic(base) or base in _STRINGS or base in _CONTAINERS or base == "char"
 
     # -- parameters ----------------------------------------------------------------------------------------------
-    def fit(self, arg: str | None, param: str, file_id: int) -> Fit:
-        """How an argument of the compared type ``arg`` fits a parameter ``param`` declared in ``file_id``."""
-        if arg is None or param == UNKNOWN:
+    def fit(self, typed: Arg | None, param: str, file_id: int) -> Fit:
+        """How an argument of type ``typed`` fits a parameter ``param`` declared in ``file_id``."""
+        if typed is None or param == UNKNOWN:
             return "maybe"
+        arg, arg_file = typed
         if arg == param:
             return "same"
         ab, ap = _split(arg)
@@ -216,7 +224,7 @@ class CppArgumentTypes:
                 return "yes"
             return "no" if (_arithmetic(pb) and pb != "bool") or pb in _CONTAINERS else "maybe"
         if pp > 0:
-            return self._to_pointer(ab, ap, pb, pp, file_id)
+            return self._to_pointer(ab, ap, arg_file, pb, pp, file_id)
         if ap > 0:
             if pb == "bool":
                 return "yes"
@@ -235,9 +243,9 @@ class CppArgumentTypes:
             return "no" if _arithmetic(pb) or pb in _CONTAINERS or pb == _FUNCTION else "maybe"
         if ab in _CONTAINERS:
             return "no" if self._known(pb) or pb == _FUNCTION else "maybe"
-        if self._enum(ab, file_id):  # an enum converts to numbers (unscoped), and to nothing else
+        if self._enum(ab, arg_file):  # an enum converts to numbers (unscoped), and to nothing else
             return "no" if pb in _STRINGS or pb in _CONTAINERS or pb == _FUNCTION else "maybe"
-        cls = self._class(ab, file_id)
+        cls = self._class(ab, arg_file)
         if cls is not None and pb == _FUNCTION:
             return "maybe" if self._callable(cls) else "no"
         target = self._class(pb, file_id)
@@ -256,7 +264,7 @@ class CppArgumentTypes:
         _names, ids, complete = self.java.supertypes(cls)
         return not complete or any(self.t.children.get((i, "operator()")) for i in ids)
 
-    def _to_pointer(self, ab: str, ap: int, pb: str, pp: int, file_id: int) -> Fit:
+    def _to_pointer(self, ab: str, ap: int, arg_file: int, pb: str, pp: int, file_id: int) -> Fit:
         if ap == 0:
             return "no" if self._known(ab) else "maybe"
         if pb == "void" and pp == 1:
@@ -265,7 +273,7 @@ class CppArgumentTypes:
             return "no"
         if self._known(ab) and self._known(pb):
             return "no"  # different, as `arg == param` was not
-        cls = self._class(ab, file_id)
+        cls = self._class(ab, arg_file)
         if cls is None:
             return "maybe"
         if _arithmetic(pb) or pb in _STRINGS or pb in _CONTAINERS:
