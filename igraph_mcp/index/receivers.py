@@ -161,6 +161,8 @@ class ReceiverTypes:
         self._inherited_cache: dict[tuple[int, str, frozenset[str], str], list[Sym]] = {}
         # (class, name, kinds, overloads, side) -> ``member``'s answer where no call's arguments choose, for the pass
         self._members: dict[tuple[int, str, frozenset[str], bool, str], tuple[Sym | None, bool]] = {}
+        # (class, name, side, result key) -> an overload standing for all of them that state one result type
+        self._alike: dict[tuple[int, str, str, str], Sym | None] = {}
         self._assigned: dict[int, dict[str, tuple[Sym, list[tuple[str, str]]]]] = {}
         # (files, name, kinds, depth) -> ``exported``'s answer, for the pass
         self._exported: dict[tuple[tuple[int, ...], str, frozenset[str], int], list[Sym]] = {}
@@ -349,6 +351,14 @@ class ReceiverTypes:
         method, _complete = self.member(owner, name, _FUNCTIONS, side=side)
         if method is not None:
             return self._result(method, depth, key)
+        cache = (owner.id, name, side, key)
+        if cache not in self._alike:
+            self._alike[cache] = self._alike_result(owner, name, side, key)
+        alike = self._alike[cache]
+        return self._result(alike, depth, key) if alike is not None else None
+
+    def _alike_result(self, owner: Sym, name: str, side: str, key: str) -> Sym | None:
+        """One of ``owner``'s overloads ``name`` where all of them, inherited ones too, state one result type."""
         own = self.on_side(self._own_members(owner, name, _FUNCTIONS), side)
         if not own:
             return None
@@ -356,7 +366,7 @@ class ReceiverTypes:
         stated = {t for s in every for k, t in self.t.facts.get(s.id, {}).get(key, ()) if k == "type"}
         if len(every) < 2 or len(stated) != 1 or any(not self.t.facts.get(s.id, {}).get(key) for s in every):
             return None
-        return self._result(own[0], depth, key)
+        return own[0]
 
     def _result(self, fn: Found, depth: int, key: str = "()") -> Found:
         """What calling ``fn`` gives: its first result or return annotation (the "()" fact), or the result ``key``
