@@ -7,7 +7,7 @@ import os
 import shutil
 import sys
 import textwrap
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,12 +17,14 @@ import pytest
 
 import igraph_mcp
 from igraph_mcp.cli import PERSON_WORDS
+from igraph_mcp.config import CONFIG_DIR
 from igraph_mcp.embed.hashing import HashingEmbedder
 from igraph_mcp.instructions import AGENT_WORDS
 from igraph_mcp.models import Hit
 from igraph_mcp.next_step import word
 from igraph_mcp.service import IGraphService
-from igraph_mcp.store.db import Database
+from igraph_mcp.store.db import Database, SqliteDatabase
+from igraph_mcp.store.schema import SCHEMA_VERSION
 
 # Unrelated code so BM25 IDF is not degenerate: common words appear in many rows, rare ones in few.
 FILLER: dict[str, str] = {
@@ -478,3 +480,43 @@ def edges_by_place(db: Database) -> list[tuple[Any, ...]]:
         row = (key_of[int(sid)], kind, name, qualifier, int(line), target, resolution, round(float(confidence), 6))
         out.append((*row, cands, int(arity)))
     return sorted(out, key=repr)
+
+
+def migrates_and_reads_again(
+    tmp_path: Path,
+    files: dict[str, str],
+    undo: Callable[[Any], None],
+    check: Callable[[Database], None] = lambda _db: None,
+    built: Callable[[Database], None] = lambda _db: None,
+    languages: tuple[str, ...] = ("java",),
+) -> None:
+    """Index ``files`` (``built`` checks that index), take it back a schema version with ``undo``, open it (it
+    migrates: the files of ``languages`` are marked to be read again), ``check`` it, then index again: every file
+    is read again and the edges are the first build's."""
+    import apsw  # the SQLite driver, for the hand-made older index
+
+    root = make_repo(tmp_path, files, filler=False)
+    svc = index_repo(root)
+    try:
+        built(svc.db)
+        want = edges_by_place(svc.db)
+    finally:
+        svc.close()
+    path = root / CONFIG_DIR / "igraph.db"
+    con = apsw.Connection(str(path))
+    undo(con)
+    con.close()
+    db = SqliteDatabase.open_for_write(path)
+    try:
+        assert db.schema_version() == SCHEMA_VERSION
+        marks = ",".join("?" * len(languages))
+        assert db.rows(f"SELECT DISTINCT sha256 FROM files WHERE language IN ({marks})", languages) == [("",)]
+        check(db)
+    finally:
+        db.close()
+    svc = make_service(root)
+    try:
+        assert svc.index().parsed == len(files)
+        assert edges_by_place(svc.db) == want
+    finally:
+        svc.close()

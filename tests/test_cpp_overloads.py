@@ -7,22 +7,18 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-import apsw
 import pytest
 from _factories import (
     call_edges,
     change_incrementally,
-    edges_by_place,
     index_repo,
     make_repo,
-    make_service,
+    migrates_and_reads_again,
     undo_schema_13,
 )
 from parse_helpers import parse
 
-from igraph_mcp.config import CONFIG_DIR
-from igraph_mcp.store.db import Database, SqliteDatabase
-from igraph_mcp.store.schema import SCHEMA_VERSION
+from igraph_mcp.store.db import Database
 
 pytestmark = pytest.mark.both_stores
 
@@ -339,28 +335,11 @@ def test_declarators_state_pointer_levels_and_constness() -> None:
 @pytest.mark.sqlite_only
 def test_a_schema_12_index_reads_its_c_and_cpp_files_again_and_binds_as_a_fresh_build(tmp_path: Path) -> None:
     files = {"include/cli/App.hpp": APP, "include/cli/impl/App_inl.hpp": IMPL, "src/util.c": "int one(void) {}\n"}
-    root = make_repo(tmp_path, files, filler=False)
-    svc = index_repo(root)
-    try:
-        want = edges_by_place(svc.db)
-    finally:
-        svc.close()
-    con = apsw.Connection(str(root / CONFIG_DIR / "igraph.db"))
-    undo_schema_13(con)  # what a 0.3 index holds: no C++ parameter types, argument forms or declarators
-    con.close()
-    db = SqliteDatabase.open_for_write(root / CONFIG_DIR / "igraph.db")
-    try:
-        assert db.schema_version() == SCHEMA_VERSION == 13
-        assert db.rows("SELECT DISTINCT sha256 FROM files") == [("",)]  # every C and C++ file is read again
-    finally:
-        db.close()
-    svc = make_service(root)
-    try:
-        assert svc.index().parsed == len(files)
-        assert edges_by_place(svc.db) == want
-        assert svc.db.rows("SELECT count(*) FROM facts WHERE kind = 'declarator'")[0][0] > 0
-    finally:
-        svc.close()
+
+    def check(db: Database) -> None:  # what a 0.3 index holds: no C++ parameter types, argument forms, declarators
+        assert db.rows("SELECT count(*) FROM facts WHERE kind = 'declarator'") == [(0,)]
+
+    migrates_and_reads_again(tmp_path, files, undo_schema_13, check, languages=("c", "cpp"))
 
 
 def test_deep_generated_arguments_are_read_without_recursing_past_the_limit() -> None:

@@ -4,29 +4,24 @@ leave the call ambiguous; an incremental run leaves the edges of a full build, a
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import Any
 
-import apsw
 import pytest
 from _factories import (
     edges_by_place,
     edit_file,
     index_repo,
     make_repo,
-    make_service,
+    migrates_and_reads_again,
     undo_schema_11,
     undo_schema_12,
 )
 
-from igraph_mcp.config import CONFIG_DIR
 from igraph_mcp.index.overloads import Fits, by_arity, by_types
 from igraph_mcp.index.parse import parse_source
 from igraph_mcp.index.symbols import Sym
-from igraph_mcp.store.db import Database, SqliteDatabase
-from igraph_mcp.store.schema import SCHEMA_VERSION
+from igraph_mcp.store.db import Database
 
 pytestmark = pytest.mark.both_stores
 
@@ -236,48 +231,13 @@ def test_incremental_steps_leave_the_edges_of_a_full_build(tmp_path: Path) -> No
         svc.close()
 
 
-def _migrates(
-    tmp_path: Path,
-    files: dict[str, str],
-    undo: Callable[[Any], None],
-    check: Callable[[Database], None],
-    built: Callable[[Database], None] = lambda _db: None,
-) -> None:
-    """Index ``files`` (``built`` checks that index), take it back a schema version with ``undo``, open it (it
-    migrates), ``check`` it, then index again: its Java files are read again and the edges are the first build's."""
-    root = make_repo(tmp_path, files, filler=False)
-    svc = index_repo(root)
-    try:
-        built(svc.db)
-        want = edges_by_place(svc.db)
-    finally:
-        svc.close()
-    path = root / CONFIG_DIR / "igraph.db"
-    con = apsw.Connection(str(path))
-    undo(con)
-    con.close()
-    db = SqliteDatabase.open_for_write(path)
-    try:
-        assert db.schema_version() == SCHEMA_VERSION == 13
-        assert db.rows("SELECT DISTINCT sha256 FROM files WHERE language = 'java'") == [("",)]  # read again next run
-        check(db)
-    finally:
-        db.close()
-    svc = make_service(root)
-    try:
-        assert svc.index().parsed == len(files)
-        assert edges_by_place(svc.db) == want
-    finally:
-        svc.close()
-
-
 @pytest.mark.sqlite_only
 def test_a_schema_10_index_migrates_and_binds_by_count_after_its_java_files_are_read_again(tmp_path: Path) -> None:
     def check(db: Database) -> None:
         assert db.rows("SELECT DISTINCT arity FROM edges") == [(-1,)]  # unknown: bound as before
         assert db.rows("SELECT DISTINCT min_args, max_args FROM nodes") == [(0, -1)]
 
-    _migrates(tmp_path, FILES, undo_schema_11, check)
+    migrates_and_reads_again(tmp_path, FILES, undo_schema_11, check)
 
 
 @pytest.mark.sqlite_only
@@ -288,7 +248,7 @@ def test_a_schema_11_index_migrates_and_binds_by_type_after_its_java_files_are_r
     def check(db: Database) -> None:
         assert db.rows("SELECT DISTINCT arguments FROM edges") == [("",)]  # no hints: bound by count, as before
 
-    _migrates(tmp_path, {**TYPED, "src/p/Caller.java": CALLER}, undo_schema_12, check, built)
+    migrates_and_reads_again(tmp_path, {**TYPED, "src/p/Caller.java": CALLER}, undo_schema_12, check, built)
 
 
 # -- argument types ----------------------------------------------------------------------------------------------

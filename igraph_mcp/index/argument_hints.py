@@ -44,20 +44,25 @@ _MAX_PATH = 120
 _MAX_DEPTH = 48
 
 
+def without_type_arguments(text: str) -> str:
+    """``text`` without what its angle brackets hold (`Map<K, List<V>>[]` -> `Map[]`)."""
+    if "<" not in text:
+        return text
+    depth, kept = 0, []
+    for ch in text:
+        if ch == "<":
+            depth += 1
+        elif ch == ">":
+            depth = max(depth - 1, 0)
+        elif depth == 0:
+            kept.append(ch)
+    return "".join(kept)
+
+
 def type_name(text: str) -> str:
     """A written type as overloads compare it: no type arguments or package, brackets kept
     (`java.util.Map<K, V>[]` -> `Map[]`; a parameter's annotations are its modifiers, not its type)."""
-    if "<" in text:
-        depth, kept = 0, []
-        for ch in text:
-            if ch == "<":
-                depth += 1
-            elif ch == ">":
-                depth = max(depth - 1, 0)
-            elif depth == 0:
-                kept.append(ch)
-        text = "".join(kept)
-    plain = "".join(text.split())
+    plain = "".join(without_type_arguments(text).split())
     if "[" not in plain and "." not in plain:
         return plain
     brackets = plain.count("[]")

@@ -22,7 +22,7 @@ import re
 
 from tree_sitter import Node
 
-from igraph_mcp.index.argument_hints import PATH, UNKNOWN
+from igraph_mcp.index.argument_hints import PATH, UNKNOWN, without_type_arguments
 
 DECLARATOR_FACT = "declarator"  # the kind of the fact a declaration's `const` and pointer levels are written in
 CONST = " const"  # the suffix of a const member's parameter text
@@ -57,15 +57,7 @@ def _text(node: Node) -> str:
 def cpp_type(text: str, pointers: int = 0, template_names: frozenset[str] = frozenset()) -> str:
     """A written type in the compared form (see the module docstring), ``pointers`` levels added by its declarator;
     ``?`` for `auto`, `decltype(..)` and a template's own parameter."""
-    depth, kept = 0, []
-    for ch in text:  # template arguments go: `std::vector<std::string>` -> `std::vector`
-        if ch == "<":
-            depth += 1
-        elif ch == ">":
-            depth = max(depth - 1, 0)
-        elif depth == 0:
-            kept.append(ch)
-    plain = "".join(kept)
+    plain = without_type_arguments(text)  # `std::vector<std::string>` -> `std::vector`
     pointers += plain.count("*") + plain.count("[")
     words = [w for w in re.split(r"[\s*&\[\]]+", plain.replace("[]", " ")) if w and w not in _DROPPED]
     if not words:
