@@ -50,6 +50,8 @@ _CONTAINERS = frozenset(
         "std::unique_ptr", "std::weak_ptr",
     }
 )  # fmt: skip
+_SMART = frozenset({"std::shared_ptr", "std::unique_ptr", "std::weak_ptr"})
+_PAIRS = frozenset({"std::pair", "std::tuple"})
 _FUNCTION = "std::function"  # takes any callable: a lambda, a function, a class with an operator()
 _NULLABLE = frozenset({"std::shared_ptr", "std::unique_ptr", _FUNCTION})
 _MAX_ALIASES = 8
@@ -242,6 +244,8 @@ class CppArgumentTypes:
                 return "yes" if pb == "std::string_view" else "no"
             return "no" if _arithmetic(pb) or pb in _CONTAINERS or pb == _FUNCTION else "maybe"
         if ab in _CONTAINERS:
+            if frozenset({ab, pb}) <= _SMART or frozenset({ab, pb}) == _PAIRS:
+                return "maybe"  # a shared_ptr from a unique_ptr, a tuple from a pair
             return "no" if self._known(pb) or pb == _FUNCTION else "maybe"
         if self._enum(ab, arg_file):  # an enum converts to numbers (unscoped), and to nothing else
             return "no" if pb in _STRINGS or pb in _CONTAINERS or pb == _FUNCTION else "maybe"
