@@ -108,6 +108,7 @@ ONE, TWO, VARARGS, ANY = _sym(1, 1, 1), _sym(2, 2, 2), _sym(3, 1, -1), _sym(4, 0
         ([ONE, TWO], 3, [ONE, TWO]),  # none fits: all, as before
         ([ONE, TWO], -1, [ONE, TWO]),  # an uncounted call chooses nothing
         ([ONE, VARARGS], 1, [ONE, VARARGS]),  # both fit; which one the types choose is not known
+        ([ONE, TWO, VARARGS], 1, [ONE, VARARGS]),  # an ambiguous call's candidates: those its count fits
         ([ONE, VARARGS], 3, [VARARGS]),
         ([TWO, VARARGS], 0, [TWO, VARARGS]),  # varargs after one parameter still needs one argument
         ([ONE, ANY], 2, [ANY]),  # unknown range: accepts any call
@@ -458,3 +459,34 @@ def test_by_types_takes_the_most_specific_of_those_that_surely_apply() -> None:
     assert by_types([c, b, a], lambda _s: (("yes",), False), lambda x, y: (x.id, y.id) in below) == a
     tied: set[tuple[int, int]] = set()
     assert by_types([a, b], lambda _s: (("yes",), False), lambda x, y: (x.id, y.id) in tied) is None
+
+
+SHOW = """
+    package p;
+
+    public class Show {
+      void show(String s) {
+        show("again");
+        show(3);
+      }
+
+      void show(int n) {
+        show(n);
+        show("text");
+      }
+    }
+"""
+
+
+def test_a_call_the_arguments_bind_to_its_own_overload_is_recursive(tmp_path: Path) -> None:
+    svc = index_repo(make_repo(tmp_path, {"src/p/Show.java": SHOW}, filler=False))
+    try:
+        calls = _calls(svc.db, "src/p/Show.java")
+        text, number = _line_of(SHOW, "void show(String s)"), _line_of(SHOW, "void show(int n)")
+        # each call binds the overload its argument's type chooses, the caller itself included, never "the other one"
+        assert calls[(_line_of(SHOW, 'show("again")'), "show", "")] == ("inferred", text, "method")
+        assert calls[(_line_of(SHOW, "show(3)"), "show", "")] == ("inferred", number, "method")
+        assert calls[(_line_of(SHOW, "show(n);"), "show", "")] == ("inferred", number, "method")
+        assert calls[(_line_of(SHOW, 'show("text")'), "show", "")] == ("inferred", text, "method")
+    finally:
+        svc.close()

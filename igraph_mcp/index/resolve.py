@@ -460,9 +460,11 @@ class Resolver:
         built = self.table.enclosing(found, _TYPE_LIKE) if found is not None and found.kind not in _TYPE_LIKE else None
         if built is not None and built.name == name:
             return None  # a base's constructor (C++'s `Derived() : Base(x)`): the class, as the other steps bind it
-        if found is not None and found.id != source.id:
+        siblings = [s for s in self.table.children.get((owner.id, name), []) if s.kind in allowed]
+        if found is not None and (found.id != source.id or len(siblings) > 1):
+            # the caller itself only where the arguments chose it among its overloads: a recursive call
             return _bound(found.id, "inferred")
-        overloads = pick([s for s in self.table.children.get((owner.id, name), []) if s.kind in allowed])
+        overloads = pick(siblings)
         if len(overloads) > 1:
             return Binding(None, "ambiguous", candidates=tuple(s.id for s in overloads[:MAX_CANDIDATES]))
         return None
