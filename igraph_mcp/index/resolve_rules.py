@@ -31,8 +31,9 @@ class ResolveRules:
     the repository's.
     overloads_by_arity: several same-named methods of one class are overloads, and a call with a counted argument
     list binds the only one its count fits (index/overloads.py), wherever they would leave it ambiguous (Java, C++);
-    then the arguments' types choose among those of one count, by Java's rules or C++'s (cpp_overloads: the
-    call's argument forms are C++'s, index/cpp_argument_types.py).
+    then the arguments' types choose among those of one count, by Java's phases (index/argument_types.py) or,
+    with cpp_overloads, by what C++'s conversions surely rule out and a receiver's `const`
+    (index/cpp_argument_types.py).
     constructors_are_the_class: `new Foo(x)` names the class Foo, so where a name-only guess finds a class and its
     constructors (all named Foo), the constructors are no candidates of their own (Java, C++: `throw Error(x)`).
     reexports: a module's imports may make names of other modules its own (`export * from`, an index file's
@@ -76,6 +77,7 @@ class ResolveRules:
     imports_are_exact: bool = False
     # Of several overloads, the one the call's argument count fits (Java); never applied to an uncounted call.
     overloads_by_arity: bool = False
+    # ... and among those of one count, by C++'s conversions rather than Java's phases.
     cpp_overloads: bool = False
     # `new Foo(x)` binds the class, not one of its constructors (which share its name).
     constructors_are_the_class: bool = False
