@@ -211,6 +211,17 @@ INIT = {
           bool operator()(const std::string &s) const { return true; }
         };
         class Plain {};
+        class Validator {
+         public:
+          std::string operator()(const std::string &s) const { return s; }
+        };
+        class Range : public Validator {
+         public:
+          Range(int lo, int hi) {}
+        };
+        namespace rules {
+        const Range Small{1, 2};
+        }
         class Registry {
          public:
           void on(std::string name, std::function<bool(const std::string &)> fn);
@@ -219,6 +230,8 @@ INIT = {
           void with(std::string name, const Plain &plain);
           template <typename T> void keep(std::string name, T &value);
           void keep(std::string name, std::function<bool(const std::string &)> fn);
+          void check(Validator v);
+          void check(std::function<std::string(const std::string &)> fn);
           void run();
         };
         inline void use() {
@@ -230,6 +243,8 @@ INIT = {
           reg->with("b", check);
           Plain plain;
           reg->with("c", plain);
+          reg->check(Range(1, 5));
+          reg->check(rules::Small);
         }
         """,
     # an enum the caller's file declares, which the header cannot see (another file has one of that name too)
@@ -261,6 +276,12 @@ def test_initialisers_made_objects_enums_and_functors(tmp_path: Path) -> None:
         # an enum is no callable, and a class without an operator() neither; one with it may be
         assert use[_line(text, 'reg->on("a", level)')] == ("on", _line(text, "Level level);"), "inferred")
         assert use[_line(text, 'reg->with("b", check)')][2] == "ambiguous"
+        # a class taken as its base is a standard conversion, preferred to any std::function's: a temporary, and a
+        # namespace's constant
+        checks = {line: (name, start, how) for line, name, _p, start, how in _bound(db, "use") if name == "check"}
+        validator = ("check", _line(text, "void check(Validator v);"), "inferred")
+        assert checks[_line(text, "reg->check(Range(1, 5))")] == validator
+        assert checks[_line(text, "reg->check(rules::Small)")] == validator
         mode = INIT["src/mode.cpp"]
         assert [(n, p, s) for line, n, p, s, _h in _bound(db, "choose") if line == _line(mode, "reg.keep")] == [
             ("keep", "include/err.hpp", _line(text, "T &value);"))

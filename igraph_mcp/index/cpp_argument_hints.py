@@ -10,7 +10,8 @@ function pointer).
   variadic tail, ` const` a member callable on a const object.
 - A call's arguments are comma-joined hints as Java's (index/argument_hints.py): a type the expression's form
   gives (`"a"` char*, `1` int, `true` bool, `nullptr`, `std::string(x)` std::string), ``=path`` for a name typed
-  later in the caller's scope (`=opt`, `=this.parent_`, `=&x`, `=*p`), ``?`` for anything else. A bare `0` is `?`:
+  later in the caller's scope (`=opt`, `=this.parent_`, `=&x`, `=*p`, a namespace's `=CLI::ExistingFile`, a call
+  `=CLI::Range()` that is a temporary where it names a class), ``?`` for anything else. A bare `0` is `?`:
   it is also a null pointer.
 - A declaration's pointer levels and its `const` are a fact of kind "declarator" beside its "type" fact
   (``const*``: `const App *p`); a name declared neither `const` nor through a pointer has none.
@@ -198,6 +199,9 @@ def _hint(node: Node, depth: int = 0) -> str:
         return f"{PATH}{_text(op)}{path}" if path and op is not None and _text(op) in ("&", "*") else UNKNOWN
     if kind == "call_expression":
         return _call(node, depth)
+    if kind == "qualified_identifier":  # `CLI::ExistingFile`: a variable or constant of a namespace
+        named = "".join(_text(node).split())
+        return PATH + named if len(named) <= _MAX_PATH and "<" not in named else UNKNOWN
     path = _path(node)
     return PATH + path if path else UNKNOWN
 
@@ -240,6 +244,8 @@ def _call(node: Node, depth: int) -> str:
         targs = function.child_by_field_name("arguments")
         descriptors = [c for c in targs.named_children if c.type == "type_descriptor"] if targs else []
         return _descriptor(descriptors[0]) if len(descriptors) == 1 else UNKNOWN
+    if function.type in ("identifier", "qualified_identifier") and "<" not in name and len(name) < _MAX_PATH:
+        return f"{PATH}{name}()"  # `CLI::Range(1, 10)`: a temporary where the name is a class's
     return UNKNOWN
 
 

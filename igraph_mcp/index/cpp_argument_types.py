@@ -119,8 +119,11 @@ class CppArgumentTypes:
                 rows.append(_Row(sym, tuple(params), fits, const))
         if len(rows) == 1:
             return rows[0].sym  # every other candidate is ruled out
-        if not rows or any("maybe" in r.fits for r in rows):
+        if not rows:
             return None
+        if any("maybe" in r.fits for r in rows):
+            best = [r for r in rows if all(self._beats(r, other, args) for other in rows if other is not r)]
+            return best[0].sym if len(best) == 1 else None
         exact = [r for r in rows if all(f == "same" for f in r.fits)]
         if len(exact) == 1:
             return exact[0].sym  # the very types beat any conversion
@@ -130,6 +133,28 @@ class CppArgumentTypes:
             if receiver is not None:
                 return next(r.sym for r in twins if r.const == receiver)
         return None
+
+    def _beats(self, x: _Row, y: _Row, args: list[Arg | None]) -> bool:
+        """Whether C++ surely prefers ``x`` to ``y``: where their parameters differ, ``x`` takes a class argument as
+        itself or as its base (a standard conversion) and ``y`` only as a `std::function` (a user-defined one,
+        which every standard conversion beats); elsewhere the same parameter."""
+        if "maybe" in x.fits:
+            return False
+        differs = False
+        for i, arg in enumerate(args):
+            if i >= min(len(x.params), len(y.params)):
+                return False
+            px, py = self._expand(x.params[i], x.sym.file_id), self._expand(y.params[i], y.sym.file_id)
+            if px == py and px != UNKNOWN:
+                continue
+            differs = True
+            if arg is None or x.fits[i] not in ("same", "yes") or py != _FUNCTION:
+                return False
+            cls = self._class(arg.written, arg.file_id)
+            target = self._class(px, x.sym.file_id)
+            if cls is None or (target is None and x.fits[i] != "same"):
+                return False  # only a class's conversion to itself or its base is known to be standard here
+        return differs
 
     def _fits(self, params: list[str], args: list[Arg | None], file_id: int) -> tuple[Fit, ...]:
         out: list[Fit] = []
@@ -152,6 +177,12 @@ class CppArgumentTypes:
         if path[:1] in ("&", "*"):
             levels = 1 if path[0] == "&" else -1
             path = path[1:]
+        if path.endswith("()"):  # a temporary of the class it names; a function's result is not read here
+            name = path[:-2].rpartition("::")[2]
+            cls = self._class(name, caller.file_id) if levels == 0 else None
+            return Arg(name, caller.file_id) if cls is not None else None
+        if "::" in path:
+            return self._namespace_member(path, levels)
         if path == "this":
             owner = self.t.enclosing(caller, TYPE_KINDS)
             return Arg(owner.name + "*" * (1 + levels), owner.file_id) if owner is not None and levels <= 0 else None
@@ -167,6 +198,23 @@ class CppArgumentTypes:
             return None
         base, depth = _split(written)
         return Arg(base + "*" * (depth + levels), found[1]) if depth + levels >= 0 else None
+
+    def _namespace_member(self, path: str, levels: int) -> Arg | None:
+        """The type of a namespace's variable or constant (`CLI::ExistingFile`), where its declarations state one."""
+        qualifier, _, name = path.rpartition("::")
+        owners = [s for s in self.t.by_name.get(qualifier.rpartition("::")[2], []) if s.kind == "namespace"]
+        owners += [s for s in self.t.by_name.get(name, []) if s.kind in ("constant", "variable")]
+        stated: set[tuple[str, int]] = set()
+        for owner in owners:
+            facts = self.t.facts.get(owner.id, {}).get(name)
+            typed = self._declared(facts) if facts else None
+            if typed is not None:
+                written = self._expand(cpp_type(typed[0], typed[1]), owner.file_id)
+                stated.add((written, owner.file_id))
+        if len({w for w, _f in stated}) != 1 or levels != 0:
+            return None
+        written, file_id = min(stated)
+        return Arg(written, file_id) if written != UNKNOWN else None
 
     @staticmethod
     def _declared(facts: list[tuple[str, str]]) -> tuple[str, int] | None:
