@@ -97,14 +97,13 @@ class CppArgumentTypes:
         return as_given if arity < 0 else partial(self._pick, arity, hints, caller, qualifier)
 
     def _pick(self, arity: int, hints: str, caller: Sym | None, qualifier: str, candidates: Sequence[Sym]) -> list[Sym]:
-        narrowed = by_arity(candidates, arity)
-        if len(narrowed) < 2 or caller is None or not counted(narrowed):
+        narrowed = by_arity(candidates, arity)  # those the count fits, where any does
+        if len(narrowed) < 2 or caller is None or not counted(narrowed) or not accepts(narrowed[0], arity):
             return narrowed
-        fitting = [s for s in narrowed if accepts(s, arity)]
         args = [self.arg_type(h, caller) for h in hints.split(",")] if hints else []
-        if len(fitting) < 2 or len(args) != arity:
+        if len(args) != arity:
             return narrowed
-        one = self._choose(fitting, args, caller, qualifier)
+        one = self._choose(narrowed, args, caller, qualifier)
         return [one] if one is not None else narrowed
 
     def _choose(self, fitting: list[Sym], args: list[Arg | None], caller: Sym, qualifier: str) -> Sym | None:
@@ -113,7 +112,8 @@ class CppArgumentTypes:
             stated = self.t.facts.get(sym.id, {}).get(PARAMETERS_FACT)
             if not stated:
                 return None  # a candidate of unknown parameters may be the one
-            params, const = split_parameters(stated[0][1])
+            written, const = split_parameters(stated[0][1])
+            params = [p if p in (PACK, C_VARIADIC) else self._expand(p, sym.file_id) for p in written]
             fits = self._fits(params, args, sym.file_id)
             if "no" not in fits:
                 rows.append(_Row(sym, tuple(params), fits, const))
@@ -144,7 +144,7 @@ class CppArgumentTypes:
         for i, arg in enumerate(args):
             if i >= min(len(x.params), len(y.params)):
                 return False
-            px, py = self._expand(x.params[i], x.sym.file_id), self._expand(y.params[i], y.sym.file_id)
+            px, py = x.params[i], y.params[i]
             if px == py and px != UNKNOWN:
                 continue
             differs = True
@@ -157,10 +157,11 @@ class CppArgumentTypes:
         return differs
 
     def _fits(self, params: list[str], args: list[Arg | None], file_id: int) -> tuple[Fit, ...]:
+        """How each argument fits its parameter (aliases already expanded)."""
         out: list[Fit] = []
         for i, arg in enumerate(args):
             if i < len(params) and params[i] not in (PACK, C_VARIADIC):
-                out.append(self.fit(arg, self._expand(params[i], file_id), file_id))
+                out.append(self.fit(arg, params[i], file_id))
             else:
                 out.append("maybe")  # a pack or C's `...` takes what is left
         return tuple(out)

@@ -362,7 +362,8 @@ class ReceiverTypes:
         own = self.on_side(self._own_members(owner, name, _FUNCTIONS), side)
         if not own:
             return None
-        every = own + self._inherited(owner, name, _FUNCTIONS, side, own)  # Java's `attr(k)` a base's, of another type
+        # inherited ones too: Java's `attr(k)` is a base's, of another type than the class's own `attr(k, v)`
+        every = own + self._inherited_once(owner, name, _FUNCTIONS, side, own)
         stated = {t for s in every for k, t in self.t.facts.get(s.id, {}).get(key, ()) if k == "type"}
         if len(every) < 2 or len(stated) != 1 or any(not self.t.facts.get(s.id, {}).get(key) for s in every):
             return None
@@ -635,11 +636,7 @@ class ReceiverTypes:
         if own and pick is not as_given:
             # Java chooses among every overload the class has, inherited ones too: `Sub.get(x)` may call a base's
             # `get(Type)` beside Sub's own `get(Class, Type...)`.
-            key = (cls.id, name, kinds, side)
-            inherited = self._inherited_cache.get(key)
-            if inherited is None:
-                inherited = self._inherited_cache[key] = self._inherited(cls, name, kinds, side, own)
-            own = own + inherited
+            own = own + self._inherited_once(cls, name, kinds, side, own)
         own = pick(own)
         if own:
             return (self._one(own) if overloads or len(own) == 1 else None), overloads or len(own) == 1
@@ -654,6 +651,14 @@ class ReceiverTypes:
                 return found, True
             complete &= base_complete
         return None, complete
+
+    def _inherited_once(self, cls: Sym, name: str, kinds: frozenset[str], side: str, own: list[Sym]) -> list[Sym]:
+        """``_inherited``, remembered for the pass (``own`` is always the class's own members of that name)."""
+        key = (cls.id, name, kinds, side)
+        inherited = self._inherited_cache.get(key)
+        if inherited is None:
+            inherited = self._inherited_cache[key] = self._inherited(cls, name, kinds, side, own)
+        return inherited
 
     def _inherited(self, cls: Sym, name: str, kinds: frozenset[str], side: str, own: list[Sym]) -> list[Sym]:
         """The members ``name`` that the bases of ``cls`` declare and that neither ``cls`` nor a nearer base
