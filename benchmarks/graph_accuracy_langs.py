@@ -1,9 +1,9 @@
 """Call-graph accuracy against each language's compiler: TypeScript/JavaScript (the TypeScript compiler), Go
-(go/types), Java (javac), C and C++ (clang), as graph_accuracy.py measures Python against jedi.
+(go/types), Java (javac), C and C++ (clang), Rust (rustc), as graph_accuracy.py measures Python against jedi.
 
 usage: python benchmarks/graph_accuracy_langs.py [--trees NAME,...] [--show-wrong N] [--json OUT]
        (trees: immer, ajv, commander, marked, toml, goldmark, viper, javapoet, jsoup, commons-cli, hiredis, zstd,
-       libuv, cli11; default all)
+       libuv, cli11, log, regex; default all)
 
 Trees are pinned: npm packages (``npm pack``, only their source folders kept) and Go modules from git tags (a
 ``fetch``ed mirror under ``$IGRAPH_BENCH_MIRRORS``, default ``.mirror`` beside the checkout, else a clone from
@@ -14,7 +14,8 @@ access; Go composite literals of a named type) with what the compiler resolves i
 ``benchmarks/ts_oracle.js`` (npm ``typescript``, installed once into ``langgraph/npm-ts``; Node 18 or later) and
 ``benchmarks/go_oracle`` (stdlib-only Go, built once into ``langgraph/bin``; Debian's ``golang-go`` will do) and
 ``benchmarks/java_oracle`` (the JDK's Compiler Tree API, compiled once into ``langgraph/bin``; JDK 11 or later) and
-``benchmarks/c_oracle.py`` (libclang: ``pip install libclang``; a unit clang cannot read whole is not judged).
+``benchmarks/c_oracle.py`` (libclang: ``pip install libclang``; a unit clang cannot read whole is not judged) and
+``benchmarks/rust_oracle.py`` (a nightly rustc's typed bodies; only crates that need nothing from crates.io).
 
 A stored `calls` edge and an oracle call meet on the same file, line and callee name (the n-th of each on a
 line). A resolved edge is *correct* when the compiler names the same definition (same file and name, its line
@@ -74,6 +75,9 @@ TREES: dict[str, TreeSpec] = {
     "zstd": TreeSpec("c", "git:facebook/zstd@v1.5.6"),
     # Header-only C++: templates, members defined in their class, overloads.
     "cli11": TreeSpec("cpp", "git:CLIUtils/CLI11@v2.4.2"),
+    # Rust: one crate without dependencies, then a workspace whose crates use each other by name.
+    "log": TreeSpec("rust", "git:rust-lang/log@0.4.22"),
+    "regex": TreeSpec("rust", "git:rust-lang/regex@1.11.1"),
 }
 TARGET_PRECISION = 0.95
 TARGET_RECALL = 0.80
@@ -214,13 +218,17 @@ class Unread:
         return path in self.files or line in self.lines.get(path, ())
 
 
-def ask_oracle(language: str, tree: Path) -> tuple[list[OracleCall], Unread]:
-    """Every call in the tree with the compiler's answer, and what it did not read."""
+def ask_oracle(language: str, tree: Path, name: str = "") -> tuple[list[OracleCall], Unread]:
+    """Every call in the tree with the compiler's answer, and what it did not read (``name``: the tree's, for
+    the Rust oracle's list of crates)."""
     if language in ("c", "cpp"):
         command = [sys.executable, str(BENCH / "c_oracle.py"), str(tree), str(_listing(tree, C_EXTENSIONS))]
         done = subprocess.run(command, check=True, capture_output=True, text=True)
     elif language == "go":
         done = subprocess.run([str(_go_oracle()), str(tree)], check=True, capture_output=True, text=True)
+    elif language == "rust":
+        command = [sys.executable, str(BENCH / "rust_oracle.py"), str(tree), name]
+        done = subprocess.run(command, check=True, capture_output=True, text=True)
     elif language == "java":
         command = ["java", "-cp", str(_java_oracle()), "JavaOracle", str(tree), str(_listing(tree, (".java",)))]
         done = subprocess.run(command, check=True, capture_output=True, text=True)
@@ -235,7 +243,7 @@ def ask_oracle(language: str, tree: Path) -> tuple[list[OracleCall], Unread]:
             env=env,
         )
     out = []
-    unread = Unread(suffixes=C_EXTENSIONS if language in ("c", "cpp") else ())
+    unread = Unread(suffixes=C_EXTENSIONS if language in ("c", "cpp") else (".rs",) if language == "rust" else ())
     for line in done.stdout.splitlines():
         r = json.loads(line)
         if "skipped" in r:
@@ -339,7 +347,7 @@ def measure(name: str, tree: Path, *, show_wrong: int) -> TreeResult:
     svc.close()
 
     started = time.perf_counter()
-    calls, unread = ask_oracle(spec.language, tree)
+    calls, unread = ask_oracle(spec.language, tree, name)
     result.oracle_seconds = time.perf_counter() - started
 
     by_place: dict[tuple[str, int, str], list[OracleCall]] = defaultdict(list)

@@ -430,9 +430,20 @@ def function_hit(node_id: int, path: str, score: float, name: str = "f") -> Hit:
     )
 
 
+def undo_schema_14(con: Any) -> None:
+    """Take an SQLite index (an apsw connection) back to schema 13: no Rust receiver facts."""
+    con.execute(
+        "DELETE FROM facts WHERE node_id IN (SELECT n.id FROM nodes n JOIN files f ON f.id = n.file_id "
+        "WHERE f.language = 'rust')"
+    )
+    con.execute("DELETE FROM migrations WHERE version >= 14")
+    con.execute("UPDATE meta SET value = '13' WHERE key = 'schema_version'")
+
+
 def undo_schema_13(con: Any) -> None:
     """Take an SQLite index (an apsw connection) back to schema 12: no C++ parameter types, argument hints or
     declarator facts."""
+    undo_schema_14(con)
     con.execute("DELETE FROM facts WHERE kind = 'declarator' OR (name = '()p' AND text LIKE '(%')")
     con.execute(
         "UPDATE edges SET arguments = '' WHERE source_id IN (SELECT n.id FROM nodes n JOIN files f ON "

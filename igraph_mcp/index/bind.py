@@ -12,7 +12,7 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
 from igraph_mcp import crashpoints
-from igraph_mcp.index import go_modules
+from igraph_mcp.index import go_modules, rust_crates
 from igraph_mcp.index.collector import collector_paused
 from igraph_mcp.index.declarations import link_declarations
 from igraph_mcp.index.resolve import Binding, Resolver
@@ -126,6 +126,7 @@ def scoped_table(db: Database, paths: dict[int, str], languages: dict[int, str])
         languages=languages,
         import_rows=_StoreImports(db),
         go_modules=go_modules.stored(db),
+        rust_crates=rust_crates.stored(db),
     )
 
 
@@ -186,6 +187,7 @@ def _table(db: Database, paths: dict[int, str], *, everything: bool) -> SymbolTa
             import_store.imports_by_file(db),
             languages=languages,
             go_modules=go_modules.stored(db),
+            rust_crates=rust_crates.stored(db),
         )
     return scoped_table(db, paths, languages)
 

@@ -13,7 +13,7 @@ from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 
-from igraph_mcp.index import go_modules, parse_pool
+from igraph_mcp.index import go_modules, parse_pool, rust_crates
 from igraph_mcp.index.bind import BindScope, bind, binds_everything, deletion_scope
 from igraph_mcp.index.collector import collector_paused
 from igraph_mcp.index.diff import (
@@ -163,6 +163,7 @@ class Indexer:
         changes, gone = scan.renames.changes, scan.renames.gone
         store_moves(self.db, scan.skips, scan.renames.moved, scan.diff.touched)
         go_modules.note(self.db, self.root, (f.path for f in scan.walked.files if f.language == "go"))
+        rust_crates.note(self.db, self.root, (f.path for f in scan.walked.files if f.language == "rust"))
         # A previous run that died between storing files and binding their edges left this flag set.
         pending = self.db.get_meta("resolve_pending") == "1"
         added = [c.walked.path for c in changes if c.old_id is None]

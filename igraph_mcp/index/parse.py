@@ -76,6 +76,7 @@ from igraph_mcp.index.recover import (
     new_symbols,
     sort_symbols,
 )
+from igraph_mcp.index.rust_uses import use_imports
 from igraph_mcp.vocab.languages import FUNCTION_LIKE, LanguageSpec, get_spec
 from igraph_mcp.vocab.source import normalize_source
 
@@ -330,6 +331,30 @@ def _initialises_field(name_node: Node) -> bool:
     return name_node.text not in bases
 
 
+_NAMED_SELF_TYPES = frozenset({"type_identifier", "generic_type", "scoped_type_identifier"})
+
+
+def _blanket_impl(trait_name: Node) -> bool:
+    """Whether the Rust `impl` whose trait this names is for no named type: `impl<T> Log for &T`, `for Box<T>` of
+    a parameter, `for T`."""
+    impl = trait_name.parent
+    while impl is not None and impl.type != "impl_item":
+        impl = impl.parent
+    self_type = impl.child_by_field_name("type") if impl is not None else None
+    if self_type is None:
+        return False
+    if self_type.type not in _NAMED_SELF_TYPES:
+        return True
+    params = impl.child_by_field_name("type_parameters")
+    head = self_type.child_by_field_name("type") if self_type.type == "generic_type" else self_type
+    if head is not None and head.type == "scoped_type_identifier":
+        head = head.child_by_field_name("name")
+    named = (head.text or b"") if head is not None else b""
+    if named in (b"Box", b"Rc", b"Arc"):
+        return True
+    return params is not None and any((p.child_by_field_name("name") or p).text == named for p in params.named_children)
+
+
 def _innermost(symbols: list[Symbol], starts: list[int], pos: int) -> int:
     i = bisect.bisect_right(starts, pos) - 1
     while i > 0:
@@ -364,6 +389,7 @@ def _scope_owner(pf: ParsedFile, scopes: list[DefMatch], starts: list[int], node
 _ARGUMENT_NODES = {
     "ecmascript": frozenset({"arguments"}),
     "java": frozenset({"argument_list"}),
+    "rust": frozenset({"arguments"}),
     "c": frozenset({"argument_list"}),
 }
 _CREATION = "object_creation_expression"
@@ -698,6 +724,9 @@ def _parse_document(
         hints = argument_hints(args) if args is not None and arity > 0 else ""
         if spec.name == "cpp" and kind == "calls" and _in_initialiser(name_node) and _initialises_field(name_node):
             continue
+        if kind == "implements" and spec.name == "rust" and _blanket_impl(name_node):
+            continue  # `impl<T> Log for &T`: no definition implements it, nor does the module ("src.lib implements")
+        source_index = _scope_owner(pf, scopes, starts, name_node)
         if spec.family == "c" and kind == "calls" and args is None:
             # counted for C++ overloads, and C++'s argument forms read for their types
             counted = _c_arguments(name_node)
@@ -708,7 +737,7 @@ def _parse_document(
             Reference(
                 kind=kind,
                 name=node_text(source, name_node).strip(),
-                source=_scope_owner(pf, scopes, starts, name_node),
+                source=source_index,
                 line=name_node.start_point[0] + 1,
                 qualifier=qualifier,
                 arity=arity,
@@ -738,4 +767,7 @@ def _parse_document(
                 line=imp.stmt.start_point[0] + 1,
             )
         )
+    if spec.name == "rust":
+        pf.imports.extend(use_imports(tree.root_node, source))
+        pf.imports.sort(key=lambda i: i.line)
     return pf, tree

@@ -8,13 +8,15 @@ embedding). Nothing here guesses by name: an unknown receiver leaves the caller'
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Callable
 
+from igraph_mcp.index import rust_crates
 from igraph_mcp.index.argument_hints import PARAMETERS_FACT
 from igraph_mcp.index.overloads import Pick, as_given
 from igraph_mcp.index.resolve_rules import rules_for
-from igraph_mcp.index.symbols import GO_TEST_SUFFIX, Sym, SymbolTable
+from igraph_mcp.index.symbols import GO_TEST_SUFFIX, Sym, SymbolTable, module_key
 from igraph_mcp.vocab.languages import TYPE_KINDS
 
 # A type the repository cannot define: the result of a lookup that knows the receiver is not ours.
@@ -90,6 +92,58 @@ def type_text_name(text: str) -> str | None:
     if rest.startswith("[]"):
         return None
     return match.group(0)
+
+
+_RUST_BORROW = re.compile(r"^(?:&\s*(?:'\w+\s*)?|\*\s*(?:const|mut)\s+|mut\s+|dyn\s+|impl\s+)+")
+# Rust's owning pointers of one value: a call through one is a call on that value.
+_RUST_WRAPPER = re.compile(r"^(?:(?:std|alloc|core)::(?:boxed|rc|sync|borrow)::)?(?:Box|Rc|Arc|Cow)<(.+)>$")
+_RUST_TURBOFISH = re.compile(r"::<[^<>]*(?:<[^<>]*>[^<>]*)*>")
+_RUST_SELF = "Self"
+_RUST_TYPE_PATH = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
+
+
+def _rust_name(segments: list[str]) -> str:
+    """A Rust path's type as the resolver looks it up, with every module written before it (``crate::dfa::DFA``
+    -> ``crate.dfa.DFA``: another module's DFA is another type; _nested finds the modules' files)."""
+    return ".".join(w for w in segments if w)
+
+
+def rust_type(text: str) -> str:
+    """A Rust type as the repository would define it: ``&'a mut dense::DFA<T>`` -> ``dense.DFA<T>``,
+    ``Box<dyn Foo>`` -> ``Foo``; OUTSIDE for the standard library's (``std::vec::Vec<u8>``)."""
+    text = text.strip()
+    while True:
+        bare = _RUST_BORROW.sub("", text).strip()
+        wrapped = _RUST_WRAPPER.match(bare)
+        if wrapped is None:
+            break
+        text = wrapped.group(1)
+    text = bare
+    if text.startswith(("std::", "core::", "alloc::", "::std::", "::core::")):
+        return OUTSIDE
+    angle = text.find("<")
+    head, args = (text, "") if angle < 0 else (text[:angle], text[angle:])
+    return _rust_name(head.split("::")) + args
+
+
+def rust_path(path: str) -> tuple[str, str]:
+    """A Rust receiver or value path as (the dotted path of_path reads, the type it starts from, "" for none):
+    ``dense::DFA::new(x).f()`` -> (``new(x).f()``, ``dense.DFA``); ``util::parse()`` -> (``util.parse()``, "");
+    ``Self::new()`` -> (``new()``, ``Self``). A trailing `?` (the value a result holds) is dropped."""
+    path = _RUST_TURBOFISH.sub("", path).removesuffix("?")
+    if "::" not in path:
+        return path, ""
+    head, paren, tail = path.partition("(")
+    segments = head.split("::")
+    # a path with a call ends in a function (`dense::DFA::new(`); one without is a type (`dense::DFA`), a call's
+    # qualifier
+    typed = max(
+        (i for i, seg in enumerate(segments if not paren else segments[:-1]) if seg[:1].isupper()), default=None
+    )
+    if typed is None:
+        words = [w for w in segments if w not in ("crate", "self", "super")] or segments[-1:]
+        return ".".join(words[-2:]) + paren + tail, ""
+    return ".".join(segments[typed + 1 :]) + paren + tail, _rust_name(segments[: typed + 1])
 
 
 def unscoped_type(text: str) -> str:
@@ -280,11 +334,28 @@ class ReceiverTypes:
         ``f()`` is a method of the enclosing class and a bare ``x`` may be its field; ``module_variables``: a bare
         ``x`` no function binds may be the file's top-level variable, ``package_variables``: or its package's;
         ``result``: which result of a final call the path gives, "()2" for a Go call's second)."""
+        rules = rules_for(self.t.language_of(scope.file_id))
+        if rules.impl_blocks:  # Rust: `Type::f()` and `module::f()` paths; `self` and `Self` in every path
+            this = this | rules.self_names
+            path, type_ref = rust_path(path)
+            head = path.split(".", 1)[0]
+            if not type_ref and head[:1].isupper() and "(" not in head and not self.is_local(scope, head):
+                type_ref, _, path = path.partition(".")  # `StateID::new()`: a type's own function, no other's
+            if type_ref:  # `dense::DFA::new(x).f()`: from the type, by its module where one is written
+                rest = split_path(path) if path else []
+                if rest is None or depth >= _MAX_DEPTH:
+                    return None
+                typed = (
+                    self.t.enclosing(scope, TYPE_KINDS)
+                    if type_ref in this
+                    else self._definition(type_ref, scope.file_id, TYPE_KINDS)
+                )
+                return self._walk(typed, rest, True, depth, result) if typed is not None else None
         parts = split_path(path)
         if not parts or depth >= _MAX_DEPTH:
             return None
         # A path met inside another (`auto o = add(x);`, `return obj;`) reads as the language reads its own.
-        methods = methods or rules_for(self.t.language_of(scope.file_id)).bare_calls_are_methods
+        methods = methods or rules.bare_calls_are_methods
         head, rest = parts[0], parts[1:]
         bindings = self._bindings(scope.file_id)
         found: Found
@@ -319,6 +390,10 @@ class ReceiverTypes:
                 if found is None and rest:  # `CodeBlock.builder().build()`: a class's static member
                     found = as_sym(self._definition(head, scope.file_id, TYPE_KINDS))
                     static_head = found is not None
+        return self._walk(found, rest, static_head, depth, result)
+
+    def _walk(self, found: Found, rest: list[str], static_head: bool, depth: int, result: str) -> Found:
+        """The type at the end of ``rest`` (fields and calls) from the type ``found`` of the path's head."""
         for i, part in enumerate(rest, 1):
             owner = as_sym(found)
             if owner is None:
@@ -381,7 +456,7 @@ class ReceiverTypes:
         typed = [text for kind, text in returns if kind == "type"]
         if not typed:  # `return obj`: what obj holds where the callee states it
             return self.of_path(returns[0][1], callee, depth + 1) if returns[0][0] == "value" else None
-        if typed[0] == "this":  # `return this` / `: this`: the callee's own class
+        if typed[0] == "this" or self._is_self_type(typed[0], callee):  # `: this`, Rust's `-> Self`: its own type
             return self.t.enclosing(callee, TYPE_KINDS)
         return self.named(typed[0], callee.file_id, depth + 1)
 
@@ -395,9 +470,22 @@ class ReceiverTypes:
             scope = self.t.parent(scope)
         return False
 
+    def _rust(self, file_id: int) -> bool:
+        return rules_for(self.t.language_of(file_id)).impl_blocks
+
+    def _is_self_type(self, text: str, scope: Sym) -> bool:
+        """Whether a type written in ``scope`` is Rust's `Self` (`&mut Self`, `Box<Self>`): the impl's own type."""
+        return "Self" in text and self._rust(scope.file_id) and rust_type(text) == _RUST_SELF
+
     def _of_facts(self, facts: list[tuple[str, str]], scope: Sym, depth: int) -> Found:
+        if len(set(facts)) > 1 and self._rust(scope.file_id):
+            return (
+                None  # Rust: `let e = ..` beside `if let Some(e) = ..` or `|e| ..`; which one a use sees is not known
+            )
         typed = [text for kind, text in facts if kind == "type"]
         if typed:
+            if self._is_self_type(typed[0], scope):
+                return self.t.enclosing(scope, TYPE_KINDS)
             return self.named(typed[0], scope.file_id, depth)
         values = [text for kind, text in facts if kind == "value"]
         if values:
@@ -460,6 +548,12 @@ class ReceiverTypes:
     def named(self, text: str, file_id: int, depth: int = 0) -> Found:
         """The repository type an annotation names, as seen from ``file_id``; a C++ alias (`using App_p =
         std::shared_ptr<App>`) is the type it stands for."""
+        if self._rust(file_id):  # a path of modules and the type (`regex_syntax.hir.Hir`); an alias stays itself
+            text = rust_type(text)
+            if text == OUTSIDE:
+                return OUTSIDE
+            dotted = text.split("<", 1)[0]
+            return self._definition(dotted, file_id, TYPE_KINDS) if _RUST_TYPE_PATH.fullmatch(dotted) else None
         if text.endswith(("*", "&")):  # C++'s `std::vector<Option *>` holds Option pointers: Options to call on
             text = text.rstrip("*& ").removeprefix("const ")
         if "::" in text:
@@ -528,8 +622,28 @@ class ReceiverTypes:
         (Java's `AnnotationSpec.Builder`, `CodeBlock.Builder`), else unknown."""
         owner = as_sym(self._definition(outer, file_id, TYPE_KINDS))
         if owner is None:
+            if self._rust(file_id):  # Rust's `dense::DFA` with no `use` of dense: a crate's or a child module's
+                files = self._rust_module_files(outer, file_id)
+                # a path no module of the tree answers starts at an outside crate (`aho_corasick::AhoCorasick`)
+                return self._one(self.exported(files, name, kinds)) if files else OUTSIDE
             return None
         return self._one([s for s in self.t.children.get((owner.id, name), []) if s.kind in kinds])
+
+    def _rust_module_files(self, dotted: str, file_id: int) -> list[int]:
+        """The files of the module a Rust path names from ``file_id``: from `crate`, `self`, `super` or another
+        crate of the tree, else a child module of the file's own (`mod dense;`); never another module that merely
+        ends the same way (`aho_corasick::AhoCorasick` is the outside crate's, not `prefilter/aho_corasick.rs`)."""
+        importer = self.t.file_paths.get(file_id, "")
+        words = dotted.split(".")
+        bound = self._bindings(file_id).get(words[0])
+        if bound is not None and len(bound[0]) == 1 and not bound[1]:  # `use crate::dfa;` .. `dfa::dense::DFA`
+            module = module_key(self.t.file_paths.get(bound[0][0], ""))
+            folder: str | None = posixpath.join(module, *words[1:])
+        else:
+            folder = rust_crates.module_folder(importer, self.t.rust_crates, words)
+            if folder is None:
+                folder = rust_crates.module_folder(importer, self.t.rust_crates, ["self", *words])
+        return self.t.files_for_module(folder, file_id) if folder else []
 
     def exported(self, files: list[int], name: str, kinds: frozenset[str], depth: int = 0) -> list[Sym]:
         """Definitions called ``name`` in ``files``, else where their re-exports lead (`export * from`, `export
@@ -640,6 +754,9 @@ class ReceiverTypes:
         own = pick(own)
         if own:
             return (self._one(own) if overloads or len(own) == 1 else None), overloads or len(own) == 1
+        aliased = self._aliased(cls) if cls.kind == "type" else None
+        if aliased is not None:  # Rust's `impl OwnedDFA` beside `impl DFA<T>`: the alias's type has the rest
+            return self._member_in(aliased, name, kinds, overloads, side, pick, seen, depth + 1)
         complete = True
         for base_name, qualifier in self.t.bases.get(cls.id, []):
             base = self.base_type(base_name, qualifier, cls.file_id)
@@ -651,6 +768,11 @@ class ReceiverTypes:
                 return found, True
             complete &= base_complete
         return None, complete
+
+    def _aliased(self, alias: Sym) -> Sym | None:
+        """The repository type an alias stands for (`type OwnedDFA = DFA<Vec<u32>>`, `using App_p = ...`)."""
+        stands_for = [t for kind, t in self.t.facts.get(alias.id, {}).get("()", []) if kind == "type"]
+        return as_sym(self.named(stands_for[0], alias.file_id)) if stands_for else None
 
     def _inherited_once(self, cls: Sym, name: str, kinds: frozenset[str], side: str, own: list[Sym]) -> list[Sym]:
         """``_inherited``, remembered for the pass (``own`` is always the class's own members of that name)."""
@@ -723,14 +845,14 @@ class ReceiverTypes:
         nested = [s for s in self.t.children.get((cls.id, name), []) if s.kind in kinds]
         if nested:
             return nested
-        # Go declares methods beside the type, in any file of its package: `func (p *Parser) Parse()`.
+        # Go declares methods beside the type, in any file of its package: `func (p *Parser) Parse()`; Rust in `impl`
+        # blocks, which belong to the type of that name their module sees (another module's DFA has its own).
         qualified = f"{cls.qualified_name}.{name}"
+        same_name = [s for s in self._by_qualified_name(name).get(qualified, ()) if s.kind in kinds]
+        if rules_for(self.t.language_of(cls.file_id)).impl_blocks:
+            return [s for s in same_name if (owner := self.t.scope_parent(s)) is not None and owner.id == cls.id]
         folder = self.t.dir_of_file.get(cls.file_id)
-        return [
-            s
-            for s in self._by_qualified_name(name).get(qualified, ())
-            if s.kind in kinds and self.t.dir_of_file.get(s.file_id) == folder
-        ]
+        return [s for s in same_name if self.t.dir_of_file.get(s.file_id) == folder]
 
     def _by_qualified_name(self, name: str) -> dict[str, list[Sym]]:
         """The definitions called ``name`` by qualified name (in the table's order), grouped once per name for the

@@ -98,7 +98,7 @@ class _Candidates:
     def of(
         cls,
         every: list[Sym],
-        name_of: Callable[[int], str],
+        owner_of: Callable[[Sym], str],
         dir_of: Callable[[int], str | None],
         stands_for: dict[int, Sym],
         declared_in: dict[int, set[int]],
@@ -112,10 +112,10 @@ class _Candidates:
         for s in every:
             for f in sorted({s.file_id, *declared_in.get(s.id, ())}):
                 by_file.setdefault(f, []).append(s)
-            owners = {name_of(s.parent_id)} if s.parent_id is not None else set()
+            owners = {owner_of(s)} - {""}
             declared = stands_for.get(s.id)
             if declared is not None and declared.parent_id is not None:
-                owners.add(name_of(declared.parent_id))
+                owners.add(owner_of(declared))
             for owner in sorted(owners):
                 by_owner.setdefault(owner, []).append(s)
             by_dir.setdefault(dir_of(s.file_id), []).append(s)
@@ -146,6 +146,14 @@ def _without_constructors(candidates: Sequence[Sym]) -> list[Sym]:
     class is its constructor."""
     classes = {s.id for s in candidates if s.kind in _TYPE_LIKE}
     return [s for s in candidates if s.parent_id not in classes]
+
+
+def _method_syntax(qualifier: str, local_head: bool) -> bool:
+    """Whether a Rust call's qualifier is a value (`self.x.f()`, `g().f()`, `v.f()` on a local), not a path
+    (`m::f()`, `Type::f()`: the qualifier `m` or `Type` reads the same as a local's name)."""
+    if "::" in qualifier:
+        return False
+    return qualifier == "self" or "." in qualifier or "(" in qualifier or local_head
 
 
 def _others(group: Sequence[Sym], source_id: int) -> list[Sym]:
@@ -323,6 +331,13 @@ class Resolver:
             typed = self._typed_receiver(rules, source, name, qualifier, allowed, pick)
             if typed is not None:
                 return typed
+            local_head = self.receivers.is_local(source, head)
+            if rules.impl_blocks and kind == "calls" and _method_syntax(qualifier, local_head):
+                # Rust's `x.f()` is method syntax (a function of a module is `m::f()`): some type's method f
+                methods = _others(self._candidates(name, allowed, library_only=False).methods, source_id)
+                if methods:
+                    return Binding(None, "ambiguous", candidates=tuple(s.id for s in methods[:MAX_CANDIDATES]))
+                return Binding(None, "unresolved")
             if rules.objects_hold_members and kind == "calls" and self.receivers.is_local(source, head):
                 # C++ `handler.run()` on a local of a type not known here: some class's member, no free function
                 methods = _others(self._candidates(name, allowed, library_only=False).methods, source_id)
@@ -491,7 +506,7 @@ class Resolver:
                 every = [s for s in every if not self._test_side(s.file_id)]
             every, stands_for, declared_in = self._stand_in(every)
             found = self._by_name_cache[key] = _Candidates.of(
-                every, self._name_of, self.table.dir_of_file.get, stands_for, declared_in
+                every, self._owner_name, self.table.dir_of_file.get, stands_for, declared_in
             )
         return found
 
@@ -650,6 +665,10 @@ class Resolver:
         sym = self.table.by_id.get(node_id)
         return sym is not None and sym.kind == "module"
 
-    def _name_of(self, node_id: int) -> str:
-        sym = self.table.by_id.get(node_id)
-        return sym.name if sym is not None else ""
+    def _owner_name(self, sym: Sym) -> str:
+        """The name `Owner.f()` calls ``sym`` by: its parent's; a method of an `impl` block, its type's (the block's
+        module is no owner: `dfa.stride()` on a local named dfa is no call into the module `dfa`)."""
+        if sym.kind == "method" and rules_for(self.table.language_of(sym.file_id)).impl_blocks:
+            return sym.qualified_name.rpartition(".")[0].rpartition(".")[2]
+        parent = self.table.by_id.get(sym.parent_id) if sym.parent_id is not None else None
+        return parent.name if parent is not None else ""

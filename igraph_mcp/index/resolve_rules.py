@@ -93,6 +93,9 @@ class ResolveRules:
     reexports: bool = True
     # A bare name is what the file's includes make visible, where they tell several apart (C, C++).
     includes_are_visible: bool = False
+    # Methods are written in `impl` blocks beside their type: `Foo::f()` names the method its qualified name puts
+    # under Foo, whatever module holds the block (Rust), never a function of a module that happens to be named foo.
+    impl_blocks: bool = False
     # Every receiver that names this instance, this class or its parent: derived, never set.
     own_receivers: frozenset[str] = field(init=False, compare=False, repr=False)
 
@@ -186,6 +189,16 @@ CPP = replace(
     constructors_are_the_class=True,
 )
 
+# Rust: `self` and `Self` name the impl's type; `super::f()` and `crate::f()` are module paths, and `parent` or
+# `cls` plain names; a bare `f()` is a function, never a method (those need `self.` or `Self::`).
+RUST = ResolveRules(
+    self_names=frozenset({"self", "Self"}),
+    class_names=frozenset(),
+    super_name="",
+    bare_calls_reach_methods=False,
+    impl_blocks=True,
+)
+
 RULES: dict[str, ResolveRules] = {
     "python": PYTHON,
     "javascript": JAVASCRIPT,
@@ -194,6 +207,7 @@ RULES: dict[str, ResolveRules] = {
     "java": JAVA,
     "c": C,
     "cpp": CPP,
+    "rust": RUST,
 }
 DEFAULT_RULES = ResolveRules()
 

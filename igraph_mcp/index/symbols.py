@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 from typing import Generic, Protocol, TypeVar, overload
 
 from igraph_mcp.index.go_modules import package_folder
+from igraph_mcp.index.rust_crates import module_folder
 from igraph_mcp.store.records import BaseRef, ImportRef, ScopeFact, SymbolKey
 from igraph_mcp.vocab.languages import CLASS_LIKE, LanguageSpec, language_for_path, source_extension, spec_for_path
 
@@ -231,6 +232,9 @@ class _Filled(Generic[K, V]):
 
 # Where a C++ member defined outside its class sits: a namespace, or the file's top level.
 _OUTSIDE_CLASS = frozenset({"namespace", "module"})
+# Languages whose methods may be written outside their type, owned by their qualified name's qualifier.
+_OWNED_BY_QUALIFIER = frozenset({"cpp", "rust"})
+_RUST_OWNERS = CLASS_LIKE | {"type"}
 
 
 class SymbolTable:
@@ -254,12 +258,15 @@ class SymbolTable:
         bases: dict[int, list[BaseRef]] | Lookup[int, list[BaseRef]] | None = None,
         import_rows: ImportRows | None = None,
         go_modules: Mapping[str, str] | None = None,
+        rust_crates: Mapping[str, str] | None = None,
     ) -> None:
         """``imports``, ``facts`` and ``bases`` are either every row (a dict) or a Lookup that reads them on demand;
         with imports on demand, importers_closure asks ``import_rows``. ``go_modules``: folder -> the module path
-        its go.mod declares (index/go_modules.py)."""
+        its go.mod declares (index/go_modules.py); ``rust_crates``: crate name -> its library's root folder
+        (index/rust_crates.py)."""
         self.file_paths = file_paths
         self.go_modules = go_modules or {}
+        self.rust_crates = rust_crates or {}
         self.imports = imports  # file id -> [(module, imported name, alias)]
         self._import_rows = import_rows
         self._all_imports: list[tuple[int, str, str, set[str]]] | None = None
@@ -350,6 +357,13 @@ class SymbolTable:
         # files found: then it is the closest, and that answer is its own.
         path = self.file_paths.get(importer, "")
         spec = _spec_of(path)
+        if spec is not None and spec.name == "rust":
+            # `a.b` is how a listed item joins its path (`use a::{b}`); `self::`, `super::`, `crate::` and a
+            # crate's name name exact folders, the same for every file of a module.
+            module = module.replace(".", "::")
+            folder = module_folder(path, self.rust_crates, module.split("::"))
+            if folder is not None:
+                module = folder
         key = (module, posixpath.dirname(path), spec.name if spec is not None else "")
         cached = self._module_files.get(key)
         if cached is None:
@@ -525,24 +539,33 @@ class SymbolTable:
 
     def scope_parent(self, sym: Sym) -> Sym | None:
         """The definition whose names ``sym``'s body sees next: its parent, but for a C++ member defined outside its
-        class, that class (its fields are in scope there, as in a body written inside the class)."""
+        class or a Rust method of an `impl` block, that type (its fields are in scope there, as in a body written
+        inside the class; `self` is one)."""
         parent = self.parent(sym)
         if sym.kind == "method" and (parent is None or parent.kind in _OUTSIDE_CLASS):
             return self._defined_for(sym) or parent
         return parent
 
     def _defined_for(self, method: Sym) -> Sym | None:
-        """The one class a C++ member defined outside it belongs to (its qualified name's owner), kept for the
-        table's life; None in other languages or where no single class has that qualified name."""
+        """The one class a C++ member defined outside it or a Rust method belongs to (its qualified name's owner:
+        `impl Foo { fn f }` is `Foo.f`), kept for the table's life; None in other languages or where no single class
+        has that qualified name. Rust types of one name in several files (`dense::DFA`, `sparse::DFA`): the one in
+        the method's file, else the only one in its folder (an `impl` lies in the type's module, or one below)."""
         try:
             return self._owners[method.id]
         except KeyError:
             pass
         owner: Sym | None = None
         qualifier, _, _name = method.qualified_name.rpartition(".")
-        if qualifier and self.language_of(method.file_id) == "cpp":
+        language = self.language_of(method.file_id) if qualifier else ""
+        if language in _OWNED_BY_QUALIFIER:
             name = qualifier.rpartition(".")[2]
-            found = [s for s in self.by_name.get(name, []) if s.kind in CLASS_LIKE and s.qualified_name == qualifier]
+            kinds = _RUST_OWNERS if language == "rust" else CLASS_LIKE  # `impl OwnedDFA` for an alias of DFA
+            found = [s for s in self.by_name.get(name, []) if s.kind in kinds and s.qualified_name == qualifier]
+            if len(found) > 1 and language == "rust":
+                found = [s for s in found if s.file_id == method.file_id] or [
+                    s for s in found if self.dir_of_file.get(s.file_id) == self.dir_of_file.get(method.file_id)
+                ]
             owner = found[0] if len(found) == 1 else None
         self._owners[method.id] = owner
         return owner

@@ -7,7 +7,7 @@ from pathlib import Path
 from igraph_mcp.errors import SchemaTooNew
 from igraph_mcp.next_step import NextStep, ask
 
-SCHEMA_VERSION = 13
+SCHEMA_VERSION = 14
 
 
 def schema_too_new(path: Path, version: int) -> SchemaTooNew:
@@ -221,6 +221,11 @@ _V12 = [
 # next index run. Nothing changes in the tables.
 _V13 = ["UPDATE files SET sha256 = '', mtime_ns = 0 WHERE language IN ('c', 'cpp')"]
 
+# Version 14: Rust files state what their names hold (parameter, `let`, field and result types; names a pattern
+# binds) and their `use` trees are read at any depth, so `self.x.f()`, `Type::f()` and another crate's paths bind;
+# they are re-parsed by the next index run. Nothing changes in the tables.
+_V14 = ["UPDATE files SET sha256 = '', mtime_ns = 0 WHERE language = 'rust'"]
+
 MIGRATIONS: list[tuple[int, list[str]]] = [
     (1, _V1),
     (2, _V2),
@@ -235,4 +240,5 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
     (11, _V11),
     (12, _V12),
     (13, _V13),
+    (14, _V14),
 ]

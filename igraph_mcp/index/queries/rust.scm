@@ -87,36 +87,7 @@
 
 ; ---------------------------------------------------------------- imports
 
-; use a::b::C;   use x;   use a::b::C as D;   use a as b;
-(use_declaration
-  argument: (scoped_identifier path: (_) @import.module name: (identifier) @import.name)) @import
-(use_declaration argument: (identifier) @import.module) @import
-(use_declaration
-  argument: (use_as_clause
-    path: (scoped_identifier path: (_) @import.module name: (identifier) @import.name)
-    alias: (identifier) @import.alias)) @import
-(use_declaration
-  argument: (use_as_clause path: (identifier) @import.module alias: (identifier) @import.alias)) @import
-
-; use std::io::*;
-(use_declaration argument: (use_wildcard (_) @import.module "*" @import.name)) @import
-
-; use a::{b, c as d, e::F, self};  one Import per listed item.
-(use_declaration
-  argument: (scoped_use_list
-    path: (_) @import.module
-    list: (use_list (identifier) @import.name))) @import
-(use_declaration
-  argument: (scoped_use_list
-    path: (_) @import.module
-    list: (use_list (scoped_identifier) @import.name))) @import
-(use_declaration
-  argument: (scoped_use_list
-    path: (_) @import.module
-    list: (use_list
-      (use_as_clause path: (_) @import.name alias: (identifier) @import.alias)))) @import
-(use_declaration
-  argument: (scoped_use_list path: (_) @import.module list: (use_list (self)))) @import
+; `use` trees are read in index/rust_uses.py (a list nests at any depth).
 
 ; extern crate serde;   extern crate foo as bar;
 (extern_crate_declaration name: (identifier) @import.module !alias) @import
@@ -124,3 +95,25 @@
 
 ; mod foo;  (the module's body lives in foo.rs or foo/mod.rs)
 (mod_item name: (identifier) @import.module !body) @import
+
+; ---------------------------------------------------------------- facts (what a scope states about a name's type)
+
+; Parameters and `let` bindings with a written type; a `let` without one by its value (`Foo::new(x)`,
+; `Foo { .. }`, `other.clone()`); struct fields (`self.dfa.f()`); a function's result (`-> Self`); an alias's
+; type as its "()" (`type OwnedDFA = DFA<Vec<u32>>`).
+(parameter pattern: (identifier) @fact.name type: (_) @fact.type) @fact
+(let_declaration pattern: (identifier) @fact.name type: (_) @fact.type) @fact
+(let_declaration pattern: (identifier) @fact.name !type value: (_) @fact.value) @fact
+(field_declaration name: (field_identifier) @fact.name type: (_) @fact.type) @fact
+(function_item return_type: (_) @fact.type) @fact.return
+(function_signature_item return_type: (_) @fact.type) @fact.return
+(type_item type: (_) @fact.type) @fact.return
+; Names a pattern binds, of a type not written (`if let Some(ref e) = x`, `|e| ...`, `for x in xs`, a match arm's
+; `Ok(v)`): a name bound twice in one function may be two things, so what it holds is not guessed.
+(closure_parameters (identifier) @fact.name) @fact
+(for_expression pattern: (identifier) @fact.name) @fact
+(let_condition pattern: (_ (identifier) @fact.name)) @fact
+(let_condition pattern: (_ (_ (identifier) @fact.name))) @fact
+(match_pattern (_ (identifier) @fact.name)) @fact
+(match_pattern (_ (_ (identifier) @fact.name))) @fact
+(let_declaration pattern: (tuple_pattern (identifier) @fact.name)) @fact
