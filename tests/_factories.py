@@ -173,6 +173,12 @@ def edit_file(root: Path, rel: str, text: str) -> Path:
     return target
 
 
+def line_of(text: str, needle: str, nth: int = 1) -> int:
+    """The 1-based line of the ``nth`` line holding ``needle`` in ``text`` as write_file writes it (dedented)."""
+    lines = textwrap.dedent(text).lstrip("\n").splitlines()
+    return [i for i, line in enumerate(lines, 1) if needle in line][nth - 1]
+
+
 def make_repo(
     tmp_path: Path,
     files: Mapping[str, str | bytes] | None = None,

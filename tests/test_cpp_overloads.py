@@ -4,7 +4,6 @@ template leaves a doubt, the call stays ambiguous."""
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -12,6 +11,7 @@ from _factories import (
     call_edges,
     change_incrementally,
     index_repo,
+    line_of,
     make_repo,
     migrates_and_reads_again,
     undo_schema_13,
@@ -130,12 +130,6 @@ def _bound(db: Database, caller: str) -> list[tuple[int, str, str, int, str]]:
     return [(int(r[0]), str(r[1]), str(r[2] or ""), int(r[3] or 0), str(r[4])) for r in rows]
 
 
-def _line(text: str, needle: str, nth: int = 1) -> int:
-    """The 1-based line of the ``nth`` line of dedented ``text`` holding ``needle``."""
-    lines = textwrap.dedent(text).lstrip("\n").splitlines()
-    return [i for i, line in enumerate(lines, 1) if needle in line][nth - 1]
-
-
 def _callee_lines(db: Database, caller: str) -> dict[int, tuple[str, int, str]]:
     """Call line -> (target path, target start line, resolution) of the repository's callee on each line (the
     standard library's `std::string(..)` and `std::move(..)` left out)."""
@@ -151,39 +145,43 @@ def test_argument_types_choose_among_overloads_of_one_count(tmp_path: Path) -> N
         calls = _callee_lines(db, "cli.App.run")
 
         def at(needle: str) -> tuple[str, int, str]:
-            return calls[_line(IMPL, needle)]
+            return calls[line_of(IMPL, needle)]
 
         # the body outside the class with the chosen parameters, not the other one of the same count
-        assert at("opt->add_result(text)") == (impl, _line(IMPL, "add_result(std::string value)"), "inferred")
-        assert at("opt->add_result(many)") == (impl, _line(IMPL, "std::vector<std::string> values)"), "inferred")
-        assert at('add_result("literal")') == (impl, _line(IMPL, "add_result(std::string value)"), "inferred")
+        assert at("opt->add_result(text)") == (impl, line_of(IMPL, "add_result(std::string value)"), "inferred")
+        assert at("opt->add_result(many)") == (impl, line_of(IMPL, "std::vector<std::string> values)"), "inferred")
+        assert at('add_result("literal")') == (impl, line_of(IMPL, "add_result(std::string value)"), "inferred")
         # pointers: `this` is an App*, an Option* local, a Derived* fits the parameter of its base
-        assert at("excludes(this)") == (impl, _line(IMPL, "excludes(App *app)"), "inferred")
-        assert at("excludes(opt)") == (impl, _line(IMPL, "excludes(Option *opt)"), "inferred")
-        assert at("take(d)") == (header, _line(APP, "take(Base *b)"), "inferred")
+        assert at("excludes(this)") == (impl, line_of(IMPL, "excludes(App *app)"), "inferred")
+        assert at("excludes(opt)") == (impl, line_of(IMPL, "excludes(Option *opt)"), "inferred")
+        assert at("take(d)") == (header, line_of(APP, "take(Base *b)"), "inferred")
         # a vector is no callable, a number no string
-        assert at('flag("f", many)') == (header, _line(APP, "std::vector<std::string> &into"), "inferred")
-        assert at("set(3)") == (header, _line(APP, "set(int n)"), "inferred")
-        assert at("set(text)") == (header, _line(APP, "set(std::string s)"), "inferred")
+        assert at('flag("f", many)') == (header, line_of(APP, "std::vector<std::string> &into"), "inferred")
+        assert at("set(3)") == (header, line_of(APP, "set(int n)"), "inferred")
+        assert at("set(text)") == (header, line_of(APP, "set(std::string s)"), "inferred")
         # a shared_ptr may be made from a unique_ptr, an Option* may not
-        assert at("adopt(std::move(owned))") == (header, _line(APP, "adopt(std::shared_ptr<App> app)"), "inferred")
+        assert at("adopt(std::move(owned))") == (header, line_of(APP, "adopt(std::shared_ptr<App> app)"), "inferred")
         # a string literal converts to bool before std::string, and a template may take anything: no guess
         assert at('toggle("on")')[2] == "ambiguous"
         assert at("store(text)")[2] == "ambiguous"
         # const twins: the receiver's constness chooses; a pointer field in a non-const member is non-const
-        non_const = (impl, _line(IMPL, "Option *App::get(std::string name)"), "inferred")
-        const = (impl, _line(IMPL, "const Option *App::get(std::string name) const"), "inferred")
+        non_const = (impl, line_of(IMPL, "Option *App::get(std::string name)"), "inferred")
+        const = (impl, line_of(IMPL, "const Option *App::get(std::string name) const"), "inferred")
         assert at("parent_->get(text)") == non_const
         assert at('frozen->get("y")') == const
         assert at('open->get("z")') == non_const
         assert at('guess->get("w")')[2] == "ambiguous"  # `auto *`: its constness is not read
         assert at('Option *opt = get("x")') == non_const
-        assert _callee_lines(db, "cli.App.look")[_line(IMPL, 'get("q")')] == const
+        assert _callee_lines(db, "cli.App.look")[line_of(IMPL, 'get("q")')] == const
         # overloads that state one result type type the receiver; a range-for element of a field in a body
         # written outside its class
-        assert at("child->run()") == (impl, _line(IMPL, "void App::run()"), "inferred")
+        assert at("child->run()") == (impl, line_of(IMPL, "void App::run()"), "inferred")
         walk = _callee_lines(db, "cli.App.walk")
-        assert walk[_line(IMPL, "each->add_result")] == (impl, _line(IMPL, "add_result(std::string value)"), "inferred")
+        assert walk[line_of(IMPL, "each->add_result")] == (
+            impl,
+            line_of(IMPL, "add_result(std::string value)"),
+            "inferred",
+        )
     finally:
         svc.close()
 
@@ -267,26 +265,26 @@ def test_initialisers_made_objects_enums_and_functors(tmp_path: Path) -> None:
         text = INIT["include/err.hpp"]
         # a constructor's initialisers: the base class and, delegating, the class itself; fields are no calls
         assert [(n, p, s) for _l, n, p, s, _h in _bound(db, "Failure.Failure")] == [
-            ("Error", "include/err.hpp", _line(text, "class Error {"))
+            ("Error", "include/err.hpp", line_of(text, "class Error {"))
         ]
-        assert [(n, s) for _l, n, _p, s, _h in _bound(db, "Error.Error")] == [("Error", _line(text, "class Error {"))]
+        assert [(n, s) for _l, n, _p, s, _h in _bound(db, "Error.Error")] == [("Error", line_of(text, "class Error {"))]
         use = {line: (name, start, how) for line, name, _p, start, how in _bound(db, "use")}
         # `std::make_shared<Registry>()` makes a Registry
-        assert use[_line(text, "reg->run()")] == ("run", _line(text, "void run();"), "inferred")
+        assert use[line_of(text, "reg->run()")] == ("run", line_of(text, "void run();"), "inferred")
         # an enum is no callable, and a class without an operator() neither; one with it may be
-        assert use[_line(text, 'reg->on("a", level)')] == ("on", _line(text, "Level level);"), "inferred")
-        assert use[_line(text, 'reg->with("b", check)')][2] == "ambiguous"
+        assert use[line_of(text, 'reg->on("a", level)')] == ("on", line_of(text, "Level level);"), "inferred")
+        assert use[line_of(text, 'reg->with("b", check)')][2] == "ambiguous"
         # a class taken as its base is a standard conversion, preferred to any std::function's: a temporary, and a
         # namespace's constant
         checks = {line: (name, start, how) for line, name, _p, start, how in _bound(db, "use") if name == "check"}
-        validator = ("check", _line(text, "void check(Validator v);"), "inferred")
-        assert checks[_line(text, "reg->check(Range(1, 5))")] == validator
-        assert checks[_line(text, "reg->check(rules::Small)")] == validator
+        validator = ("check", line_of(text, "void check(Validator v);"), "inferred")
+        assert checks[line_of(text, "reg->check(Range(1, 5))")] == validator
+        assert checks[line_of(text, "reg->check(rules::Small)")] == validator
         mode = INIT["src/mode.cpp"]
-        assert [(n, p, s) for line, n, p, s, _h in _bound(db, "choose") if line == _line(mode, "reg.keep")] == [
-            ("keep", "include/err.hpp", _line(text, "T &value);"))
+        assert [(n, p, s) for line, n, p, s, _h in _bound(db, "choose") if line == line_of(mode, "reg.keep")] == [
+            ("keep", "include/err.hpp", line_of(text, "T &value);"))
         ]
-        assert use[_line(text, 'reg->with("c", plain)')] == ("with", _line(text, "Plain &plain);"), "inferred")
+        assert use[line_of(text, 'reg->with("c", plain)')] == ("with", line_of(text, "Plain &plain);"), "inferred")
     finally:
         svc.close()
 
@@ -305,13 +303,13 @@ def test_a_changed_parameter_type_binds_the_callers_again(tmp_path: Path) -> Non
         assert after != before
         assert (
             "cli.App.run",
-            str(_line(IMPL, "set(text)")),
+            str(line_of(IMPL, "set(text)")),
             "set",
             "include/cli/App.hpp",
             "cli.App.set",
             "inferred",
         ) in before
-        set_text = _line(IMPL, "set(text)")
+        set_text = line_of(IMPL, "set(text)")
         assert {e for e in after if e[0] == "cli.App.run" and e[1] == str(set_text)} == {
             ("cli.App.run", str(set_text), "set", "None", "None", "ambiguous")
         }

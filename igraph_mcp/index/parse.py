@@ -331,6 +331,7 @@ def _initialises_field(name_node: Node) -> bool:
     return name_node.text not in bases
 
 
+_RUST_PATH_WORDS = frozenset({"self", "super", "crate"})
 _NAMED_SELF_TYPES = frozenset({"type_identifier", "generic_type", "scoped_type_identifier"})
 
 
@@ -721,6 +722,9 @@ def _parse_document(
             continue
         seen.add(key)
         qualifier = _expression_text(source, spec, qual_node) if qual_node is not None else ""
+        if qual_node is not None and qual_node.type in _RUST_PATH_WORDS and qual_node.parent is not None:
+            if qual_node.parent.type == "scoped_identifier":
+                qualifier += "::"  # Rust's `self::f()` is this module's f, where `self.f()` is a method
         hints = argument_hints(args) if args is not None and arity > 0 else ""
         if spec.name == "cpp" and kind == "calls" and _in_initialiser(name_node) and _initialises_field(name_node):
             continue

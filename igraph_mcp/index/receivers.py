@@ -99,6 +99,7 @@ _RUST_BORROW = re.compile(r"^(?:&\s*(?:'\w+\s*)?|\*\s*(?:const|mut)\s+|mut\s+|dy
 _RUST_WRAPPER = re.compile(r"^(?:(?:std|alloc|core)::(?:boxed|rc|sync|borrow)::)?(?:Box|Rc|Arc|Cow)<(.+)>$")
 _RUST_TURBOFISH = re.compile(r"::<[^<>]*(?:<[^<>]*>[^<>]*)*>")
 _RUST_SELF = "Self"
+_RUST_GENERIC = re.compile(r"[A-Z][0-9]*")
 _RUST_TYPE_PATH = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 
 
@@ -553,7 +554,9 @@ class ReceiverTypes:
             if text == OUTSIDE:
                 return OUTSIDE
             dotted = text.split("<", 1)[0]
-            return self._definition(dotted, file_id, TYPE_KINDS) if _RUST_TYPE_PATH.fullmatch(dotted) else None
+            if not _RUST_TYPE_PATH.fullmatch(dotted) or _RUST_GENERIC.fullmatch(dotted):
+                return None  # a tuple, a slice, a function type; `T`, `D2`: a generic parameter, of any type
+            return self._definition(dotted, file_id, TYPE_KINDS)
         if text.endswith(("*", "&")):  # C++'s `std::vector<Option *>` holds Option pointers: Options to call on
             text = text.rstrip("*& ").removeprefix("const ")
         if "::" in text:
@@ -623,13 +626,13 @@ class ReceiverTypes:
         owner = as_sym(self._definition(outer, file_id, TYPE_KINDS))
         if owner is None:
             if self._rust(file_id):  # Rust's `dense::DFA` with no `use` of dense: a crate's or a child module's
-                files = self._rust_module_files(outer, file_id)
+                files = self.rust_module_files(outer, file_id)
                 # a path no module of the tree answers starts at an outside crate (`aho_corasick::AhoCorasick`)
                 return self._one(self.exported(files, name, kinds)) if files else OUTSIDE
             return None
         return self._one([s for s in self.t.children.get((owner.id, name), []) if s.kind in kinds])
 
-    def _rust_module_files(self, dotted: str, file_id: int) -> list[int]:
+    def rust_module_files(self, dotted: str, file_id: int) -> list[int]:
         """The files of the module a Rust path names from ``file_id``: from `crate`, `self`, `super` or another
         crate of the tree, else a child module of the file's own (`mod dense;`); never another module that merely
         ends the same way (`aho_corasick::AhoCorasick` is the outside crate's, not `prefilter/aho_corasick.rs`)."""

@@ -156,6 +156,13 @@ def _method_syntax(qualifier: str, local_head: bool) -> bool:
     return qualifier == "self" or "." in qualifier or "(" in qualifier or local_head
 
 
+def _module_path(qualifier: str) -> bool:
+    """Whether a Rust call's qualifier is a path of modules (`wire`, `crate::util::wire`), not a type's
+    (`wire::Endian`) or a value."""
+    words = qualifier.removesuffix("::").split("::")  # `self::f()` reads `self::` (parse.py)
+    return all(w.isidentifier() and w[:1].islower() for w in words)
+
+
 def _others(group: Sequence[Sym], source_id: int) -> list[Sym]:
     """``group`` without the referring definition itself (a definition is never its own target)."""
     return [s for s in group if s.id != source_id]
@@ -387,6 +394,16 @@ class Resolver:
                 and not self.receivers.is_local(source, head)
             ):
                 return Binding(None, "external")  # `unicode.IsPunct(r)`: the standard library's
+
+        # 2b. Rust's `m::f()`, `crate::m::f()`, `other_crate::f()`: the module the path names, else an outside crate's
+        if qualifier and rules.impl_blocks and kind == "calls" and _module_path(qualifier) and source is not None:
+            if not self.receivers.is_local(source, head):
+                files = self.receivers.rust_module_files(qualifier.removesuffix("::").replace("::", "."), file_id)
+                one = self._single(pick(self.receivers.exported(files, name, allowed)), rules) if files else None
+                if one is not None:
+                    return _bound(one.id, "import")
+                if not files and head not in bindings:
+                    return Binding(None, "external")
 
         # 3. same file (unqualified or self-qualified names).
         if not qualifier or own_call:
