@@ -332,6 +332,19 @@ def _initialises_field(name_node: Node) -> bool:
 
 
 _RUST_PATH_WORDS = frozenset({"self", "super", "crate"})
+
+
+def _rust_path_word(qualifier: Node | None) -> bool:
+    """Whether a call's qualifier is Rust's `self`, `super` or `crate` beginning a path (`self::f()`)."""
+    parent = qualifier.parent if qualifier is not None else None
+    return (
+        qualifier is not None
+        and qualifier.type in _RUST_PATH_WORDS
+        and parent is not None
+        and (parent.type == "scoped_identifier")
+    )
+
+
 _NAMED_SELF_TYPES = frozenset({"type_identifier", "generic_type", "scoped_type_identifier"})
 
 
@@ -722,9 +735,8 @@ def _parse_document(
             continue
         seen.add(key)
         qualifier = _expression_text(source, spec, qual_node) if qual_node is not None else ""
-        if qual_node is not None and qual_node.type in _RUST_PATH_WORDS and qual_node.parent is not None:
-            if qual_node.parent.type == "scoped_identifier":
-                qualifier += "::"  # Rust's `self::f()` is this module's f, where `self.f()` is a method
+        if _rust_path_word(qual_node):
+            qualifier += "::"  # Rust's `self::f()` is this module's f, where `self.f()` is a method
         hints = argument_hints(args) if args is not None and arity > 0 else ""
         if spec.name == "cpp" and kind == "calls" and _in_initialiser(name_node) and _initialises_field(name_node):
             continue

@@ -396,14 +396,14 @@ class Resolver:
                 return Binding(None, "external")  # `unicode.IsPunct(r)`: the standard library's
 
         # 2b. Rust's `m::f()`, `crate::m::f()`, `other_crate::f()`: the module the path names, else an outside crate's
-        if qualifier and rules.impl_blocks and kind == "calls" and _module_path(qualifier) and source is not None:
-            if not self.receivers.is_local(source, head):
-                files = self.receivers.rust_module_files(qualifier.removesuffix("::").replace("::", "."), file_id)
-                one = self._single(pick(self.receivers.exported(files, name, allowed)), rules) if files else None
-                if one is not None:
-                    return _bound(one.id, "import")
-                if not files and head not in bindings:
-                    return Binding(None, "external")
+        rust_path = qualifier and rules.impl_blocks and kind == "calls" and _module_path(qualifier)
+        if rust_path and source is not None and not self.receivers.is_local(source, head):
+            files = self.receivers.rust_module_files(qualifier.removesuffix("::").replace("::", "."), file_id)
+            one = self._single(pick(self.receivers.exported(files, name, allowed)), rules) if files else None
+            if one is not None:
+                return _bound(one.id, "import")
+            if not files and head not in bindings:
+                return Binding(None, "external")
 
         # 3. same file (unqualified or self-qualified names).
         if not qualifier or own_call:
