@@ -28,6 +28,8 @@ _PLAIN_ROLES = frozenset(
         "fact.element",
         "fact.variadic",
         "fact.second",
+        "fact.positional",
+        "fact.unwrap",
     }
 )
 # Children of a parameter list that take no argument (Java's `Foo this`), any number (`T... xs`) or may be left out.

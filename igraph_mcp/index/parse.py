@@ -453,11 +453,17 @@ def _path_text(text: str, family: str) -> str:
 
 
 def _add_facts(source: bytes, spec: LanguageSpec, pf: ParsedFile, m: Matches, starts: list[int]) -> None:
-    """Turn @fact matches into Facts owned by their innermost scope (the method, for `self.x = ...`)."""
+    """Turn @fact matches into Facts owned by their innermost scope (the method, for `self.x = ...`); a name a
+    pattern states nothing about is left out where another pattern types the same name (Rust's `Some(m)`)."""
+    stated = {n.start_byte for role, _n, n, v, t in m.facts if n is not None and (v is not None or t is not None)}
     for role, node, name_node, value, type_node in m.facts:
+        if value is None and type_node is None and name_node is not None and name_node.start_byte in stated:
+            continue
         index = _innermost(pf.symbols, starts, node.start_byte)
         if role in ("fact.return", "fact.return2"):
             name = "()2" if role == "fact.return2" else "()"
+        elif role == "fact.positional" and type_node is not None:  # a tuple struct's field: `self.0`
+            name = str(next(i for i, t in enumerate(node.children_by_field_name("type")) if t.id == type_node.id))
         elif name_node is not None:
             # The value of `self.x = v` is written in the method: keep it there, where `v` can be looked up.
             name = ("." if role == "fact.attr" else "") + node_text(source, name_node).strip()
@@ -465,6 +471,8 @@ def _add_facts(source: bytes, spec: LanguageSpec, pf: ParsedFile, m: Matches, st
             continue
         if role == "fact.element" and value is not None:
             kind, text_node = "element", value
+        elif role == "fact.unwrap" and value is not None:  # Rust's `if let Some(x) = v`: what v's result holds
+            kind, text_node = "unwrap", value
         elif role == "fact.second" and value is not None:
             kind, text_node = "second", value
         elif type_node is not None:
@@ -474,6 +482,8 @@ def _add_facts(source: bytes, spec: LanguageSpec, pf: ParsedFile, m: Matches, st
         else:
             kind, text_node = "opaque", None
         text = _expression_text(source, spec, text_node) if text_node is not None else ""
+        if spec.name == "rust" and kind in ("type", "element") and text_node is not None:
+            text = " ".join(node_text(source, text_node).split())  # `&'a mut T`, `dyn T`: its words apart
         if role == "fact.variadic" and kind == "type":  # `opts ...T` is a slice of T, never a T
             text = "..." + text
         pf.facts.append(Fact(source=index, name=name, kind=kind, text=text))

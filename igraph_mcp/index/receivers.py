@@ -52,7 +52,8 @@ _CPP_CONTAINER = re.compile(
     r"(?:::)?std::(?:vector|list|deque|forward_list|set|unordered_set|multiset|array|span|initializer_list)"
     r"<(.+?)(?:,[^<>]*)?>$"
 )
-_PART = re.compile(r"[A-Za-z_$][\w$]*(?:\(.*\))?$", re.DOTALL)
+# a name, a call of one (Rust: `f()?`, the value its result holds), or a Rust tuple field (`self.0`)
+_PART = re.compile(r"(?:[A-Za-z_$][\w$]*(?:\(.*\)\??)?|[0-9]+)$", re.DOTALL)
 _FUNCTIONS = frozenset({"function", "method"})
 _FREE = frozenset({"function"})
 _THIS = frozenset({"this"})
@@ -99,6 +100,14 @@ _RUST_BORROW = re.compile(r"^(?:&\s*(?:'\w+\s*)?|\*\s*(?:const|mut)\s+|mut\s+|dy
 _RUST_WRAPPER = re.compile(r"^(?:(?:std|alloc|core)::(?:boxed|rc|sync|borrow)::)?(?:Box|Rc|Arc|Cow)<(.+)>$")
 _RUST_TURBOFISH = re.compile(r"::<[^<>]*(?:<[^<>]*>[^<>]*)*>")
 _RUST_SELF = "Self"
+_RUST_COLLECTION = re.compile(
+    r"^(?:(?:std|alloc)::(?:vec|collections)::)?(?:Vec|VecDeque|BTreeSet|HashSet|BinaryHeap|Box)<(.+)>$"
+)
+_RUST_WRAPPED = re.compile(r"^(?:[\w:]*::)?(?:Result|Option)<(.+)>$")
+_RUST_SLICE = re.compile(r"^\[(.+?)(?:;[^\]]*)?\]$")
+# `.iter()` and its kin yield what the collection holds: `for x in xs.iter()` is `for x in &xs`
+_RUST_ITERATION = re.compile(r"\.(?:iter|iter_mut|into_iter)\(\)$")
+_ASSOCIATED = frozenset({"type"})
 _RUST_GENERIC = re.compile(r"[A-Z][0-9]*")
 _RUST_TYPE_PATH = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 
@@ -127,11 +136,33 @@ def rust_type(text: str) -> str:
     return _rust_name(head.split("::")) + args
 
 
+def rust_element_type(text: str) -> str | None:
+    """The element type of a Rust collection the standard library defines: ``Vec<State>``, ``&[State]``,
+    ``[u8; 4]``, ``BTreeSet<Id>`` -> the element; None for anything else."""
+    text = _RUST_BORROW.sub("", text.strip())
+    held = _RUST_COLLECTION.match(text) or _RUST_SLICE.match(text)
+    return held.group(1).strip() if held is not None else None
+
+
+def rust_unwrapped(text: str) -> str | None:
+    """What a Rust `Result<T, E>` or `Option<T>` holds (`io::Result<T>`, a crate's `Result<T>` alias too), as `?`
+    and `Some(x)` / `Ok(x)` take it out; None for any other type."""
+    held = _RUST_WRAPPED.match(text.strip())
+    if held is None:
+        return None
+    inner, depth = held.group(1), 0
+    for i, ch in enumerate(inner):  # `Result<Vec<(A, B)>, E>`: up to the first comma outside brackets
+        depth += ch in "<([" and 1 or ch in ">)]" and -1 or 0
+        if ch == "," and depth == 0:
+            return inner[:i].strip()
+    return inner.strip()
+
+
 def rust_path(path: str) -> tuple[str, str]:
     """A Rust receiver or value path as (the dotted path of_path reads, the type it starts from, "" for none):
     ``dense::DFA::new(x).f()`` -> (``new(x).f()``, ``dense.DFA``); ``util::parse()`` -> (``util.parse()``, "");
-    ``Self::new()`` -> (``new()``, ``Self``). A trailing `?` (the value a result holds) is dropped."""
-    path = _RUST_TURBOFISH.sub("", path).removesuffix("?")
+    ``Self::new()`` -> (``new()``, ``Self``)."""
+    path = _RUST_TURBOFISH.sub("", path)
     if "::" not in path:
         return path, ""
     head, paren, tail = path.partition("(")
@@ -365,10 +396,10 @@ class ReceiverTypes:
             found = self.t.enclosing(scope, TYPE_KINDS)
             if found is None and head == "this":  # a TypeScript function that states `this: T` as a parameter
                 found = self.of_name(scope, head, depth)
-        elif head.endswith(")"):
+        elif head.endswith((")", ")?")):
             callee: Found
             owner = self.t.enclosing(scope, TYPE_KINDS) if methods else None
-            key = "()" if rest else result
+            key = ("()" if rest else result) + ("?" if head.endswith("?") else "")
             if owner is not None:  # Java: the class's method (a static import: unknown)
                 found = self._member_result(owner, head[: head.index("(")], "", depth, key)
             else:
@@ -402,9 +433,9 @@ class ReceiverTypes:
             if part == "new()" and static_head:  # Java's `Foo.new()`, as parse.py writes `new Foo(x)`: a Foo
                 static_head = False
                 continue
-            if part.endswith(")"):
+            if part.endswith((")", ")?")):
                 side = "static" if owner.kind == HOLDER or static_head else "instance"
-                key = result if i == len(rest) else "()"
+                key = (result if i == len(rest) else "()") + ("?" if part.endswith("?") else "")
                 found = self._member_result(owner, part[: part.index("(")], side, depth, key)
                 static_head = False
             else:
@@ -451,15 +482,19 @@ class ReceiverTypes:
         callee = as_sym(fn)
         if callee is None:
             return fn if fn == OUTSIDE else None
-        returns = self.t.facts.get(callee.id, {}).get(key)
+        unwrap = key.endswith("?")  # Rust's `f()?`: the value its `Result` or `Option` holds
+        returns = self.t.facts.get(callee.id, {}).get(key.removesuffix("?"))
         if not returns:
             return None
         typed = [text for kind, text in returns if kind == "type"]
         if not typed:  # `return obj`: what obj holds where the callee states it
-            return self.of_path(returns[0][1], callee, depth + 1) if returns[0][0] == "value" else None
-        if typed[0] == "this" or self._is_self_type(typed[0], callee):  # `: this`, Rust's `-> Self`: its own type
+            return self.of_path(returns[0][1], callee, depth + 1) if returns[0][0] == "value" and not unwrap else None
+        stated = rust_unwrapped(typed[0]) if unwrap else typed[0]
+        if stated is None:
+            return None
+        if stated == "this" or self._is_self_type(stated, callee):  # `: this`, Rust's `-> Self`: its own type
             return self.t.enclosing(callee, TYPE_KINDS)
-        return self.named(typed[0], callee.file_id, depth + 1)
+        return self.named(stated, callee.file_id, depth + 1)
 
     def is_local(self, source: Sym, name: str) -> bool:
         """Whether a function scope around ``source`` binds ``name`` to a parameter or variable rather than to a
@@ -478,6 +513,16 @@ class ReceiverTypes:
         """Whether a type written in ``scope`` is Rust's `Self` (`&mut Self`, `Box<Self>`): the impl's own type."""
         return "Self" in text and self._rust(scope.file_id) and rust_type(text) == _RUST_SELF
 
+    def _generic(self, text: str, scope: Sym, depth: int) -> Found:
+        """A Rust parameter typed by a generic parameter of its function (`x: &E` with `E: Endian`): the type of
+        the parameter's first bound; None for any other type."""
+        if not self._rust(scope.file_id) or depth >= _MAX_DEPTH:
+            return None
+        name = rust_type(text)
+        if name == OUTSIDE or not name.isidentifier() or not self.is_local(scope, name):
+            return None
+        return self.of_name(scope, name, depth + 1)
+
     def _of_facts(self, facts: list[tuple[str, str]], scope: Sym, depth: int) -> Found:
         if len(set(facts)) > 1 and self._rust(scope.file_id):
             return (
@@ -487,6 +532,9 @@ class ReceiverTypes:
         if typed:
             if self._is_self_type(typed[0], scope):
                 return self.t.enclosing(scope, TYPE_KINDS)
+            generic = self._generic(typed[0], scope, depth)
+            if generic is not None:
+                return generic
             return self.named(typed[0], scope.file_id, depth)
         values = [text for kind, text in facts if kind == "value"]
         if values:
@@ -494,6 +542,9 @@ class ReceiverTypes:
         elements = [text for kind, text in facts if kind == "element"]
         if elements:
             return self._of_element(elements[0], scope, depth)
+        unwrapped = [text for kind, text in facts if kind == "unwrap"]  # Rust's `if let Some(m) = self.find(x)`
+        if unwrapped:
+            return self.of_path(unwrapped[0] + "?", scope, depth + 1)
         seconds = [text for kind, text in facts if kind == "second"]  # `line, seg := r.PeekLine()`
         return self.of_path(seconds[0], scope, depth + 1, result="()2") if seconds else None
 
@@ -514,9 +565,25 @@ class ReceiverTypes:
     def _of_element(self, path: str, scope: Sym, depth: int) -> Found:
         """The type of an element of what ``path`` names, where its declaration states a Go slice, array, map
         (its values) or channel of a named type: `opts ...Option`, `pflags map[string]FlagValue`."""
+        if self._rust(scope.file_id):
+            return self._rust_element(path, scope, depth)
         declared = self.declared_type(path, scope, depth + 1)
         element = element_type(declared[0]) if declared is not None else None
         return self.named(element, declared[1], depth) if declared is not None and element else None
+
+    def _rust_element(self, text: str, scope: Sym, depth: int) -> Found:
+        """What a Rust `for` loop takes from ``text``: an element of a `Vec`, slice or set the declaration states
+        (`for s in &self.states`, `.iter()` too), else the `Item` that the `Iterator` impl of the value's type
+        names (`for state in dfa.states()`: `StateIter`'s `type Item = State`)."""
+        text = _RUST_ITERATION.sub("", _RUST_BORROW.sub("", text.strip()))
+        declared = self.declared_type(text, scope, depth + 1)
+        if declared is not None:
+            element = rust_element_type(declared[0])
+            return self.named(element, declared[1], depth) if element else None
+        iterated = as_sym(self.of_path(text, scope, depth + 1))
+        item, _complete = self.member(iterated, "Item", _ASSOCIATED) if iterated is not None else (None, False)
+        stated = [t for kind, t in self.t.facts.get(item.id, {}).get("()", []) if kind == "type"] if item else []
+        return self.named(stated[0], item.file_id, depth) if item is not None and stated else None
 
     def declared_type(self, path: str, scope: Sym, depth: int) -> tuple[str, int] | None:
         """(the type text, the file it is written in) that declares a bare name seen from ``scope`` or a field

@@ -235,6 +235,8 @@ _OUTSIDE_CLASS = frozenset({"namespace", "module"})
 # Languages whose methods may be written outside their type, owned by their qualified name's qualifier.
 _OWNED_BY_QUALIFIER = frozenset({"cpp", "rust"})
 _RUST_OWNERS = CLASS_LIKE | {"type"}
+# Members written outside their type: a C++ or Rust method; a Rust impl's associated type (`type Item = State`).
+_OWNED_KINDS = frozenset({"method", "type"})
 
 
 class SymbolTable:
@@ -542,7 +544,7 @@ class SymbolTable:
         class or a Rust method of an `impl` block, that type (its fields are in scope there, as in a body written
         inside the class; `self` is one)."""
         parent = self.parent(sym)
-        if sym.kind == "method" and (parent is None or parent.kind in _OUTSIDE_CLASS):
+        if sym.kind in _OWNED_KINDS and (parent is None or parent.kind in _OUTSIDE_CLASS):
             return self._defined_for(sym) or parent
         return parent
 
@@ -558,7 +560,7 @@ class SymbolTable:
         owner: Sym | None = None
         qualifier, _, _name = method.qualified_name.rpartition(".")
         language = self.language_of(method.file_id) if qualifier else ""
-        if language in _OWNED_BY_QUALIFIER:
+        if language in _OWNED_BY_QUALIFIER and (method.kind == "method" or language == "rust"):
             name = qualifier.rpartition(".")[2]
             kinds = _RUST_OWNERS if language == "rust" else CLASS_LIKE  # `impl OwnedDFA` for an alias of DFA
             found = [s for s in self.by_name.get(name, []) if s.kind in kinds and s.qualified_name == qualifier]

@@ -105,15 +105,32 @@
 (let_declaration pattern: (identifier) @fact.name type: (_) @fact.type) @fact
 (let_declaration pattern: (identifier) @fact.name !type value: (_) @fact.value) @fact
 (field_declaration name: (field_identifier) @fact.name type: (_) @fact.type) @fact
+(ordered_field_declaration_list type: (_) @fact.type) @fact.positional
 (function_item return_type: (_) @fact.type) @fact.return
 (function_signature_item return_type: (_) @fact.type) @fact.return
 (type_item type: (_) @fact.type) @fact.return
-; Names a pattern binds, of a type not written (`if let Some(ref e) = x`, `|e| ...`, `for x in xs`, a match arm's
+; `for x in xs`: x is an element of xs (a `Vec`, a slice, or a type whose `Iterator` impl names its `Item`).
+; `if let Some(m) = v` and a match arm's `Ok(m)`: what v's `Option` or `Result` holds.
+; Names a pattern binds, of a type not written (`if let Some(ref e) = x`, `|e| ...`, `for (i, x) in ..`, a match arm's
 ; `Ok(v)`): a name bound twice in one function may be two things, so what it holds is not guessed.
+(let_condition
+  pattern: (tuple_struct_pattern type: (identifier) @variant . (identifier) @fact.name .)
+  value: (_) @fact.value
+  (#match? @variant "^(Some|Ok)$")) @fact.unwrap
+(match_expression
+  value: (_) @fact.value
+  body: (match_block
+    (match_arm
+      pattern: (match_pattern (tuple_struct_pattern type: (identifier) @variant . (identifier) @fact.name .))
+      (#match? @variant "^(Some|Ok)$")))) @fact.unwrap
 (closure_parameters (identifier) @fact.name) @fact
-(for_expression pattern: (identifier) @fact.name) @fact
+(for_expression pattern: (identifier) @fact.name value: (_) @fact.value) @fact.element
+(for_expression pattern: (_ (identifier) @fact.name)) @fact
 (let_condition pattern: (_ (identifier) @fact.name)) @fact
 (let_condition pattern: (_ (_ (identifier) @fact.name))) @fact
 (match_pattern (_ (identifier) @fact.name)) @fact
 (match_pattern (_ (_ (identifier) @fact.name))) @fact
 (let_declaration pattern: (tuple_pattern (identifier) @fact.name)) @fact
+; A generic parameter is of its first bound's type: `fn f<E: Endian>(..) { E::write_u32(..) }`, `where R: Read`.
+(type_parameter name: (type_identifier) @fact.name bounds: (trait_bounds . (_) @fact.type)) @fact
+(where_predicate left: (type_identifier) @fact.name bounds: (trait_bounds . (_) @fact.type)) @fact
