@@ -334,6 +334,37 @@ def _initialises_field(name_node: Node) -> bool:
 _RUST_PATH_WORDS = frozenset({"self", "super", "crate"})
 
 
+# Tokens before a name in a macro's arguments that make it no call: a definition the macro writes (`fn f(`), a
+# metavariable's fragment (`$x:ident (`), a macro's own name (`m!(`).
+_NOT_A_CALL = frozenset({"fn", "struct", "enum", "union", "trait", "impl", "mod", "type", "$", ":", "metavariable"})
+_PATH_TOKENS = frozenset({"identifier", "self", "super", "crate"})
+
+
+def _token_path(name: Node) -> str | None:
+    """The receiver or path written before a call's name among a Rust macro's tokens (`self.tt`, `crate::util`,
+    `a.b()` in `a.b().c(x)`); "" for a bare call; None where the tokens make it no call or a receiver this reading
+    does not follow (`xs[0].f()`, `(a + b).f()`, `<T as X>::f()`)."""
+    parts: list[str] = []
+    node = name.prev_sibling
+    while node is not None and node.type in (".", "::"):
+        before = node.prev_sibling
+        if before is not None and before.type == "token_tree" and (before.text or b"").startswith(b"("):
+            callee = before.prev_sibling  # `b()` of `a.b().c()`
+            if callee is None or callee.type not in _PATH_TOKENS:
+                return None
+            parts.append((callee.text or b"").decode("utf-8", "replace") + "()" + node.type)
+            node = callee.prev_sibling
+        elif before is not None and before.type in _PATH_TOKENS:
+            parts.append((before.text or b"").decode("utf-8", "replace") + node.type)
+            node = before.prev_sibling
+        else:
+            return None
+    if node is not None and node.type in _NOT_A_CALL:
+        return None
+    path = "".join(reversed(parts))
+    return path[:-2] if path.endswith("::") else path[:-1] if path.endswith(".") else path
+
+
 def _rust_path_word(qualifier: Node | None) -> bool:
     """Whether a call's qualifier is Rust's `self`, `super` or `crate` beginning a path (`self::f()`)."""
     parent = qualifier.parent if qualifier is not None else None
@@ -453,9 +484,10 @@ def _path_text(text: str, family: str) -> str:
 
 
 def _add_facts(source: bytes, spec: LanguageSpec, pf: ParsedFile, m: Matches, starts: list[int]) -> None:
-    """Turn @fact matches into Facts owned by their innermost scope (the method, for `self.x = ...`); a name a
-    pattern states nothing about is left out where another pattern types the same name (Rust's `Some(m)`)."""
-    stated = {n.start_byte for role, _n, n, v, t in m.facts if n is not None and (v is not None or t is not None)}
+    """Turn @fact matches into Facts owned by their innermost scope (the method, for `self.x = ...`); in Rust, a
+    name a pattern states nothing about is left out where another pattern types the same name (`Some(m)`)."""
+    typed = {n.start_byte for _r, _n, n, v, t in m.facts if n is not None and (v is not None or t is not None)}
+    stated = typed if spec.name == "rust" else set()
     for role, node, name_node, value, type_node in m.facts:
         if value is None and type_node is None and name_node is not None and name_node.start_byte in stated:
             continue
@@ -745,6 +777,11 @@ def _parse_document(
             continue
         seen.add(key)
         qualifier = _expression_text(source, spec, qual_node) if qual_node is not None else ""
+        if spec.name == "rust" and name_node.parent is not None and name_node.parent.type == "token_tree":
+            path = _token_path(name_node)  # a call inside a macro's arguments: its path from the tokens
+            if path is None:
+                continue
+            qualifier = path
         if _rust_path_word(qual_node):
             qualifier += "::"  # Rust's `self::f()` is this module's f, where `self.f()` is a method
         hints = argument_hints(args) if args is not None and arity > 0 else ""

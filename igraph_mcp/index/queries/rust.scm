@@ -65,6 +65,11 @@
   function: (generic_function
     function: (field_expression value: (_) @qualifier field: (field_identifier) @name))) @reference.call
 
+; Calls inside a macro's arguments (`assert!(self.is_valid(x))`, `vec![f(); n]`) are tokens to the grammar: a name
+; right before a parenthesised group is a call; parse.py reads the path before it and leaves out `fn f(` and `$x(`.
+((token_tree (identifier) @name @reference.call . (token_tree) @call_arguments)
+  (#match? @call_arguments "^[(]"))
+
 ; `Foo { x: 1 }` builds a Foo, the Rust analogue of `new Foo()`.
 (struct_expression name: (type_identifier) @name) @reference.call
 (struct_expression
