@@ -152,7 +152,7 @@ def rust_unwrapped(text: str) -> str | None:
         return None
     inner, depth = held.group(1), 0
     for i, ch in enumerate(inner):  # `Result<Vec<(A, B)>, E>`: up to the first comma outside brackets
-        depth += ch in "<([" and 1 or ch in ">)]" and -1 or 0
+        depth += 1 if ch in "<([" else -1 if ch in ">)]" else 0
         if ch == "," and depth == 0:
             return inner[:i].strip()
     return inner.strip()
