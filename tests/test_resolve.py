@@ -346,6 +346,8 @@ def test_importers_closure_equals_asking_every_import() -> None:
         "rs/src/lib.rs",
         "rs/src/net/mod.rs",
         ".hidden/x.py",
+        "crates/rx-syntax/src/lib.rs",
+        "crates/rx-syntax/src/hir/mod.rs",
     ]
     files = dict(enumerate(paths, start=1))
     imports: dict[int, list[tuple[str, str, str]]] = {
@@ -356,16 +358,24 @@ def test_importers_closure_equals_asking_every_import() -> None:
         6: [("./util", "", ""), ('"./util/fmt"', "", ""), ("../src/app", "", "")],
         7: [("./fmt", "", "")],
         10: [("box.h", "", ""), ("<include/box.h>", "", "")],
-        11: [("crate::net", "", ""), ("self::net::Client", "", "")],
+        11: [("crate::net", "", ""), ("self::net::Client", "", ""), ("rx_syntax::hir", "Hir", "")],
         12: [("super", "", "")],
         13: [("main", "", "")],
+        14: [("crate::hir", "", "")],
     }
-    table = SymbolTable([], files, imports)
-    on_demand = SymbolTable([], files, OnDemand(lambda f: imports.get(f, [])), import_rows=_ByWord(files, imports))
+    # A Rust crate of the tree by its Cargo.toml name: `rx_syntax` is the folder crates/rx-syntax/src.
+    crates = {"rx_syntax": "crates/rx-syntax/src"}
+    table = SymbolTable([], files, imports, rust_crates=crates)
+    on_demand = SymbolTable(
+        [], files, OnDemand(lambda f: imports.get(f, [])), import_rows=_ByWord(files, imports), rust_crates=crates
+    )
     for f in files:
         assert table.importers_closure([f]) == _importers_by_brute_force(table, f), files[f]
         assert on_demand.importers_closure([f]) == table.importers_closure([f]), files[f]
     assert table.importers_closure([3]) >= {1, 2, 4}  # store.py <- pkg.sub.store, the package, a sibling
+    assert table.importers_closure([12]) >= {11}  # net/mod.rs <- `crate::net` in lib.rs
+    assert table.importers_closure([11]) >= {12}  # lib.rs <- `super` in net/mod.rs
+    assert table.importers_closure([15]) >= {11, 14}  # hir/mod.rs <- another crate's `rx_syntax::hir`, its own
 
 
 def test_repeated_references_bind_every_edge_in_its_own_scope(tmp_path: Path) -> None:

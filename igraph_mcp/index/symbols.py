@@ -269,6 +269,7 @@ class SymbolTable:
         self.file_paths = file_paths
         self.go_modules = go_modules or {}
         self.rust_crates = rust_crates or {}
+        self._rust_words: set[str] | None = None
         self.imports = imports  # file id -> [(module, imported name, alias)]
         self._import_rows = import_rows
         self._all_imports: list[tuple[int, str, str, set[str]]] | None = None
@@ -498,8 +499,17 @@ class SymbolTable:
             if self._all_imports is None:
                 self._all_imports = self._with_pieces(self._import_rows.every())
             return self._all_imports
-        # Each tail's longest piece must occur in an import that names the file: asked by word, not all read.
-        return self._with_pieces(self._import_rows.mentioning(sorted({max(t, key=len) for t in tails})))
+        # Each tail's longest piece must occur in an import that names the file: asked by word, not all read. A
+        # Rust path names its folder by `crate`, `self`, `super` or a crate's name, which no piece of it spells.
+        words = {max(t, key=len) for t in tails} | self._rust_heads()
+        return self._with_pieces(self._import_rows.mentioning(sorted(words)))
+
+    def _rust_heads(self) -> set[str]:
+        """The first words of a Rust path that name a folder of the tree, where the tree has Rust files."""
+        if self._rust_words is None:
+            rust = any(path.endswith(".rs") for path in self.file_paths.values())
+            self._rust_words = {"crate", "self", "super", *self.rust_crates} if rust else set()
+        return self._rust_words
 
     def _with_pieces(self, imports: dict[int, list[ImportRef]]) -> list[tuple[int, str, str, set[str]]]:
         return [
@@ -512,8 +522,12 @@ class SymbolTable:
         """Every piece a key of module_candidates for this import (or its submodule) can contain: the module's and
         the imported name's, and for a relative import also the importer's folders it is joined to."""
         pieces = _pieces(module) | (_pieces(name) if name and name != "*" else set())
+        path = self.file_paths.get(importer, "")
         if _relative(module):
-            pieces |= _pieces(self.file_paths.get(importer, ""))
+            pieces |= _pieces(path)
+        elif path.endswith(".rs"):  # `super::x`, `regex_syntax::hir`: the folder the path's first word names
+            folder = module_folder(path, self.rust_crates, module.replace(".", "::").split("::"))
+            pieces |= _pieces(folder) if folder else set()
         return pieces
 
     def _tails(self, file_id: int) -> tuple[str, ...]:
