@@ -76,7 +76,7 @@ from igraph_mcp.index.recover import (
     new_symbols,
     sort_symbols,
 )
-from igraph_mcp.index.rust_uses import use_imports
+from igraph_mcp.index.rust_syntax import blanket_impl, is_path_word, token_path, use_imports
 from igraph_mcp.vocab.languages import FUNCTION_LIKE, LanguageSpec, get_spec
 from igraph_mcp.vocab.source import normalize_source
 
@@ -329,75 +329,6 @@ def _initialises_field(name_node: Node) -> bool:
             base = inner
         bases.add(base.text)
     return name_node.text not in bases
-
-
-_RUST_PATH_WORDS = frozenset({"self", "super", "crate"})
-
-
-# Tokens before a name in a macro's arguments that make it no call: a definition the macro writes (`fn f(`), a
-# metavariable's fragment (`$x:ident (`), a macro's own name (`m!(`).
-_NOT_A_CALL = frozenset({"fn", "struct", "enum", "union", "trait", "impl", "mod", "type", "$", ":", "metavariable"})
-_PATH_TOKENS = frozenset({"identifier", "self", "super", "crate"})
-
-
-def _token_path(name: Node) -> str | None:
-    """The receiver or path written before a call's name among a Rust macro's tokens (`self.tt`, `crate::util`,
-    `a.b()` in `a.b().c(x)`); "" for a bare call; None where the tokens make it no call or a receiver this reading
-    does not follow (`xs[0].f()`, `(a + b).f()`, `<T as X>::f()`)."""
-    parts: list[str] = []
-    node = name.prev_sibling
-    while node is not None and node.type in (".", "::"):
-        before = node.prev_sibling
-        if before is not None and before.type == "token_tree" and (before.text or b"").startswith(b"("):
-            callee = before.prev_sibling  # `b()` of `a.b().c()`
-            if callee is None or callee.type not in _PATH_TOKENS:
-                return None
-            parts.append((callee.text or b"").decode("utf-8", "replace") + "()" + node.type)
-            node = callee.prev_sibling
-        elif before is not None and before.type in _PATH_TOKENS:
-            parts.append((before.text or b"").decode("utf-8", "replace") + node.type)
-            node = before.prev_sibling
-        else:
-            return None
-    if node is not None and node.type in _NOT_A_CALL:
-        return None
-    path = "".join(reversed(parts))
-    return path[:-2] if path.endswith("::") else path[:-1] if path.endswith(".") else path
-
-
-def _rust_path_word(qualifier: Node | None) -> bool:
-    """Whether a call's qualifier is Rust's `self`, `super` or `crate` beginning a path (`self::f()`)."""
-    parent = qualifier.parent if qualifier is not None else None
-    return (
-        qualifier is not None
-        and qualifier.type in _RUST_PATH_WORDS
-        and parent is not None
-        and (parent.type == "scoped_identifier")
-    )
-
-
-_NAMED_SELF_TYPES = frozenset({"type_identifier", "generic_type", "scoped_type_identifier"})
-
-
-def _blanket_impl(trait_name: Node) -> bool:
-    """Whether the Rust `impl` whose trait this names is for no named type: `impl<T> Log for &T`, `for Box<T>` of
-    a parameter, `for T`."""
-    impl = trait_name.parent
-    while impl is not None and impl.type != "impl_item":
-        impl = impl.parent
-    self_type = impl.child_by_field_name("type") if impl is not None else None
-    if self_type is None:
-        return False
-    if self_type.type not in _NAMED_SELF_TYPES:
-        return True
-    params = impl.child_by_field_name("type_parameters")
-    head = self_type.child_by_field_name("type") if self_type.type == "generic_type" else self_type
-    if head is not None and head.type == "scoped_type_identifier":
-        head = head.child_by_field_name("name")
-    named = (head.text or b"") if head is not None else b""
-    if named in (b"Box", b"Rc", b"Arc"):
-        return True
-    return params is not None and any((p.child_by_field_name("name") or p).text == named for p in params.named_children)
 
 
 def _innermost(symbols: list[Symbol], starts: list[int], pos: int) -> int:
@@ -778,16 +709,16 @@ def _parse_document(
         seen.add(key)
         qualifier = _expression_text(source, spec, qual_node) if qual_node is not None else ""
         if spec.name == "rust" and name_node.parent is not None and name_node.parent.type == "token_tree":
-            path = _token_path(name_node)  # a call inside a macro's arguments: its path from the tokens
+            path = token_path(name_node)  # a call inside a macro's arguments: its path from the tokens
             if path is None:
                 continue
             qualifier = path
-        if _rust_path_word(qual_node):
+        if is_path_word(qual_node):
             qualifier += "::"  # Rust's `self::f()` is this module's f, where `self.f()` is a method
         hints = argument_hints(args) if args is not None and arity > 0 else ""
         if spec.name == "cpp" and kind == "calls" and _in_initialiser(name_node) and _initialises_field(name_node):
             continue
-        if kind == "implements" and spec.name == "rust" and _blanket_impl(name_node):
+        if kind == "implements" and spec.name == "rust" and blanket_impl(name_node):
             continue  # `impl<T> Log for &T`: no definition implements it, nor does the module ("src.lib implements")
         source_index = _scope_owner(pf, scopes, starts, name_node)
         if spec.family == "c" and kind == "calls" and args is None:

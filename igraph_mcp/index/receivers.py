@@ -12,7 +12,7 @@ import posixpath
 import re
 from collections.abc import Callable
 
-from igraph_mcp.index import rust_crates
+from igraph_mcp.index import rust_crates, rust_types
 from igraph_mcp.index.argument_hints import PARAMETERS_FACT
 from igraph_mcp.index.overloads import Pick, as_given
 from igraph_mcp.index.resolve_rules import rules_for
@@ -55,6 +55,7 @@ _CPP_CONTAINER = re.compile(
 # a name, a call of one (Rust: `f()?`, the value its result holds), or a Rust tuple field (`self.0`)
 _PART = re.compile(r"(?:[A-Za-z_$][\w$]*(?:\(.*\)\??)?|[0-9]+)$", re.DOTALL)
 _FUNCTIONS = frozenset({"function", "method"})
+_ASSOCIATED_TYPES = frozenset({"type"})  # Rust's `type Item = State` in an impl
 _FREE = frozenset({"function"})
 _THIS = frozenset({"this"})
 _MAX_DEPTH = 5
@@ -93,89 +94,6 @@ def type_text_name(text: str) -> str | None:
     if rest.startswith("[]"):
         return None
     return match.group(0)
-
-
-_RUST_BORROW = re.compile(r"^(?:&\s*(?:'\w+\s*)?|\*\s*(?:const|mut)\s+|mut\s+|dyn\s+|impl\s+)+")
-# Rust's owning pointers of one value: a call through one is a call on that value.
-_RUST_WRAPPER = re.compile(r"^(?:(?:std|alloc|core)::(?:boxed|rc|sync|borrow)::)?(?:Box|Rc|Arc|Cow)<(.+)>$")
-_RUST_TURBOFISH = re.compile(r"::<[^<>]*(?:<[^<>]*>[^<>]*)*>")
-_RUST_SELF = "Self"
-_RUST_COLLECTION = re.compile(
-    r"^(?:(?:std|alloc)::(?:vec|collections)::)?(?:Vec|VecDeque|BTreeSet|HashSet|BinaryHeap|Box)<(.+)>$"
-)
-_RUST_WRAPPED = re.compile(r"^(?:[\w:]*::)?(?:Result|Option)<(.+)>$")
-_RUST_SLICE = re.compile(r"^\[(.+?)(?:;[^\]]*)?\]$")
-# `.iter()` and its kin yield what the collection holds: `for x in xs.iter()` is `for x in &xs`
-_RUST_ITERATION = re.compile(r"\.(?:iter|iter_mut|into_iter)\(\)$")
-_ASSOCIATED = frozenset({"type"})
-_RUST_GENERIC = re.compile(r"[A-Z][0-9]*")
-_RUST_TYPE_PATH = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
-
-
-def _rust_name(segments: list[str]) -> str:
-    """A Rust path's type as the resolver looks it up, with every module written before it (``crate::dfa::DFA``
-    -> ``crate.dfa.DFA``: another module's DFA is another type; _nested finds the modules' files)."""
-    return ".".join(w for w in segments if w)
-
-
-def rust_type(text: str) -> str:
-    """A Rust type as the repository would define it: ``&'a mut dense::DFA<T>`` -> ``dense.DFA<T>``,
-    ``Box<dyn Foo>`` -> ``Foo``; OUTSIDE for the standard library's (``std::vec::Vec<u8>``)."""
-    text = text.strip()
-    while True:
-        bare = _RUST_BORROW.sub("", text).strip()
-        wrapped = _RUST_WRAPPER.match(bare)
-        if wrapped is None:
-            break
-        text = wrapped.group(1)
-    text = bare
-    if text.startswith(("std::", "core::", "alloc::", "::std::", "::core::")):
-        return OUTSIDE
-    angle = text.find("<")
-    head, args = (text, "") if angle < 0 else (text[:angle], text[angle:])
-    return _rust_name(head.split("::")) + args
-
-
-def rust_element_type(text: str) -> str | None:
-    """The element type of a Rust collection the standard library defines: ``Vec<State>``, ``&[State]``,
-    ``[u8; 4]``, ``BTreeSet<Id>`` -> the element; None for anything else."""
-    text = _RUST_BORROW.sub("", text.strip())
-    held = _RUST_COLLECTION.match(text) or _RUST_SLICE.match(text)
-    return held.group(1).strip() if held is not None else None
-
-
-def rust_unwrapped(text: str) -> str | None:
-    """What a Rust `Result<T, E>` or `Option<T>` holds (`io::Result<T>`, a crate's `Result<T>` alias too), as `?`
-    and `Some(x)` / `Ok(x)` take it out; None for any other type."""
-    held = _RUST_WRAPPED.match(text.strip())
-    if held is None:
-        return None
-    inner, depth = held.group(1), 0
-    for i, ch in enumerate(inner):  # `Result<Vec<(A, B)>, E>`: up to the first comma outside brackets
-        depth += 1 if ch in "<([" else -1 if ch in ">)]" else 0
-        if ch == "," and depth == 0:
-            return inner[:i].strip()
-    return inner.strip()
-
-
-def rust_path(path: str) -> tuple[str, str]:
-    """A Rust receiver or value path as (the dotted path of_path reads, the type it starts from, "" for none):
-    ``dense::DFA::new(x).f()`` -> (``new(x).f()``, ``dense.DFA``); ``util::parse()`` -> (``util.parse()``, "");
-    ``Self::new()`` -> (``new()``, ``Self``)."""
-    path = _RUST_TURBOFISH.sub("", path)
-    if "::" not in path:
-        return path, ""
-    head, paren, tail = path.partition("(")
-    segments = head.split("::")
-    # a path with a call ends in a function (`dense::DFA::new(`); one without is a type (`dense::DFA`), a call's
-    # qualifier
-    typed = max(
-        (i for i, seg in enumerate(segments if not paren else segments[:-1]) if seg[:1].isupper()), default=None
-    )
-    if typed is None:
-        words = [w for w in segments if w not in ("crate", "self", "super")] or segments[-1:]
-        return ".".join(words[-2:]) + paren + tail, ""
-    return ".".join(segments[typed + 1 :]) + paren + tail, _rust_name(segments[: typed + 1])
 
 
 def unscoped_type(text: str) -> str:
@@ -369,7 +287,7 @@ class ReceiverTypes:
         rules = rules_for(self.t.language_of(scope.file_id))
         if rules.impl_blocks:  # Rust: `Type::f()` and `module::f()` paths; `self` and `Self` in every path
             this = this | rules.self_names
-            path, type_ref = rust_path(path)
+            path, type_ref = rust_types.receiver_path(path)
             head = path.split(".", 1)[0]
             if not type_ref and head[:1].isupper() and "(" not in head and not self.is_local(scope, head):
                 type_ref, _, path = path.partition(".")  # `StateID::new()`: a type's own function, no other's
@@ -489,7 +407,7 @@ class ReceiverTypes:
         typed = [text for kind, text in returns if kind == "type"]
         if not typed:  # `return obj`: what obj holds where the callee states it
             return self.of_path(returns[0][1], callee, depth + 1) if returns[0][0] == "value" and not unwrap else None
-        stated = rust_unwrapped(typed[0]) if unwrap else typed[0]
+        stated = rust_types.unwrapped(typed[0]) if unwrap else typed[0]
         if stated is None:
             return None
         if stated == "this" or self._is_self_type(stated, callee):  # `: this`, Rust's `-> Self`: its own type
@@ -511,23 +429,22 @@ class ReceiverTypes:
 
     def _is_self_type(self, text: str, scope: Sym) -> bool:
         """Whether a type written in ``scope`` is Rust's `Self` (`&mut Self`, `Box<Self>`): the impl's own type."""
-        return "Self" in text and self._rust(scope.file_id) and rust_type(text) == _RUST_SELF
+        return "Self" in text and self._rust(scope.file_id) and rust_types.type_name(text) == rust_types.SELF
 
     def _generic(self, text: str, scope: Sym, depth: int) -> Found:
         """A Rust parameter typed by a generic parameter of its function (`x: &E` with `E: Endian`): the type of
         the parameter's first bound; None for any other type."""
         if not self._rust(scope.file_id) or depth >= _MAX_DEPTH:
             return None
-        name = rust_type(text)
-        if name == OUTSIDE or not name.isidentifier() or not self.is_local(scope, name):
+        name = rust_types.type_name(text)
+        if not name.isidentifier() or not self.is_local(scope, name):
             return None
         return self.of_name(scope, name, depth + 1)
 
     def _of_facts(self, facts: list[tuple[str, str]], scope: Sym, depth: int) -> Found:
         if len(set(facts)) > 1 and self._rust(scope.file_id):
-            return (
-                None  # Rust: `let e = ..` beside `if let Some(e) = ..` or `|e| ..`; which one a use sees is not known
-            )
+            # Rust: `let e = ..` beside `if let Some(e) = ..` or `|e| ..`; which one a use sees is not known
+            return None
         typed = [text for kind, text in facts if kind == "type"]
         if typed:
             if self._is_self_type(typed[0], scope):
@@ -575,13 +492,13 @@ class ReceiverTypes:
         """What a Rust `for` loop takes from ``text``: an element of a `Vec`, slice or set the declaration states
         (`for s in &self.states`, `.iter()` too), else the `Item` that the `Iterator` impl of the value's type
         names (`for state in dfa.states()`: `StateIter`'s `type Item = State`)."""
-        text = _RUST_ITERATION.sub("", _RUST_BORROW.sub("", text.strip()))
+        text = rust_types.ITERATION.sub("", rust_types.BORROW.sub("", text.strip()))
         declared = self.declared_type(text, scope, depth + 1)
         if declared is not None:
-            element = rust_element_type(declared[0])
+            element = rust_types.element_type(declared[0])
             return self.named(element, declared[1], depth) if element else None
         iterated = as_sym(self.of_path(text, scope, depth + 1))
-        item, _complete = self.member(iterated, "Item", _ASSOCIATED) if iterated is not None else (None, False)
+        item, _complete = self.member(iterated, "Item", _ASSOCIATED_TYPES) if iterated is not None else (None, False)
         stated = [t for kind, t in self.t.facts.get(item.id, {}).get("()", []) if kind == "type"] if item else []
         return self.named(stated[0], item.file_id, depth) if item is not None and stated else None
 
@@ -617,11 +534,11 @@ class ReceiverTypes:
         """The repository type an annotation names, as seen from ``file_id``; a C++ alias (`using App_p =
         std::shared_ptr<App>`) is the type it stands for."""
         if self._rust(file_id):  # a path of modules and the type (`regex_syntax.hir.Hir`); an alias stays itself
-            text = rust_type(text)
-            if text == OUTSIDE:
-                return OUTSIDE
+            text = rust_types.type_name(text)
+            if not text:
+                return OUTSIDE  # the standard library's
             dotted = text.split("<", 1)[0]
-            if not _RUST_TYPE_PATH.fullmatch(dotted) or _RUST_GENERIC.fullmatch(dotted):
+            if not rust_types.is_type_path(dotted) or rust_types.is_generic(dotted):
                 return None  # a tuple, a slice, a function type; `T`, `D2`: a generic parameter, of any type
             return self._definition(dotted, file_id, TYPE_KINDS)
         if text.endswith(("*", "&")):  # C++'s `std::vector<Option *>` holds Option pointers: Options to call on
@@ -919,7 +836,7 @@ class ReceiverTypes:
         # blocks, which belong to the type of that name their module sees (another module's DFA has its own).
         qualified = f"{cls.qualified_name}.{name}"
         same_name = [s for s in self._by_qualified_name(name).get(qualified, ()) if s.kind in kinds]
-        if rules_for(self.t.language_of(cls.file_id)).impl_blocks:
+        if self._rust(cls.file_id):
             return [s for s in same_name if (owner := self.t.scope_parent(s)) is not None and owner.id == cls.id]
         folder = self.t.dir_of_file.get(cls.file_id)
         return [s for s in same_name if self.t.dir_of_file.get(s.file_id) == folder]

@@ -339,14 +339,12 @@ class Resolver:
             if typed is not None:
                 return typed
             local_head = self.receivers.is_local(source, head)
-            if rules.impl_blocks and kind == "calls" and _method_syntax(qualifier, local_head):
-                # Rust's `x.f()` is method syntax (a function of a module is `m::f()`): some type's method f
-                methods = _others(self._candidates(name, allowed, library_only=False).methods, source_id)
-                if methods:
-                    return Binding(None, "ambiguous", candidates=tuple(s.id for s in methods[:MAX_CANDIDATES]))
-                return Binding(None, "unresolved")
-            if rules.objects_hold_members and kind == "calls" and self.receivers.is_local(source, head):
-                # C++ `handler.run()` on a local of a type not known here: some class's member, no free function
+            # C++ `handler.run()` on a local of a type not known here, Rust's method syntax `x.f()` (a module's
+            # function is `m::f()`): some class's member, no free function
+            on_object = (rules.objects_hold_members and local_head) or (
+                rules.impl_blocks and _method_syntax(qualifier, local_head)
+            )
+            if on_object and kind == "calls":
                 methods = _others(self._candidates(name, allowed, library_only=False).methods, source_id)
                 if methods:
                     return Binding(None, "ambiguous", candidates=tuple(s.id for s in methods[:MAX_CANDIDATES]))
