@@ -115,7 +115,8 @@
 (function_signature_item return_type: (_) @fact.type) @fact.return
 (type_item type: (_) @fact.type) @fact.return
 ; `for x in xs`: x is an element of xs (a `Vec`, a slice, or a type whose `Iterator` impl names its `Item`).
-; `if let Some(m) = v` and a match arm's `Ok(m)`: what v's `Option` or `Result` holds.
+; `if let Some(m) = v` and a match arm's `Ok(m)`: what v's `Option` or `Result` holds. A capitalised name in a
+; pattern is a variant or a type (`Some`, `Err`), no binding.
 ; Names a pattern binds, of a type not written (`if let Some(ref e) = x`, `|e| ...`, `for (i, x) in ..`, a match arm's
 ; `Ok(v)`): a name bound twice in one function may be two things, so what it holds is not guessed.
 (let_condition
@@ -131,10 +132,10 @@
 (closure_parameters (identifier) @fact.name) @fact
 (for_expression pattern: (identifier) @fact.name value: (_) @fact.value) @fact.element
 (for_expression pattern: (_ (identifier) @fact.name)) @fact
-(let_condition pattern: (_ (identifier) @fact.name)) @fact
-(let_condition pattern: (_ (_ (identifier) @fact.name))) @fact
-(match_pattern (_ (identifier) @fact.name)) @fact
-(match_pattern (_ (_ (identifier) @fact.name))) @fact
+((let_condition pattern: (_ (identifier) @fact.name)) @fact (#not-match? @fact.name "^[A-Z]"))
+((let_condition pattern: (_ (_ (identifier) @fact.name))) @fact (#not-match? @fact.name "^[A-Z]"))
+((match_pattern (_ (identifier) @fact.name)) @fact (#not-match? @fact.name "^[A-Z]"))
+((match_pattern (_ (_ (identifier) @fact.name))) @fact (#not-match? @fact.name "^[A-Z]"))
 (let_declaration pattern: (tuple_pattern (identifier) @fact.name)) @fact
 ; A generic parameter is of its first bound's type: `fn f<E: Endian>(..) { E::write_u32(..) }`, `where R: Read`.
 (type_parameter name: (type_identifier) @fact.name bounds: (trait_bounds . (_) @fact.type)) @fact
