@@ -444,8 +444,10 @@ def _add_facts(source: bytes, spec: LanguageSpec, pf: ParsedFile, m: Matches, st
             kind, text_node = "value", value
         else:
             kind, text_node = "opaque", None
+        if spec.name == "rust" and text_node is not None and text_node.type == "reference_expression":
+            text_node = text_node.child_by_field_name("value") or text_node  # `for s in &mut xs`: what xs holds
         text = _expression_text(source, spec, text_node) if text_node is not None else ""
-        if spec.name == "rust" and kind in ("type", "element") and text_node is not None:
+        if spec.name == "rust" and kind == "type" and text_node is not None:
             text = " ".join(node_text(source, text_node).split())  # `&'a mut T`, `dyn T`: its words apart
         if role == "fact.variadic" and kind == "type":  # `opts ...T` is a slice of T, never a T
             text = "..." + text

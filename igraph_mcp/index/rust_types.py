@@ -10,8 +10,12 @@ from __future__ import annotations
 import re
 
 SELF = "Self"
-# What a `for` loop's value is iterated by: `.iter()` and its kin yield what the collection holds.
-ITERATION = re.compile(r"\.(?:iter|iter_mut|into_iter)\(\)$")
+# What a `for` loop or an adaptor's closure iterates: `.iter()` and its kin yield what the collection holds, and
+# adaptors that keep the elements (`.filter(..)`, `.rev()`, `.cloned()`) yield them too.
+ITERATION = re.compile(
+    r"\.(?:iter|iter_mut|into_iter)\(\)"
+    r"(?:\.(?:filter|skip|take|rev|cloned|copied|peekable|skip_while|take_while|step_by|fuse|inspect)\([^()]*\))*$"
+)
 
 # A borrow, a raw pointer, `dyn` or `impl` before a type: a call through it is a call on the type.
 BORROW = re.compile(r"^(?:&\s*(?:'\w+\s*)?|\*\s*(?:const|mut)\s+|mut\s+|dyn\s+|impl\s+)+")

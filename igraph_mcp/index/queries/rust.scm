@@ -129,6 +129,11 @@
     (match_arm
       pattern: (match_pattern (tuple_struct_pattern type: (identifier) @variant . (identifier) @fact.name .))
       (#match? @variant "^(Some|Ok)$")))) @fact.unwrap
+; A closure an iterator's adaptor calls takes its elements: `self.states.iter().map(|s| s.id())`.
+((call_expression
+  function: (field_expression value: (_) @fact.value field: (field_identifier) @adaptor)
+  arguments: (arguments (closure_expression parameters: (closure_parameters . (identifier) @fact.name .))))
+  (#match? @adaptor "^(map|filter|for_each|any|all|find|filter_map|flat_map|position|take_while|skip_while|inspect|max_by_key|min_by_key|find_map|partition|fold)$")) @fact.element
 (closure_parameters (identifier) @fact.name) @fact
 (for_expression pattern: (identifier) @fact.name value: (_) @fact.value) @fact.element
 (for_expression pattern: (_ (identifier) @fact.name)) @fact
