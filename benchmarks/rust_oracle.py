@@ -97,6 +97,7 @@ _DEF = re.compile(r"^DefId\(\d+:\d+ ~ (.*)\),?$")
 _RES_KINDS = {"trait": {"Trait,"}, "type": {"Struct,", "Enum,", "Union,", "TyAlias,"}}
 _SELF_ARG = re.compile(r"^ {24}(.+),$")
 _ALIASED = re.compile(r"(?:[A-Za-z_]\w*::)*([A-Za-z_]\w*)(?:::<.*>)?")
+_BRACKETS = re.compile(r'"(?:\\.|[^"\\])*"|[()\[\]{}]')
 _CALL_IN = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
 _MACRO_CALL = re.compile(r"(?<![\w:])([A-Za-z_]\w*)!\s*[(\[{]")
 
@@ -369,24 +370,16 @@ def main() -> int:
 
 
 def _closing(text: str, start: int) -> int:
-    """The offset after the bracket closing the one at ``start`` (string literals skipped, roughly)."""
-    depth, i, quote = 0, start, ""
-    while i < len(text):
-        ch = text[i]
-        if quote:
-            if ch == "\\":
-                i += 1
-            elif ch == quote:
-                quote = ""
-        elif ch == '"':
-            quote = ch
-        elif ch in "([{":
+    """The offset after the bracket closing the one at ``start``; string literals skip their brackets."""
+    depth = 0
+    for token in _BRACKETS.finditer(text, start):
+        mark = token.group(0)
+        if mark in "([{":
             depth += 1
-        elif ch in ")]}":
+        elif mark in ")]}":
             depth -= 1
             if depth == 0:
-                return i + 1
-        i += 1
+                return token.end()
     return len(text)
 
 

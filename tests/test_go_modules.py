@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 from _factories import index_repo, make_plain_repo
 
-from igraph_mcp.index.go_modules import dumps, import_names, loads, module_path, package_folder, read_go_modules
+from igraph_mcp.index.go_modules import import_names, module_path, package_folder, read_go_modules
+from igraph_mcp.index.manifests import dumps, loads
 
 
 @pytest.mark.parametrize(

@@ -7,19 +7,18 @@ package (`github.com/yuin/goldmark`, `github.com/go-git/go-git/v5`) has no words
 
 from __future__ import annotations
 
-import json
 import posixpath
 import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from igraph_mcp.index import manifests
 from igraph_mcp.store.db import Database
 
 GO_MOD = "go.mod"
 # The meta key holding the last run's module paths: a change binds every edge again (note).
 META_KEY = "go_modules"
 _MODULE_LINE = re.compile(r"^\s*module\s+(\"[^\"]+\"|`[^`]+`|\S+)", re.MULTILINE)
-_MAX_GO_MOD_BYTES = 1 << 20
 
 
 def module_path(text: str) -> str | None:
@@ -31,23 +30,9 @@ def module_path(text: str) -> str | None:
 def read_go_modules(root: Path, go_files: Iterable[str]) -> dict[str, str]:
     """folder ("" for the root) -> module path, for every go.mod in a folder holding or above the indexed Go files
     (relative POSIX paths); unreadable or module-less go.mod files are left out."""
-    folders: set[str] = set()
-    for path in go_files:
-        folder = posixpath.dirname(path)
-        while folder not in folders:
-            folders.add(folder)
-            if not folder:
-                break
-            folder = posixpath.dirname(folder)
     modules: dict[str, str] = {}
-    for folder in sorted(folders):
-        go_mod = root / folder / GO_MOD if folder else root / GO_MOD
-        try:
-            if not go_mod.is_file() or go_mod.stat().st_size > _MAX_GO_MOD_BYTES:
-                continue
-            declared = module_path(go_mod.read_text(encoding="utf-8", errors="replace"))
-        except OSError:
-            continue
+    for folder, text in manifests.manifest_texts(root, go_files, GO_MOD):
+        declared = module_path(text)
         if declared:
             modules[folder] = declared
     return modules
@@ -56,30 +41,12 @@ def read_go_modules(root: Path, go_files: Iterable[str]) -> dict[str, str]:
 def note(db: Database, root: Path, go_files: Iterable[str]) -> None:
     """Keep the module paths of the tree's go.mod files where binding reads them (``stored``); where they
     changed, flag every edge for binding again: an import's folder may be another one now."""
-    found = read_go_modules(root, go_files)
-    if found != stored(db):
-        with db.atomic() as con:
-            db.set_meta(con, META_KEY, dumps(found))
-            db.set_meta(con, "resolve_pending", "1")
+    manifests.note(db, META_KEY, read_go_modules(root, go_files))
 
 
 def stored(db: Database) -> dict[str, str]:
     """The module paths the last run found (folder -> module path)."""
-    return loads(db.get_meta(META_KEY))
-
-
-def dumps(modules: Mapping[str, str]) -> str:
-    """The meta text of ``modules`` (sorted, so equal maps compare equal as text)."""
-    return json.dumps(dict(sorted(modules.items())), separators=(",", ":"))
-
-
-def loads(text: str | None) -> dict[str, str]:
-    """``modules`` from their meta text; {} for none or unreadable text."""
-    try:
-        value = json.loads(text) if text else {}
-    except ValueError:
-        return {}
-    return {str(k): str(v) for k, v in value.items()} if isinstance(value, dict) else {}
+    return manifests.stored(db, META_KEY)
 
 
 def package_folder(modules: Mapping[str, str], imported: str) -> str | None:

@@ -13,13 +13,12 @@ import tomllib
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
-from igraph_mcp.index.go_modules import dumps, loads
+from igraph_mcp.index import manifests
 from igraph_mcp.store.db import Database
 
 CARGO = "Cargo.toml"
 # The meta key holding the last run's crates: a change binds every edge again (note).
 META_KEY = "rust_crates"
-_MAX_CARGO_BYTES = 1 << 20
 
 
 def library_root(folder: str, manifest: Mapping[str, object], exists: Callable[[str], bool]) -> tuple[str, str] | None:
@@ -43,22 +42,11 @@ def read_rust_crates(root: Path, rust_files: Iterable[str]) -> dict[str, str]:
     """crate name -> its library's root folder ("" for the tree's root), for every Cargo.toml in a folder holding
     or above the indexed Rust files (relative POSIX paths); unreadable manifests and binary-only crates are left
     out. Two crates of one name (a fork vendored beside its original): the first folder in path order."""
-    folders: set[str] = set()
-    for path in rust_files:
-        folder = posixpath.dirname(path)
-        while folder not in folders:
-            folders.add(folder)
-            if not folder:
-                break
-            folder = posixpath.dirname(folder)
     crates: dict[str, str] = {}
-    for folder in sorted(folders):
-        cargo = root / folder / CARGO if folder else root / CARGO
+    for folder, text in manifests.manifest_texts(root, rust_files, CARGO):
         try:
-            if not cargo.is_file() or cargo.stat().st_size > _MAX_CARGO_BYTES:
-                continue
-            manifest = tomllib.loads(cargo.read_text(encoding="utf-8", errors="replace"))
-        except (OSError, tomllib.TOMLDecodeError):
+            manifest = tomllib.loads(text)
+        except tomllib.TOMLDecodeError:
             continue
         found = library_root(folder, manifest, lambda rel: (root / rel).is_file())
         if found is not None:
@@ -69,16 +57,12 @@ def read_rust_crates(root: Path, rust_files: Iterable[str]) -> dict[str, str]:
 def note(db: Database, root: Path, rust_files: Iterable[str]) -> None:
     """Keep the crates of the tree's Cargo.toml files where binding reads them (``stored``); where they changed,
     flag every edge for binding again: a path's first word may name another folder now."""
-    found = read_rust_crates(root, rust_files)
-    if found != stored(db):
-        with db.atomic() as con:
-            db.set_meta(con, META_KEY, dumps(found))
-            db.set_meta(con, "resolve_pending", "1")
+    manifests.note(db, META_KEY, read_rust_crates(root, rust_files))
 
 
 def stored(db: Database) -> dict[str, str]:
     """The crates the last run found (crate name -> library root folder)."""
-    return loads(db.get_meta(META_KEY))
+    return manifests.stored(db, META_KEY)
 
 
 def module_folder(importer: str, crates: Mapping[str, str], segments: list[str]) -> str | None:
