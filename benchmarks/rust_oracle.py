@@ -155,7 +155,16 @@ def _rustc(tree: Path, crate: Crate, out: Path, unpretty: str | None) -> str:
         cmd += ["--emit=metadata", "--out-dir", str(out), "-Awarnings"]
     else:
         cmd += [f"-Zunpretty={unpretty}", "-o", str(out / f"{crate.name}.{unpretty}"), "-Awarnings"]
-    subprocess.run([*cmd, crate.root], cwd=tree, check=True, capture_output=True, text=True)
+    try:
+        subprocess.run([*cmd, crate.root], cwd=tree, check=True, capture_output=True, text=True)
+    except FileNotFoundError as exc:
+        raise SystemExit(
+            "rust_oracle: no `rustc` on PATH; install rustup and a nightly (`rustup toolchain install nightly`)"
+        ) from exc
+    except subprocess.CalledProcessError as exc:
+        raise SystemExit(
+            f"rust_oracle: rustc could not read crate {crate.name} of {tree}:\n{exc.stderr[-2000:]}"
+        ) from exc
     return "" if unpretty is None else (out / f"{crate.name}.{unpretty}").read_text(encoding="utf-8")
 
 
