@@ -72,7 +72,7 @@ def use_imports(root: Node, source: bytes) -> list[Import]:
 # Tokens before a name in a macro's arguments that make it no call: a definition the macro writes (`fn f(`), a
 # metavariable's fragment (`$x:ident (`), a macro's own name (`m!(`).
 _NOT_A_CALL = frozenset({"fn", "struct", "enum", "union", "trait", "impl", "mod", "type", "$", ":", "metavariable"})
-_PATH_TOKENS = frozenset({"identifier", "self", "super", "crate"})
+_PATH_TOKENS = frozenset({"identifier", "self", "super", "crate", "integer_literal"})  # `self.0.end()`
 _PATH_WORDS = frozenset({"self", "super", "crate"})
 
 

@@ -69,6 +69,9 @@
 ; right before a parenthesised group is a call; parse.py reads the path before it and leaves out `fn f(` and `$x(`.
 ((token_tree (identifier) @name @reference.call . (token_tree) @call_arguments)
   (#match? @call_arguments "^[(]"))
+; A method named like a primitive type (`self.char()`) is a primitive_type token there.
+((token_tree "." . (primitive_type) @name @reference.call . (token_tree) @call_arguments)
+  (#match? @call_arguments "^[(]"))
 
 ; `Foo { x: 1 }` builds a Foo, the Rust analogue of `new Foo()`.
 (struct_expression name: (type_identifier) @name) @reference.call
