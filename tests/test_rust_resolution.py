@@ -376,3 +376,122 @@ def test_crate_manifests_and_module_paths(tmp_path: Path) -> None:
     assert module_folder("core/lib/x/y.rs", crates, ["crate", "a", "b"]) == "core/lib/a/b"
     assert module_folder("cli/src/main.rs", crates, ["engine", "go"]) == "core/lib/go"
     assert module_folder("cli/src/main.rs", crates, ["serde", "de"]) is None
+
+
+def test_calls_among_a_macros_tokens() -> None:
+    pf = parse(
+        "rust",
+        """
+        #[cfg(not(windows))]
+        fn f(&self) {
+            assert!(prev.map_or(true, |p| self.tt.next_state_id(p) == id));
+            let v = vec![DEAD; self.dfa.state_len()];
+            debug!("{} {}", crate::util::f(x), self.0.end());
+            assert_eq!(self.char(), 'x');
+            if cfg!(any(unix, windows)) {}
+        }
+        macro_rules! ids {
+            ($name:ident) => {
+                impl $name {
+                    pub fn new_unchecked(v: usize) -> $name {
+                        $name(SmallIndex::new(v))
+                    }
+                }
+            };
+        }
+        """,
+    )
+    calls = {(r.name, r.qualifier) for r in pf.references if r.kind == "calls"}
+    assert {
+        ("map_or", "prev"),
+        ("next_state_id", "self.tt"),
+        ("state_len", "self.dfa"),
+        ("f", "crate::util"),
+        ("end", "self.0"),
+        ("char", "self"),
+        ("new", "SmallIndex"),
+    } <= calls
+    # an attribute's and cfg!'s predicates and a function the macro writes are no calls
+    assert not {name for name, _q in calls} & {"not", "any", "new_unchecked"}
+
+
+FLOW = """
+    pub struct Hit {
+        pub at: usize,
+    }
+
+    impl Hit {
+        pub fn offset(&self) -> usize {
+            self.at
+        }
+    }
+
+    pub struct Miss;
+
+    impl Miss {
+        pub fn offset(&self) -> usize {
+            0
+        }
+        pub fn write_u32(n: u32) {}
+        pub fn find(&self) {}
+    }
+
+    pub struct Finder {
+        pub kept: Vec<Hit>,
+    }
+
+    impl Finder {
+        pub fn find(&self) -> Option<Hit> {
+            None
+        }
+        pub fn try_find(&self) -> Result<Hit, String> {
+            Err(String::new())
+        }
+        pub fn hits(&self) -> Vec<Hit> {
+            Vec::new()
+        }
+    }
+
+    pub struct Wrap(pub Finder);
+
+    pub trait Endian {
+        fn write_u32(n: u32);
+    }
+
+    pub fn flow<E: Endian>(f: &Finder, w: &Wrap) -> Result<usize, String> {
+        if let Some(found) = f.find() {
+            found.offset();
+        }
+        let tried = f.try_find()?;
+        tried.offset();
+        for each in f.hits() {
+            each.offset();
+        }
+        f.kept.iter().filter(|k| k.at > 0).for_each(|kept| {
+            kept.offset();
+        });
+        w.0.find();
+        E::write_u32(1);
+        Ok(0)
+    }
+    """
+
+
+def test_values_a_result_an_element_a_bound_and_a_tuple_field_hold(tmp_path: Path) -> None:
+    root = make_repo(tmp_path, {"src/lib.rs": FLOW}, filler=False)
+    svc = index_repo(root)
+    try:
+        flow = _calls(svc.db, "flow", "src/lib.rs")
+
+        def at(needle: str, name: str) -> tuple[str, str]:
+            target, qualified, _how = flow[(line_of(FLOW, needle), name)]
+            return target, qualified
+
+        assert at("found.offset()", "offset") == ("src/lib.rs", "Hit.offset")  # `if let Some(found) = f.find()`
+        assert at("tried.offset()", "offset") == ("src/lib.rs", "Hit.offset")  # `f.try_find()?`
+        assert at("each.offset()", "offset") == ("src/lib.rs", "Hit.offset")  # `for each in f.hits()`: a Vec<Hit>
+        assert at("kept.offset()", "offset") == ("src/lib.rs", "Hit.offset")  # an adaptor's closure over kept
+        assert at("w.0.find()", "find") == ("src/lib.rs", "Finder.find")  # the tuple struct's field 0
+        assert at("E::write_u32(1)", "write_u32") == ("src/lib.rs", "Endian.write_u32")  # the bound's method
+    finally:
+        svc.close()

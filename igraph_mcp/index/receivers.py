@@ -493,7 +493,7 @@ class ReceiverTypes:
         (`for s in &self.states`, `.iter()` too), else the `Item` that the `Iterator` impl of the value's type
         names (`for state in dfa.states()`: `StateIter`'s `type Item = State`)."""
         text = rust_types.ITERATION.sub("", rust_types.BORROW.sub("", text.strip()))
-        declared = self.declared_type(text, scope, depth + 1)
+        declared = self.declared_type(text, scope, depth + 1) or self._result_type(text, scope, depth + 1)
         if declared is not None:
             element = rust_types.element_type(declared[0])
             return self.named(element, declared[1], depth) if element else None
@@ -501,6 +501,21 @@ class ReceiverTypes:
         item, _complete = self.member(iterated, "Item", _ASSOCIATED_TYPES) if iterated is not None else (None, False)
         stated = [t for kind, t in self.t.facts.get(item.id, {}).get("()", []) if kind == "type"] if item else []
         return self.named(stated[0], item.file_id, depth) if item is not None and stated else None
+
+    def _result_type(self, path: str, scope: Sym, depth: int) -> tuple[str, int] | None:
+        """(the result type text, the file it is written in) of the call ``path`` ends with (`f.hits()`, `hits()`),
+        where the callee states one; None otherwise."""
+        parts = split_path(path)
+        if not parts or not parts[-1].endswith(")") or depth >= _MAX_DEPTH:
+            return None
+        name = parts[-1][: parts[-1].index("(")]
+        if len(parts) == 1:
+            callee = as_sym(self._definition(name, scope.file_id, _FREE))
+        else:
+            owner = as_sym(self.of_path(".".join(parts[:-1]), scope, depth + 1))
+            callee = self.member(owner, name, _FUNCTIONS)[0] if owner is not None else None
+        stated = [t for kind, t in self.t.facts.get(callee.id, {}).get("()", []) if kind == "type"] if callee else []
+        return (stated[0], callee.file_id) if callee is not None and stated else None
 
     def declared_type(self, path: str, scope: Sym, depth: int) -> tuple[str, int] | None:
         """(the type text, the file it is written in) that declares a bare name seen from ``scope`` or a field

@@ -74,12 +74,23 @@ def use_imports(root: Node, source: bytes) -> list[Import]:
 _NOT_A_CALL = frozenset({"fn", "struct", "enum", "union", "trait", "impl", "mod", "type", "$", ":", "metavariable"})
 _PATH_TOKENS = frozenset({"identifier", "self", "super", "crate", "integer_literal"})  # `self.0.end()`
 _PATH_WORDS = frozenset({"self", "super", "crate"})
+_PREDICATE_MACROS = frozenset({b"cfg", b"cfg_attr"})
 
 
 def token_path(name: Node) -> str | None:
     """The receiver or path written before a call's name among a Rust macro's tokens (`self.tt`, `crate::util`,
-    `a.b()` in `a.b().c(x)`); "" for a bare call; None where the tokens make it no call or a receiver this reading
-    does not follow (`xs[0].f()`, `(a + b).f()`, `<T as X>::f()`)."""
+    `a.b()` in `a.b().c(x)`); "" for a bare call; None where the tokens make it no call (an attribute's or
+    `cfg!`'s predicate, a definition the macro writes) or a receiver this reading does not follow (`xs[0].f()`,
+    `(a + b).f()`, `<T as X>::f()`)."""
+    holder = name.parent
+    while holder is not None and holder.type == "token_tree":
+        holder = holder.parent
+    if (
+        holder is None
+        or holder.type == "attribute"
+        or (holder.type == "macro_invocation" and _macro_name(holder) in _PREDICATE_MACROS)
+    ):
+        return None  # `#[cfg(not(windows))]`, `cfg!(any(..))`: predicates, no calls
     parts: list[str] = []
     node = name.prev_sibling
     while node is not None and node.type in (".", "::"):
@@ -99,6 +110,11 @@ def token_path(name: Node) -> str | None:
         return None
     path = "".join(reversed(parts))
     return path[:-2] if path.endswith("::") else path[:-1] if path.endswith(".") else path
+
+
+def _macro_name(invocation: Node) -> bytes:
+    macro = invocation.child_by_field_name("macro")
+    return (macro.text or b"") if macro is not None else b""
 
 
 def is_path_word(qualifier: Node | None) -> bool:
