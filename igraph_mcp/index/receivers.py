@@ -494,9 +494,9 @@ class ReceiverTypes:
         names (`for state in dfa.states()`: `StateIter`'s `type Item = State`)."""
         text = rust_types.ITERATION.sub("", rust_types.BORROW.sub("", text.strip()))
         declared = self.declared_type(text, scope, depth + 1) or self._result_type(text, scope, depth + 1)
-        if declared is not None:
-            element = rust_types.element_type(declared[0])
-            return self.named(element, declared[1], depth) if element else None
+        element = rust_types.element_type(declared[0]) if declared is not None else None
+        if declared is not None and element:
+            return self.named(element, declared[1], depth)
         iterated = as_sym(self.of_path(text, scope, depth + 1))
         item, _complete = self.member(iterated, "Item", _ASSOCIATED_TYPES) if iterated is not None else (None, False)
         stated = [t for kind, t in self.t.facts.get(item.id, {}).get("()", []) if kind == "type"] if item else []
