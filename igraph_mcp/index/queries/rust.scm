@@ -117,11 +117,7 @@
 (function_item return_type: (_) @fact.type) @fact.return
 (function_signature_item return_type: (_) @fact.type) @fact.return
 (type_item type: (_) @fact.type) @fact.return
-; `for x in xs`: x is an element of xs (a `Vec`, a slice, or a type whose `Iterator` impl names its `Item`).
-; `if let Some(m) = v` and a match arm's `Ok(m)`: what v's `Option` or `Result` holds. A capitalised name in a
-; pattern is a variant or a type (`Some`, `Err`), no binding.
-; Names a pattern binds, of a type not written (`if let Some(ref e) = x`, `|e| ...`, `for (i, x) in ..`, a match arm's
-; `Ok(v)`): a name bound twice in one function may be two things, so what it holds is not guessed.
+; `if let Some(m) = v` and a match arm's `Ok(m)`: what v's `Option` or `Result` holds.
 (let_condition
   pattern: (tuple_struct_pattern type: (identifier) @variant . (identifier) @fact.name .)
   value: (_) @fact.value
@@ -137,8 +133,12 @@
   function: (field_expression value: (_) @fact.value field: (field_identifier) @adaptor)
   arguments: (arguments (closure_expression parameters: (closure_parameters . (identifier) @fact.name .))))
   (#match? @adaptor "^(map|filter|for_each|any|all|find|filter_map|flat_map|position|take_while|skip_while|inspect|max_by_key|min_by_key|find_map|partition|fold)$")) @fact.element
-(closure_parameters (identifier) @fact.name) @fact
+; `for x in xs`: an element of xs (a `Vec`, a slice, a call's `Vec` result, or the `Item` of its `Iterator` impl).
 (for_expression pattern: (identifier) @fact.name value: (_) @fact.value) @fact.element
+; Names a pattern binds, of a type not written (`|e| ...`, `for (i, x) in ..`, `if let Some(ref e) = x`, `Err(e)`):
+; a name bound twice in one function may be two things, so what it holds is not guessed. A capitalised name in a
+; pattern is a variant or a type (`Some`, `Err`), no binding.
+(closure_parameters (identifier) @fact.name) @fact
 (for_expression pattern: (_ (identifier) @fact.name)) @fact
 ((let_condition pattern: (_ (identifier) @fact.name)) @fact (#not-match? @fact.name "^[A-Z]"))
 ((let_condition pattern: (_ (_ (identifier) @fact.name))) @fact (#not-match? @fact.name "^[A-Z]"))
