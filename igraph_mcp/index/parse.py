@@ -715,7 +715,7 @@ def _parse_document(
             if path is None:
                 continue
             qualifier = path
-        if is_path_word(qual_node):
+        if spec.name == "rust" and is_path_word(qual_node):
             qualifier += "::"  # Rust's `self::f()` is this module's f, where `self.f()` is a method
         hints = argument_hints(args) if args is not None and arity > 0 else ""
         if spec.name == "cpp" and kind == "calls" and _in_initialiser(name_node) and _initialises_field(name_node):

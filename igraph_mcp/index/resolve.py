@@ -338,13 +338,15 @@ class Resolver:
             typed = self._typed_receiver(rules, source, name, qualifier, allowed, pick)
             if typed is not None:
                 return typed
-            local_head = self.receivers.is_local(source, head)
             # C++ `handler.run()` on a local of a type not known here, Rust's method syntax `x.f()` (a module's
-            # function is `m::f()`): some class's member, no free function
+            # function is `m::f()`): some class's member, no free function. Asked only where a rule says so: the
+            # scope walk runs for every qualified call of a large tree.
+            asks = kind == "calls" and (rules.objects_hold_members or rules.impl_blocks)
+            local_head = asks and self.receivers.is_local(source, head)
             on_object = (rules.objects_hold_members and local_head) or (
                 rules.impl_blocks and _method_syntax(qualifier, local_head)
             )
-            if on_object and kind == "calls":
+            if asks and on_object:
                 methods = _others(self._candidates(name, allowed, library_only=False).methods, source_id)
                 if methods:
                     return Binding(None, "ambiguous", candidates=tuple(s.id for s in methods[:MAX_CANDIDATES]))

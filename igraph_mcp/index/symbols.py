@@ -361,12 +361,9 @@ class SymbolTable:
         path = self.file_paths.get(importer, "")
         spec = _spec_of(path)
         if spec is not None and spec.name == "rust":
-            # `a.b` is how a listed item joins its path (`use a::{b}`); `self::`, `super::`, `crate::` and a
-            # crate's name name exact folders, the same for every file of a module.
-            module = module.replace(".", "::")
-            folder = module_folder(path, self.rust_crates, module.split("::"))
-            if folder is not None:
-                module = folder
+            # `self::`, `super::`, `crate::` and a crate's name name exact folders, the same for every file of a
+            # module; `a.b` is how a listed item joins its path (`use a::{b}`)
+            module = self._rust_folder(path, module) or module.replace(".", "::")
         key = (module, posixpath.dirname(path), spec.name if spec is not None else "")
         cached = self._module_files.get(key)
         if cached is None:
@@ -526,9 +523,12 @@ class SymbolTable:
         if _relative(module):
             pieces |= _pieces(path)
         elif path.endswith(".rs"):  # `super::x`, `regex_syntax::hir`: the folder the path's first word names
-            folder = module_folder(path, self.rust_crates, module.replace(".", "::").split("::"))
-            pieces |= _pieces(folder) if folder else set()
+            pieces |= _pieces(self._rust_folder(path, module) or "")
         return pieces
+
+    def _rust_folder(self, importer_path: str, module: str) -> str | None:
+        """The folder a Rust module path names from ``importer_path`` (rust_crates.module_folder), else None."""
+        return module_folder(importer_path, self.rust_crates, module.replace(".", "::").split("::"))
 
     def _tails(self, file_id: int) -> tuple[str, ...]:
         """The last segments of every key that names a file: of its module key, its file name and its folder. The
