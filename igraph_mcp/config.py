@@ -54,7 +54,7 @@ class RetrievalConfig(_Strict):
 class EmbedderConfig(_Strict):
     """Which embedding backend to use; credentials only ever come from IGRAPH_API_KEY."""
 
-    backend: Literal["local", "openai", "hash", "none"] = "local"
+    backend: Literal["local", "static", "openai", "hash", "none"] = "local"
     # local only: ONNX Runtime (no torch on the query path) or sentence-transformers on torch.
     runtime: Literal["onnx", "torch"] = "onnx"
     # onnx only: int8 weights; its vectors differ from fp32 (another embedder id, so never mixed). "auto" = int8 on

@@ -101,7 +101,7 @@ def test_default_config_means_int8_on_onnx_and_the_plain_model_on_torch() -> Non
 def test_registry_unknown_backend_lists_valid_ones() -> None:
     with pytest.raises(ConfigError) as err:
         make_embedder("faiss")
-    for name in ("local", "openai", "hash", "none", "faiss"):
+    for name in ("local", "static", "openai", "hash", "none", "faiss"):
         assert name in str(err.value)
 
 

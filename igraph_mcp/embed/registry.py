@@ -12,7 +12,7 @@ from igraph_mcp.errors import ConfigError
 if TYPE_CHECKING:
     from igraph_mcp.config import EmbedderConfig
 
-BACKENDS = ("local", "openai", "hash", "none")
+BACKENDS = ("local", "static", "openai", "hash", "none")
 RUNTIMES = ("onnx", "torch")
 DEFAULT_BACKEND = "local"
 DEFAULT_RUNTIME = "onnx"
@@ -34,13 +34,13 @@ def make_embedder(
     quantize: str = "auto",
     adapter: str | None = None,
 ) -> Embedder | None:
-    """Return the embedder for ``backend`` ("local", "openai", "hash") or None for "none" (FTS only).
+    """Return the embedder for ``backend`` ("local", "static", "openai", "hash") or None for "none" (FTS only).
 
     Nothing is loaded or contacted here: backends load their model or probe their endpoint on first use.
     ``dimension`` applies to "openai" (expected size; discovered when omitted) and "hash" (default 64);
     ``runtime`` ("onnx" or "torch"), ``quantize`` ("none" or "int8", ONNX only; "auto" = int8 on ONNX, none on
     torch) and ``adapter`` (a shipped adapter's name or "none"; None = the default adapter of the default model)
-    apply to "local".
+    apply to "local"; ``model`` is a table file for "static" (default: the shipped one).
     """
     name = (backend or "").strip().lower()
     if name == "none":
@@ -66,6 +66,10 @@ def make_embedder(
             return OnnxEmbedder(model or DEFAULT_MODEL, quantize=quantize, adapter=adapter)
         except ValueError as exc:
             raise ConfigError(str(exc)) from None
+    if name == "static":
+        from igraph_mcp.embed.static import StaticEmbedder
+
+        return StaticEmbedder() if model is None else StaticEmbedder(Path(model).expanduser(), sha256="")
     if name == "openai":
         if not base_url or not model:
             raise ConfigError(
