@@ -61,6 +61,14 @@ def test_a_text_is_the_mean_of_its_pieces_rows(table: Path) -> None:
     assert np.linalg.norm(empty) == pytest.approx(1.0)
 
 
+def test_only_a_text_s_head_is_read(table: Path) -> None:
+    emb = StaticEmbedder(table, sha256="")
+    head = " ".join(f"word{i}" for i in range(static_embed.MAX_PIECES))  # at least MAX_PIECES pieces
+    a, b, c = emb.embed([head + " parse request", head + " close socket", "close socket " + head])
+    np.testing.assert_array_equal(a, b)  # the pieces past the limit do not count
+    assert not np.array_equal(b, c)
+
+
 def test_a_missing_damaged_or_foreign_table_is_refused_with_the_way_out(
     table: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -83,7 +91,7 @@ def test_a_missing_damaged_or_foreign_table_is_refused_with_the_way_out(
 
 def test_the_id_names_the_table_so_another_table_embeds_again(table: Path) -> None:
     checked = StaticEmbedder(table, sha256=file_sha256(table))
-    assert checked.id == f"static:{static_embed.NAME}:{file_sha256(table)[:12]}"
+    assert checked.id == f"static:{static_embed.NAME}:{file_sha256(table)[:12]}:{static_embed.MAX_PIECES}"
     assert checked.embed(["x"]).shape == (1, 24)  # the sha256 matches: accepted
 
 
@@ -98,7 +106,7 @@ def test_the_registry_builds_it_from_a_table_file(table: Path) -> None:
 
 def test_the_shipped_table_is_checked_and_records_the_model_it_came_from() -> None:
     emb = StaticEmbedder()
-    assert emb.dimension == 256 and emb.id == f"static:minilm-static-v1:{static_embed.TABLE_SHA256[:12]}"
+    assert emb.dimension == 256 and emb.id == f"static:minilm-static-v1:{static_embed.TABLE_SHA256[:12]}:128"
     assert file_sha256(static_embed.TABLE) == static_embed.TABLE_SHA256
     with np.load(static_embed.TABLE) as data:
         header = json.loads(bytes(data[static_embed.HEADER_KEY]).decode())

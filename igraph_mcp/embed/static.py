@@ -30,8 +30,10 @@ NAME = "minilm-static-v1"
 TABLE = Path(__file__).resolve().parent / "bundled" / NAME / "table.npz"
 TABLE_SHA256 = "3848ebf128f87c38b71db3365e911bac38f1e17c5790bf3197ab408110ceeb7e"
 """sha256 of the shipped table (its README says how it was made)."""
-MAX_PIECES = 512
-"""Word pieces read per text: more than MiniLM's 256, since a piece costs a row lookup here, not a model run."""
+MAX_PIECES = 128
+"""Word pieces read per text, from its head (name, signature, docstring, the body's start). A mean over more pieces
+drifts toward every long text's average: on the devset's tuning half 128 found more edited files and functions in the
+answer than 512 (benchmarks/README.md, "Static vectors for very large trees")."""
 _REINSTALL = (
     "reinstall igraph-mcp (pip install --force-reinstall --no-deps igraph-mcp), or set embedder.backend to 'local'"
 )
@@ -63,8 +65,9 @@ class StaticEmbedder:
 
     @property
     def id(self) -> str:
-        """``static:minilm-static-v1`` plus the table's sha256 prefix, so another table re-embeds the index."""
-        return f"static:{NAME}:{(self._sha256 or 'unchecked')[:12]}"
+        """``static:minilm-static-v1``, the table's sha256 prefix and the pieces read: another table or another
+        limit re-embeds the index."""
+        return f"static:{NAME}:{(self._sha256 or 'unchecked')[:12]}:{MAX_PIECES}"
 
     @property
     def dimension(self) -> int:
