@@ -95,6 +95,15 @@ def test_the_id_names_the_table_so_another_table_embeds_again(table: Path) -> No
     assert checked.embed(["x"]).shape == (1, 24)  # the sha256 matches: accepted
 
 
+def test_a_table_of_the_user_s_is_named_by_its_contents(table: Path, tmp_path: Path) -> None:
+    other = tmp_path / "other.npz"
+    write_table(other, np.ones((_vocab_size(), 24), dtype=np.float32), {})
+    first, second = StaticEmbedder(table, sha256=""), StaticEmbedder(other, sha256="")
+    assert first.id == f"static:{static_embed.NAME}:{file_sha256(table)[:12]}:{static_embed.MAX_PIECES}"
+    assert first.id != second.id  # switching tables re-embeds; vectors of two tables are never mixed
+    assert first.embed(["x"]).shape == (1, 24)  # named by its sha256, not checked against one
+
+
 def test_the_registry_builds_it_from_a_table_file(table: Path) -> None:
     emb = make_embedder("static", model=str(table))
     assert isinstance(emb, StaticEmbedder) and emb.dimension == 24

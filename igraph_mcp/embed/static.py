@@ -58,6 +58,7 @@ class StaticEmbedder:
     def __init__(self, table: Path = TABLE, sha256: str | None = None) -> None:
         self._table_path = table
         self._sha256 = TABLE_SHA256 if sha256 is None else sha256
+        self._checked = bool(self._sha256)  # a sha256 given up front is the one the file must have
         self._rows: np.ndarray | None = None
         self._tokenizer: Tokenizer | None = None
         self._dimension: int | None = None
@@ -67,7 +68,10 @@ class StaticEmbedder:
     def id(self) -> str:
         """``static:minilm-static-v1``, the table's sha256 prefix and the pieces read: another table or another
         limit re-embeds the index."""
-        return f"static:{NAME}:{(self._sha256 or 'unchecked')[:12]}:{MAX_PIECES}"
+        if not self._sha256 and self._table_path.is_file():  # a table of the user's: named by what it holds
+            self._sha256 = file_sha256(self._table_path)
+            self._checked = False
+        return f"static:{NAME}:{(self._sha256 or 'missing')[:12]}:{MAX_PIECES}"
 
     @property
     def dimension(self) -> int:
@@ -86,7 +90,7 @@ class StaticEmbedder:
             way_out = _REINSTALL if path == TABLE else _OWN_TABLE
             if not path.is_file():
                 raise EmbedderError(f"the static embedder's table {path} is missing; {way_out}")
-            if self._sha256 and file_sha256(path) != self._sha256:
+            if self._checked and file_sha256(path) != self._sha256:
                 raise EmbedderError(f"the static embedder's table {path} is damaged (checksum); {way_out}")
             try:
                 with np.load(path, allow_pickle=False) as data:
