@@ -155,3 +155,10 @@ def test_a_service_on_the_static_embedder_finds_code_by_the_words_of_a_question(
     assert "stop_accepting" in [h.name for h in out.hits[:2]]
     assert {h.filePath for h in money.hits[:2]} == {"billing/invoices.py"}
     assert "total_due" in [h.name for h in money.hits[:2]]
+
+
+def test_embedders_of_one_table_share_its_rows(table: Path) -> None:
+    first, second = StaticEmbedder(table, sha256=""), StaticEmbedder(table, sha256=file_sha256(table))
+    first.embed(["x"])
+    second.embed(["x"])
+    assert first._rows is second._rows  # one copy per process, as a workspace's repositories need

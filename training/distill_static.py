@@ -36,15 +36,14 @@ BATCH = 256
 FIRST_PIECE = 999
 
 
-def piece_vectors(model: Path, pieces: int) -> np.ndarray:
-    """Each piece's mean-pooled vector as a one-piece text: (pieces, 384) float32."""
+def piece_vectors(model: Path, pieces: int, cls: int, sep: int) -> np.ndarray:
+    """Each piece's mean-pooled vector as a one-piece text (``cls`` piece ``sep``): (pieces, model width) float32."""
     import onnxruntime as ort
 
     options = ort.SessionOptions()
     options.intra_op_num_threads = 2
     session = ort.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
-    cls, sep = 101, 102
-    out = np.empty((pieces, 384), dtype=np.float32)
+    out: np.ndarray | None = None
     for start in range(0, pieces, BATCH):
         ids = np.arange(start, min(start + BATCH, pieces), dtype=np.int64)
         n = len(ids)
@@ -54,7 +53,10 @@ def piece_vectors(model: Path, pieces: int) -> np.ndarray:
             ["last_hidden_state"],
             {"input_ids": input_ids, "attention_mask": mask, "token_type_ids": np.zeros_like(input_ids)},
         )[0]
+        if out is None:
+            out = np.empty((pieces, hidden.shape[2]), dtype=np.float32)
         out[start : start + n] = hidden.mean(axis=1)
+    assert out is not None
     return out
 
 
@@ -87,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
     vocab = json.loads(tokenizer_file.read_text(encoding="utf-8"))["model"]["vocab"]
     pieces = len(vocab)
     started = time.perf_counter()
-    vectors = piece_vectors(onnx_file, pieces)
+    vectors = piece_vectors(onnx_file, pieces, vocab["[CLS]"], vocab["[SEP]"])
     print(f"{pieces} pieces through the model in {time.perf_counter() - started:.1f} s", file=sys.stderr)
     rows = principal_axes(vectors, args.dims) * zipf_weights(pieces, args.sif)[:, None].astype(np.float32)
     header = {

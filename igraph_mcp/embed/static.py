@@ -52,6 +52,45 @@ def write_table(path: Path, rows: np.ndarray, header: dict[str, object]) -> None
         np.savez(fh, rows=quantized, scale=scale, __header__=meta)  # HEADER_KEY
 
 
+_tables: dict[tuple[str, str], tuple[np.ndarray, Tokenizer]] = {}
+_tables_lock = threading.Lock()
+
+
+def _shared_table(path: Path, sha256: str | None) -> tuple[np.ndarray, Tokenizer]:
+    """The table's rows and the tokenizer, read once per table and content in the process (a workspace's
+    repositories share them); ``sha256``: what the file must hash to (None: not checked). EmbedderError if the table
+    is missing, damaged, unreadable or does not fit the tokenizer."""
+    way_out = _REINSTALL if path == TABLE else _OWN_TABLE
+    if not path.is_file():
+        raise EmbedderError(f"the static embedder's table {path} is missing; {way_out}")
+    actual = file_sha256(path)
+    if sha256 is not None and actual != sha256:
+        raise EmbedderError(f"the static embedder's table {path} is damaged (checksum); {way_out}")
+    key = (str(path), actual)
+    with _tables_lock:
+        found = _tables.get(key)
+        if found is not None:
+            return found
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                header = json.loads(bytes(data[HEADER_KEY]).decode())
+                rows = data["rows"].astype(np.float32) * data["scale"][:, None]
+        except (OSError, KeyError, ValueError) as exc:
+            raise EmbedderError(f"cannot read the static embedder's table {path} ({exc}); {way_out}") from None
+        if header.get("format") != FORMAT:
+            found_format = header.get("format")
+            raise EmbedderError(f"the static embedder's table {path} has format {found_format}; {way_out}")
+        from tokenizers import Tokenizer
+
+        tokenizer = Tokenizer.from_file(str(shipped.load().verify(shipped.TOKENIZER_FILE)))
+        tokenizer.no_padding()
+        tokenizer.no_truncation()
+        if tokenizer.get_vocab_size() != rows.shape[0]:
+            raise EmbedderError(f"the static embedder's table {path} does not fit the tokenizer; {way_out}")
+        _tables[key] = (rows, tokenizer)
+        return rows, tokenizer
+
+
 class StaticEmbedder:
     """Mean of word-piece rows, L2-normalised; same text, same vector, whatever it is batched with."""
 
@@ -84,33 +123,9 @@ class StaticEmbedder:
         if self._rows is not None:
             return
         with self._lock:
-            if self._rows is not None:
-                return
-            path = self._table_path
-            way_out = _REINSTALL if path == TABLE else _OWN_TABLE
-            if not path.is_file():
-                raise EmbedderError(f"the static embedder's table {path} is missing; {way_out}")
-            if self._checked and file_sha256(path) != self._sha256:
-                raise EmbedderError(f"the static embedder's table {path} is damaged (checksum); {way_out}")
-            try:
-                with np.load(path, allow_pickle=False) as data:
-                    header = json.loads(bytes(data[HEADER_KEY]).decode())
-                    rows = data["rows"].astype(np.float32) * data["scale"][:, None]
-            except (OSError, KeyError, ValueError) as exc:
-                raise EmbedderError(f"cannot read the static embedder's table {path} ({exc}); {way_out}") from None
-            if header.get("format") != FORMAT:
-                found = header.get("format")
-                raise EmbedderError(f"the static embedder's table {path} has format {found}; {way_out}")
-            from tokenizers import Tokenizer
-
-            tokenizer = Tokenizer.from_file(str(shipped.load().verify(shipped.TOKENIZER_FILE)))
-            tokenizer.no_padding()
-            tokenizer.no_truncation()
-            if tokenizer.get_vocab_size() != rows.shape[0]:
-                raise EmbedderError(f"the static embedder's table {path} does not fit the tokenizer; {way_out}")
-            self._tokenizer = tokenizer
-            self._dimension = int(rows.shape[1])
-            self._rows = rows
+            if self._rows is None:
+                self._rows, self._tokenizer = _shared_table(self._table_path, self._sha256 if self._checked else None)
+                self._dimension = int(self._rows.shape[1])
 
     def embed(self, texts: Sequence[str]) -> Vectors:
         """Embed documents; shape (len(texts), dimension), rows unit length."""
