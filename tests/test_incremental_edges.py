@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _factories import edges_by_place, edit_file, index_repo, make_repo, make_service, write_file
+from _factories import edges_by_place, edit_file, index_repo, make_repo, make_service, undo_schema_15, write_file
 
 from igraph_mcp.service import IGraphService
 from igraph_mcp.store.db import Database
@@ -305,5 +305,63 @@ def test_a_body_edit_binds_only_the_edited_files_references(tmp_path: Path) -> N
         edit_file(root, "pkg/models.py", REPO["pkg/models.py"] + "\n\ndef added():\n    return 4\n")
         assert svc.index().rebound > _references_from(svc.db, "pkg/models.py")
         assert edges_by_place(svc.db) == _full_index_edges(root, tmp_path)
+    finally:
+        svc.close()
+
+
+def test_files_edited_together_keep_no_edge_of_each_other(tmp_path: Path) -> None:
+    # A header's prototypes declare the bodies of a source file read after it. Both edited in one run: the
+    # header's old `declares` edges into the source go with the header, and SQLite hands their ids to the
+    # header's new edges; carried over as the source's bindings they rebound those (`contains` -> a function).
+    files = {
+        "inc/api.h": "int open_it(int x);\nint close_it(int x);\nstruct conn { int fd; };\n",
+        "src/api.c": '#include "../inc/api.h"\nint open_it(int x) { return close_it(x); }\n'
+        "int close_it(int x) { return x; }\n",
+    }
+    root = make_repo(tmp_path, files, filler=False)
+    svc = index_repo(root)
+    try:
+        assert any(e[1] == "declares" for e in edges_by_place(svc.db))  # the fixture links across the two files
+        _apply(root, {path: text + "/* edited */\n" for path, text in files.items()})
+        assert svc.index().parsed == 2
+        got, want = edges_by_place(svc.db), _full_index_edges(root, tmp_path)
+        assert [e for e in got if e not in want] == [] and [e for e in want if e not in got] == []
+    finally:
+        svc.close()
+
+
+@pytest.mark.sqlite_only
+def test_schema_15_reads_again_the_files_that_bug_left_wrong(tmp_path: Path) -> None:
+    import apsw  # the SQLite driver, for the hand-made older index
+
+    from igraph_mcp.store.db import SqliteDatabase
+
+    files = {"inc/api.h": "int open_it(int x);\n", "src/api.c": "int open_it(int x) { return x; }\n"}
+    root = make_repo(tmp_path, files)
+    svc = index_repo(root)
+    try:
+        want = edges_by_place(svc.db)
+    finally:
+        svc.close()
+    con = apsw.Connection(str(root / ".igraph" / "igraph.db"))
+    undo_schema_15(con)
+    # What the bug left: the header's `contains` edge bound to the source file's function.
+    con.execute(
+        "UPDATE edges SET target_id = (SELECT n.id FROM nodes n JOIN files f ON f.id = n.file_id "
+        "WHERE f.path = 'src/api.c' AND n.name = 'open_it'), resolution = 'include' WHERE kind = 'contains' "
+        "AND source_id = (SELECT n.id FROM nodes n JOIN files f ON f.id = n.file_id WHERE f.path = 'inc/api.h' "
+        "AND n.kind = 'module')"
+    )
+    con.close()
+    db = SqliteDatabase.open_for_write(root / ".igraph" / "igraph.db")
+    try:
+        marked = {str(p) for (p,) in db.rows("SELECT path FROM files WHERE sha256 = ''")}
+    finally:
+        db.close()
+    assert marked == {"inc/api.h"}
+    svc = make_service(root)
+    try:
+        assert svc.index().parsed == 1
+        assert edges_by_place(svc.db) == want
     finally:
         svc.close()

@@ -120,6 +120,42 @@ def test_impl_blocks_qualify_methods(pf) -> None:
     assert "new" not in names
 
 
+def test_impls_for_references_and_primitives_qualify_methods() -> None:
+    code = """\
+pub struct Regex;
+impl<'r> Pattern for &'r Regex {
+    fn find(self) {}
+}
+impl<'a> Replacer for &'a mut Cache<u8> {
+    fn replace(&mut self) {}
+}
+impl<'a> Replacer for &'a std::borrow::Cow<'a, str> {
+    fn append(&mut self) {}
+}
+impl Int for u32 {
+    fn as_usize(self) -> usize { self as usize }
+}
+impl<'a> Replacer for &'a str {
+    fn no_expansion(&mut self) {}
+}
+impl<'a> Replacer for &'a [u8] {
+    fn from_slice(&mut self) {}
+}
+"""
+    pf = parse("rust", code)
+    kinds = {s.qualified_name: s.kind for s in pf.symbols[1:]}
+    assert kinds["Regex.find"] == "method"  # through the reference, the type's own name
+    assert kinds["Cache.replace"] == "method"
+    assert kinds["Cow.append"] == "method"
+    assert kinds["u32.as_usize"] == "method"
+    assert kinds["str.no_expansion"] == "method"
+    # A slice is no name to qualify by: its methods stay free functions.
+    assert kinds["from_slice"] == "function"
+    assert {"find", "replace", "append", "as_usize", "no_expansion"}.isdisjoint(kinds)
+    # The type is defined here, so it is the one implementing the trait, not the module.
+    assert source_of(pf, ref_named(pf, "implements", "Pattern")) == "Regex"
+
+
 def test_nested_modules(pf) -> None:
     names = by_qname(pf)
     deep = names["outer.inner.deep"]

@@ -15,6 +15,7 @@ from _factories import (
     make_repo,
     migrates_and_reads_again,
     undo_schema_14,
+    undo_schema_15,
 )
 from parse_helpers import parse
 
@@ -495,3 +496,39 @@ def test_values_a_result_an_element_a_bound_and_a_tuple_field_hold(tmp_path: Pat
         assert at("E::write_u32(1)", "write_u32") == ("src/lib.rs", "Endian.write_u32")  # the bound's method
     finally:
         svc.close()
+
+
+REF_IMPL_FILES = {
+    "src/lib.rs": """
+        pub mod pattern;
+        pub struct Regex;
+        pub trait Pattern {
+            fn find(self) -> usize;
+        }
+        pub fn first(re: &Regex) -> usize {
+            re.find()
+        }
+        """,
+    "src/pattern.rs": """
+        use crate::{Pattern, Regex};
+        impl<'r> Pattern for &'r Regex {
+            fn find(self) -> usize {
+                0
+            }
+        }
+        """,
+}
+
+
+@pytest.mark.sqlite_only
+def test_an_older_index_reads_its_reference_impls_again(tmp_path: Path) -> None:
+    def built(db: Database) -> None:  # the method of `impl Pattern for &'r Regex` is Regex's, and a call binds it
+        names = {str(r[0]) for r in db.rows("SELECT qualified_name FROM nodes WHERE name = 'find'")}
+        assert names == {"Pattern.find", "Regex.find"}
+        find = _calls(db, "first", "src/lib.rs")[(line_of(REF_IMPL_FILES["src/lib.rs"], "re.find()"), "find")]
+        assert find[:2] == ("src/pattern.rs", "Regex.find")
+
+    def check(db: Database) -> None:  # schema 15 marks the Rust files to be read again, nothing else
+        assert db.rows("SELECT DISTINCT sha256 FROM files WHERE language = 'rust'") == [("",)]
+
+    migrates_and_reads_again(tmp_path, REF_IMPL_FILES, undo_schema_15, check, built, languages=("rust",))

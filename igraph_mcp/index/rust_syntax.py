@@ -133,13 +133,15 @@ _NAMED_SELF_TYPES = frozenset({"type_identifier", "generic_type", "scoped_type_i
 
 def blanket_impl(trait_name: Node) -> bool:
     """Whether the Rust `impl` whose trait this names is for no named type: `impl<T> Log for &T`, `for Box<T>` of
-    a parameter, `for T`."""
+    a parameter, `for T`, `for u32`. A reference to a named type (`impl Pattern for &'r Regex`) is that type's."""
     impl = trait_name.parent
     while impl is not None and impl.type != "impl_item":
         impl = impl.parent
     if impl is None:
         return False
     self_type = impl.child_by_field_name("type")
+    while self_type is not None and self_type.type == "reference_type":
+        self_type = self_type.child_by_field_name("type")
     if self_type is None:
         return False
     if self_type.type not in _NAMED_SELF_TYPES:

@@ -214,16 +214,18 @@ def write_batch(
     definitions changed. A file whose interface stayed equal needs no other file bound again (``reach``).
     """
     old_ids = [p.change.old_id for p in parsed if p.change.old_id is not None]
-    olds = {fid: old_state(db, fid) for fid in old_ids}
     reusable = vec_store.vectors_for_files(db, old_ids) if old_ids and vectors else {}
     scopes: list[BindScope] = []
     with db.atomic() as con:
         db.set_meta(con, "resolve_pending", "1")
         for item in parsed:
             c, pf = item.change, item.parsed
+            old = None
             if c.old_id is not None:
+                # Read just before the file goes, not for the whole batch up front: the edges into it from a file
+                # replaced earlier in the batch are gone by now, and SQLite may have given their ids to new edges.
+                old = old_state(db, c.old_id)
                 file_store.delete_file(con, c.old_id, vectors=vectors)
-            old = olds.get(c.old_id) if c.old_id is not None else None
             written = write(con, item, module_id=old.ids[0] if old is not None else None)
             scopes.append(_file_scope(con, old, pf, written))
         crashpoints.reached("index.batch")

@@ -7,7 +7,7 @@ from pathlib import Path
 from igraph_mcp.errors import SchemaTooNew
 from igraph_mcp.next_step import NextStep, ask
 
-SCHEMA_VERSION = 14
+SCHEMA_VERSION = 15
 
 
 def schema_too_new(path: Path, version: int) -> SchemaTooNew:
@@ -226,6 +226,17 @@ _V13 = ["UPDATE files SET sha256 = '', mtime_ns = 0 WHERE language IN ('c', 'cpp
 # they are re-parsed by the next index run. Nothing changes in the tables.
 _V14 = ["UPDATE files SET sha256 = '', mtime_ns = 0 WHERE language = 'rust'"]
 
+# Version 15: a Rust `impl` for a reference or a primitive type (`impl Pattern for &'r Regex`, `impl Int for u32`)
+# qualifies its methods by that type (`Regex.find`, not a free function `find`), so Rust files are re-parsed by the
+# next index run. So is a file one of whose `contains` edges ends in another file: on SQLite, an incremental run that
+# re-parsed two linked files in one batch could bind a new edge by the id of a deleted one (index/write.py).
+# Nothing changes in the tables.
+_V15 = [
+    "UPDATE files SET sha256 = '', mtime_ns = 0 WHERE language = 'rust' OR id IN (SELECT s.file_id FROM edges e "
+    "JOIN nodes s ON s.id = e.source_id JOIN nodes t ON t.id = e.target_id "
+    "WHERE e.kind = 'contains' AND t.file_id != s.file_id)"
+]
+
 MIGRATIONS: list[tuple[int, list[str]]] = [
     (1, _V1),
     (2, _V2),
@@ -241,4 +252,5 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
     (12, _V12),
     (13, _V13),
     (14, _V14),
+    (15, _V15),
 ]

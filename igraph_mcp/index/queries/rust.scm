@@ -29,6 +29,15 @@
 (impl_item type: (generic_type type: (type_identifier) @name)) @scope
 (impl_item type: (scoped_type_identifier name: (type_identifier) @name)) @scope
 (impl_item type: (generic_type type: (scoped_type_identifier name: (type_identifier) @name))) @scope
+; `impl Trait for &'a Foo` (or `&mut Foo<T>`): a method of it is called on Foo values, so Foo names the scope;
+; `impl Trait for u32` and `for &'a str` name the primitive. Slices, arrays and tuples stay unnamed.
+(impl_item type: (primitive_type) @name) @scope
+(impl_item type: (reference_type type: (primitive_type) @name)) @scope
+(impl_item type: (reference_type type: (type_identifier) @name)) @scope
+(impl_item type: (reference_type type: (generic_type type: (type_identifier) @name))) @scope
+(impl_item type: (reference_type type: (scoped_type_identifier name: (type_identifier) @name))) @scope
+(impl_item
+  type: (reference_type type: (generic_type type: (scoped_type_identifier name: (type_identifier) @name)))) @scope
 
 ; ---------------------------------------------------------------- inheritance
 
