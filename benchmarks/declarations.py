@@ -146,6 +146,12 @@ def main() -> None:
     ap.add_argument("--packages", default="", help="comma-separated npm names (default: every package in the file)")
     ap.add_argument("--type-only", default="1.0", help="extra variants: other type_only factors (comma-separated)")
     ap.add_argument("--json", type=Path, help="write every answer's top 5 here")
+    ap.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        help="an extra variant: the shipped parameters with NAME=VALUE[;NAME=VALUE] (retrieve/params.py fields)",
+    )
     args = ap.parse_args()
 
     spec = json.loads(args.questions.read_text(encoding="utf-8"))
@@ -167,6 +173,7 @@ def main() -> None:
                 "before": RetrievalParams.from_config(config.retrieval, fold_declarations=False, unique_names=False),
                 "after": shipped,
                 **{f"type_only={f}": shipped.with_value("type_only", f) for f in factors if f != shipped.type_only},
+                **{spec: shipped.with_assignments(spec.split(";")) for spec in args.param},
             }
             print("| " + " | ".join(header) + " |\n|" + "---|" * len(header))
             for label, params in variants.items():

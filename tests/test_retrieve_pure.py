@@ -12,6 +12,7 @@ from igraph_mcp.retrieve.boosts import Candidate, boost
 from igraph_mcp.retrieve.budget import estimate_tokens, snippet_of
 from igraph_mcp.retrieve.fusion import Fused, rrf
 from igraph_mcp.retrieve.params import DEFAULT_PARAMS
+from igraph_mcp.retrieve.stages import analyze
 from igraph_mcp.store.fts import fts_tokens
 
 
@@ -166,6 +167,39 @@ def test_boosts_table(
         assert got == pytest.approx(factor)
     else:
         assert got > B.identifier
+
+
+@pytest.mark.parametrize(
+    ("cand", "factor", "why"),
+    [
+        (Candidate("unknownOption", "Command.unknownOption", "method", "cmd.js"), B.name_phrase, ["namePhrase"]),
+        (Candidate("unknown_option", "unknown_option", "function", "cli.py"), B.name_phrase, ["namePhrase"]),
+        # its words, but not in a row in the question
+        (Candidate("allowUnknownOption", "Command.allowUnknownOption", "method", "lib/command.js"), 1.0, []),
+        (Candidate("optionUnknown", "optionUnknown", "function", "lib/a.js"), 1.0, []),
+        (Candidate("option", "option", "function", "lib/a.js"), 1.0, []),  # one word says little
+        (Candidate("for_unknown", "for_unknown", "function", "lib/a.js"), 1.0, []),  # nor one and a stop word
+        # a class the question names is what it asks about, not the answer
+        (Candidate("UnknownOption", "UnknownOption", "class", "lib/a.js"), 1.0, []),
+    ],
+)
+def test_a_question_writing_a_function_name_as_words(cand: Candidate, factor: float, why: list[str]) -> None:
+    query = analyze(None, "Where is an error reported for an unknown option?", DEFAULT_PARAMS)
+    assert not query.issue
+    assert boost(cand, query.analysis) == (pytest.approx(factor), why)
+
+
+def test_an_issue_or_a_written_identifier_gets_no_name_phrase_boost() -> None:
+    cand = Candidate("unknownOption", "Command.unknownOption", "method", "lib/command.js")
+    issue_text = "An unknown option crashes the parser\n\n" + "\n".join(
+        f"Running `cli --bogus{i}` prints a stack trace instead of the usage message." for i in range(6)
+    )
+    issue = analyze(None, issue_text, DEFAULT_PARAMS)
+    assert issue.issue and boost(cand, issue.analysis) == (1.0, [])
+    named = analyze(None, "where does unknownOption report an unknown option", DEFAULT_PARAMS)
+    assert boost(cand, named.analysis) == (pytest.approx(B.identifier), ["identifier"])
+    off = analyze(None, "where is an unknown option reported", DEFAULT_PARAMS.with_value("boosts.name_phrase", 1.0))
+    assert off.analysis.phrase == "" and boost(cand, off.analysis) == (1.0, [])
 
 
 def test_sibling_prefix_path_is_not_a_context_file() -> None:

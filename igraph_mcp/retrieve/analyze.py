@@ -103,6 +103,10 @@ class QueryAnalysis:
     mentions_tests: bool = False  # the query talks about tests, so test code is not demoted
     # identifier -> how many symbols define that name (filled from the index; empty = unknown)
     definition_counts: dict[str, int] = field(default_factory=dict)
+    # A question's words in order, lowercased, " " around each ("how is an unknown option reported" ->
+    # " how is an unknown option reported "), where a name written as words may be found (stages.analyze fills it
+    # for questions, not issues); "" when none.
+    phrase: str = ""
 
 
 def cut_query(text: str) -> tuple[str, str | None]:
@@ -265,3 +269,12 @@ def select_fts_tokens(
         ),
     )
     return ranked[:limit]
+
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*")
+
+
+def phrase_of(text: str) -> str:
+    """``text``'s words lowercased in order, one space between and around them (QueryAnalysis.phrase)."""
+    words = [w.lower() for w in _WORD.findall(text)]
+    return f" {' '.join(words)} " if words else ""

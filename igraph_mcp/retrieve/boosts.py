@@ -6,7 +6,8 @@ import posixpath
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from igraph_mcp.retrieve.analyze import QueryAnalysis
+from igraph_mcp.retrieve.analyze import STOPWORDS, QueryAnalysis
+from igraph_mcp.text.identifiers import split_identifier
 from igraph_mcp.vocab.languages import FUNCTION_LIKE
 from igraph_mcp.vocab.testcode import is_generated_copy, is_side_copy, is_test_path
 
@@ -14,6 +15,10 @@ EXACT_NAME = 3.0  # the whole query is this symbol's name
 QUALIFIED_NAME = 3.0  # a dotted name in the query ends with this symbol's qualified name
 IDENTIFIER = 1.5  # the symbol's name is an identifier mentioned in the query ...
 RARE_DEFINITIONS = 10  # ... and at most this many symbols carry that name (`save` or `get` say little)
+# A question (not an issue) writes a function's name of two or more words as those words in a row: "how is an
+# unknown option reported" and `unknownOption`. Not a class: "how does the retry handler decide" asks about
+# what RetryHandler's methods do, and lifting the class took their places.
+NAME_PHRASE = 1.5
 FRAME = 1.6  # the symbol is a function named in a traceback frame of the query, in that file
 LINKED_LINE = 1.6  # a link to lines of the query points at this definition
 PATH_MENTIONED = 1.4  # the symbol's file is mentioned in the query
@@ -35,6 +40,7 @@ class BoostFactors:
     qualified_name: float = QUALIFIED_NAME
     identifier: float = IDENTIFIER
     rare_definitions: int = RARE_DEFINITIONS
+    name_phrase: float = NAME_PHRASE
     frame: float = FRAME
     linked_line: float = LINKED_LINE
     path_mentioned: float = PATH_MENTIONED
@@ -57,6 +63,15 @@ class Candidate:
     kind: str
     path: str
     linked: bool = False  # a link to lines of the query points at it
+
+
+def _written_as_words(name: str, phrase: str) -> bool:
+    """Whether ``phrase`` (QueryAnalysis.phrase) holds ``name``'s words in a row, two of them words of substance:
+    "elements from iterable" says little of `from_iterable`, "exactly n items" of `exactly_n`."""
+    words = split_identifier(name)
+    if sum(1 for w in words if len(w) > 2 and w not in STOPWORDS) < 2:
+        return False
+    return f" {' '.join(words)} " in phrase
 
 
 def _path_matches(path: str, mentioned: str) -> bool:
@@ -123,6 +138,9 @@ def boost(
     ):
         factor *= factors.identifier
         why.append("identifier")
+    if qa.phrase and c.kind in FUNCTION_LIKE and not why and _written_as_words(c.name, qa.phrase):
+        factor *= factors.name_phrase
+        why.append("namePhrase")
     if qa.frames and c.kind in FUNCTION_LIKE:
         for path, func in qa.frames:
             if (func == c.name and _path_matches(c.path, path)) or (

@@ -25,7 +25,7 @@ from igraph_mcp.explore_request import QUERY_ECHO_CHARS, ExploreRequest
 from igraph_mcp.models import Diagnostics, ExploreResult, FileHit, Hit, Neighbour, ResourceHit
 from igraph_mcp.next_step import NextStep, ask
 from igraph_mcp.retrieve import folding, ranking, rerank
-from igraph_mcp.retrieve.analyze import QueryAnalysis, analyze_query, cut_query, printable
+from igraph_mcp.retrieve.analyze import QueryAnalysis, analyze_query, cut_query, phrase_of, printable
 from igraph_mcp.retrieve.budget import fit_to_budget, snippet_of
 from igraph_mcp.retrieve.channels import (
     count_definitions,
@@ -172,7 +172,10 @@ def analyze(
         count_definitions(db, qa)
     if cut_note and trace is not None:
         trace.notes.append(cut_note)
-    return AnalyzedQuery(qa, is_issue_shaped(qa.text, params.issue_min_lines, params.issue_min_words))
+    issue = is_issue_shaped(qa.text, params.issue_min_lines, params.issue_min_words)
+    if not issue and params.boosts.name_phrase != 1.0:
+        qa.phrase = phrase_of(qa.text)
+    return AnalyzedQuery(qa, issue)
 
 
 # -- channels -------------------------------------------------------------------------------------------------------
