@@ -40,6 +40,12 @@ TEST_PATHS = [
     ("pkg/tests/helpers.py", True, True),
     ("src/server_test.go", True, True),
     ("conftest.py", True, True),
+    ("test.c", True, True),  # a file that is all tests by its name alone
+    ("src/dfa/tests.rs", True, True),
+    ("src/contest.c", False, False),
+    ("myapp/tests.py", True, True),
+    ("django/core/management/commands/test.py", False, False),  # the command that runs the tests
+    ("pkg/test.go", False, False),  # Go's tests end in _test.go
     ("pkg/attest.py", False, False),
     ("src/app.py", False, False),
     # test folders by their last word, and Catch2's `.tests.cpp`

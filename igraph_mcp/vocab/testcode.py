@@ -30,10 +30,20 @@ def is_test_path(path: str) -> bool:
         any(is_test_dir(p) for p in parts[:-1])
         or low.startswith("test_")
         or low == "conftest"
+        or (low in ("test", "tests") and _named_test_is_tests(parts[-1], low))
         or low.endswith(("_test", "_tests", ".test", ".tests", ".spec", "_spec"))  # Catch2: Message.tests.cpp
         or stem.endswith(("Test", "Tests"))  # Java, Kotlin, C#: FooTest.java
         or (stem.endswith("Spec") and not parts[-1].endswith(_SPEC_IS_CODE))
     )
+
+
+def _named_test_is_tests(filename: str, stem: str) -> bool:
+    """Whether a file named test or tests holds tests: hiredis's `test.c`, a Rust module's `tests.rs`, Django's
+    `tests.py`; not Django's `commands/test.py` (the command that runs them) nor Go's `test.go` (Go's are _test)."""
+    ext = filename.rsplit(".", 1)[-1].lower() if "." in filename else ""
+    if ext == "go":
+        return False
+    return not (stem == "test" and ext in ("py", "pyi"))
 
 
 def is_test_dir(name: str) -> bool:
