@@ -87,6 +87,19 @@ REPO: dict[str, str] = {
             fn greet(&self) -> String { String::from("hello") }
         }
         """,
+    # Another crate with its own Greeter and English (regex's crates each have a Replacer and a NoExpand): each
+    # trait's method links to its own crate's English.greet only.
+    "rust_lite/src/lib.rs": """
+        pub trait Greeter {
+            fn greet(&self) -> String;
+        }
+
+        pub struct English;
+
+        impl Greeter for English {
+            fn greet(&self) -> String { String::from("hi") }
+        }
+        """,
     "c/counter.h": """
         #ifndef COUNTER_H
         #define COUNTER_H
@@ -131,6 +144,7 @@ LINKS = {
     ("go/store/store.go", "Reader.Read", "go/store/store.go", "FileStore.Read", "method_set"),
     ("go/store/store.go", "Reader.Close", "go/store/store.go", "FileStore.Close", "method_set"),
     ("rust/src/lib.rs", "Greeter.greet", "rust/src/lib.rs", "English.greet", "inherits"),
+    ("rust_lite/src/lib.rs", "Greeter.greet", "rust_lite/src/lib.rs", "English.greet", "inherits"),
     ("c/counter.h", "counter_next", "c/counter.c", "counter_next", "companion"),
     ("cpp/session.hpp", "app.Session.applyCommandLine", "cpp/session.cpp", "Session.applyCommandLine", "companion"),
     ("cpp/tools.hpp", "tools.Session.applyCommandLine", "cpp/tools.cpp", "tools.Session.applyCommandLine", "companion"),

@@ -14,7 +14,7 @@ qualified name, within its language family (a `.d.ts` declares JavaScript, a C h
 Rules 4-5 look for the members of types that implement the declaration's type:
   4. the same-named members of the types that inherit or implement it, transitively through the graph's
      `inherits` / `implements` edges (a member written outside its type, Rust's `impl Trait for X` or C++'s
-     `X::f`, by its qualified name `X.f`);
+     `X::f`, by its qualified name `X.f`: in the type's file, else the nearest by folder);
   5. where interfaces are satisfied structurally (Go), the same-named method of every type in the interface's
      package that has its whole method set.
 Every link joins two nodes of one simple name, so an incremental run re-links the declarations of the names it
@@ -101,9 +101,12 @@ def links_of(decl: LinkNode, inputs: LinkInputs) -> list[tuple[int, str]]:
     if parent is not None and parent.kind in TYPE_KINDS:
         for sub in inputs.subtypes.get(parent.id, ()):
             prefix = sub.qualified_name + "."
-            for c in same:
-                if c.parent_id == sub.id or (c.qualified_name == prefix + c.name and c.qualified_name != ""):
-                    found.setdefault(c.id, "inherits")
+            owned = [c for c in same if c.parent_id == sub.id]
+            # A member written outside its type (Rust's impl, C++'s X::f) is the one nearest the type: regex's three
+            # crates each have a NoExpand with a replace_append, each implementing its own crate's Replacer.
+            outside = [c for c in same if c.parent_id != sub.id and c.qualified_name == prefix + c.name]
+            for c in owned + _nearest(outside, sub.path):
+                found.setdefault(c.id, "inherits")
         members = inputs.method_sets.get(parent.id)
         if members:
             for impl in _method_set_matches(decl, members, inputs.package_methods.get(_directory(decl.path), ())):
@@ -160,6 +163,25 @@ def _elsewhere(decl: LinkNode, named: Sequence[LinkNode]) -> list[tuple[int, str
     if best == (0, False):
         return [(named[0].id, "qualified_name")] if len(named) == 1 else []
     return [(i, "qualified_name") for tail, same_dir, i in scored if (tail, same_dir) == best]
+
+
+def _nearest(nodes: Sequence[LinkNode], path: str) -> list[LinkNode]:
+    """The ``nodes`` in the file ``path``, else those whose folder shares the most leading folders with its folder."""
+    here = [n for n in nodes if n.path == path]
+    if here or not nodes:
+        return here
+    folders = _directory(path).split("/")
+
+    def shared(node: LinkNode) -> int:
+        n = 0
+        for a, b in zip(folders, _directory(node.path).split("/"), strict=False):
+            if a != b:
+                break
+            n += 1
+        return n
+
+    best = max(map(shared, nodes))
+    return [n for n in nodes if shared(n) == best]
 
 
 def _method_set_matches(decl: LinkNode, members: frozenset[str], methods: Sequence[LinkNode]) -> list[int]:

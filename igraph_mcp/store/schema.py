@@ -230,6 +230,7 @@ _V14 = ["UPDATE files SET sha256 = '', mtime_ns = 0 WHERE language = 'rust'"]
 # qualifies its methods by that type (`Regex.find`, not a free function `find`), so Rust files are re-parsed by the
 # next index run. So is a file one of whose `contains` edges ends in another file: on SQLite, an incremental run that
 # re-parsed two linked files in one batch could bind a new edge by the id of a deleted one (index/write.py).
+# Re-reading a Rust file links its names' declarations again, each trait's method to its own crate's impls.
 # Nothing changes in the tables.
 _V15 = [
     "UPDATE files SET sha256 = '', mtime_ns = 0 WHERE language = 'rust' OR id IN (SELECT s.file_id FROM edges e "
