@@ -384,3 +384,17 @@ def test_a_words_other_inflection_reaches_the_fts_channel(svc: IGraphService) ->
     with_forms = [nid for nid, _ in stages.fts(svc.db, query.analysis, forms)]
     names = {row.name for row in node_store.nodes_by_ids(svc.db, with_forms).values()}
     assert not found and "apply_discount" in names
+
+
+def test_a_question_reaches_other_inflections_and_an_issue_does_not(svc: IGraphService) -> None:
+    def fts_names(text: str, params: RetrievalParams = DEFAULT_PARAMS) -> set[str]:
+        query = stages.analyze(svc.db, text, params)
+        ids = stages.search_channels(svc.db, query, svc.dense_state(), params, ("fts",)).ranked["fts5"]
+        return {row.name for row in node_store.nodes_by_ids(svc.db, ids).values()}
+
+    # "discounts" is nowhere in the index; `apply_discount` holds "discount", its singular.
+    assert "apply_discount" in fts_names("where are discounts")
+    assert fts_names("where are discounts", DEFAULT_PARAMS.with_value("question_word_forms", 0)) == set()
+    issue = "Discounts are wrong\n\nThe totals ignore discounts when an order has several lines, so customers pay more."
+    assert stages.analyze(svc.db, issue, DEFAULT_PARAMS).issue
+    assert "apply_discount" not in fts_names(issue)  # issues keep fts_word_forms (0: none)

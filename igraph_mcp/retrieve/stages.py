@@ -221,7 +221,8 @@ def search_channels(
 
     if "fts" in channels:
         t = time.perf_counter()
-        ranked["fts5"] = fold([nid for nid, _ in fts(db, qa, params, limit=params.channel_depth * PART_OVERFETCH)])
+        words = params if query.issue else dataclasses.replace(params, fts_word_forms=params.question_word_forms)
+        ranked["fts5"] = fold([nid for nid, _ in fts(db, qa, words, limit=params.channel_depth * PART_OVERFETCH)])
         trace.timings_ms["fts"] = _ms(t)
         trace.channels.append("fts5")
     if "fts" in channels and qa.line_links and params.linked_weight > 0:
