@@ -171,17 +171,9 @@ def _nearest(nodes: Sequence[LinkNode], path: str) -> list[LinkNode]:
     if here or not nodes:
         return here
     folders = _directory(path).split("/")
-
-    def shared(node: LinkNode) -> int:
-        n = 0
-        for a, b in zip(folders, _directory(node.path).split("/"), strict=False):
-            if a != b:
-                break
-            n += 1
-        return n
-
-    best = max(map(shared, nodes))
-    return [n for n in nodes if shared(n) == best]
+    shared = [len(posixpath.commonprefix([folders, _directory(n.path).split("/")])) for n in nodes]
+    best = max(shared)
+    return [n for n, k in zip(nodes, shared, strict=True) if k == best]
 
 
 def _method_set_matches(decl: LinkNode, members: frozenset[str], methods: Sequence[LinkNode]) -> list[int]:
