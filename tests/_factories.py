@@ -436,8 +436,15 @@ def function_hit(node_id: int, path: str, score: float, name: str = "f") -> Hit:
     )
 
 
+def undo_schema_16(con: Any) -> None:
+    """Take an SQLite index (an apsw connection) back to schema 15 (the tables are the same)."""
+    con.execute("DELETE FROM migrations WHERE version >= 16")
+    con.execute("UPDATE meta SET value = '15' WHERE key = 'schema_version'")
+
+
 def undo_schema_15(con: Any) -> None:
     """Take an SQLite index (an apsw connection) back to schema 14 (the tables are the same)."""
+    undo_schema_16(con)
     con.execute("DELETE FROM migrations WHERE version >= 15")
     con.execute("UPDATE meta SET value = '14' WHERE key = 'schema_version'")
 

@@ -12,6 +12,7 @@ from igraph_mcp.retrieve.folding import (
     is_type_query,
     unique_names,
     unique_neighbours,
+    without_modules_after_their_files,
 )
 from igraph_mcp.store.records import NodeRow
 
@@ -29,6 +30,8 @@ NODES: dict[int, tuple[str, str, str, int, bool]] = {
     10: ("function", "parseBody", "lib/parse.js", 30, False),  # an overload of 2
     11: ("function", "read", "reader.go", 40, False),  # `func read() { std.read() }`: passes the call on to 12
     12: ("method", "Reader.read", "reader.go", 20, False),
+    13: ("module", "lib.parse", "lib/parse.js", 1, False),
+    14: ("module", "lib.util", "lib/util.js", 1, False),
 }
 
 
@@ -232,3 +235,27 @@ def test_unique_neighbours_drop_names_the_answer_holds() -> None:
 
     kept = unique_neighbours(hits, [neighbour(1), neighbour(7), neighbour(7)])
     assert [n.nodeId for n in kept] == [7]
+
+
+@pytest.mark.parametrize(
+    ("order", "by_part", "kept"),
+    [
+        # below a definition of its file: left out, and the next hit moves up
+        ([2, 7, 13, 14], set(), [2, 7]),
+        # above it: kept (it is the first this answer says of that file)
+        ([13, 2, 7, 14], set(), [13, 2, 7]),
+        # found through a part of its top-level code: it points at those lines, so it stays
+        ([2, 13, 7], {13}, [2, 13, 7]),
+        # no other hit of its file: kept
+        ([7, 13], set(), [7, 13]),
+    ],
+)
+def test_a_module_below_a_hit_of_its_own_file_is_left_out(order: list[int], by_part: set[int], kept: list[int]) -> None:
+    hits = [_hit(n, 1.0 - i / 10) for i, n in enumerate(order)]
+    assert [h.nodeId for h in without_modules_after_their_files(hits, by_part)] == kept
+
+
+def test_a_module_of_another_repository_with_the_same_path_is_kept() -> None:
+    hits = [_hit(2, 0.9), _hit(13, 0.8)]
+    hits[1].repo = "other"
+    assert [h.nodeId for h in without_modules_after_their_files(hits, set())] == [2, 13]

@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from igraph_mcp.index import parts as P
+from igraph_mcp.index.docstrings import MAX_DOCSTRING
 from igraph_mcp.index.model import ParsedFile, Symbol
 from igraph_mcp.index.parse import parse_source
 from igraph_mcp.index.parts import GAP_MARK, Part, split_parts
@@ -110,6 +111,72 @@ def test_top_level_code_becomes_parts_of_the_module_without_its_imports() -> Non
     joined = "\n".join(p.text for p in parts)
     assert "require(" not in joined
     assert "app.listen(3000)" in joined and "/items/19" in joined
+
+
+def _doc(prefix: str, i: int) -> str:
+    line = f"{prefix} Step {i} of the sequence checks quota bucket {i} before the retry window"
+    return "".join(f"{line} {w}.\n" for w in range(3))
+
+
+def _note(prefix: str, i: int) -> str:
+    """A comment that documents no definition (a blank line after it)."""
+    return "".join(f"{prefix} A free note {i}: buckets refill at window {w} of the hour.\n" for w in range(3)) + "\n"
+
+
+@pytest.mark.parametrize(
+    ("language", "text"),
+    [
+        # Go: top-level functions, each with its doc comment (chi's middleware files), and other comments between.
+        (
+            "go",
+            "package quota\n\n"
+            + "".join(
+                _note("//", i) + _doc("//", i) + f"func check{i}(n int) bool {{ return n < {i} }}\n\n"
+                for i in range(12)
+            ),
+        ),
+        # Java: a class whose methods carry Javadoc, other comments between them (the class's own lines).
+        (
+            "java",
+            "class Quota {\n"
+            + "".join(
+                _note("    //", i)
+                + "    /**\n"
+                + _doc("     *", i)
+                + "     */\n"
+                + f"    boolean check{i}(int n) {{ return n < {i}; }}\n\n"
+                for i in range(12)
+            )
+            + "}\n",
+        ),
+        # Rust: `///` comments above free functions.
+        (
+            "rust",
+            "".join(
+                _note("//", i) + _doc("///", i) + f"fn check_{i}(n: u32) -> bool {{ n < {i} }}\n\n" for i in range(12)
+            ),
+        ),
+    ],
+)
+def test_a_doc_comment_is_its_definitions_not_a_part_of_the_code_around_it(language: str, text: str) -> None:
+    _, pf, parts = _parts(text, language)
+    checks = [s for s in pf.symbols if s.name.startswith("check")]
+    assert len(checks) == 12
+    for s in checks:
+        assert "quota bucket" in s.docstring
+        assert s.doc_line == s.start_line - (5 if language == "java" else 3)  # where the comment starts
+    # The other comments are still their owner's lines (the module's, the class's), and so parts.
+    joined = "\n".join(p.text for p in parts)
+    assert "free note 11" in joined and "quota bucket" not in joined
+
+
+def test_a_doc_comment_cut_at_the_docstring_limit_stays_in_the_parts() -> None:
+    long_doc = "".join(f"// line {i}: the retry budget of quota bucket {i} is spent in order.\n" for i in range(60))
+    tail = "".join(f'var limit{i} = newLimit({i}, "bucket-{i}", defaultWindow*{i})\n' for i in range(20))
+    _, pf, parts = _parts(f"package quota\n\n{tail}\n{long_doc}func check(n int) bool {{ return n < 1 }}\n", "go")
+    check = next(s for s in pf.symbols if s.name == "check")
+    assert len(check.docstring) == MAX_DOCSTRING  # cut: the part of the comment past it is found through the parts
+    assert "line 59" in "\n".join(p.text for p in parts)
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from _factories import edit_file, make_repo, make_service, snapshot
+from _factories import edit_file, make_repo, make_service, snapshot, undo_schema_16
 
 from igraph_mcp.embed.registry import make_embedder
 from igraph_mcp.render import render_explore, render_index
@@ -271,3 +271,55 @@ def test_the_index_summary_counts_vectors_not_symbols(tmp_path: Path) -> None:
         assert line == f"{vectors} vectors embedded, definitions and parts of long ones (0 reused)"
     finally:
         service.close()
+
+
+def _commented_go() -> str:
+    """A Go file whose functions each carry a doc comment, with notes between them: the module's own lines."""
+    blocks = "".join(
+        f"// A note on bucket {i}: it refills at the top of the hour.\n// Nothing else reads it.\n\n"
+        f"// check{i} spends a token of quota bucket {i} before the retry window closes.\n"
+        f"func check{i}(n int) bool {{ return n < {i} }}\n\n"
+        for i in range(12)
+    )
+    return f"package quota\n\n{blocks}"
+
+
+def _module_parts(svc: IGraphService, path: str) -> str:
+    rows = svc.db.rows(
+        "SELECT p.body FROM nodes p JOIN nodes m ON m.id = p.parent_id JOIN files f ON f.id = m.file_id "
+        "WHERE p.kind = ? AND m.kind = 'module' AND f.path = ?",
+        (PART_KIND, path),
+    )
+    return "\n".join(str(body) for (body,) in rows)
+
+
+@pytest.mark.sqlite_only
+def test_schema_16_reads_again_the_files_whose_parts_held_doc_comments(tmp_path: Path) -> None:
+    import apsw  # the SQLite driver, for the hand-made older index
+
+    from igraph_mcp.store.db import SqliteDatabase
+
+    root = make_repo(tmp_path, {"quota.go": _commented_go(), "ledger.py": _python_tail()}, dedent=False)
+    svc = make_service(root)
+    try:
+        svc.index()
+        parts = _module_parts(svc, "quota.go")
+        assert "refills at the top of the hour" in parts and "spends a token" not in parts
+        out = svc.explore("spends a token of quota bucket", channels=("fts",), hops=0)
+        assert out.hits[0].qualifiedName.startswith("check") and "module" not in {h.kind for h in out.hits}
+    finally:
+        svc.close()
+    con = apsw.Connection(str(root / ".igraph" / "igraph.db"))
+    undo_schema_16(con)
+    con.close()
+    db = SqliteDatabase.open_for_write(root / ".igraph" / "igraph.db")
+    try:
+        marked = {str(p) for (p,) in db.rows("SELECT path FROM files WHERE sha256 = ''")}
+    finally:
+        db.close()
+    assert marked == {"quota.go"}  # the Python file has parts too, but its docstrings lie inside its definitions
+    svc = make_service(root)
+    try:
+        assert svc.index().parsed == 1
+    finally:
+        svc.close()

@@ -96,7 +96,10 @@ def _by_hand(svc: IGraphService, text: str, params: RetrievalParams, top_k: int 
     fused = stages.fuse(lists.ranked, query, params)
     hits = stages.boost(fused, stages.fetch_rows(svc.db, fused), query, params)
     files = stages.rank_files(hits, query, params)
-    return [h.nodeId for h in stages.rerank_hits(hits, files, query, params)[:top_k]]
+    ranked = stages.rerank_hits(hits, files, query, params)
+    if params.modules_after_files:
+        ranked = folding.without_modules_after_their_files(ranked, lists.parts)
+    return [h.nodeId for h in ranked[:top_k]]
 
 
 @pytest.mark.parametrize("text", [ISSUE, "apply the discount to a total", "compute_total"])

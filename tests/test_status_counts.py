@@ -210,10 +210,10 @@ def test_migration_counts_the_edges_an_older_index_holds(tmp_path: Path) -> None
     con.execute("DELETE FROM migrations WHERE version = 10")
     con.execute("UPDATE meta SET value = '9' WHERE key = 'schema_version'")
     con.close()
-    assert [v for v, _ in MIGRATIONS][-1] == SCHEMA_VERSION == 15
+    assert [v for v, _ in MIGRATIONS][-1] == SCHEMA_VERSION == 16
     db = SqliteDatabase.open_for_write(path)  # migrates to 10 (the triggers go, the edges are counted once) and 11
     try:
-        assert db.schema_version() == SCHEMA_VERSION and db.get_meta("schema_version") == "15"
+        assert db.schema_version() == SCHEMA_VERSION and db.get_meta("schema_version") == "16"
         assert db.rows("SELECT name FROM sqlite_master WHERE type = 'trigger'") == []
         assert live_counts(db) == want
         assert_counts_exact(db)

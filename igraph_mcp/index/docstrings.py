@@ -80,7 +80,8 @@ def _tail_comment(node: Node | None) -> Node | None:
     return None
 
 
-def _comment_docstring(source: bytes, node: Node, skip: frozenset[str]) -> str:
+def _comment_docstring(source: bytes, node: Node, skip: frozenset[str]) -> tuple[str, int]:
+    """The doc comment right above ``node``, cleaned, and the 1-based line it starts on (0 without one)."""
     start: Node | None = None  # the comment nearest the definition, when not its own sibling
     # Climb through wrappers that start on the definition's line (`export`, `type (`, `const`).
     for _ in range(4):
@@ -97,7 +98,7 @@ def _comment_docstring(source: bytes, node: Node, skip: frozenset[str]) -> str:
         if wrapper and parent is not None and parent.start_point[0] == node.start_point[0]:
             node = parent
             continue
-        return ""
+        return "", 0
     comments: list[Node] = []
     top_row = node.start_point[0]
     cur = start if start is not None else node.prev_sibling
@@ -117,13 +118,15 @@ def _comment_docstring(source: bytes, node: Node, skip: frozenset[str]) -> str:
     for comment in reversed(comments):
         lines.extend(_clean_comment(node_text(source, comment)))
     text = _XML_DOC_TAG.sub("", "\n".join(lines))
-    return _dedent(text.splitlines())
+    return _dedent(text.splitlines()), (comments[-1].start_point[0] + 1 if comments else 0)
 
 
-def docstring(source: bytes, spec: LanguageSpec, node: Node, body: Node | None) -> str:
-    """The docstring of the definition at ``node`` (``body``: its captured body, if any), as its language writes it."""
+def docstring(source: bytes, spec: LanguageSpec, node: Node, body: Node | None) -> tuple[str, int]:
+    """The docstring of the definition at ``node`` (``body``: its captured body, if any), as its language writes it,
+    and the line a doc comment written above the definition starts on (0 for none, and for a Python docstring,
+    which lies inside the definition)."""
     if spec.docstring == "python_string":
-        return python_docstring(source, body if body is not None else node.child_by_field_name("body"))
+        return python_docstring(source, body if body is not None else node.child_by_field_name("body")), 0
     if spec.docstring == "preceding_comment":
         return _comment_docstring(source, node, spec.doc_skip_types)
-    return ""
+    return "", 0

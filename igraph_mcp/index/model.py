@@ -49,6 +49,9 @@ class Symbol:
     # max_args -1 is no upper bound (varargs); the default pair is "unknown", which accepts any call.
     min_args: int = 0
     max_args: int = -1
+    # The line a doc comment written right above the definition starts on (0: none, or a Python docstring, which is
+    # inside): those lines are the definition's, not the top-level code's or its class's (index/parts.py).
+    doc_line: int = 0
 
 
 @_pickled_as_tuple

@@ -239,6 +239,7 @@ def _build_symbols(source: bytes, spec: LanguageSpec, pf: ParsedFile, m: Matches
             kind = "method"
         d.kind = kind
         d.index = len(pf.symbols)
+        doc, doc_line = docstring(source, spec, d.node, d.body)
         pf.symbols.append(
             Symbol(
                 kind=kind,
@@ -249,11 +250,12 @@ def _build_symbols(source: bytes, spec: LanguageSpec, pf: ParsedFile, m: Matches
                 start_byte=start,
                 end_byte=end,
                 signature=_signature(source, d),
-                docstring=docstring(source, spec, d.node, d.body),
+                docstring=doc,
                 parent=parent_index,
                 exported=_is_exported(source, spec, d, parent, m),
                 declaration=d.is_declaration,
                 **_arg_range(d, spec),
+                doc_line=doc_line,
             )
         )
         if d.parameters is not None and d.arg_range not in (None, (0, 0)):

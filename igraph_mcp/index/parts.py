@@ -5,7 +5,8 @@ of it. The lines a definition owns (its own lines, not those of the definitions 
 parts: line-aligned runs of about one embedder window each, cut where a statement ends when that is cheap. Code in
 anonymous functions and callbacks (which are not definitions) lies in the lines of the definition around it, and so
 in one of its parts. The module owns the top-level code between definitions (``app.get('/x', (req, res) => ...)``,
-``describe(...)`` blocks); import lines are left out of its parts (imports are edges already).
+``describe(...)`` blocks); import lines are left out of its parts (imports are edges already), and so are the doc
+comments written above definitions (each is its definition's docstring).
 
 Cutting is greedy from a definition's first line, so an edit changes only the part it falls in and those after it:
 unchanged parts keep their text, and with it their vector.
@@ -16,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
+from igraph_mcp.index.docstrings import MAX_DOCSTRING
 from igraph_mcp.index.model import Symbol
 
 # Characters of code (indentation and runs of spaces collapsed) in one part. The bundled all-MiniLM-L6-v2 reads 128
@@ -166,11 +168,20 @@ def split_parts(source: bytes, symbols: Sequence[Symbol], *, skip_lines: Collect
     # Decoded once: a newline is never part of a UTF-8 sequence, so the lines decode as they would one by one.
     texts = source.decode("utf-8", "replace").split("\n")
     owners = line_owners(symbols, len(raw_lines))
+    # A doc comment written above a definition is its docstring, read with its name: left in the lines of the code
+    # around it, a Go function's or a Java method's comment made the module or the class the hit for what it says.
+    # One cut at MAX_DOCSTRING keeps its lines.
+    doc_lines = {
+        n
+        for s in symbols[1:]
+        if 0 < s.doc_line < s.start_line and len(s.docstring) < MAX_DOCSTRING
+        for n in range(s.doc_line, s.start_line)
+    }
     owned: dict[int, list[tuple[int, str]]] = {}
     weights: dict[int, list[int]] = {}
     line_weights = [len(" ".join(words)) + 1 if (words := text.split()) else 0 for text in texts]  # _weight, inline
     for index, owner in enumerate(owners):
-        if owner == 0 and index + 1 in skip_lines:
+        if (owner == 0 and index + 1 in skip_lines) or index + 1 in doc_lines:
             continue
         owned.setdefault(owner, []).append((index + 1, texts[index].rstrip("\r")))
         weights.setdefault(owner, []).append(line_weights[index])

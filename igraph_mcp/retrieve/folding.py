@@ -153,6 +153,21 @@ def name_key(kind: str, qualified_name: str, name: str, path: str) -> str:
 ALSO_AT_MAX = 3
 
 
+def without_modules_after_their_files(hits: Sequence[Hit], found_by_part: Collection[int]) -> list[Hit]:
+    """The hits without a module placed below another hit of its own file, unless a part of the module's top-level
+    code matched (``found_by_part``: then the hit points at those lines). Found by its path, names and head alone, it
+    says "this file", which the hit above it already says; its slot goes to the next definition."""
+    files: set[tuple[str | None, str]] = set()
+    out: list[Hit] = []
+    for h in hits:
+        where = (h.repo, h.filePath)
+        if h.kind == "module" and where in files and h.nodeId not in found_by_part:
+            continue
+        files.add(where)
+        out.append(h)
+    return out
+
+
 def unique_names(hits: Sequence[Hit], *, per_file: bool = False) -> list[Hit]:
     """The hits with each qualified name once (once per file, with ``per_file``), at its best-placed hit's place.
 

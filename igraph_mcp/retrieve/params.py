@@ -87,6 +87,8 @@ class RetrievalParams:
     fold_declarations: bool = True
     type_only: float = folding.TYPE_ONLY  # a type-only hit's score times this, for a question about behaviour
     unique_names: bool = True  # each qualified name once per answer (hits and neighbours), in its best-placed entry
+    # A module hit below another hit of its file, found by its own path, names and head (not a part), is left out.
+    modules_after_files: bool = True
     # The file ranking counts the candidates unique_names leaves out of the hits, once per file: a fix "in all adapters"
     # edits one `serveStatic` per adapter file, and with the repeats dropped only the best-placed file had it.
     files_count_repeats: bool = True

@@ -97,6 +97,8 @@ def run(
     repeats = ranking.repeats_of(candidates, all_hits) if may_refile(files, query, params) else []
     all_hits = rerank_hits(all_hits, files, query, params)
     files = refile(all_hits, files, query, params, repeats)
+    if params.modules_after_files:
+        all_hits = folding.without_modules_after_their_files(all_hits, lists.parts)
     hits = all_hits[: request.top_k]
     trace.timings_ms["fuse"] = _ms(t)
     t = time.perf_counter()

@@ -58,6 +58,9 @@ class StoreVectorSearch:
         return vec_store.similarities_in_files(self.db, query, file_ids, k)
 
 
+TIE_DIGITS = 6  # decimals of a cosine that rank two nodes; closer ones go in node id order
+
+
 class MatrixSearch:
     """All node vectors as one float32 matrix (rows are unit length, so a dot product is the cosine)."""
 
@@ -92,7 +95,10 @@ class MatrixSearch:
             return []
         k = min(k, sims.size)
         part = np.argpartition(-sims, k - 1)[:k]
-        order = part[np.argsort(-sims[part], kind="stable")]
+        idx = part if rows is None else rows[part]
+        # Similarities equal to TIE_DIGITS in node id order, as the stored scan ranks them (store/sqlite_vectors.py):
+        # the two compute a cosine in different float steps, and a CLI search should rank as the server does.
+        order = part[np.lexsort((self.node_ids[idx], -np.round(sims[part], TIE_DIGITS)))]
         idx = order if rows is None else rows[order]
         # tolist() turns a whole column into Python numbers at once (float32 -> the same value as float())
         columns = zip(self.node_ids[idx].tolist(), self.file_ids[idx].tolist(), sims[order].tolist(), strict=True)

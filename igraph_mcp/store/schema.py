@@ -7,7 +7,7 @@ from pathlib import Path
 from igraph_mcp.errors import SchemaTooNew
 from igraph_mcp.next_step import NextStep, ask
 
-SCHEMA_VERSION = 15
+SCHEMA_VERSION = 16
 
 
 def schema_too_new(path: Path, version: int) -> SchemaTooNew:
@@ -238,6 +238,15 @@ _V15 = [
     "WHERE e.kind = 'contains' AND t.file_id != s.file_id)"
 ]
 
+# Version 16: a doc comment written above a definition is no longer cut into the parts of the code around it (a Go
+# file's top-level lines, a Java class's own lines): it is the definition's docstring (index/parts.py). Files that
+# have parts, in a language whose docstrings are such comments, are re-parsed by the next index run (the parts that
+# did not change keep their vectors). Nothing changes in the tables.
+_V16 = [
+    "UPDATE files SET sha256 = '', mtime_ns = 0 WHERE language != 'python' "
+    "AND id IN (SELECT file_id FROM nodes WHERE kind = 'part')"
+]
+
 MIGRATIONS: list[tuple[int, list[str]]] = [
     (1, _V1),
     (2, _V2),
@@ -254,4 +263,5 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
     (13, _V13),
     (14, _V14),
     (15, _V15),
+    (16, _V16),
 ]

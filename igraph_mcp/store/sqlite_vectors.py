@@ -77,7 +77,10 @@ class SqliteVecIndex(VectorIndex):
             "SELECT node_id, file_id, distance FROM node_vectors WHERE embedding MATCH ? AND k = ?",
             (query, k),
         )
-        return [Neighbour(int(r[0]), int(r[1]), 1.0 - float(r[2])) for r in rows]
+        # Distances equal to 6 decimals in node id order, as the server's matrix ranks them
+        # (retrieve/vector_search.TIE_DIGITS).
+        ranked = sorted(rows, key=lambda r: (round(float(r[2]), 6), int(r[0])))
+        return [Neighbour(int(r[0]), int(r[1]), 1.0 - float(r[2])) for r in ranked]
 
     def similarities_in_files(self, query: bytes, file_ids: Sequence[int], k: int) -> list[Neighbour]:
         """Exact similarity by point lookups of the files' nodes: a filtered vec0 KNN would still scan every
