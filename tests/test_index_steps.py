@@ -147,6 +147,33 @@ def test_file_rows_give_the_module_its_path_names_and_contains_edges_their_paren
     assert rows.texts[3].path == "geo/shapes.py"
 
 
+@pytest.mark.parametrize(
+    ("language", "path", "source"),
+    [
+        (
+            "java",
+            "Quota.java",
+            "/** The quota. */\npublic class Quota {\n    private int limit = 1;\n\n"
+            "    /**\n     * Spends a token of the bucket.\n     */\n    @Override\n"
+            "    public boolean check(int n) { return n < limit; }\n}\n",
+        ),
+        (
+            "rust",
+            "quota.rs",
+            "pub trait Quota {\n    // limit: set by the caller\n\n    /// Spends a token of the bucket.\n"
+            "    #[inline]\n    fn check(&self, n: u32) -> bool;\n}\n",
+        ),
+    ],
+)
+def test_a_class_body_stops_above_its_first_members_doc_comment(language: str, path: str, source: str) -> None:
+    data = source.encode()
+    pf = parse_source(data, language, path)
+    rows = file_rows(draft_file(data, pf, path), pf, 1, list(range(1, file_layout(data, pf).node_count + 1)))
+    container, member = rows.nodes[1], rows.nodes[2]
+    assert "limit" in container.body.lower() and "Spends a token" not in container.body
+    assert member.docstring == "Spends a token of the bucket."
+
+
 def test_a_file_without_symbols_still_gets_its_module_node() -> None:
     pf = parse_source(b"", "python", "empty.py")
     pf.symbols = []

@@ -294,7 +294,7 @@ def _module_parts(svc: IGraphService, path: str) -> str:
 
 
 @pytest.mark.sqlite_only
-def test_schema_16_reads_again_the_files_whose_parts_held_doc_comments(tmp_path: Path) -> None:
+def test_schema_16_reads_again_the_files_whose_doc_comments_were_their_neighbours(tmp_path: Path) -> None:
     import apsw  # the SQLite driver, for the hand-made older index
 
     from igraph_mcp.store.db import SqliteDatabase
@@ -317,7 +317,7 @@ def test_schema_16_reads_again_the_files_whose_parts_held_doc_comments(tmp_path:
         marked = {str(p) for (p,) in db.rows("SELECT path FROM files WHERE sha256 = ''")}
     finally:
         db.close()
-    assert marked == {"quota.go"}  # the Python file has parts too, but its docstrings lie inside its definitions
+    assert marked == {"quota.go"}  # not the Python file: its docstrings lie inside its definitions
     svc = make_service(root)
     try:
         assert svc.index().parsed == 1

@@ -446,7 +446,7 @@ def edited_definitions(source: bytes, path: str, ranges: list[tuple[int, int]]) 
     except ValueError:
         return []
     syms = pf.symbols
-    first_child = first_child_starts(syms)
+    first_child = first_child_starts(syms, source)
     hit: set[int] = set()
     for start, end in ranges:
         # Overlap with [start, end]; for an insertion (end = start - 1) this asks for both neighbouring lines.

@@ -175,7 +175,7 @@ def mine_file(path: Path, rel: str) -> Iterator[tuple[str, str]]:
     except ValueError:
         return
     symbols = pf.symbols
-    first_child = first_child_starts(symbols)
+    first_child = first_child_starts(symbols, source)
     for i, s in enumerate(symbols):
         if i == 0 or s.kind not in ("function", "method", "class"):
             continue

@@ -25,13 +25,25 @@ _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{3,}")
 FactRow = tuple[int, str, str, str]  # scope node id, name, kind, text
 
 
-def first_child_starts(symbols: list[Symbol]) -> dict[int, int]:
-    """Where each symbol's first child starts (by index in ``symbols``): a class-like body is cut there."""
+def first_child_starts(symbols: list[Symbol], source: bytes) -> dict[int, int]:
+    """Where each symbol's first child starts (by index in ``symbols``): a class-like body is cut there, above the
+    doc comment the child has (its docstring, not the class's words)."""
     starts: dict[int, int] = {}
     for s in symbols[1:]:
-        if s.parent is not None:
-            starts.setdefault(s.parent, s.start_byte)
+        if s.parent is not None and s.parent not in starts:
+            starts[s.parent] = doc_start(source, s)
     return starts
+
+
+def doc_start(source: bytes, s: Symbol) -> int:
+    """The byte where ``s`` starts, or the line its doc comment starts on (Symbol.doc_line) when it has one."""
+    at = s.start_byte
+    if not 0 < s.doc_line < s.start_line:
+        return at
+    at = source.rfind(b"\n", 0, at) + 1  # the start of the definition's first line
+    for _ in range(s.start_line - s.doc_line):
+        at = source.rfind(b"\n", 0, max(at - 1, 0)) + 1
+    return at
 
 
 def stored_body(source: bytes, sym: Symbol, first_child_start: int | None) -> str:
@@ -144,7 +156,7 @@ def _symbol_rows(layout: FileLayout, path: str) -> tuple[list[NewNode], list[Nod
     """The drafted node and FTS rows of a file's definitions (places, not ids; ``FileDraft``)."""
     source, symbols = layout.source, layout.symbols
     mod_name, mod_qname = module_names(path)
-    first_child = first_child_starts(symbols)
+    first_child = first_child_starts(symbols, source)
     nodes: list[NewNode] = []
     texts: list[NodeText] = []
     for i, s in enumerate(symbols):

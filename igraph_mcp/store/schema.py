@@ -238,14 +238,12 @@ _V15 = [
     "WHERE e.kind = 'contains' AND t.file_id != s.file_id)"
 ]
 
-# Version 16: a doc comment written above a definition is no longer cut into the parts of the code around it (a Go
-# file's top-level lines, a Java class's own lines): it is the definition's docstring (index/parts.py). Files that
-# have parts, in a language whose docstrings are such comments, are re-parsed by the next index run (the parts that
-# did not change keep their vectors). Nothing changes in the tables.
-_V16 = [
-    "UPDATE files SET sha256 = '', mtime_ns = 0 WHERE language != 'python' "
-    "AND id IN (SELECT file_id FROM nodes WHERE kind = 'part')"
-]
+# Version 16: a doc comment written above a definition is the definition's alone (its docstring): no longer cut into
+# the parts of the code around it (a Go file's top-level lines, a Java class's own lines, index/parts.py), nor the
+# tail of its class's stored body when it documents the first member (index/rows.py). Files in a language whose
+# docstrings are such comments (all but Python) are re-parsed by the next index run; unchanged texts keep their
+# vectors. Nothing changes in the tables.
+_V16 = ["UPDATE files SET sha256 = '', mtime_ns = 0 WHERE language != 'python'"]
 
 MIGRATIONS: list[tuple[int, list[str]]] = [
     (1, _V1),
