@@ -436,6 +436,16 @@ def function_hit(node_id: int, path: str, score: float, name: str = "f") -> Hit:
     )
 
 
+def marked_for_reparse(index_path: Path) -> set[str]:
+    """Open an SQLite index for writing (which migrates it) and return the paths its migrations left for the next run
+    to parse again."""
+    db = SqliteDatabase.open_for_write(index_path)
+    try:
+        return {str(p) for (p,) in db.rows("SELECT path FROM files WHERE sha256 = ''")}
+    finally:
+        db.close()
+
+
 def undo_schema_16(con: Any) -> None:
     """Take an SQLite index (an apsw connection) back to schema 15 (the tables are the same)."""
     con.execute("DELETE FROM migrations WHERE version >= 16")

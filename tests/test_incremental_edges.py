@@ -12,10 +12,20 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _factories import edges_by_place, edit_file, index_repo, make_repo, make_service, undo_schema_15, write_file
+from _factories import (
+    edges_by_place,
+    edit_file,
+    index_repo,
+    make_repo,
+    make_service,
+    marked_for_reparse,
+    undo_schema_15,
+    write_file,
+)
 
 from igraph_mcp.service import IGraphService
 from igraph_mcp.store.db import Database
+from igraph_mcp.store.schema import MIGRATIONS
 
 pytestmark = pytest.mark.both_stores
 
@@ -334,8 +344,6 @@ def test_files_edited_together_keep_no_edge_of_each_other(tmp_path: Path) -> Non
 def test_schema_15_reads_again_the_files_that_bug_left_wrong(tmp_path: Path) -> None:
     import apsw  # the SQLite driver, for the hand-made older index
 
-    from igraph_mcp.store.db import SqliteDatabase
-
     files = {"inc/api.h": "int open_it(int x);\n", "src/api.c": "int open_it(int x) { return x; }\n"}
     root = make_repo(tmp_path, files)
     svc = index_repo(root)
@@ -352,16 +360,15 @@ def test_schema_15_reads_again_the_files_that_bug_left_wrong(tmp_path: Path) -> 
         "AND source_id = (SELECT n.id FROM nodes n JOIN files f ON f.id = n.file_id WHERE f.path = 'inc/api.h' "
         "AND n.kind = 'module')"
     )
+    for sql in dict(MIGRATIONS)[15]:  # version 15 alone marks the file the bug left wrong ...
+        con.execute(sql)
+    assert {str(p) for (p,) in con.execute("SELECT path FROM files WHERE sha256 = ''")} == {"inc/api.h"}
     con.close()
-    db = SqliteDatabase.open_for_write(root / ".igraph" / "igraph.db")
-    try:
-        marked = {str(p) for (p,) in db.rows("SELECT path FROM files WHERE sha256 = ''")}
-    finally:
-        db.close()
-    assert marked == {"inc/api.h"}
+    # ... and version 16 every file but Python's (its doc comments: store/schema.py).
+    assert marked_for_reparse(root / ".igraph" / "igraph.db") == {"inc/api.h", "src/api.c"}
     svc = make_service(root)
     try:
-        assert svc.index().parsed == 1
+        assert svc.index().parsed == 2
         assert edges_by_place(svc.db) == want
     finally:
         svc.close()

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from _factories import edit_file, make_repo, make_service, snapshot, undo_schema_16
+from _factories import edit_file, make_repo, make_service, marked_for_reparse, snapshot, undo_schema_16
 
 from igraph_mcp.embed.registry import make_embedder
 from igraph_mcp.render import render_explore, render_index
@@ -297,8 +297,6 @@ def _module_parts(svc: IGraphService, path: str) -> str:
 def test_schema_16_reads_again_the_files_whose_doc_comments_were_their_neighbours(tmp_path: Path) -> None:
     import apsw  # the SQLite driver, for the hand-made older index
 
-    from igraph_mcp.store.db import SqliteDatabase
-
     root = make_repo(tmp_path, {"quota.go": _commented_go(), "ledger.py": _python_tail()}, dedent=False)
     svc = make_service(root)
     try:
@@ -312,11 +310,7 @@ def test_schema_16_reads_again_the_files_whose_doc_comments_were_their_neighbour
     con = apsw.Connection(str(root / ".igraph" / "igraph.db"))
     undo_schema_16(con)
     con.close()
-    db = SqliteDatabase.open_for_write(root / ".igraph" / "igraph.db")
-    try:
-        marked = {str(p) for (p,) in db.rows("SELECT path FROM files WHERE sha256 = ''")}
-    finally:
-        db.close()
+    marked = marked_for_reparse(root / ".igraph" / "igraph.db")
     assert marked == {"quota.go"}  # not the Python file: its docstrings lie inside its definitions
     svc = make_service(root)
     try:
