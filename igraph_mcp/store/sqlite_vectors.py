@@ -77,9 +77,9 @@ class SqliteVecIndex(VectorIndex):
             "SELECT node_id, file_id, distance FROM node_vectors WHERE embedding MATCH ? AND k = ?",
             (query, k),
         )
-        # Distances equal to 6 decimals in node id order, as the server's matrix ranks them
-        # (retrieve/vector_search.TIE_DIGITS).
-        ranked = sorted(rows, key=lambda r: (round(float(r[2]), 6), int(r[0])))
+        # Similarities equal to 6 decimals in node id order, as the server's matrix ranks them (rounded the same
+        # quantity the same way: retrieve/vector_search.TIE_DIGITS).
+        ranked = sorted(rows, key=lambda r: (-round(1.0 - float(r[2]), 6), int(r[0])))
         return [Neighbour(int(r[0]), int(r[1]), 1.0 - float(r[2])) for r in ranked]
 
     def similarities_in_files(self, query: bytes, file_ids: Sequence[int], k: int) -> list[Neighbour]:
